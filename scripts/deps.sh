@@ -1,0 +1,37 @@
+#!/bin/bash
+# Install what the project needs on a fresh Debian 12 machine (run as root).
+# Idempotent and quick when everything is present. Nothing is pinned to a
+# kernel patch release: whatever linux-image-amd64 6.1 Debian serves is used.
+#
+#   scripts/deps.sh          everything (build, KUnit, VM lab, tools)
+set -euo pipefail
+
+PKGS=(
+	# the kernel the lab boots and the headers the module builds against
+	linux-image-amd64 linux-headers-amd64
+	# KUnit (UML) tree, checkpatch.pl, extract-vmlinux
+	linux-source-6.1 bc flex bison libelf-dev libssl-dev python3 sparse
+	# VM lab
+	qemu-system-x86 qemu-utils busybox-static cpio kmod
+	# guest userspace copied from the host
+	fio dmsetup e2fsprogs blktrace ndctl
+	# tools/ (plots)
+	python3-matplotlib
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "deps.sh: installing ${missing[*]}" >&2
+	if [ "$(id -u)" != 0 ]; then
+		echo "deps.sh: must run as root to install packages" >&2
+		exit 1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
