@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-raidlab table-line parsing. Pure: nothing here opens a device, so the
+ * grammar can be tested on its own.
+ *
+ * <scheme> <#opt_args> [<opt_args>...] <#devs> <dev_path>...
+ *
+ *   <scheme>        raid0 | mirror | raid4 | raid5
+ *   <#opt_args>     number of words that follow as optional arguments
+ *   <opt_args>      any of, each at most once:
+ *                     chunk_size <sectors>    power of two, 8 .. 2^21
+ *                                             (parity schemes: .. 2048)
+ *                     stripe_cache <nr>       stripe contexts, 4 .. 4096
+ *                                             (parity schemes only; the
+ *                                             default fits 16 MiB of
+ *                                             buffers, 4 .. 32)
+ *   <#devs>         number of member devices
+ *   <dev_path>      member device, used from sector 0
+ */
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/string.h>
+
+#include "raidlab.h"
+
+static const struct rl_scheme_ops *const rl_schemes[] = {
+	&rl_raid0_ops,
+	&rl_mirror_ops,
+	&rl_raid4_ops,
+	&rl_raid5_ops,
+};
+
+const struct rl_scheme_ops *rl_scheme_find(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(rl_schemes); i++)
+		if (!strcmp(rl_schemes[i]->name, name))
+			return rl_schemes[i];
+	return NULL;
+}
+
+static int rl_parse_opt(struct dm_arg_set *as, struct rl_args *args,
+			char **error)
+{
+	static const struct dm_arg chunk_arg = {
+		RL_MIN_CHUNK, RL_MAX_CHUNK, "Invalid chunk_size"
+	};
+	static const struct dm_arg stripes_arg = {
+		4, RL_MAX_STRIPES, "Invalid stripe_cache"
+	};
+	const char *key = dm_shift_arg(as);
+
+	if (!as->argc) {
+		*error = "Optional argument lacks a value";
+		return -EINVAL;
+	}
+
+	if (!strcasecmp(key, "chunk_size")) {
+		if (args->chunk_set) {
+			*error = "Duplicate chunk_size";
+			return -EINVAL;
+		}
+		if (dm_read_arg(&chunk_arg, as, &args->chunk_sectors, error))
+			return -EINVAL;
+		if (!is_power_of_2(args->chunk_sectors)) {
+			*error = "chunk_size is not a power of two";
+			return -EINVAL;
+		}
+		args->chunk_set = true;
+		return 0;
+	}
+
+	if (!strcasecmp(key, "stripe_cache")) {
+		if (args->stripes_set) {
+			*error = "Duplicate stripe_cache";
+			return -EINVAL;
+		}
+		if (dm_read_arg(&stripes_arg, as, &args->stripe_cache, error))
+			return -EINVAL;
+		args->stripes_set = true;
+		return 0;
+	}
+
+	*error = "Unknown optional argument";
+	return -EINVAL;
+}
+
+/**
+ * rl_parse_args() - parse a raidlab table line (without start and length)
+ * @argc: number of words
+ * @argv: the words; @args->devs points into it afterwards
+ * @args: result
+ * @error: set to a message for ti->error on failure
+ *
+ * Return: 0 or -EINVAL.
+ */
+int rl_parse_args(unsigned int argc, char **argv, struct rl_args *args,
+		  char **error)
+{
+	static const struct dm_arg opt_args = {
+		0, 4, "Invalid number of optional arguments"
+	};
+	static const struct dm_arg devs_arg = {
+		1, RL_MAX_MEMBERS, "Invalid number of devices"
+	};
+	struct dm_arg_set as = { .argc = argc, .argv = argv };
+	struct dm_arg_set opts;
+	unsigned int nr_opt;
+	const char *name;
+	int r;
+
+	memset(args, 0, sizeof(*args));
+	args->chunk_sectors = RL_DEFAULT_CHUNK;
+
+	if (argc < 3) {
+		*error = "Not enough arguments";
+		return -EINVAL;
+	}
+
+	name = dm_shift_arg(&as);
+	args->ops = rl_scheme_find(name);
+	if (!args->ops) {
+		*error = "Unknown scheme";
+		return -EINVAL;
+	}
+
+	if (dm_read_arg_group(&opt_args, &as, &nr_opt, error))
+		return -EINVAL;
+	opts.argc = nr_opt;
+	opts.argv = as.argv;
+	while (opts.argc) {
+		r = rl_parse_opt(&opts, args, error);
+		if (r)
+			return r;
+	}
+	dm_consume_args(&as, nr_opt);
+
+	if (args->ops->parity && args->chunk_sectors > RL_MAX_PARITY_CHUNK) {
+		*error = "chunk_size too large for a parity scheme";
+		return -EINVAL;
+	}
+	if (!args->ops->parity && args->stripes_set) {
+		*error = "stripe_cache needs a parity scheme";
+		return -EINVAL;
+	}
+
+	if (dm_read_arg_group(&devs_arg, &as, &args->nr_devs, error))
+		return -EINVAL;
+	if (as.argc != args->nr_devs) {
+		*error = "Device count does not match the devices given";
+		return -EINVAL;
+	}
+	if (args->nr_devs < args->ops->min_members) {
+		*error = "Too few devices for the scheme";
+		return -EINVAL;
+	}
+	args->devs = as.argv;
+	return 0;
+}
+
+/**
+ * rl_check_length() - check the target length against the members
+ * @ops: scheme
+ * @g: geometry (nr_members and chunk_shift are used)
+ * @target_len: ti->len
+ * @member_sectors: usable sectors of the smallest member
+ * @error: set to a message for ti->error on failure
+ *
+ * The length must fit on the members and, for striped schemes, be a whole
+ * number of rows.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int rl_check_length(const struct rl_scheme_ops *ops, const struct rl_geom *g,
+		    sector_t target_len, sector_t member_sectors, char **error)
+{
+	u64 row = (u64)ops->data_columns(g->nr_members) << g->chunk_shift;
+	u64 rows = member_sectors >> g->chunk_shift;
+	u64 capacity;
+
+	if (ops->data_columns(g->nr_members) == 1) {
+		/* mirror: any length that fits */
+		capacity = member_sectors;
+		row = 1;
+	} else {
+		capacity = rows * row;
+	}
+
+	if (!target_len) {
+		*error = "Zero target length";
+		return -EINVAL;
+	}
+	if (target_len > capacity) {
+		*error = "Target length exceeds the members' capacity";
+		return -EINVAL;
+	}
+	if (do_div(target_len, row)) {
+		*error = "Target length is not a multiple of the stripe width";
+		return -EINVAL;
+	}
+	return 0;
+}

@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-raidlab: the "raidlab" device-mapper target.
+ *
+ * Table line (see Documentation/dm-raidlab.rst and args.c):
+ *
+ *   <start> <len> raidlab <scheme> <#opt_args> [<opt_args>...]
+ *                         <#devs> <dev_path>...
+ *
+ * This file is the target itself: construction, the map and end_io hooks
+ * that hand bios to the scheme, status, messages and device iteration.
+ * Each scheme lives in a file of its own behind struct rl_scheme_ops.
+ */
+#include <linux/log2.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "raidlab.h"
+
+static void rl_event_work(struct work_struct *ws)
+{
+	struct rl_array *a = container_of(ws, struct rl_array, event_work);
+
+	dm_table_event(a->ti->table);
+}
+
+static void rl_put_members(struct rl_array *a, unsigned int nr)
+{
+	while (nr--)
+		dm_put_device(a->ti, a->members[nr].dev);
+}
+
+/* Open the members, refuse duplicates, and find the usable member size. */
+static int rl_get_members(struct rl_array *a, const struct rl_args *args)
+{
+	struct dm_target *ti = a->ti;
+	sector_t smallest = ~(sector_t)0;
+	unsigned int i, j;
+	int r;
+
+	for (i = 0; i < args->nr_devs; i++) {
+		struct rl_member *m = &a->members[i];
+
+		r = dm_get_device(ti, args->devs[i],
+				  dm_table_get_mode(ti->table), &m->dev);
+		if (r) {
+			ti->error = "Member device lookup failed";
+			goto bad;
+		}
+		for (j = 0; j < i; j++) {
+			if (a->members[j].dev->bdev->bd_dev == m->dev->bdev->bd_dev) {
+				ti->error = "Same device given twice";
+				dm_put_device(ti, m->dev);
+				r = -EINVAL;
+				goto bad;
+			}
+		}
+		smallest = min(smallest, bdev_nr_sectors(m->dev->bdev));
+	}
+
+	if (smallest <= a->geom.data_offset) {
+		ti->error = "Member device too small";
+		r = -EINVAL;
+		goto bad;
+	}
+	a->member_sectors = smallest - a->geom.data_offset;
+	return 0;
+bad:
+	rl_put_members(a, i);
+	return r;
+}
+
+/*
+ * Construct a raidlab mapping; see the grammar at the top of this file.
+ */
+static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
+{
+	struct rl_args args;
+	struct rl_array *a;
+	unsigned int i, k;
+	int r;
+
+	r = rl_parse_args(argc, argv, &args, &ti->error);
+	if (r)
+		return r;
+
+	a = kzalloc(struct_size(a, members, args.nr_devs), GFP_KERNEL);
+	if (!a) {
+		ti->error = "Cannot allocate array context";
+		return -ENOMEM;
+	}
+	a->ti = ti;
+	a->ops = args.ops;
+	a->geom.nr_members = args.nr_devs;
+	a->geom.nr_data = args.ops->data_columns(args.nr_devs);
+	a->geom.chunk_shift = ilog2(args.chunk_sectors);
+	a->geom.data_offset = 0;
+	a->redundancy = min(args.ops->redundancy, args.nr_devs - 1);
+	a->stripe_cache = args.stripe_cache;
+	a->opt_chunk_set = args.chunk_set;
+	a->opt_stripes_set = args.stripes_set;
+	INIT_WORK(&a->event_work, rl_event_work);
+	for (i = 0; i < args.nr_devs; i++) {
+		for (k = 0; k < RL_NR_KINDS; k++)
+			atomic64_set(&a->members[i].io[k], 0);
+		atomic_set(&a->members[i].inflight, 0);
+	}
+	atomic64_set(&a->logical[READ], 0);
+	atomic64_set(&a->logical[WRITE], 0);
+
+	r = rl_get_members(a, &args);
+	if (r)
+		goto bad_free;
+
+	r = rl_check_length(a->ops, &a->geom, ti->len, a->member_sectors,
+			    &ti->error);
+	if (r)
+		goto bad_put;
+	/* what each member carries of this target's length */
+	if (a->geom.nr_data > 1)
+		a->member_sectors = div_u64(ti->len, a->geom.nr_data);
+	else
+		a->member_sectors = ti->len;
+
+	a->wq = alloc_workqueue("kraidlabd", WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
+	if (!a->wq) {
+		ti->error = "Cannot allocate workqueue";
+		r = -ENOMEM;
+		goto bad_put;
+	}
+
+	ti->private = a;
+	ti->per_io_data_size = sizeof(struct rl_bio);
+	ti->num_flush_bios = a->geom.nr_members;
+
+	r = a->ops->ctr(a);
+	if (r)
+		goto bad_wq;
+	return 0;
+
+bad_wq:
+	destroy_workqueue(a->wq);
+bad_put:
+	rl_put_members(a, a->geom.nr_members);
+bad_free:
+	kfree(a);
+	return r;
+}
+
+static void raidlab_dtr(struct dm_target *ti)
+{
+	struct rl_array *a = ti->private;
+
+	destroy_workqueue(a->wq);
+	a->ops->dtr(a);
+	cancel_work_sync(&a->event_work);
+	rl_put_members(a, a->geom.nr_members);
+	kfree(a);
+}
+
+static int raidlab_map(struct dm_target *ti, struct bio *bio)
+{
+	struct rl_array *a = ti->private;
+	struct rl_bio *pb = rl_pb(bio);
+
+	pb->lsector = dm_target_offset(ti, bio->bi_iter.bi_sector);
+	pb->member = RL_NONE;
+
+	if (bio->bi_opf & REQ_PREFLUSH)
+		return rl_map_flush(a, bio);
+
+	if (bio_op(bio) == REQ_OP_READ)
+		atomic64_inc(&a->logical[READ]);
+	else if (bio_op(bio) == REQ_OP_WRITE)
+		atomic64_inc(&a->logical[WRITE]);
+
+	return a->ops->map(a, bio);
+}
+
+static int raidlab_end_io(struct dm_target *ti, struct bio *bio,
+			  blk_status_t *error)
+{
+	struct rl_array *a = ti->private;
+
+	if (bio->bi_opf & REQ_PREFLUSH) {
+		unsigned int m = dm_bio_get_target_bio_nr(bio);
+
+		if (rl_status_fails_member(*error)) {
+			rl_member_fail(a, m, "flush failed");
+			/* the data is still safe on the other members */
+			if (rl_nr_failed(a) <= a->redundancy)
+				*error = BLK_STS_OK;
+		}
+		return DM_ENDIO_DONE;
+	}
+
+	if (a->ops->end_io)
+		return a->ops->end_io(a, bio, error);
+	return DM_ENDIO_DONE;
+}
+
+static void raidlab_postsuspend(struct dm_target *ti)
+{
+	struct rl_array *a = ti->private;
+
+	if (a->ops->postsuspend)
+		a->ops->postsuspend(a);
+	flush_workqueue(a->wq);
+}
+
+static const char *rl_array_state(struct rl_array *a)
+{
+	unsigned int nr = rl_nr_failed(a);
+
+	if (!nr)
+		return "optimal";
+	return nr > a->redundancy ? "failed" : "degraded";
+}
+
+/*
+ * Status (see Documentation/dm-raidlab.rst):
+ *
+ * INFO:  <scheme> <#devs> <health_chars> <array_state> <chunk_sectors>
+ *        <logical_reads> <logical_writes>
+ *        <data_reads> <data_writes> <parity_reads> <parity_writes>
+ * TABLE: the table line, with every option spelled out.
+ */
+static void raidlab_status(struct dm_target *ti, status_type_t type,
+			   unsigned int status_flags, char *result,
+			   unsigned int maxlen)
+{
+	struct rl_array *a = ti->private;
+	unsigned int sz = 0, i, k, nr_opt;
+	u64 io[RL_NR_KINDS] = { 0 };
+
+	switch (type) {
+	case STATUSTYPE_INFO:
+		DMEMIT("%s %u ", a->ops->name, a->geom.nr_members);
+		for (i = 0; i < a->geom.nr_members; i++)
+			DMEMIT("%c", rl_member_failed(a, i) ? 'D' : 'A');
+		for (i = 0; i < a->geom.nr_members; i++)
+			for (k = 0; k < RL_NR_KINDS; k++)
+				io[k] += atomic64_read(&a->members[i].io[k]);
+		DMEMIT(" %s %llu %llu %llu %llu %llu %llu %llu",
+		       rl_array_state(a),
+		       (unsigned long long)rl_chunk_sectors(&a->geom),
+		       (unsigned long long)atomic64_read(&a->logical[READ]),
+		       (unsigned long long)atomic64_read(&a->logical[WRITE]),
+		       io[RL_DATA_READ], io[RL_DATA_WRITE],
+		       io[RL_PARITY_READ], io[RL_PARITY_WRITE]);
+		break;
+
+	case STATUSTYPE_TABLE:
+		nr_opt = 2 + (a->ops->parity ? 2 : 0);
+		DMEMIT("%s %u chunk_size %llu", a->ops->name, nr_opt,
+		       (unsigned long long)rl_chunk_sectors(&a->geom));
+		if (a->ops->parity)
+			DMEMIT(" stripe_cache %u", a->stripe_cache);
+		DMEMIT(" %u", a->geom.nr_members);
+		for (i = 0; i < a->geom.nr_members; i++)
+			DMEMIT(" %s", a->members[i].dev->name);
+		break;
+
+	case STATUSTYPE_IMA:
+		DMEMIT_TARGET_NAME_VERSION(ti->type);
+		DMEMIT(",scheme=%s,nr_members=%u,chunk_sectors=%llu,health=",
+		       a->ops->name, a->geom.nr_members,
+		       (unsigned long long)rl_chunk_sectors(&a->geom));
+		for (i = 0; i < a->geom.nr_members; i++)
+			DMEMIT("%c", rl_member_failed(a, i) ? 'D' : 'A');
+		DMEMIT(";");
+		break;
+	}
+}
+
+/*
+ * Messages:
+ *   fail <idx>         mark member <idx> failed
+ *   reset_counters     zero the logical and member I/O counters
+ */
+static int raidlab_message(struct dm_target *ti, unsigned int argc,
+			   char **argv, char *result, unsigned int maxlen)
+{
+	struct rl_array *a = ti->private;
+	unsigned int m, i, k;
+	char dummy;
+
+	if (argc == 2 && !strcasecmp(argv[0], "fail")) {
+		if (sscanf(argv[1], "%u%c", &m, &dummy) != 1 ||
+		    m >= a->geom.nr_members) {
+			DMWARN("fail: invalid member index '%s'", argv[1]);
+			return -EINVAL;
+		}
+		rl_member_fail(a, m, "failed by message");
+		return 0;
+	}
+
+	if (argc == 1 && !strcasecmp(argv[0], "reset_counters")) {
+		for (i = 0; i < a->geom.nr_members; i++)
+			for (k = 0; k < RL_NR_KINDS; k++)
+				atomic64_set(&a->members[i].io[k], 0);
+		atomic64_set(&a->logical[READ], 0);
+		atomic64_set(&a->logical[WRITE], 0);
+		return 0;
+	}
+
+	DMWARN("unrecognised message '%s' with %u argument(s)",
+	       argc ? argv[0] : "", argc);
+	return -EINVAL;
+}
+
+static int raidlab_iterate_devices(struct dm_target *ti,
+				   iterate_devices_callout_fn fn, void *data)
+{
+	struct rl_array *a = ti->private;
+	unsigned int i;
+	int r = 0;
+
+	for (i = 0; !r && i < a->geom.nr_members; i++)
+		r = fn(ti, a->members[i].dev, a->geom.data_offset,
+		       a->member_sectors, data);
+	return r;
+}
+
+static void raidlab_io_hints(struct dm_target *ti, struct queue_limits *limits)
+{
+	struct rl_array *a = ti->private;
+
+	if (a->ops->io_hints)
+		a->ops->io_hints(a, limits);
+}
+
+static struct target_type raidlab_target = {
+	.name = "raidlab",
+	.version = {1, 0, 0},
+	.module = THIS_MODULE,
+	.ctr = raidlab_ctr,
+	.dtr = raidlab_dtr,
+	.map = raidlab_map,
+	.end_io = raidlab_end_io,
+	.postsuspend = raidlab_postsuspend,
+	.status = raidlab_status,
+	.message = raidlab_message,
+	.iterate_devices = raidlab_iterate_devices,
+	.io_hints = raidlab_io_hints,
+};
+
+static int __init dm_raidlab_init(void)
+{
+	return dm_register_target(&raidlab_target);
+}
+
+static void __exit dm_raidlab_exit(void)
+{
+	dm_unregister_target(&raidlab_target);
+}
+
+module_init(dm_raidlab_init);
+module_exit(dm_raidlab_exit);
+
+MODULE_DESCRIPTION(DM_NAME " target for classic disk-array redundancy schemes");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-raidlab member I/O bookkeeping: per-member counters, in-flight counts
+ * and head positions (read balancing uses them), remapping, and member
+ * failure.
+ */
+#include <linux/bitops.h>
+
+#include "raidlab.h"
+
+unsigned int rl_nr_failed(const struct rl_array *a)
+{
+	return hweight_long(READ_ONCE(a->failed));
+}
+
+/*
+ * Mark member @m failed. Safe from any context; the table event that tells
+ * userspace is raised from a work item because dm_table_event() sleeps.
+ */
+void rl_member_fail(struct rl_array *a, unsigned int m, const char *why)
+{
+	if (test_and_set_bit(m, &a->failed))
+		return;
+	DMERR("%s: member %u (%s) failed: %s", dm_table_device_name(a->ti->table),
+	      m, a->members[m].dev->name, why);
+	schedule_work(&a->event_work);
+}
+
+/*
+ * Whether a failed member I/O says the member is bad. Unsupported
+ * operations and would-block answers are about the request, not the disk.
+ */
+bool rl_status_fails_member(blk_status_t status)
+{
+	return status && status != BLK_STS_NOTSUPP && status != BLK_STS_AGAIN;
+}
+
+void rl_member_account(struct rl_array *a, unsigned int m, enum rl_io_kind kind)
+{
+	atomic64_inc(&a->members[m].io[kind]);
+}
+
+void rl_member_start(struct rl_array *a, unsigned int m)
+{
+	atomic_inc(&a->members[m].inflight);
+}
+
+/* A member I/O ended at member sector @end: the head is there now. */
+void rl_member_done(struct rl_array *a, unsigned int m, sector_t end)
+{
+	WRITE_ONCE(a->members[m].head, end);
+	atomic_dec(&a->members[m].inflight);
+}
+
+/*
+ * Point a data bio at member @m, sector @msector, and count it. The bio's
+ * iterator is saved first so a failed read can be sent elsewhere.
+ */
+void rl_remap(struct rl_array *a, struct bio *bio, unsigned int m,
+	      sector_t msector)
+{
+	struct rl_bio *pb = rl_pb(bio);
+
+	pb->iter = bio->bi_iter;
+	pb->member = m;
+	pb->mend = msector + bio_sectors(bio);
+	bio_set_dev(bio, a->members[m].dev->bdev);
+	bio->bi_iter.bi_sector = msector;
+	rl_member_start(a, m);
+	if (bio_op(bio) == REQ_OP_READ)
+		rl_member_account(a, m, RL_DATA_READ);
+	else if (bio_op(bio) == REQ_OP_WRITE)
+		rl_member_account(a, m, RL_DATA_WRITE);
+}
+
+/*
+ * An empty flush: ti->num_flush_bios is the member count, so bio number i
+ * goes to member i. A failed member has nothing left to flush.
+ */
+int rl_map_flush(struct rl_array *a, struct bio *bio)
+{
+	unsigned int m = dm_bio_get_target_bio_nr(bio);
+
+	rl_pb(bio)->member = RL_NONE;
+	if (m >= a->geom.nr_members || rl_member_failed(a, m)) {
+		bio_endio(bio);
+		return DM_MAPIO_SUBMITTED;
+	}
+	bio_set_dev(bio, a->members[m].dev->bdev);
+	return DM_MAPIO_REMAPPED;
+}
+
+/*
+ * A duplicated extent bio (mirror discard): bio number i goes to member i at
+ * the same offset.
+ */
+int rl_map_duplicate(struct rl_array *a, struct bio *bio)
+{
+	unsigned int m = dm_bio_get_target_bio_nr(bio);
+
+	rl_pb(bio)->member = RL_NONE;
+	if (m >= a->geom.nr_members || rl_member_failed(a, m)) {
+		bio_endio(bio);
+		return DM_MAPIO_SUBMITTED;
+	}
+	bio_set_dev(bio, a->members[m].dev->bdev);
+	bio->bi_iter.bi_sector = a->geom.data_offset + rl_pb(bio)->lsector;
+	return DM_MAPIO_REMAPPED;
+}

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-raidlab mirror: N-way mirroring. Every member holds every sector.
+ *
+ * Writes are cloned to every live member and end when all copies have; they
+ * succeed if at least one copy landed (members whose copy failed are marked
+ * failed). Reads go to one member chosen by rl_mirror_read_balance(); a read
+ * that fails marks its member failed and is sent to another.
+ */
+#include "mirror.h"
+
+struct rl_mirror {
+	struct bio_set bs;		/* write clones, with struct rl_mirror_clone */
+	spinlock_t lock;
+	struct bio_list retry;		/* failed reads to send elsewhere */
+	struct work_struct retry_work;
+	struct rl_array *a;
+};
+
+struct rl_mirror_clone {
+	struct bio *orig;
+	struct rl_array *a;
+	unsigned int member;
+	sector_t end;
+	struct bio clone;		/* must be last: bioset front_pad */
+};
+
+static struct rl_mirror *rl_mirror(struct rl_array *a)
+{
+	return a->scheme;
+}
+
+static unsigned int mirror_data_columns(unsigned int nr_members)
+{
+	return 1;
+}
+
+static void mirror_map_sector(const struct rl_geom *g, sector_t lsector,
+			      struct rl_loc *loc)
+{
+	loc->member = 0;
+	loc->row = 0;
+	loc->col = 0;
+	loc->sector = g->data_offset + lsector;
+}
+
+static bool mirror_unmap_sector(const struct rl_geom *g, unsigned int member,
+				sector_t msector, sector_t *lsector)
+{
+	if (msector < g->data_offset || member >= g->nr_members)
+		return false;
+	*lsector = msector - g->data_offset;
+	return true;
+}
+
+/**
+ * rl_mirror_read_balance() - choose the member to read @sector from
+ * @v: one view per member
+ * @nr: number of members
+ * @sector: first member sector of the read
+ *
+ * A member whose head sits exactly at @sector continues a sequential stream
+ * and is taken at once. Otherwise the member with the fewest I/Os in flight
+ * wins, and among those the one whose head is nearest, as md raid1 does for
+ * rotating disks. Ties go to the lowest index.
+ *
+ * Return: the member, or RL_NONE if every member has failed.
+ */
+unsigned int rl_mirror_read_balance(const struct rl_mirror_view *v,
+				    unsigned int nr, sector_t sector)
+{
+	unsigned int m, best = RL_NONE;
+	sector_t best_dist = 0;
+
+	for (m = 0; m < nr; m++) {
+		sector_t dist;
+
+		if (v[m].failed)
+			continue;
+		dist = v[m].head > sector ? v[m].head - sector : sector - v[m].head;
+		if (!dist)
+			return m;
+		if (best == RL_NONE || v[m].inflight < v[best].inflight ||
+		    (v[m].inflight == v[best].inflight && dist < best_dist)) {
+			best = m;
+			best_dist = dist;
+		}
+	}
+	return best;
+}
+
+static unsigned int mirror_choose(struct rl_array *a, sector_t msector)
+{
+	struct rl_mirror_view v[RL_MAX_MEMBERS];
+	unsigned int m;
+
+	for (m = 0; m < a->geom.nr_members; m++) {
+		v[m].head = READ_ONCE(a->members[m].head);
+		v[m].inflight = atomic_read(&a->members[m].inflight);
+		v[m].failed = rl_member_failed(a, m);
+	}
+	return rl_mirror_read_balance(v, a->geom.nr_members, msector);
+}
+
+/* Point a read at the best live member; false if none is left. */
+static bool mirror_map_read(struct rl_array *a, struct bio *bio)
+{
+	sector_t msector = a->geom.data_offset + rl_pb(bio)->lsector;
+	unsigned int m = mirror_choose(a, msector);
+
+	if (m == RL_NONE)
+		return false;
+	rl_remap(a, bio, m, msector);
+	return true;
+}
+
+static void mirror_retry_work(struct work_struct *ws)
+{
+	struct rl_mirror *mi = container_of(ws, struct rl_mirror, retry_work);
+	struct bio_list list;
+	struct bio *bio;
+
+	spin_lock_irq(&mi->lock);
+	list = mi->retry;
+	bio_list_init(&mi->retry);
+	spin_unlock_irq(&mi->lock);
+
+	while ((bio = bio_list_pop(&list))) {
+		if (mirror_map_read(mi->a, bio)) {
+			submit_bio_noacct(bio);
+		} else {
+			bio->bi_status = BLK_STS_IOERR;
+			bio_endio(bio);
+		}
+	}
+}
+
+static void mirror_write_put(struct bio *bio)
+{
+	struct rl_bio *pb = rl_pb(bio);
+
+	if (!atomic_dec_and_test(&pb->pending))
+		return;
+	bio->bi_status = atomic_read(&pb->ok) ? BLK_STS_OK : BLK_STS_IOERR;
+	bio_endio(bio);
+}
+
+static void mirror_write_endio(struct bio *clone)
+{
+	struct rl_mirror_clone *mc = container_of(clone, struct rl_mirror_clone,
+						  clone);
+	struct bio *orig = mc->orig;
+
+	rl_member_done(mc->a, mc->member, mc->end);
+	if (!clone->bi_status)
+		atomic_inc(&rl_pb(orig)->ok);
+	else if (rl_status_fails_member(clone->bi_status))
+		rl_member_fail(mc->a, mc->member, "write error");
+	bio_put(clone);
+	mirror_write_put(orig);
+}
+
+static int mirror_map_write(struct rl_array *a, struct bio *bio)
+{
+	struct rl_mirror *mi = rl_mirror(a);
+	struct rl_bio *pb = rl_pb(bio);
+	sector_t msector = a->geom.data_offset + pb->lsector;
+	unsigned int m;
+
+	if (rl_nr_failed(a) > a->redundancy)
+		return DM_MAPIO_KILL;
+
+	atomic_set(&pb->pending, 1);
+	atomic_set(&pb->ok, 0);
+	for (m = 0; m < a->geom.nr_members; m++) {
+		struct rl_mirror_clone *mc;
+		struct bio *clone;
+
+		if (rl_member_failed(a, m))
+			continue;
+		clone = bio_alloc_clone(a->members[m].dev->bdev, bio, GFP_NOIO,
+					&mi->bs);
+		mc = container_of(clone, struct rl_mirror_clone, clone);
+		mc->orig = bio;
+		mc->a = a;
+		mc->member = m;
+		mc->end = msector + bio_sectors(bio);
+		clone->bi_iter.bi_sector = msector;
+		clone->bi_end_io = mirror_write_endio;
+		rl_member_account(a, m, RL_DATA_WRITE);
+		rl_member_start(a, m);
+		atomic_inc(&pb->pending);
+		submit_bio_noacct(clone);
+	}
+	mirror_write_put(bio);
+	return DM_MAPIO_SUBMITTED;
+}
+
+static int mirror_map(struct rl_array *a, struct bio *bio)
+{
+	switch (bio_op(bio)) {
+	case REQ_OP_READ:
+		return mirror_map_read(a, bio) ? DM_MAPIO_REMAPPED : DM_MAPIO_KILL;
+	case REQ_OP_WRITE:
+		return mirror_map_write(a, bio);
+	case REQ_OP_DISCARD:
+		return rl_map_duplicate(a, bio);
+	default:
+		return DM_MAPIO_KILL;
+	}
+}
+
+static int mirror_end_io(struct rl_array *a, struct bio *bio,
+			 blk_status_t *error)
+{
+	struct rl_mirror *mi = rl_mirror(a);
+	struct rl_bio *pb = rl_pb(bio);
+	unsigned long flags;
+
+	if (pb->member == RL_NONE)
+		return DM_ENDIO_DONE;	/* writes, discards */
+	rl_member_done(a, pb->member, pb->mend);
+	if (!rl_status_fails_member(*error) || bio->bi_opf & REQ_RAHEAD)
+		return DM_ENDIO_DONE;
+
+	rl_member_fail(a, pb->member, "read error");
+	if (rl_nr_failed(a) > a->redundancy)
+		return DM_ENDIO_DONE;
+
+	/* send it to another member, as it arrived */
+	bio->bi_iter = pb->iter;
+	bio->bi_status = BLK_STS_OK;
+	pb->member = RL_NONE;
+	spin_lock_irqsave(&mi->lock, flags);
+	bio_list_add(&mi->retry, bio);
+	spin_unlock_irqrestore(&mi->lock, flags);
+	queue_work(a->wq, &mi->retry_work);
+	return DM_ENDIO_INCOMPLETE;
+}
+
+static int mirror_ctr(struct rl_array *a)
+{
+	struct rl_mirror *mi;
+	int r;
+
+	mi = kzalloc(sizeof(*mi), GFP_KERNEL);
+	if (!mi) {
+		a->ti->error = "Cannot allocate mirror state";
+		return -ENOMEM;
+	}
+	r = bioset_init(&mi->bs, BIO_POOL_SIZE * a->geom.nr_members,
+			offsetof(struct rl_mirror_clone, clone),
+			BIOSET_NEED_RESCUER);
+	if (r) {
+		kfree(mi);
+		a->ti->error = "Cannot allocate mirror bioset";
+		return r;
+	}
+	spin_lock_init(&mi->lock);
+	bio_list_init(&mi->retry);
+	INIT_WORK(&mi->retry_work, mirror_retry_work);
+	mi->a = a;
+	a->scheme = mi;
+	a->ti->num_discard_bios = a->geom.nr_members;
+	return 0;
+}
+
+static void mirror_dtr(struct rl_array *a)
+{
+	struct rl_mirror *mi = rl_mirror(a);
+
+	bioset_exit(&mi->bs);
+	kfree(mi);
+}
+
+const struct rl_scheme_ops rl_mirror_ops = {
+	.name = "mirror",
+	.min_members = 2,
+	.redundancy = RL_MAX_MEMBERS,	/* any one member holds the data */
+	.parity = false,
+	.data_columns = mirror_data_columns,
+	.map_sector = mirror_map_sector,
+	.unmap_sector = mirror_unmap_sector,
+	.ctr = mirror_ctr,
+	.dtr = mirror_dtr,
+	.map = mirror_map,
+	.end_io = mirror_end_io,
+};

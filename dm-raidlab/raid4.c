@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-raidlab raid4: block-interleaved data with a dedicated parity member,
+ * the last one:
+ *
+ *   row 0:  D0 D1 D2 P
+ *   row 1:  D3 D4 D5 P
+ *
+ * The stripe engine (stripe.c) does the work; this file is the layout.
+ */
+#include "stripe.h"
+
+static unsigned int raid4_parity_member(const struct rl_geom *g, u64 row)
+{
+	return g->nr_members - 1;
+}
+
+static unsigned int raid4_data_member(const struct rl_geom *g, u64 row,
+				      unsigned int col)
+{
+	return col;
+}
+
+static unsigned int raid4_member_col(const struct rl_geom *g, u64 row,
+				     unsigned int member)
+{
+	return member == g->nr_members - 1 ? RL_NONE : member;
+}
+
+static const struct rl_parity_layout raid4_layout = {
+	.parity_member = raid4_parity_member,
+	.data_member = raid4_data_member,
+	.member_col = raid4_member_col,
+};
+
+static void raid4_map_sector(const struct rl_geom *g, sector_t lsector,
+			     struct rl_loc *loc)
+{
+	rl_stripe_map_sector(&raid4_layout, g, lsector, loc);
+}
+
+static bool raid4_unmap_sector(const struct rl_geom *g, unsigned int member,
+			       sector_t msector, sector_t *lsector)
+{
+	return rl_stripe_unmap_sector(&raid4_layout, g, member, msector, lsector);
+}
+
+static int raid4_ctr(struct rl_array *a)
+{
+	return rl_stripe_ctr(a, &raid4_layout);
+}
+
+const struct rl_scheme_ops rl_raid4_ops = {
+	.name = "raid4",
+	.min_members = 3,
+	.redundancy = 1,
+	.parity = true,
+	.data_columns = rl_stripe_data_columns,
+	.map_sector = raid4_map_sector,
+	.unmap_sector = raid4_unmap_sector,
+	.ctr = raid4_ctr,
+	.dtr = rl_stripe_dtr,
+	.map = rl_stripe_map,
+	.end_io = rl_stripe_end_io,
+	.io_hints = rl_stripe_io_hints,
+};

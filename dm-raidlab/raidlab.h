@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dm-raidlab: classic disk-array redundancy schemes as one device-mapper
+ * target. This header holds the array context shared by the core target,
+ * the schemes (one file each, behind struct rl_scheme_ops) and the shared
+ * services (member I/O, parity, the stripe engine).
+ */
+#ifndef DM_RAIDLAB_H
+#define DM_RAIDLAB_H
+
+#include <linux/atomic.h>
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/device-mapper.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+#define DM_MSG_PREFIX		"raidlab"
+
+#define RL_MAX_MEMBERS		32
+#define RL_NONE			UINT_MAX
+
+#define RL_DEFAULT_CHUNK	128	/* sectors: 64 KiB */
+#define RL_MIN_CHUNK		8	/* sectors: one page */
+#define RL_MAX_CHUNK		(2048U * 1024)	/* sectors: 1 GiB */
+#define RL_MAX_PARITY_CHUNK	2048	/* sectors: 1 MiB, bounds stripe buffers */
+#define RL_STRIPE_BUDGET	(16U << 20)	/* bytes of stripe buffers by default */
+#define RL_MAX_STRIPES		4096
+
+/* Kinds of member I/O counted in the status line. */
+enum rl_io_kind {
+	RL_DATA_READ,
+	RL_DATA_WRITE,
+	RL_PARITY_READ,
+	RL_PARITY_WRITE,
+	RL_NR_KINDS,
+};
+
+/*
+ * The pure inputs of a layout: everything the mapping helpers need and
+ * nothing else, so they can be tested without a device.
+ */
+struct rl_geom {
+	unsigned int nr_members;
+	unsigned int nr_data;		/* data chunks in one row */
+	unsigned int chunk_shift;	/* chunk = 1 << chunk_shift sectors */
+	sector_t data_offset;		/* first member sector the array uses */
+};
+
+static inline sector_t rl_chunk_sectors(const struct rl_geom *g)
+{
+	return (sector_t)1 << g->chunk_shift;
+}
+
+/* Where a logical sector lives. */
+struct rl_loc {
+	unsigned int member;
+	sector_t sector;		/* member sector */
+	u64 row;			/* stripe row (0 for mirrors) */
+	unsigned int col;		/* data column within the row */
+};
+
+/* One member disk. */
+struct rl_member {
+	struct dm_dev *dev;
+	atomic64_t io[RL_NR_KINDS];
+	atomic_t inflight;		/* member I/Os in flight */
+	sector_t head;			/* sector after the last completed I/O */
+};
+
+struct rl_scheme_ops;
+
+/* The array: one per target instance (ti->private). */
+struct rl_array {
+	struct dm_target *ti;
+	const struct rl_scheme_ops *ops;
+	struct rl_geom geom;
+	sector_t member_sectors;	/* usable sectors on each member */
+	unsigned int redundancy;	/* member failures the data survives */
+	unsigned int stripe_cache;	/* stripe contexts (parity schemes) */
+	unsigned int opt_chunk_set:1;	/* chunk_size given on the table line */
+	unsigned int opt_stripes_set:1;
+
+	unsigned long failed;		/* bitmap of failed members */
+	struct workqueue_struct *wq;
+	struct work_struct event_work;	/* dm_table_event() outside irq */
+
+	atomic64_t logical[2];		/* logical reads, writes */
+
+	void *scheme;			/* scheme-private state */
+	struct rl_member members[];
+};
+
+/*
+ * Per-bio data (ti->per_io_data_size). Saved at map time so that a failed
+ * member read can be retried elsewhere with the bio as it arrived.
+ */
+struct rl_bio {
+	struct bvec_iter iter;		/* bi_iter as mapped */
+	sector_t lsector;		/* target-relative first sector */
+	unsigned int member;		/* member of a directly remapped bio */
+	sector_t mend;			/* member sector after that bio */
+	atomic_t pending;		/* mirror write fan-out */
+	atomic_t ok;			/* mirror write copies that landed */
+};
+
+/*
+ * One redundancy scheme. Every method may assume a fully constructed
+ * struct rl_array with opened members; the table line was validated by
+ * args.c and core.c before ->ctr is called.
+ */
+struct rl_scheme_ops {
+	const char *name;
+	/* fewest members the scheme accepts */
+	unsigned int min_members;
+	/* member failures the data survives (capped at members - 1) */
+	unsigned int redundancy;
+	/* true if the chunk size bounds stripe buffers (parity schemes) */
+	bool parity;
+
+	/*
+	 * Data chunks in one row for @nr_members members. Pure; the core uses
+	 * it for capacity and length checks.
+	 */
+	unsigned int (*data_columns)(unsigned int nr_members);
+
+	/*
+	 * Map logical sector @lsector (target relative) to its member and
+	 * member sector. Pure. For mirrors any member holds the data; the
+	 * helper reports member 0.
+	 */
+	void (*map_sector)(const struct rl_geom *g, sector_t lsector,
+			   struct rl_loc *loc);
+
+	/*
+	 * Inverse of ->map_sector: the logical sector stored at @msector of
+	 * @member. Returns false if that sector holds no data (parity, or
+	 * outside the data area). Pure.
+	 */
+	bool (*unmap_sector)(const struct rl_geom *g, unsigned int member,
+			     sector_t msector, sector_t *lsector);
+
+	/*
+	 * Set up scheme state in a->scheme and the target's limits
+	 * (max_io_len, num_flush_bios, num_discard_bios). May sleep. On error
+	 * sets a->ti->error and returns a negative errno; ->dtr is not called.
+	 */
+	int (*ctr)(struct rl_array *a);
+
+	/* Free what ->ctr made. No I/O is in flight. */
+	void (*dtr)(struct rl_array *a);
+
+	/*
+	 * Map one bio, as a dm map function: return DM_MAPIO_REMAPPED,
+	 * DM_MAPIO_SUBMITTED or DM_MAPIO_KILL. The per-bio data has been
+	 * filled by the core. Must not sleep waiting for other I/O.
+	 */
+	int (*map)(struct rl_array *a, struct bio *bio);
+
+	/*
+	 * Completion of a bio the scheme remapped, as a dm end_io function.
+	 * Optional.
+	 */
+	int (*end_io)(struct rl_array *a, struct bio *bio, blk_status_t *error);
+
+	/* Stop background work before suspend. Optional. May sleep. */
+	void (*postsuspend)(struct rl_array *a);
+
+	/* Queue limits for the array. Optional. */
+	void (*io_hints)(struct rl_array *a, struct queue_limits *limits);
+};
+
+extern const struct rl_scheme_ops rl_raid0_ops;
+extern const struct rl_scheme_ops rl_mirror_ops;
+extern const struct rl_scheme_ops rl_raid4_ops;
+extern const struct rl_scheme_ops rl_raid5_ops;
+
+/* args.c: the table line, parsed without touching any device. */
+struct rl_args {
+	const struct rl_scheme_ops *ops;
+	unsigned int chunk_sectors;
+	unsigned int stripe_cache;
+	bool chunk_set;
+	bool stripes_set;
+	unsigned int nr_devs;
+	char **devs;			/* points into argv */
+};
+
+const struct rl_scheme_ops *rl_scheme_find(const char *name);
+int rl_parse_args(unsigned int argc, char **argv, struct rl_args *args,
+		  char **error);
+int rl_check_length(const struct rl_scheme_ops *ops, const struct rl_geom *g,
+		    sector_t target_len, sector_t member_sectors,
+		    char **error);
+
+/* member.c: member I/O bookkeeping and failure handling. */
+static inline struct rl_bio *rl_pb(struct bio *bio)
+{
+	return dm_per_bio_data(bio, sizeof(struct rl_bio));
+}
+
+static inline bool rl_member_failed(const struct rl_array *a, unsigned int m)
+{
+	return test_bit(m, &a->failed);
+}
+
+unsigned int rl_nr_failed(const struct rl_array *a);
+void rl_member_fail(struct rl_array *a, unsigned int m, const char *why);
+bool rl_status_fails_member(blk_status_t status);
+void rl_member_account(struct rl_array *a, unsigned int m,
+		       enum rl_io_kind kind);
+void rl_member_start(struct rl_array *a, unsigned int m);
+void rl_member_done(struct rl_array *a, unsigned int m, sector_t end);
+void rl_remap(struct rl_array *a, struct bio *bio, unsigned int m,
+	      sector_t msector);
+int rl_map_flush(struct rl_array *a, struct bio *bio);
+int rl_map_duplicate(struct rl_array *a, struct bio *bio);
+
+#endif /* DM_RAIDLAB_H */

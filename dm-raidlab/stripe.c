@@ -1,0 +1,790 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-raidlab single-parity stripe engine (raid4, raid5).
+ *
+ * Reads of a live member are remapped straight to it. Writes, and reads
+ * that need a failed member rebuilt, go to a stripe context:
+ *
+ *   map() -> incoming list -> dispatch work -> stripe context for the row
+ *   (bios for a row that is busy wait on that context, in arrival order)
+ *
+ * A context serves one bio at a time through three steps in its work item:
+ *
+ *   PLAN    rl_plan_access() decides the member reads and writes
+ *   READ    the reads land in the context's per-member chunk buffers
+ *   WRITE   new data is copied in, parity formed with xor_blocks(), and the
+ *           writes issued; the bio ends when they have landed
+ *
+ * Contexts and their buffers and bios are allocated once at construction
+ * (stripe_cache of them): nothing is allocated per I/O. A member that fails
+ * a read makes the context plan the access again around it.
+ */
+#include <linux/hash.h>
+#include <linux/highmem.h>
+#include <linux/log2.h>
+#include <linux/slab.h>
+
+#include "parity.h"
+#include "stripe.h"
+
+enum rl_stripe_step {
+	RL_STEP_PLAN,
+	RL_STEP_READ_DONE,
+	RL_STEP_WRITE_DONE,
+	RL_STEP_END,
+};
+
+struct rl_stripe_col {
+	struct bio *bio;		/* reused for this member's I/O */
+	struct page **buf;		/* one chunk */
+	struct rl_stripe *s;
+	unsigned int member;
+	sector_t end;			/* member sector after the I/O */
+};
+
+struct rl_stripe {
+	struct rl_engine *e;
+	struct hlist_node hnode;	/* in the row hash while busy */
+	struct list_head lnode;		/* on the free list while idle */
+	u64 row;
+	struct bio *bio;		/* the access being served */
+	struct bio_list waiting;	/* later accesses to the same row */
+	struct work_struct work;
+	enum rl_stripe_step step;
+	atomic_t pending;		/* member I/Os in flight, plus a bias */
+	unsigned long io_failed;	/* members whose I/O failed this step */
+	unsigned int attempts;
+	blk_status_t status;
+	struct rl_plan plan;
+	struct rl_stripe_col col[];
+};
+
+struct rl_engine {
+	struct rl_array *a;
+	const struct rl_parity_layout *layout;
+	spinlock_t lock;		/* incoming, free, hash, waiting lists */
+	struct bio_list incoming;
+	struct list_head free;
+	struct hlist_head *hash;
+	unsigned int hash_bits;
+	struct work_struct dispatch;
+	unsigned int nr_stripes;
+	struct rl_stripe **stripes;
+};
+
+/* ------------------------------------------------------------------------
+ * Pure layout helpers
+ */
+
+unsigned int rl_stripe_data_columns(unsigned int nr_members)
+{
+	return nr_members - 1;
+}
+
+static u64 rl_row_of(const struct rl_geom *g, sector_t lsector,
+		     unsigned int *col)
+{
+	u32 rem;
+	u64 row = div_u64_rem(lsector >> g->chunk_shift, g->nr_data, &rem);
+
+	if (col)
+		*col = rem;
+	return row;
+}
+
+void rl_stripe_map_sector(const struct rl_parity_layout *l,
+			  const struct rl_geom *g, sector_t lsector,
+			  struct rl_loc *loc)
+{
+	sector_t mask = rl_chunk_sectors(g) - 1;
+
+	loc->row = rl_row_of(g, lsector, &loc->col);
+	loc->member = l->data_member(g, loc->row, loc->col);
+	loc->sector = g->data_offset + (loc->row << g->chunk_shift) +
+		      (lsector & mask);
+}
+
+bool rl_stripe_unmap_sector(const struct rl_parity_layout *l,
+			    const struct rl_geom *g, unsigned int member,
+			    sector_t msector, sector_t *lsector)
+{
+	sector_t mask = rl_chunk_sectors(g) - 1;
+	unsigned int col;
+	u64 row;
+
+	if (msector < g->data_offset || member >= g->nr_members)
+		return false;
+	msector -= g->data_offset;
+	row = msector >> g->chunk_shift;
+	col = l->member_col(g, row, member);
+	if (col == RL_NONE)
+		return false;
+	*lsector = ((row * g->nr_data + col) << g->chunk_shift) +
+		   (msector & mask);
+	return true;
+}
+
+/* ------------------------------------------------------------------------
+ * Access planning (pure)
+ */
+
+static void rl_plan_read(struct rl_plan *p, unsigned int m, struct rl_span s)
+{
+	p->read[m] = s;
+	p->nr_reads++;
+}
+
+static void rl_plan_write(struct rl_plan *p, unsigned int m, struct rl_span s)
+{
+	p->write[m] = s;
+	p->nr_writes++;
+}
+
+/**
+ * rl_plan_access() - plan one access to one row
+ * @l: parity layout
+ * @g: geometry
+ * @row: the row
+ * @off: first sector of the access within the row's data (0 .. nr_data * chunk)
+ * @len: sectors; the access stays within the row
+ * @write: write or read
+ * @failed: bitmap of failed members
+ * @p: the plan
+ *
+ * A write uses read-modify-write or reconstruct-write, whichever reads
+ * fewer members (read-modify-write on a tie: it leaves the other members
+ * idle). A failed member is never read or written: its data is rebuilt in
+ * memory from the rest of the row when the access needs it.
+ *
+ * Return: 0, or -EIO if the row has lost more than it can rebuild.
+ */
+int rl_plan_access(const struct rl_parity_layout *l, const struct rl_geom *g,
+		   u64 row, u32 off, u32 len, bool write, unsigned long failed,
+		   struct rl_plan *p)
+{
+	u32 chunk = rl_chunk_sectors(g);
+	unsigned int first = off >> g->chunk_shift;
+	unsigned int last = (off + len - 1) >> g->chunk_shift;
+	unsigned int k, m, nr_failed, missing = RL_NONE;
+	unsigned int rmw_reads = 1, rcw_reads = 0;
+	bool rmw_ok, rcw_ok = true;
+
+	memset(p, 0, sizeof(*p));
+	p->row = row;
+	p->pmember = l->parity_member(g, row);
+	p->missing = RL_NONE;
+	p->prange.lo = chunk;
+
+	failed &= GENMASK(g->nr_members - 1, 0);
+	nr_failed = hweight_long(failed);
+
+	for (k = first; k <= last; k++) {
+		u32 s = max_t(u32, off, k * chunk) - k * chunk;
+		u32 e = min_t(u32, off + len, (k + 1) * chunk) - k * chunk;
+
+		m = l->data_member(g, row, k);
+		p->bio[m].lo = s;
+		p->bio[m].hi = e;
+		p->prange.lo = min(p->prange.lo, s);
+		p->prange.hi = max(p->prange.hi, e);
+		if (test_bit(m, &failed))
+			missing = m;
+	}
+
+	if (!write) {
+		if (missing == RL_NONE) {
+			p->mode = RL_PLAN_READ;
+			for (m = 0; m < g->nr_members; m++)
+				if (!rl_span_empty(p->bio[m]))
+					rl_plan_read(p, m, p->bio[m]);
+			return 0;
+		}
+		if (nr_failed > 1)
+			return -EIO;
+		p->mode = RL_PLAN_RECON_READ;
+		p->missing = missing;
+		for (m = 0; m < g->nr_members; m++)
+			if (m != missing)
+				rl_plan_read(p, m, p->prange);
+		return 0;
+	}
+
+	if (nr_failed > 1)
+		return -EIO;
+
+	if (test_bit(p->pmember, &failed)) {
+		p->mode = RL_PLAN_NO_PARITY;
+		for (m = 0; m < g->nr_members; m++)
+			if (!rl_span_empty(p->bio[m]))
+				rl_plan_write(p, m, p->bio[m]);
+		return 0;
+	}
+
+	/* read-modify-write: old data under the access, and old parity */
+	rmw_ok = missing == RL_NONE;
+	for (m = 0; m < g->nr_members; m++)
+		if (!rl_span_empty(p->bio[m]))
+			rmw_reads++;
+
+	/* reconstruct-write: every data column not wholly overwritten */
+	for (k = 0; k < g->nr_data; k++) {
+		m = l->data_member(g, row, k);
+		if (p->bio[m].lo == p->prange.lo && p->bio[m].hi == p->prange.hi)
+			continue;
+		if (test_bit(m, &failed))
+			rcw_ok = false;
+		rcw_reads++;
+	}
+
+	if (rmw_ok && (!rcw_ok || rmw_reads <= rcw_reads)) {
+		p->mode = RL_PLAN_RMW;
+		rl_plan_read(p, p->pmember, p->prange);
+		for (m = 0; m < g->nr_members; m++)
+			if (!rl_span_empty(p->bio[m]))
+				rl_plan_read(p, m, p->bio[m]);
+	} else if (rcw_ok) {
+		p->mode = RL_PLAN_RCW;
+		for (k = 0; k < g->nr_data; k++) {
+			m = l->data_member(g, row, k);
+			if (p->bio[m].lo != p->prange.lo ||
+			    p->bio[m].hi != p->prange.hi)
+				rl_plan_read(p, m, p->prange);
+		}
+	} else {
+		/* a written column is lost and the rest of it is needed */
+		p->mode = RL_PLAN_RECON_WRITE;
+		p->missing = __ffs(failed);
+		for (m = 0; m < g->nr_members; m++)
+			if (m != p->missing)
+				rl_plan_read(p, m, p->prange);
+	}
+
+	for (m = 0; m < g->nr_members; m++)
+		if (!rl_span_empty(p->bio[m]) && !test_bit(m, &failed))
+			rl_plan_write(p, m, p->bio[m]);
+	rl_plan_write(p, p->pmember, p->prange);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Stripe contexts
+ */
+
+static struct rl_engine *rl_engine(struct rl_array *a)
+{
+	return a->scheme;
+}
+
+static u64 rl_bio_row(struct rl_engine *e, struct bio *bio)
+{
+	return rl_row_of(&e->a->geom, rl_pb(bio)->lsector, NULL);
+}
+
+static struct rl_stripe *rl_stripe_lookup(struct rl_engine *e, u64 row)
+{
+	struct rl_stripe *s;
+
+	hlist_for_each_entry(s, &e->hash[hash_64(row, e->hash_bits)], hnode)
+		if (s->row == row)
+			return s;
+	return NULL;
+}
+
+/* Hand a bio to the engine; it is ended by a stripe context. */
+static void rl_engine_queue(struct rl_engine *e, struct bio *bio)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&e->lock, flags);
+	bio_list_add(&e->incoming, bio);
+	spin_unlock_irqrestore(&e->lock, flags);
+	queue_work(e->a->wq, &e->dispatch);
+}
+
+/* Give each incoming bio to its row's context, or a free one. */
+static void rl_engine_dispatch(struct work_struct *ws)
+{
+	struct rl_engine *e = container_of(ws, struct rl_engine, dispatch);
+	struct rl_stripe *s;
+	unsigned long flags;
+	struct bio *bio;
+
+	spin_lock_irqsave(&e->lock, flags);
+	while ((bio = bio_list_peek(&e->incoming))) {
+		u64 row = rl_bio_row(e, bio);
+
+		s = rl_stripe_lookup(e, row);
+		if (s) {
+			bio_list_pop(&e->incoming);
+			bio_list_add(&s->waiting, bio);
+			continue;
+		}
+		if (list_empty(&e->free))
+			break;	/* a context that goes idle kicks us again */
+		bio_list_pop(&e->incoming);
+		s = list_first_entry(&e->free, struct rl_stripe, lnode);
+		list_del_init(&s->lnode);
+		s->row = row;
+		s->bio = bio;
+		s->step = RL_STEP_PLAN;
+		s->attempts = 0;
+		hlist_add_head(&s->hnode, &e->hash[hash_64(row, e->hash_bits)]);
+		queue_work(e->a->wq, &s->work);
+	}
+	spin_unlock_irqrestore(&e->lock, flags);
+}
+
+static void rl_stripe_endio(struct bio *bio)
+{
+	struct rl_stripe_col *c = bio->bi_private;
+	struct rl_stripe *s = c->s;
+	unsigned int m = c->member;
+
+	if (rl_status_fails_member(bio->bi_status))
+		set_bit(m, &s->io_failed);
+	else if (bio->bi_status)
+		s->status = bio->bi_status;
+	rl_member_done(s->e->a, m, c->end);
+	if (atomic_dec_and_test(&s->pending))
+		queue_work(s->e->a->wq, &s->work);
+}
+
+/* Issue one member I/O of the plan over @span of the row's chunk. */
+static void rl_stripe_io(struct rl_stripe *s, unsigned int m, blk_opf_t opf,
+			 struct rl_span span)
+{
+	struct rl_array *a = s->e->a;
+	struct rl_stripe_col *c = &s->col[m];
+	unsigned int pos = span.lo << SECTOR_SHIFT;
+	unsigned int end = span.hi << SECTOR_SHIFT;
+	bool parity = m == s->plan.pmember;
+	enum rl_io_kind kind;
+
+	bio_reset(c->bio, a->members[m].dev->bdev, opf);
+	c->bio->bi_iter.bi_sector = a->geom.data_offset +
+				    (s->row << a->geom.chunk_shift) + span.lo;
+	c->bio->bi_end_io = rl_stripe_endio;
+	c->bio->bi_private = c;
+	c->end = c->bio->bi_iter.bi_sector + span.hi - span.lo;
+	while (pos < end) {
+		unsigned int n = min_t(unsigned int, end - pos,
+				       PAGE_SIZE - offset_in_page(pos));
+
+		__bio_add_page(c->bio, c->buf[pos >> PAGE_SHIFT], n,
+			       offset_in_page(pos));
+		pos += n;
+	}
+
+	if (op_is_write(opf))
+		kind = parity ? RL_PARITY_WRITE : RL_DATA_WRITE;
+	else
+		kind = parity ? RL_PARITY_READ : RL_DATA_READ;
+	rl_member_account(a, m, kind);
+	rl_member_start(a, m);
+	atomic_inc(&s->pending);
+	submit_bio_noacct(c->bio);
+}
+
+/*
+ * Issue every I/O in @spans. Returns true if they have all completed
+ * already (or there were none), so the caller goes on at once.
+ */
+static bool rl_stripe_issue(struct rl_stripe *s, const struct rl_span *spans,
+			    blk_opf_t opf)
+{
+	unsigned int m;
+
+	s->io_failed = 0;
+	atomic_set(&s->pending, 1);
+	for (m = 0; m < s->e->a->geom.nr_members; m++)
+		if (!rl_span_empty(spans[m]))
+			rl_stripe_io(s, m, opf, spans[m]);
+	return atomic_dec_and_test(&s->pending);
+}
+
+/* Copy between the bio and the data columns' buffers. */
+static void rl_stripe_copy_bio(struct rl_stripe *s, bool to_bio)
+{
+	const struct rl_geom *g = &s->e->a->geom;
+	unsigned int chunk_bytes = rl_chunk_sectors(g) << SECTOR_SHIFT;
+	u64 row_start = (s->row * g->nr_data) << g->chunk_shift;
+	u64 pos = (rl_pb(s->bio)->lsector - row_start) << SECTOR_SHIFT;
+	struct bvec_iter iter;
+	struct bio_vec bv;
+
+	bio_for_each_segment(bv, s->bio, iter) {
+		unsigned int done = 0;
+
+		while (done < bv.bv_len) {
+			unsigned int col, coff, n, m;
+			struct page *pg;
+			u32 rem;
+
+			col = div_u64_rem(pos, chunk_bytes, &rem);
+			coff = rem;
+			m = s->e->layout->data_member(g, s->row, col);
+			n = min3(bv.bv_len - done, chunk_bytes - coff,
+				 (unsigned int)(PAGE_SIZE - offset_in_page(coff)));
+			pg = s->col[m].buf[coff >> PAGE_SHIFT];
+			if (to_bio)
+				memcpy_to_page(bv.bv_page, bv.bv_offset + done,
+					       page_address(pg) + offset_in_page(coff), n);
+			else
+				memcpy_from_page(page_address(pg) + offset_in_page(coff),
+						 bv.bv_page, bv.bv_offset + done, n);
+			done += n;
+			pos += n;
+		}
+	}
+}
+
+/* Rebuild the missing member's buffer over the parity range. */
+static void rl_stripe_rebuild(struct rl_stripe *s)
+{
+	struct rl_plan *p = &s->plan;
+	unsigned int m, nr = 0, n = s->e->a->geom.nr_members;
+	struct page **src[RL_MAX_MEMBERS];
+
+	for (m = 0; m < n; m++)
+		if (m != p->missing)
+			src[nr++] = s->col[m].buf;
+	rl_parity_gen(s->col[p->missing].buf, src, nr,
+		      p->prange.lo << SECTOR_SHIFT,
+		      (p->prange.hi - p->prange.lo) << SECTOR_SHIFT);
+}
+
+/* Form the new data and parity in the buffers, as the plan says. */
+static void rl_stripe_compute(struct rl_stripe *s)
+{
+	struct rl_plan *p = &s->plan;
+	const struct rl_geom *g = &s->e->a->geom;
+	struct page **pbuf = s->col[p->pmember].buf;
+	struct page **src[RL_MAX_MEMBERS];
+	unsigned int m, k, nr = 0;
+
+	switch (p->mode) {
+	case RL_PLAN_RMW:
+		/* P ^= old data; data = new; P ^= new data */
+		for (m = 0; m < g->nr_members; m++) {
+			if (rl_span_empty(p->bio[m]))
+				continue;
+			src[0] = s->col[m].buf;
+			rl_parity_xor(pbuf, src, 1, p->bio[m].lo << SECTOR_SHIFT,
+				      (p->bio[m].hi - p->bio[m].lo) << SECTOR_SHIFT);
+		}
+		rl_stripe_copy_bio(s, false);
+		for (m = 0; m < g->nr_members; m++) {
+			if (rl_span_empty(p->bio[m]))
+				continue;
+			src[0] = s->col[m].buf;
+			rl_parity_xor(pbuf, src, 1, p->bio[m].lo << SECTOR_SHIFT,
+				      (p->bio[m].hi - p->bio[m].lo) << SECTOR_SHIFT);
+		}
+		break;
+	case RL_PLAN_RECON_WRITE:
+		rl_stripe_rebuild(s);
+		fallthrough;
+	case RL_PLAN_RCW:
+		rl_stripe_copy_bio(s, false);
+		for (k = 0; k < g->nr_data; k++)
+			src[nr++] = s->col[s->e->layout->data_member(g, p->row, k)].buf;
+		rl_parity_gen(pbuf, src, nr, p->prange.lo << SECTOR_SHIFT,
+			      (p->prange.hi - p->prange.lo) << SECTOR_SHIFT);
+		break;
+	case RL_PLAN_NO_PARITY:
+		rl_stripe_copy_bio(s, false);
+		break;
+	case RL_PLAN_RECON_READ:
+		rl_stripe_rebuild(s);
+		fallthrough;
+	case RL_PLAN_READ:
+		rl_stripe_copy_bio(s, true);
+		break;
+	}
+}
+
+static bool rl_plan_writes(const struct rl_plan *p)
+{
+	return p->mode != RL_PLAN_READ && p->mode != RL_PLAN_RECON_READ;
+}
+
+static void rl_stripe_fail_members(struct rl_stripe *s, const char *why)
+{
+	unsigned int m;
+
+	for_each_set_bit(m, &s->io_failed, s->e->a->geom.nr_members)
+		rl_member_fail(s->e->a, m, why);
+}
+
+/*
+ * One step of the context's state machine. Returns true to take the next
+ * step at once, false when waiting for member I/O or idle.
+ */
+static bool rl_stripe_step(struct rl_stripe *s)
+{
+	struct rl_engine *e = s->e;
+	struct rl_array *a = e->a;
+	struct rl_bio *pb;
+	unsigned long flags;
+	blk_opf_t flags_in;
+	u64 row_start;
+
+	switch (s->step) {
+	case RL_STEP_PLAN:
+		pb = rl_pb(s->bio);
+		row_start = (s->row * a->geom.nr_data) << a->geom.chunk_shift;
+		s->status = BLK_STS_OK;
+		if (rl_plan_access(e->layout, &a->geom, s->row,
+				   pb->lsector - row_start, bio_sectors(s->bio),
+				   op_is_write(bio_op(s->bio)), READ_ONCE(a->failed),
+				   &s->plan)) {
+			s->status = BLK_STS_IOERR;
+			s->step = RL_STEP_END;
+			return true;
+		}
+		s->step = RL_STEP_READ_DONE;
+		flags_in = s->bio->bi_opf & (REQ_SYNC | REQ_META | REQ_PRIO);
+		return rl_stripe_issue(s, s->plan.read, REQ_OP_READ | flags_in);
+
+	case RL_STEP_READ_DONE:
+		if (s->io_failed) {
+			rl_stripe_fail_members(s, "read error");
+			if (++s->attempts > a->geom.nr_members)
+				s->status = BLK_STS_IOERR;
+			s->step = s->status ? RL_STEP_END : RL_STEP_PLAN;
+			return true;
+		}
+		if (s->status) {
+			s->step = RL_STEP_END;
+			return true;
+		}
+		rl_stripe_compute(s);
+		if (!rl_plan_writes(&s->plan)) {
+			s->step = RL_STEP_END;
+			return true;
+		}
+		s->step = RL_STEP_WRITE_DONE;
+		flags_in = s->bio->bi_opf & (REQ_FUA | REQ_SYNC | REQ_META | REQ_PRIO);
+		return rl_stripe_issue(s, s->plan.write, REQ_OP_WRITE | flags_in);
+
+	case RL_STEP_WRITE_DONE:
+		if (s->io_failed) {
+			rl_stripe_fail_members(s, "write error");
+			/* what did not land is rebuilt from the rest */
+			if (rl_nr_failed(a) > a->redundancy)
+				s->status = BLK_STS_IOERR;
+		}
+		s->step = RL_STEP_END;
+		return true;
+
+	case RL_STEP_END:
+		s->bio->bi_status = s->status;
+		bio_endio(s->bio);
+
+		spin_lock_irqsave(&e->lock, flags);
+		s->bio = bio_list_pop(&s->waiting);
+		if (s->bio) {
+			spin_unlock_irqrestore(&e->lock, flags);
+			s->step = RL_STEP_PLAN;
+			s->attempts = 0;
+			return true;
+		}
+		hlist_del_init(&s->hnode);
+		list_add(&s->lnode, &e->free);
+		if (!bio_list_empty(&e->incoming))
+			queue_work(a->wq, &e->dispatch);
+		spin_unlock_irqrestore(&e->lock, flags);
+		return false;	/* @s may be reused from here on */
+	}
+	return false;
+}
+
+static void rl_stripe_work(struct work_struct *ws)
+{
+	struct rl_stripe *s = container_of(ws, struct rl_stripe, work);
+
+	while (rl_stripe_step(s))
+		;
+}
+
+/* ------------------------------------------------------------------------
+ * Construction and the scheme hooks
+ */
+
+static void rl_stripe_free(struct rl_stripe *s, unsigned int nr_members,
+			   unsigned int chunk_bytes)
+{
+	unsigned int m;
+
+	for (m = 0; m < nr_members; m++) {
+		if (s->col[m].bio) {
+			bio_uninit(s->col[m].bio);
+			kfree(s->col[m].bio);
+		}
+		rl_buf_free(s->col[m].buf, chunk_bytes);
+	}
+	kfree(s);
+}
+
+static struct rl_stripe *rl_stripe_alloc(struct rl_engine *e)
+{
+	const struct rl_geom *g = &e->a->geom;
+	unsigned int chunk_bytes = rl_chunk_sectors(g) << SECTOR_SHIFT;
+	unsigned int nr_vecs = chunk_bytes >> PAGE_SHIFT;
+	struct rl_stripe *s;
+	unsigned int m;
+
+	s = kzalloc(struct_size(s, col, g->nr_members), GFP_KERNEL);
+	if (!s)
+		return NULL;
+	s->e = e;
+	INIT_HLIST_NODE(&s->hnode);
+	INIT_LIST_HEAD(&s->lnode);
+	bio_list_init(&s->waiting);
+	INIT_WORK(&s->work, rl_stripe_work);
+	for (m = 0; m < g->nr_members; m++) {
+		struct rl_stripe_col *c = &s->col[m];
+
+		c->s = s;
+		c->member = m;
+		c->buf = rl_buf_alloc(chunk_bytes, GFP_KERNEL);
+		c->bio = bio_kmalloc(nr_vecs, GFP_KERNEL);
+		if (c->bio)
+			bio_init(c->bio, NULL, c->bio->bi_inline_vecs, nr_vecs, 0);
+		if (!c->buf || !c->bio) {
+			rl_stripe_free(s, g->nr_members, chunk_bytes);
+			return NULL;
+		}
+	}
+	return s;
+}
+
+/* Default stripe contexts: what fits RL_STRIPE_BUDGET, within 4 .. 32. */
+static unsigned int rl_default_stripes(const struct rl_geom *g)
+{
+	u64 row_bytes = ((u64)g->nr_members << g->chunk_shift) << SECTOR_SHIFT;
+
+	return clamp_t(u64, div64_u64(RL_STRIPE_BUDGET, row_bytes), 4, 32);
+}
+
+int rl_stripe_ctr(struct rl_array *a, const struct rl_parity_layout *l)
+{
+	struct dm_target *ti = a->ti;
+	struct rl_engine *e;
+	unsigned int i;
+	int r;
+
+	if (!a->opt_stripes_set)
+		a->stripe_cache = rl_default_stripes(&a->geom);
+
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
+		goto nomem;
+	e->a = a;
+	e->layout = l;
+	spin_lock_init(&e->lock);
+	bio_list_init(&e->incoming);
+	INIT_LIST_HEAD(&e->free);
+	INIT_WORK(&e->dispatch, rl_engine_dispatch);
+	e->hash_bits = ilog2(roundup_pow_of_two(a->stripe_cache));
+	e->hash = kcalloc(1U << e->hash_bits, sizeof(*e->hash), GFP_KERNEL);
+	e->stripes = kcalloc(a->stripe_cache, sizeof(*e->stripes), GFP_KERNEL);
+	if (!e->hash || !e->stripes)
+		goto nomem_engine;
+	for (i = 0; i < (1U << e->hash_bits); i++)
+		INIT_HLIST_HEAD(&e->hash[i]);
+	for (i = 0; i < a->stripe_cache; i++) {
+		e->stripes[i] = rl_stripe_alloc(e);
+		if (!e->stripes[i])
+			goto nomem_engine;
+		list_add_tail(&e->stripes[i]->lnode, &e->free);
+		e->nr_stripes++;
+	}
+	a->scheme = e;
+
+	/* one row per bio at most; reads are trimmed to a chunk in map */
+	r = dm_set_target_max_io_len(ti, (sector_t)a->geom.nr_data <<
+				     a->geom.chunk_shift);
+	if (r) {
+		rl_stripe_dtr(a);
+		return r;
+	}
+	ti->num_discard_bios = 0;	/* discards are refused, see the docs */
+	return 0;
+
+nomem_engine:
+	a->scheme = e;
+	rl_stripe_dtr(a);
+nomem:
+	ti->error = "Cannot allocate stripe contexts";
+	return -ENOMEM;
+}
+
+void rl_stripe_dtr(struct rl_array *a)
+{
+	struct rl_engine *e = rl_engine(a);
+	unsigned int i, chunk_bytes = rl_chunk_sectors(&a->geom) << SECTOR_SHIFT;
+
+	if (!e)
+		return;
+	for (i = 0; i < e->nr_stripes; i++)
+		rl_stripe_free(e->stripes[i], a->geom.nr_members, chunk_bytes);
+	kfree(e->stripes);
+	kfree(e->hash);
+	kfree(e);
+	a->scheme = NULL;
+}
+
+int rl_stripe_map(struct rl_array *a, struct bio *bio)
+{
+	struct rl_engine *e = rl_engine(a);
+	struct rl_bio *pb = rl_pb(bio);
+	struct rl_loc loc;
+
+	if (bio_op(bio) == REQ_OP_READ) {
+		sector_t chunk = rl_chunk_sectors(&a->geom);
+		sector_t left = chunk - (pb->lsector & (chunk - 1));
+
+		if (bio_sectors(bio) > left)
+			dm_accept_partial_bio(bio, left);
+		rl_stripe_map_sector(e->layout, &a->geom, pb->lsector, &loc);
+		if (!rl_member_failed(a, loc.member)) {
+			rl_remap(a, bio, loc.member, loc.sector);
+			return DM_MAPIO_REMAPPED;
+		}
+	} else if (bio_op(bio) != REQ_OP_WRITE) {
+		return DM_MAPIO_KILL;
+	}
+
+	rl_engine_queue(e, bio);
+	return DM_MAPIO_SUBMITTED;
+}
+
+/* A direct read that failed is served again through a stripe context. */
+int rl_stripe_end_io(struct rl_array *a, struct bio *bio, blk_status_t *error)
+{
+	struct rl_bio *pb = rl_pb(bio);
+
+	if (pb->member == RL_NONE)
+		return DM_ENDIO_DONE;
+	rl_member_done(a, pb->member, pb->mend);
+	if (!rl_status_fails_member(*error) || bio->bi_opf & REQ_RAHEAD)
+		return DM_ENDIO_DONE;
+
+	rl_member_fail(a, pb->member, "read error");
+	if (rl_nr_failed(a) > a->redundancy)
+		return DM_ENDIO_DONE;
+	bio->bi_iter = pb->iter;
+	bio->bi_status = BLK_STS_OK;
+	pb->member = RL_NONE;
+	rl_engine_queue(rl_engine(a), bio);
+	return DM_ENDIO_INCOMPLETE;
+}
+
+void rl_stripe_io_hints(struct rl_array *a, struct queue_limits *limits)
+{
+	unsigned int chunk_bytes = rl_chunk_sectors(&a->geom) << SECTOR_SHIFT;
+
+	blk_limits_io_min(limits, chunk_bytes);
+	blk_limits_io_opt(limits, chunk_bytes * a->geom.nr_data);
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dm-raidlab single-parity stripe engine, shared by raid4 and raid5.
+ *
+ * A parity layout is a small table entry (struct rl_parity_layout): where
+ * the parity of a row lives and which member holds each data column. Every
+ * access that touches parity, or a failed member, is served by a stripe
+ * context under a per-row lock and follows an explicit plan (struct
+ * rl_plan): which member ranges to read, how the new parity is formed, and
+ * which ranges to write. The plan is a pure function of the geometry, the
+ * access and the failed members, so it is tested on its own. The one commit
+ * point of a write is the write phase: nothing reaches a member before every
+ * read of the plan has landed and the new parity is in memory.
+ */
+#ifndef DM_RAIDLAB_STRIPE_H
+#define DM_RAIDLAB_STRIPE_H
+
+#include "raidlab.h"
+
+struct rl_parity_layout {
+	/* member holding the parity of @row */
+	unsigned int (*parity_member)(const struct rl_geom *g, u64 row);
+	/* member holding data column @col of @row */
+	unsigned int (*data_member)(const struct rl_geom *g, u64 row,
+				    unsigned int col);
+	/* data column that @member holds in @row, RL_NONE for parity */
+	unsigned int (*member_col)(const struct rl_geom *g, u64 row,
+				   unsigned int member);
+};
+
+enum rl_plan_mode {
+	RL_PLAN_READ,		/* read live data columns */
+	RL_PLAN_RECON_READ,	/* rebuild a failed column for a read */
+	RL_PLAN_RMW,		/* read-modify-write: P ^= old ^ new */
+	RL_PLAN_RCW,		/* reconstruct-write: P = xor of the row */
+	RL_PLAN_RECON_WRITE,	/* rebuild a failed column, then as RCW */
+	RL_PLAN_NO_PARITY,	/* parity member failed: data only */
+};
+
+/* A sector range within a chunk; empty when lo == hi. */
+struct rl_span {
+	u32 lo;
+	u32 hi;
+};
+
+struct rl_plan {
+	enum rl_plan_mode mode;
+	u64 row;
+	unsigned int pmember;		/* parity member of the row */
+	unsigned int missing;		/* member rebuilt in memory, or RL_NONE */
+	struct rl_span prange;		/* parity range: hull of the access */
+	struct rl_span bio[RL_MAX_MEMBERS];	/* where the access lands */
+	struct rl_span read[RL_MAX_MEMBERS];
+	struct rl_span write[RL_MAX_MEMBERS];
+	unsigned int nr_reads;
+	unsigned int nr_writes;
+};
+
+static inline bool rl_span_empty(struct rl_span s)
+{
+	return s.lo >= s.hi;
+}
+
+int rl_plan_access(const struct rl_parity_layout *l, const struct rl_geom *g,
+		   u64 row, u32 off, u32 len, bool write, unsigned long failed,
+		   struct rl_plan *p);
+
+void rl_stripe_map_sector(const struct rl_parity_layout *l,
+			  const struct rl_geom *g, sector_t lsector,
+			  struct rl_loc *loc);
+bool rl_stripe_unmap_sector(const struct rl_parity_layout *l,
+			    const struct rl_geom *g, unsigned int member,
+			    sector_t msector, sector_t *lsector);
+
+unsigned int rl_stripe_data_columns(unsigned int nr_members);
+int rl_stripe_ctr(struct rl_array *a, const struct rl_parity_layout *l);
+void rl_stripe_dtr(struct rl_array *a);
+int rl_stripe_map(struct rl_array *a, struct bio *bio);
+int rl_stripe_end_io(struct rl_array *a, struct bio *bio, blk_status_t *error);
+void rl_stripe_io_hints(struct rl_array *a, struct queue_limits *limits);
+
+#endif /* DM_RAIDLAB_STRIPE_H */
