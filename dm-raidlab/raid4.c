@@ -27,7 +27,7 @@ static unsigned int raid4_member_col(const struct rl_geom *g, u64 row,
 	return member == g->nr_members - 1 ? RL_NONE : member;
 }
 
-static const struct rl_parity_layout raid4_layout = {
+const struct rl_parity_layout rl_raid4_layout = {
 	.parity_member = raid4_parity_member,
 	.data_member = raid4_data_member,
 	.member_col = raid4_member_col,
@@ -36,18 +36,18 @@ static const struct rl_parity_layout raid4_layout = {
 static void raid4_map_sector(const struct rl_geom *g, sector_t lsector,
 			     struct rl_loc *loc)
 {
-	rl_stripe_map_sector(&raid4_layout, g, lsector, loc);
+	rl_stripe_map_sector(&rl_raid4_layout, g, lsector, loc);
 }
 
 static bool raid4_unmap_sector(const struct rl_geom *g, unsigned int member,
 			       sector_t msector, sector_t *lsector)
 {
-	return rl_stripe_unmap_sector(&raid4_layout, g, member, msector, lsector);
+	return rl_stripe_unmap_sector(&rl_raid4_layout, g, member, msector, lsector);
 }
 
 static int raid4_ctr(struct rl_array *a)
 {
-	return rl_stripe_ctr(a, &raid4_layout);
+	return rl_stripe_ctr(a, &rl_raid4_layout);
 }
 
 const struct rl_scheme_ops rl_raid4_ops = {

@@ -37,7 +37,7 @@ static unsigned int raid5_member_col(const struct rl_geom *g, u64 row,
 	return (member + g->nr_members - p - 1) % g->nr_members;
 }
 
-static const struct rl_parity_layout raid5_layout = {
+const struct rl_parity_layout rl_raid5_layout = {
 	.parity_member = raid5_parity_member,
 	.data_member = raid5_data_member,
 	.member_col = raid5_member_col,
@@ -46,18 +46,18 @@ static const struct rl_parity_layout raid5_layout = {
 static void raid5_map_sector(const struct rl_geom *g, sector_t lsector,
 			     struct rl_loc *loc)
 {
-	rl_stripe_map_sector(&raid5_layout, g, lsector, loc);
+	rl_stripe_map_sector(&rl_raid5_layout, g, lsector, loc);
 }
 
 static bool raid5_unmap_sector(const struct rl_geom *g, unsigned int member,
 			       sector_t msector, sector_t *lsector)
 {
-	return rl_stripe_unmap_sector(&raid5_layout, g, member, msector, lsector);
+	return rl_stripe_unmap_sector(&rl_raid5_layout, g, member, msector, lsector);
 }
 
 static int raid5_ctr(struct rl_array *a)
 {
-	return rl_stripe_ctr(a, &raid5_layout);
+	return rl_stripe_ctr(a, &rl_raid5_layout);
 }
 
 const struct rl_scheme_ops rl_raid5_ops = {

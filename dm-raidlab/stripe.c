@@ -56,6 +56,7 @@ struct rl_stripe {
 	unsigned int attempts;
 	blk_status_t status;
 	struct rl_plan plan;
+	struct page **bufs[RL_MAX_MEMBERS];	/* col[m].buf, for the plan */
 	struct rl_stripe_col col[];
 };
 
@@ -275,6 +276,11 @@ static struct rl_engine *rl_engine(struct rl_array *a)
 	return a->scheme;
 }
 
+static sector_t rl_row_start(const struct rl_geom *g, u64 row)
+{
+	return (row * g->nr_data) << g->chunk_shift;
+}
+
 static u64 rl_bio_row(struct rl_engine *e, struct bio *bio)
 {
 	return rl_row_of(&e->a->geom, rl_pb(bio)->lsector, NULL);
@@ -402,103 +408,115 @@ static bool rl_stripe_issue(struct rl_stripe *s, const struct rl_span *spans,
 	return atomic_dec_and_test(&s->pending);
 }
 
-/* Copy between the bio and the data columns' buffers. */
-static void rl_stripe_copy_bio(struct rl_stripe *s, bool to_bio)
+/*
+ * Copy between @bio, which starts @off sectors into the row's data, and the
+ * data columns' buffers.
+ */
+static void rl_plan_copy_bio(const struct rl_plan *p,
+			     const struct rl_parity_layout *l,
+			     const struct rl_geom *g, struct page **const *buf,
+			     struct bio *bio, u32 off, bool to_bio)
 {
-	const struct rl_geom *g = &s->e->a->geom;
 	unsigned int chunk_bytes = rl_chunk_sectors(g) << SECTOR_SHIFT;
-	u64 row_start = (s->row * g->nr_data) << g->chunk_shift;
-	u64 pos = (rl_pb(s->bio)->lsector - row_start) << SECTOR_SHIFT;
+	u64 pos = (u64)off << SECTOR_SHIFT;
 	struct bvec_iter iter;
 	struct bio_vec bv;
 
-	bio_for_each_segment(bv, s->bio, iter) {
+	bio_for_each_segment(bv, bio, iter) {
 		unsigned int done = 0;
 
 		while (done < bv.bv_len) {
-			unsigned int col, coff, n, m;
-			struct page *pg;
+			unsigned int col, coff, n;
+			void *addr;
 			u32 rem;
 
 			col = div_u64_rem(pos, chunk_bytes, &rem);
 			coff = rem;
-			m = s->e->layout->data_member(g, s->row, col);
 			n = min3(bv.bv_len - done, chunk_bytes - coff,
 				 (unsigned int)(PAGE_SIZE - offset_in_page(coff)));
-			pg = s->col[m].buf[coff >> PAGE_SHIFT];
+			addr = page_address(buf[l->data_member(g, p->row, col)]
+					    [coff >> PAGE_SHIFT]) + offset_in_page(coff);
 			if (to_bio)
 				memcpy_to_page(bv.bv_page, bv.bv_offset + done,
-					       page_address(pg) + offset_in_page(coff), n);
+					       addr, n);
 			else
-				memcpy_from_page(page_address(pg) + offset_in_page(coff),
-						 bv.bv_page, bv.bv_offset + done, n);
+				memcpy_from_page(addr, bv.bv_page,
+						 bv.bv_offset + done, n);
 			done += n;
 			pos += n;
 		}
 	}
 }
 
-/* Rebuild the missing member's buffer over the parity range. */
-static void rl_stripe_rebuild(struct rl_stripe *s)
+static void rl_plan_xor_span(struct page **dst, struct page **src,
+			     struct rl_span span)
 {
-	struct rl_plan *p = &s->plan;
-	unsigned int m, nr = 0, n = s->e->a->geom.nr_members;
-	struct page **src[RL_MAX_MEMBERS];
-
-	for (m = 0; m < n; m++)
-		if (m != p->missing)
-			src[nr++] = s->col[m].buf;
-	rl_parity_gen(s->col[p->missing].buf, src, nr,
-		      p->prange.lo << SECTOR_SHIFT,
-		      (p->prange.hi - p->prange.lo) << SECTOR_SHIFT);
+	rl_parity_xor(dst, &src, 1, span.lo << SECTOR_SHIFT,
+		      (span.hi - span.lo) << SECTOR_SHIFT);
 }
 
-/* Form the new data and parity in the buffers, as the plan says. */
-static void rl_stripe_compute(struct rl_stripe *s)
+static void rl_plan_gen(struct page **dst, struct page **const *src,
+			unsigned int nr, struct rl_span span)
 {
-	struct rl_plan *p = &s->plan;
-	const struct rl_geom *g = &s->e->a->geom;
-	struct page **pbuf = s->col[p->pmember].buf;
+	rl_parity_gen(dst, src, nr, span.lo << SECTOR_SHIFT,
+		      (span.hi - span.lo) << SECTOR_SHIFT);
+}
+
+/**
+ * rl_plan_compute() - the in-memory step of a plan
+ * @p: the plan, whose reads have landed in @buf
+ * @l: parity layout
+ * @g: geometry
+ * @buf: one chunk buffer per member
+ * @bio: the access; @off is its first sector within the row's data
+ * @off: see @bio
+ *
+ * For a write, leaves in @buf everything the plan's writes need: the new
+ * data and the new parity. For a read, fills @bio.
+ */
+void rl_plan_compute(const struct rl_plan *p, const struct rl_parity_layout *l,
+		     const struct rl_geom *g, struct page **const *buf,
+		     struct bio *bio, u32 off)
+{
+	struct page **pbuf = buf[p->pmember];
 	struct page **src[RL_MAX_MEMBERS];
 	unsigned int m, k, nr = 0;
 
 	switch (p->mode) {
 	case RL_PLAN_RMW:
 		/* P ^= old data; data = new; P ^= new data */
-		for (m = 0; m < g->nr_members; m++) {
-			if (rl_span_empty(p->bio[m]))
-				continue;
-			src[0] = s->col[m].buf;
-			rl_parity_xor(pbuf, src, 1, p->bio[m].lo << SECTOR_SHIFT,
-				      (p->bio[m].hi - p->bio[m].lo) << SECTOR_SHIFT);
-		}
-		rl_stripe_copy_bio(s, false);
-		for (m = 0; m < g->nr_members; m++) {
-			if (rl_span_empty(p->bio[m]))
-				continue;
-			src[0] = s->col[m].buf;
-			rl_parity_xor(pbuf, src, 1, p->bio[m].lo << SECTOR_SHIFT,
-				      (p->bio[m].hi - p->bio[m].lo) << SECTOR_SHIFT);
-		}
+		for (m = 0; m < g->nr_members; m++)
+			if (!rl_span_empty(p->bio[m]))
+				rl_plan_xor_span(pbuf, buf[m], p->bio[m]);
+		rl_plan_copy_bio(p, l, g, buf, bio, off, false);
+		for (m = 0; m < g->nr_members; m++)
+			if (!rl_span_empty(p->bio[m]))
+				rl_plan_xor_span(pbuf, buf[m], p->bio[m]);
 		break;
 	case RL_PLAN_RECON_WRITE:
-		rl_stripe_rebuild(s);
+	case RL_PLAN_RECON_READ:
+		/* the missing member is the xor of the rest of the row */
+		for (m = 0; m < g->nr_members; m++)
+			if (m != p->missing)
+				src[nr++] = buf[m];
+		rl_plan_gen(buf[p->missing], src, nr, p->prange);
+		if (p->mode == RL_PLAN_RECON_READ) {
+			rl_plan_copy_bio(p, l, g, buf, bio, off, true);
+			break;
+		}
+		nr = 0;
 		fallthrough;
 	case RL_PLAN_RCW:
-		rl_stripe_copy_bio(s, false);
+		rl_plan_copy_bio(p, l, g, buf, bio, off, false);
 		for (k = 0; k < g->nr_data; k++)
-			src[nr++] = s->col[s->e->layout->data_member(g, p->row, k)].buf;
-		rl_parity_gen(pbuf, src, nr, p->prange.lo << SECTOR_SHIFT,
-			      (p->prange.hi - p->prange.lo) << SECTOR_SHIFT);
+			src[nr++] = buf[l->data_member(g, p->row, k)];
+		rl_plan_gen(pbuf, src, nr, p->prange);
 		break;
 	case RL_PLAN_NO_PARITY:
-		rl_stripe_copy_bio(s, false);
+		rl_plan_copy_bio(p, l, g, buf, bio, off, false);
 		break;
-	case RL_PLAN_RECON_READ:
-		rl_stripe_rebuild(s);
-		fallthrough;
 	case RL_PLAN_READ:
-		rl_stripe_copy_bio(s, true);
+		rl_plan_copy_bio(p, l, g, buf, bio, off, true);
 		break;
 	}
 }
@@ -524,18 +542,16 @@ static bool rl_stripe_step(struct rl_stripe *s)
 {
 	struct rl_engine *e = s->e;
 	struct rl_array *a = e->a;
-	struct rl_bio *pb;
 	unsigned long flags;
 	blk_opf_t flags_in;
-	u64 row_start;
 
 	switch (s->step) {
 	case RL_STEP_PLAN:
-		pb = rl_pb(s->bio);
-		row_start = (s->row * a->geom.nr_data) << a->geom.chunk_shift;
 		s->status = BLK_STS_OK;
 		if (rl_plan_access(e->layout, &a->geom, s->row,
-				   pb->lsector - row_start, bio_sectors(s->bio),
+				   rl_pb(s->bio)->lsector -
+				   rl_row_start(&a->geom, s->row),
+				   bio_sectors(s->bio),
 				   op_is_write(bio_op(s->bio)), READ_ONCE(a->failed),
 				   &s->plan)) {
 			s->status = BLK_STS_IOERR;
@@ -558,7 +574,8 @@ static bool rl_stripe_step(struct rl_stripe *s)
 			s->step = RL_STEP_END;
 			return true;
 		}
-		rl_stripe_compute(s);
+		rl_plan_compute(&s->plan, e->layout, &a->geom, s->bufs, s->bio,
+				rl_pb(s->bio)->lsector - rl_row_start(&a->geom, s->row));
 		if (!rl_plan_writes(&s->plan)) {
 			s->step = RL_STEP_END;
 			return true;
@@ -648,6 +665,7 @@ static struct rl_stripe *rl_stripe_alloc(struct rl_engine *e)
 		c->s = s;
 		c->member = m;
 		c->buf = rl_buf_alloc(chunk_bytes, GFP_KERNEL);
+		s->bufs[m] = c->buf;
 		c->bio = bio_kmalloc(nr_vecs, GFP_KERNEL);
 		if (c->bio)
 			bio_init(c->bio, NULL, c->bio->bi_inline_vecs, nr_vecs, 0);

@@ -28,6 +28,9 @@ struct rl_parity_layout {
 				   unsigned int member);
 };
 
+extern const struct rl_parity_layout rl_raid4_layout;
+extern const struct rl_parity_layout rl_raid5_layout;
+
 enum rl_plan_mode {
 	RL_PLAN_READ,		/* read live data columns */
 	RL_PLAN_RECON_READ,	/* rebuild a failed column for a read */
@@ -64,6 +67,10 @@ static inline bool rl_span_empty(struct rl_span s)
 int rl_plan_access(const struct rl_parity_layout *l, const struct rl_geom *g,
 		   u64 row, u32 off, u32 len, bool write, unsigned long failed,
 		   struct rl_plan *p);
+
+void rl_plan_compute(const struct rl_plan *p, const struct rl_parity_layout *l,
+		     const struct rl_geom *g, struct page **const *buf,
+		     struct bio *bio, u32 off);
 
 void rl_stripe_map_sector(const struct rl_parity_layout *l,
 			  const struct rl_geom *g, sector_t lsector,

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for table-line parsing (suite dm_raidlab_args): good lines
+ * parse to what they say, bad lines are refused with the right message.
+ */
+#include <kunit/test.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "raidlab.h"
+
+#define RL_ARGS_MAX 16
+
+/* Split a line into words in a kunit-managed copy. */
+static unsigned int rl_split(struct kunit *test, const char *line, char **argv)
+{
+	char *copy = kunit_kzalloc(test, strlen(line) + 1, GFP_KERNEL);
+	unsigned int argc = 0;
+	char *w;
+
+	KUNIT_ASSERT_NOT_NULL(test, copy);
+	strcpy(copy, line);
+	while ((w = strsep(&copy, " ")) && argc < RL_ARGS_MAX)
+		if (*w)
+			argv[argc++] = w;
+	return argc;
+}
+
+struct rl_args_good {
+	const char *line;
+	const char *scheme;
+	unsigned int chunk;
+	unsigned int stripes;
+	unsigned int nr_devs;
+};
+
+static const struct rl_args_good rl_args_good_cases[] = {
+	{ "raid0 0 2 /dev/a /dev/b", "raid0", RL_DEFAULT_CHUNK, 0, 2 },
+	{ "raid0 2 chunk_size 8 3 /dev/a /dev/b /dev/c", "raid0", 8, 0, 3 },
+	{ "mirror 0 3 a b c", "mirror", RL_DEFAULT_CHUNK, 0, 3 },
+	{ "raid4 2 chunk_size 2048 3 a b c", "raid4", 2048, 0, 3 },
+	{ "raid5 4 stripe_cache 64 CHUNK_SIZE 256 4 a b c d", "raid5", 256, 64, 4 },
+	{ "raid0 2 chunk_size 2097152 2 a b", "raid0", 2097152, 0, 2 },
+};
+
+static void rl_args_good_desc(const struct rl_args_good *c, char *desc)
+{
+	strscpy(desc, c->line, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rl_args_good, rl_args_good_cases, rl_args_good_desc);
+
+static void rl_args_parse_good(struct kunit *test)
+{
+	const struct rl_args_good *c = test->param_value;
+	char *argv[RL_ARGS_MAX], *error = NULL;
+	unsigned int argc = rl_split(test, c->line, argv);
+	struct rl_args args;
+
+	KUNIT_ASSERT_EQ_MSG(test, rl_parse_args(argc, argv, &args, &error), 0,
+			    "%s", error ? error : "");
+	KUNIT_EXPECT_STREQ(test, args.ops->name, c->scheme);
+	KUNIT_EXPECT_EQ(test, args.chunk_sectors, c->chunk);
+	KUNIT_EXPECT_EQ(test, args.stripe_cache, c->stripes);
+	KUNIT_EXPECT_EQ(test, args.stripes_set, c->stripes != 0);
+	KUNIT_EXPECT_EQ(test, args.nr_devs, c->nr_devs);
+	KUNIT_EXPECT_PTR_EQ(test, args.devs, &argv[argc - c->nr_devs]);
+}
+
+struct rl_args_bad {
+	const char *line;
+	const char *error;
+};
+
+static const struct rl_args_bad rl_args_bad_cases[] = {
+	{ "", "Not enough arguments" },
+	{ "raid5 0", "Not enough arguments" },
+	{ "raid7 0 3 a b c", "Unknown scheme" },
+	{ "raid5 x 3 a b c", "Invalid number of optional arguments" },
+	{ "raid5 5 chunk_size 8 3 a b c", "Invalid number of optional arguments" },
+	{ "raid5 3 chunk_size 8 3 a b c", "Optional argument lacks a value" },
+	{ "raid5 1 chunk_size 3 a b c", "Optional argument lacks a value" },
+	{ "raid5 2 chunk_size 24 3 a b c", "chunk_size is not a power of two" },
+	{ "raid5 2 chunk_size 4 3 a b c", "Invalid chunk_size" },
+	{ "raid5 2 chunk_size 4096 3 a b c", "chunk_size too large for a parity scheme" },
+	{ "raid0 2 chunk_size 4194304 2 a b", "Invalid chunk_size" },
+	{ "raid5 2 chunk_size -8 3 a b c", "Invalid chunk_size" },
+	{ "raid5 4 chunk_size 8 chunk_size 16 3 a b c", "Duplicate chunk_size" },
+	{ "raid5 2 stripe_cache 2 3 a b c", "Invalid stripe_cache" },
+	{ "raid5 4 stripe_cache 8 stripe_cache 8 3 a b c", "Duplicate stripe_cache" },
+	{ "raid0 2 stripe_cache 8 2 a b", "stripe_cache needs a parity scheme" },
+	{ "raid5 2 speed 9 3 a b c", "Unknown optional argument" },
+	{ "raid5 0 4 a b c", "Invalid number of devices" },
+	{ "raid5 0 2 a b c", "Device count does not match the devices given" },
+	{ "raid5 0 0", "Invalid number of devices" },
+	{ "raid5 0 2 a b", "Too few devices for the scheme" },
+	{ "raid4 0 2 a b", "Too few devices for the scheme" },
+	{ "raid0 0 1 a", "Too few devices for the scheme" },
+	{ "mirror 0 1 a", "Too few devices for the scheme" },
+	{ "raid0 0 33 a b c d e f g h i j k l m n", "Invalid number of devices" },
+};
+
+static void rl_args_bad_desc(const struct rl_args_bad *c, char *desc)
+{
+	strscpy(desc, c->error, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rl_args_bad, rl_args_bad_cases, rl_args_bad_desc);
+
+static void rl_args_parse_bad(struct kunit *test)
+{
+	const struct rl_args_bad *c = test->param_value;
+	char *argv[RL_ARGS_MAX], *error = NULL;
+	unsigned int argc = rl_split(test, c->line, argv);
+	struct rl_args args;
+
+	KUNIT_EXPECT_EQ(test, rl_parse_args(argc, argv, &args, &error), -EINVAL);
+	KUNIT_ASSERT_NOT_NULL(test, error);
+	KUNIT_EXPECT_STREQ(test, error, c->error);
+}
+
+static void rl_args_length(struct kunit *test)
+{
+	const struct rl_scheme_ops *r5 = rl_scheme_find("raid5");
+	const struct rl_scheme_ops *mi = rl_scheme_find("mirror");
+	const struct rl_scheme_ops *r0 = rl_scheme_find("raid0");
+	struct rl_geom g = { .nr_members = 4, .chunk_shift = 7 };
+	char *error = NULL;
+
+	/* raid5 over 4 x 1000 rows of 128 sectors: 3000 chunks of data */
+	KUNIT_EXPECT_EQ(test, rl_check_length(r5, &g, 3000 * 128, 1000 * 128 + 5,
+					      &error), 0);
+	KUNIT_EXPECT_EQ(test, rl_check_length(r5, &g, 3 * 128, 1000 * 128, &error), 0);
+	KUNIT_EXPECT_EQ(test, rl_check_length(r5, &g, 3003 * 128, 1000 * 128,
+					      &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "Target length exceeds the members' capacity");
+	KUNIT_EXPECT_EQ(test, rl_check_length(r5, &g, 4 * 128, 1000 * 128, &error),
+			-EINVAL);
+	KUNIT_EXPECT_STREQ(test, error,
+			   "Target length is not a multiple of the stripe width");
+	KUNIT_EXPECT_EQ(test, rl_check_length(r0, &g, 4000 * 128, 1000 * 128 + 127,
+					      &error), 0);
+	KUNIT_EXPECT_EQ(test, rl_check_length(r0, &g, 4000 * 128 + 8, 1001 * 128,
+					      &error), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rl_check_length(mi, &g, 12345, 12345, &error), 0);
+	KUNIT_EXPECT_EQ(test, rl_check_length(mi, &g, 12346, 12345, &error), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rl_check_length(mi, &g, 0, 12345, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "Zero target length");
+}
+
+static struct kunit_case rl_args_test_cases[] = {
+	KUNIT_CASE_PARAM(rl_args_parse_good, rl_args_good_gen_params),
+	KUNIT_CASE_PARAM(rl_args_parse_bad, rl_args_bad_gen_params),
+	KUNIT_CASE(rl_args_length),
+	{}
+};
+
+static struct kunit_suite rl_args_test_suite = {
+	.name = "dm_raidlab_args",
+	.test_cases = rl_args_test_cases,
+};
+
+kunit_test_suite(rl_args_test_suite);

@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for the stripe engine's access plans (suite dm_raidlab_plan).
+ *
+ * Besides the I/O counts of each kind of access, every plan is executed
+ * against an in-memory model of a row's members: the plan's reads fill
+ * buffers that start as garbage, rl_plan_compute() runs, the plan's writes
+ * land, and the row must then hold the expected data with consistent parity,
+ * with no I/O to a failed member.
+ */
+#include <kunit/test.h>
+#include <linux/bio.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+
+#include "parity.h"
+#include "stripe.h"
+
+#define RL_ST_CHUNK	16	/* sectors: two pages per chunk */
+#define RL_ST_BYTES	(RL_ST_CHUNK << SECTOR_SHIFT)
+
+static void rl_st_geom(struct rl_geom *g, unsigned int n)
+{
+	g->nr_members = n;
+	g->nr_data = n - 1;
+	g->chunk_shift = ilog2(RL_ST_CHUNK);
+	g->data_offset = 0;
+}
+
+/* ---- I/O counts ---------------------------------------------------- */
+
+static void rl_plan_small_write_is_rmw(struct kunit *test)
+{
+	struct rl_plan *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	struct rl_geom g;
+	unsigned int n;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (n = 4; n <= 8; n++) {
+		rl_st_geom(&g, n);
+		KUNIT_ASSERT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 7, 0, 8,
+						     true, 0, p), 0);
+		KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RMW);
+		/* old data + old parity, new data + new parity: 4 member I/Os */
+		KUNIT_EXPECT_EQ(test, p->nr_reads, 2);
+		KUNIT_EXPECT_EQ(test, p->nr_writes, 2);
+	}
+}
+
+static void rl_plan_full_stripe_needs_no_reads(struct kunit *test)
+{
+	struct rl_plan *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	struct rl_geom g;
+	unsigned int n;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (n = 3; n <= 8; n++) {
+		rl_st_geom(&g, n);
+		KUNIT_ASSERT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 3, 0,
+						     (n - 1) * RL_ST_CHUNK, true,
+						     0, p), 0);
+		KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RCW);
+		KUNIT_EXPECT_EQ(test, p->nr_reads, 0);
+		KUNIT_EXPECT_EQ(test, p->nr_writes, n);
+	}
+}
+
+/* Writing most of a row reads the little that is left: reconstruct-write. */
+static void rl_plan_large_write_is_rcw(struct kunit *test)
+{
+	struct rl_plan *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	struct rl_geom g;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	rl_st_geom(&g, 6);
+	/* columns 0..3 whole, column 4 untouched */
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 0, 0,
+					     4 * RL_ST_CHUNK, true, 0, p), 0);
+	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RCW);
+	KUNIT_EXPECT_EQ(test, p->nr_reads, 1);
+	KUNIT_EXPECT_EQ(test, p->nr_writes, 5);
+}
+
+static void rl_plan_degraded(struct kunit *test)
+{
+	struct rl_plan *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	struct rl_geom g;
+	unsigned int d0, pm;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	rl_st_geom(&g, 5);
+	d0 = rl_raid5_layout.data_member(&g, 2, 0);
+	pm = rl_raid5_layout.parity_member(&g, 2);
+
+	/* read of a lost column: the other four members */
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 2, 4, 4,
+					     false, BIT(d0), p), 0);
+	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RECON_READ);
+	KUNIT_EXPECT_EQ(test, p->nr_reads, 4);
+	KUNIT_EXPECT_EQ(test, p->missing, d0);
+
+	/* read of a live column while another is lost: direct */
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 2, 20, 4,
+					     false, BIT(d0), p), 0);
+	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_READ);
+	KUNIT_EXPECT_EQ(test, p->nr_reads, 1);
+
+	/* partial write to a lost column: rebuild it first */
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 2, 4, 4,
+					     true, BIT(d0), p), 0);
+	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RECON_WRITE);
+	KUNIT_EXPECT_EQ(test, p->nr_writes, 1);	/* parity only */
+
+	/* small write while the parity member is lost: data only */
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 2, 4, 4,
+					     true, BIT(pm), p), 0);
+	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_NO_PARITY);
+	KUNIT_EXPECT_EQ(test, p->nr_reads, 0);
+	KUNIT_EXPECT_EQ(test, p->nr_writes, 1);
+
+	/* two lost members: refused */
+	KUNIT_EXPECT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 2, 4, 4,
+					     true, BIT(d0) | BIT(pm), p), -EIO);
+	KUNIT_EXPECT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 2, 4, 4,
+					     false, BIT(d0) | BIT(pm), p), -EIO);
+}
+
+/* ---- Execution against an in-memory row ---------------------------- */
+
+struct rl_st_model {
+	struct rl_geom g;
+	const struct rl_parity_layout *l;
+	u64 row;
+	struct page **disk[RL_MAX_MEMBERS];	/* the members' chunk */
+	struct page **buf[RL_MAX_MEMBERS];	/* the stripe context */
+	u8 *expect;				/* the row's logical data */
+	struct page *bio_pages[RL_MAX_MEMBERS * 4];
+	struct bio *bio;
+	u64 seed;
+};
+
+static u8 *rl_st_at(struct page **b, unsigned int pos)
+{
+	return (u8 *)page_address(b[pos >> PAGE_SHIFT]) + offset_in_page(pos);
+}
+
+static u8 rl_st_rand(struct rl_st_model *md)
+{
+	md->seed = md->seed * 6364136223846793005ULL + 1442695040888963407ULL;
+	return md->seed >> 33;
+}
+
+static void rl_st_model_init(struct kunit *test, struct rl_st_model *md,
+			     const struct rl_parity_layout *l, unsigned int n)
+{
+	unsigned int m, k, pos, nr_pages = ARRAY_SIZE(md->bio_pages);
+	struct page **src[RL_MAX_MEMBERS];
+
+	rl_st_geom(&md->g, n);
+	md->l = l;
+	md->row = 11;
+	md->seed = n;
+	md->expect = kunit_kzalloc(test, (n - 1) * RL_ST_BYTES, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, md->expect);
+	for (m = 0; m < n; m++) {
+		md->disk[m] = rl_buf_alloc(RL_ST_BYTES, GFP_KERNEL);
+		md->buf[m] = rl_buf_alloc(RL_ST_BYTES, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, md->disk[m]);
+		KUNIT_ASSERT_NOT_NULL(test, md->buf[m]);
+	}
+	for (k = 0; k < n - 1; k++) {
+		m = l->data_member(&md->g, md->row, k);
+		src[k] = md->disk[m];
+		for (pos = 0; pos < RL_ST_BYTES; pos++) {
+			*rl_st_at(md->disk[m], pos) = rl_st_rand(md);
+			md->expect[k * RL_ST_BYTES + pos] = *rl_st_at(md->disk[m], pos);
+		}
+	}
+	rl_parity_gen(md->disk[l->parity_member(&md->g, md->row)], src, n - 1,
+		      0, RL_ST_BYTES);
+	for (pos = 0; pos < nr_pages; pos++) {
+		md->bio_pages[pos] = alloc_page(GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, md->bio_pages[pos]);
+	}
+	md->bio = bio_kmalloc(nr_pages, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, md->bio);
+}
+
+static void rl_st_model_free(struct rl_st_model *md)
+{
+	unsigned int m;
+
+	for (m = 0; m < md->g.nr_members; m++) {
+		rl_buf_free(md->disk[m], RL_ST_BYTES);
+		rl_buf_free(md->buf[m], RL_ST_BYTES);
+	}
+	for (m = 0; m < ARRAY_SIZE(md->bio_pages); m++)
+		if (md->bio_pages[m])
+			__free_page(md->bio_pages[m]);
+	kfree(md->bio);
+}
+
+/*
+ * Build a bio of @len sectors whose segments start 512 bytes into every
+ * other page, so that they straddle chunk and page boundaries.
+ */
+static void rl_st_bio(struct rl_st_model *md, u32 len, bool write)
+{
+	unsigned int bytes = len << SECTOR_SHIFT, i = 0;
+
+	bio_init(md->bio, NULL, md->bio->bi_inline_vecs,
+		 ARRAY_SIZE(md->bio_pages), write ? REQ_OP_WRITE : REQ_OP_READ);
+	while (bytes) {
+		unsigned int off = (i & 1) ? 512 : 0;
+		unsigned int n = min_t(unsigned int, bytes, PAGE_SIZE - off);
+
+		__bio_add_page(md->bio, md->bio_pages[i++], n, off);
+		bytes -= n;
+	}
+}
+
+static void rl_st_io(struct rl_st_model *md, const struct rl_span *spans,
+		     bool to_disk)
+{
+	unsigned int m;
+
+	for (m = 0; m < md->g.nr_members; m++) {
+		struct rl_span s = spans[m];
+
+		if (rl_span_empty(s))
+			continue;
+		if (to_disk)
+			rl_buf_copy(md->disk[m], md->buf[m], s.lo << SECTOR_SHIFT,
+				    (s.hi - s.lo) << SECTOR_SHIFT);
+		else
+			rl_buf_copy(md->buf[m], md->disk[m], s.lo << SECTOR_SHIFT,
+				    (s.hi - s.lo) << SECTOR_SHIFT);
+	}
+}
+
+/* Check the row: each column as a reader would see it, and the parity. */
+static void rl_st_check_row(struct kunit *test, struct rl_st_model *md,
+			    unsigned long failed, const char *what)
+{
+	unsigned int n = md->g.nr_members, k, m, pos;
+	struct page **src[RL_MAX_MEMBERS];
+	struct page **tmp = rl_buf_alloc(RL_ST_BYTES, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, tmp);
+	for (k = 0; k < n - 1; k++) {
+		unsigned int nr = 0;
+		struct page **col;
+
+		m = md->l->data_member(&md->g, md->row, k);
+		col = md->disk[m];
+		if (test_bit(m, &failed)) {
+			for (pos = 0; pos < n; pos++)
+				if (pos != m)
+					src[nr++] = md->disk[pos];
+			rl_parity_gen(tmp, src, nr, 0, RL_ST_BYTES);
+			col = tmp;
+		}
+		for (pos = 0; pos < RL_ST_BYTES; pos++) {
+			if (*rl_st_at(col, pos) != md->expect[k * RL_ST_BYTES + pos]) {
+				KUNIT_FAIL(test, "%s: column %u byte %u wrong", what, k, pos);
+				goto out;
+			}
+		}
+	}
+	if (!failed) {
+		for (k = 0; k < n - 1; k++)
+			src[k] = md->disk[md->l->data_member(&md->g, md->row, k)];
+		rl_parity_gen(tmp, src, n - 1, 0, RL_ST_BYTES);
+		m = md->l->parity_member(&md->g, md->row);
+		for (pos = 0; pos < RL_ST_BYTES; pos++) {
+			if (*rl_st_at(tmp, pos) != *rl_st_at(md->disk[m], pos)) {
+				KUNIT_FAIL(test, "%s: parity byte %u wrong", what, pos);
+				goto out;
+			}
+		}
+	}
+out:
+	rl_buf_free(tmp, RL_ST_BYTES);
+}
+
+/* Run one access through plan, reads, compute and writes. */
+static void rl_st_access(struct kunit *test, struct rl_st_model *md, u32 off,
+			 u32 len, bool write, unsigned long failed)
+{
+	struct rl_plan *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	unsigned int m, pos, i;
+	struct bvec_iter it;
+	struct bio_vec bv;
+	char what[64];
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	snprintf(what, sizeof(what), "%s off=%u len=%u failed=%lx",
+		 write ? "write" : "read", off, len, failed);
+	KUNIT_ASSERT_EQ_MSG(test, rl_plan_access(md->l, &md->g, md->row, off, len,
+						 write, failed, p), 0, "%s", what);
+	for (m = 0; m < md->g.nr_members; m++) {
+		if (!test_bit(m, &failed))
+			continue;
+		KUNIT_EXPECT_TRUE_MSG(test, rl_span_empty(p->read[m]), "%s", what);
+		KUNIT_EXPECT_TRUE_MSG(test, rl_span_empty(p->write[m]), "%s", what);
+	}
+
+	/* the context's buffers hold garbage until the reads land */
+	for (m = 0; m < md->g.nr_members; m++)
+		for (pos = 0; pos < RL_ST_BYTES; pos++)
+			*rl_st_at(md->buf[m], pos) = rl_st_rand(md);
+
+	rl_st_bio(md, len, write);
+	if (write) {
+		pos = off << SECTOR_SHIFT;
+		bio_for_each_segment(bv, md->bio, it) {
+			u8 *va = (u8 *)page_address(bv.bv_page) + bv.bv_offset;
+
+			for (i = 0; i < bv.bv_len; i++, pos++) {
+				va[i] = rl_st_rand(md);
+				md->expect[pos] = va[i];
+			}
+		}
+	}
+
+	rl_st_io(md, p->read, false);
+	rl_plan_compute(p, md->l, &md->g, md->buf, md->bio, off);
+	rl_st_io(md, p->write, true);
+
+	if (!write) {
+		pos = off << SECTOR_SHIFT;
+		bio_for_each_segment(bv, md->bio, it) {
+			u8 *va = (u8 *)page_address(bv.bv_page) + bv.bv_offset;
+
+			for (i = 0; i < bv.bv_len; i++, pos++) {
+				if (va[i] != md->expect[pos]) {
+					KUNIT_FAIL(test, "%s: byte %u read wrong", what, pos);
+					return;
+				}
+			}
+		}
+	}
+	rl_st_check_row(test, md, failed, what);
+	bio_uninit(md->bio);
+}
+
+struct rl_plan_case {
+	const char *layout;
+	unsigned int nr_members;
+};
+
+static const struct rl_plan_case rl_plan_cases[] = {
+	{ "raid5", 3 }, { "raid5", 4 }, { "raid5", 5 }, { "raid5", 7 },
+	{ "raid4", 3 }, { "raid4", 5 },
+};
+
+static void rl_plan_desc(const struct rl_plan_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s n=%u", c->layout, c->nr_members);
+}
+
+KUNIT_ARRAY_PARAM(rl_plan, rl_plan_cases, rl_plan_desc);
+
+/*
+ * Many accesses, healthy and with each member failed in turn: a write must
+ * leave the row readable and consistent, a read must return what was
+ * written.
+ */
+static void rl_plan_execute(struct kunit *test)
+{
+	const struct rl_plan_case *c = test->param_value;
+	struct rl_st_model *md = kunit_kzalloc(test, sizeof(*md), GFP_KERNEL);
+	const struct rl_parity_layout *l;
+	unsigned int i, f;
+
+	KUNIT_ASSERT_NOT_NULL(test, md);
+	l = strcmp(c->layout, "raid4") ? &rl_raid5_layout : &rl_raid4_layout;
+	rl_st_model_init(test, md, l, c->nr_members);
+
+	for (f = 0; f <= c->nr_members; f++) {
+		unsigned long failed = f < c->nr_members ? BIT(f) : 0;
+		u32 row_len = (c->nr_members - 1) * RL_ST_CHUNK;
+
+		/* the failed member's disk no longer changes: model that */
+		for (i = 0; i < 40; i++) {
+			u32 off = (rl_st_rand(md) | rl_st_rand(md) << 8) % row_len;
+			u32 len = 1 + (rl_st_rand(md) | rl_st_rand(md) << 8) %
+				  (row_len - off);
+
+			if (i % 5 == 0) {
+				off = 0;
+				len = row_len;	/* full stripe */
+			}
+			rl_st_access(test, md, off, len, true, failed);
+			if (i % 2) {
+				/* reads are trimmed to one chunk by map */
+				len = min_t(u32, len, RL_ST_CHUNK - off % RL_ST_CHUNK);
+				rl_st_access(test, md, off, len, false, failed);
+			}
+		}
+		/* back to a healthy, consistent row for the next round */
+		if (failed) {
+			unsigned int m = f, k, nr = 0;
+			struct page **src[RL_MAX_MEMBERS];
+
+			for (k = 0; k < c->nr_members; k++)
+				if (k != m)
+					src[nr++] = md->disk[k];
+			rl_parity_gen(md->disk[m], src, nr, 0, RL_ST_BYTES);
+			rl_st_check_row(test, md, 0, "rebuilt");
+		}
+	}
+	rl_st_model_free(md);
+}
+
+static struct kunit_case rl_plan_test_cases[] = {
+	KUNIT_CASE(rl_plan_small_write_is_rmw),
+	KUNIT_CASE(rl_plan_full_stripe_needs_no_reads),
+	KUNIT_CASE(rl_plan_large_write_is_rcw),
+	KUNIT_CASE(rl_plan_degraded),
+	KUNIT_CASE_PARAM(rl_plan_execute, rl_plan_gen_params),
+	{}
+};
+
+static struct kunit_suite rl_plan_test_suite = {
+	.name = "dm_raidlab_plan",
+	.test_cases = rl_plan_test_cases,
+};
+
+kunit_test_suite(rl_plan_test_suite);
