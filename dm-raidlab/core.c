@@ -223,6 +223,7 @@ static const char *rl_array_state(struct rl_array *a)
  * INFO:  <scheme> <#devs> <health_chars> <array_state> <chunk_sectors>
  *        <logical_reads> <logical_writes>
  *        <data_reads> <data_writes> <parity_reads> <parity_writes>
+ *        <dr>:<dw>:<pr>:<pw> for each member
  * TABLE: the table line, with every option spelled out.
  */
 static void raidlab_status(struct dm_target *ti, status_type_t type,
@@ -248,6 +249,15 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
 		       (unsigned long long)atomic64_read(&a->logical[WRITE]),
 		       io[RL_DATA_READ], io[RL_DATA_WRITE],
 		       io[RL_PARITY_READ], io[RL_PARITY_WRITE]);
+		for (i = 0; i < a->geom.nr_members; i++) {
+			struct rl_member *m = &a->members[i];
+
+			DMEMIT(" %llu:%llu:%llu:%llu",
+			       (u64)atomic64_read(&m->io[RL_DATA_READ]),
+			       (u64)atomic64_read(&m->io[RL_DATA_WRITE]),
+			       (u64)atomic64_read(&m->io[RL_PARITY_READ]),
+			       (u64)atomic64_read(&m->io[RL_PARITY_WRITE]));
+		}
 		break;
 
 	case STATUSTYPE_TABLE:
