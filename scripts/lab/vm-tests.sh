@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run the VM integration tests: every tests/vm/[0-9]*.sh, each in its own
+# fresh boot with fresh disks (scripts/lab/vm-run.sh).
+#
+#   scripts/lab/vm-tests.sh [pattern]
+#
+# pattern: an extended regex matched against the test file names (e.g.
+# "smoke" or "^(00|1[0-9])-"). A test may ask for vm-run.sh options with a
+# comment line of its own, e.g.
+#     # vm-opts: --disks 8 --disk-size 4G --timeout 1200
+# Per-test logs and artifacts: build/vm/out/<test>/ (console.log, dmesg.txt,
+# whatever the test left in /out). A test that exits 77 is reported as SKIP.
+# The last line is "vm: N passed, M failed"; the exit status is nonzero if any
+# test failed.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+PATTERN=${1:-}
+OUTBASE=$ROOT/build/vm/out
+
+tests=()
+for t in "$ROOT"/tests/vm/[0-9]*.sh; do
+	[ -e "$t" ] || continue
+	if [ -n "$PATTERN" ] && ! basename "$t" | grep -q -E -- "$PATTERN"; then continue; fi
+	tests+=("$t")
+done
+if [ ${#tests[@]} -eq 0 ]; then
+	echo "vm-tests: no test matches '${PATTERN}'" >&2
+	echo "vm: 0 passed, 0 failed"
+	[ -n "$PATTERN" ] && exit 1
+	exit 0
+fi
+
+# build the images once, up front, so per-test times are boot + test
+"$ROOT/scripts/lab/mkinitramfs.sh" || { echo "vm: 0 passed, ${#tests[@]} failed"; exit 1; }
+
+pass=0 fail=0 skip=0
+failed=()
+T0=$(date +%s)
+for t in "${tests[@]}"; do
+	name=$(basename "$t" .sh)
+	read -r -a opts < <(sed -n 's/^#[[:space:]]*vm-opts:[[:space:]]*//p' "$t" | head -n1)
+	t1=$(date +%s)
+	"$ROOT/scripts/lab/vm-run.sh" --quiet "${opts[@]}" --out "$OUTBASE/$name" "$t" \
+		>"$OUTBASE/.$name.vm-run.log" 2>&1
+	rc=$?
+	dt=$(($(date +%s) - t1))
+	case $rc in
+	0) pass=$((pass + 1)); printf 'PASS  %-32s %4ds\n' "$name" "$dt" ;;
+	77) skip=$((skip + 1)); printf 'SKIP  %-32s %4ds  %s\n' "$name" "$dt" \
+		"$(grep -a -m1 -o 'SKIP: .*' "$OUTBASE/$name/console.log" | tr -d '\r')" ;;
+	*)
+		fail=$((fail + 1))
+		failed+=("$name")
+		printf 'FAIL  %-32s %4ds  (exit %d)\n' "$name" "$dt" "$rc"
+		grep -a -E '^(not ok|FAIL:)' "$OUTBASE/$name/console.log" 2>/dev/null | tr -d '\r' | head -n 20 | sed 's/^/      /'
+		sed 's/^/      /' "$OUTBASE/.$name.vm-run.log" | tail -n 45
+		;;
+	esac
+	mv -f "$OUTBASE/.$name.vm-run.log" "$OUTBASE/$name/vm-run.log" 2>/dev/null || true
+done
+
+[ $skip -gt 0 ] && echo "vm-tests: $skip skipped"
+[ $fail -gt 0 ] && echo "vm-tests: failed: ${failed[*]} (logs in build/vm/out/<test>/)"
+echo "vm-tests: total wall $(($(date +%s) - T0))s"
+echo "vm: $pass passed, $fail failed"
+[ $fail -eq 0 ]
