@@ -1,0 +1,55 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Every scheme end to end: create over 4-6 members, mkfs.ext4, mount, fio
+# with verify=crc32c (4k random writes, 1M sequential writes, a mixed job),
+# unmount, re-create the table, mount and verify everything again.
+# vm-opts: --disks 6
+. "$RL_TESTS/lib.sh"
+. "$RL_TESTS/raidlab.sh"
+need_raidlab
+
+jobs_write() {
+	FIO_RUNTIME=8 check "$1: fio 4k randwrite + verify" \
+		fio_write_then_verify /mnt/arr/rand.dat 48M
+	FIO_RUNTIME=8 FIO_RW=write FIO_BS=1M check "$1: fio 1M seq write + verify" \
+		fio_write_then_verify /mnt/arr/seq.dat 96M
+	FIO_RUNTIME=8 FIO_RW=randrw check "$1: fio mixed 4k-64k randrw + verify" \
+		fio_write_then_verify /mnt/arr/mix.dat 48M --bsrange=4k-64k --rwmixread=40
+}
+
+jobs_verify() {
+	check "$1: 4k randwrite data verifies" fio_verify /mnt/arr/rand.dat 48M
+	FIO_RW=write FIO_BS=1M check "$1: 1M seq data verifies" fio_verify /mnt/arr/seq.dat 96M
+	FIO_RW=randrw check "$1: mixed data verifies" \
+		fio_verify /mnt/arr/mix.dat 48M --bsrange=4k-64k --rwmixread=40
+}
+
+for spec in "raid0 4 128" "mirror 3 128" "raid4 5 64" "raid5 6 128" "raid5 4 8"; do
+	set -- $spec
+	scheme=$1
+	n=$2
+	chunk=$3
+	what="$scheme n=$n chunk=$chunk"
+	# shellcheck disable=SC2046
+	check "$what: create" rl_create arr "$scheme" "$chunk" $(disks "$n")
+	dmsetup table arr
+	check "$what: status optimal" test "$(rl_state arr)" = optimal
+	check "$what: health all A" test "$(rl_health arr)" = "$(printf '%*s' "$n" '' | tr ' ' A)"
+	check "$what: table round-trips" test "$(dmsetup table arr | awk '{print $4, $6, $7}')" = "$scheme chunk_size $chunk"
+	check "$what: mkfs.ext4 + mount" mkfs_mount /dev/mapper/arr /mnt/arr ext4
+	jobs_write "$what"
+	check "$what: umount" umount /mnt/arr
+	check "$what: remove" dm_remove arr
+	# shellcheck disable=SC2046
+	check "$what: re-create" rl_create arr "$scheme" "$chunk" $(disks "$n")
+	drop_caches
+	check "$what: mount again" mount -t ext4 /dev/mapper/arr /mnt/arr
+	jobs_verify "$what"
+	check "$what: umount" umount /mnt/arr
+	check "$what: e2fsck clean" e2fsck -fn /dev/mapper/arr
+	dmsetup status arr
+	check "$what: still optimal" test "$(rl_state arr)" = optimal
+	check "$what: remove" dm_remove arr
+done
+finish

@@ -1,0 +1,94 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Member failure under load: for mirror, raid4 and raid5, a member fails in
+# the middle of a fio write run - by swapping an error target in under it,
+# by dm-flakey going down, or by the 'fail' message - and all data still
+# verifies, through degraded reads and after degraded writes.
+# vm-opts: --disks 6
+. "$RL_TESTS/lib.sh"
+. "$RL_TESTS/raidlab.sh"
+need_raidlab
+
+SIZE=192M
+
+# fail_under_load WHAT HOW VICTIM: fio writes while member VICTIM fails
+fail_under_load() {
+	_what=$1
+	_how=$2
+	_v=$3
+	FIO_RUNTIME=14 fio_write /dev/mapper/arr $SIZE >/tmp/fio.bg 2>&1 &
+	_pid=$!
+	sleep 5
+	case $_how in
+	error) check "$_what: swap error target under m$_v" rl_swap_error "rlm$_v" ;;
+	message) check "$_what: fail $_v by message" dm_message arr fail "$_v" ;;
+	flakey) ;; # the flakey member goes down by itself
+	esac
+	wait "$_pid"
+	_rc=$?
+	cat /tmp/fio.bg
+	check "$_what: fio write pass survives the failure" test "$_rc" -eq 0
+	dmsetup status arr
+	_h=$(rl_health arr)
+	check "$_what: member $_v shown D" test "$(echo "$_h" | cut -c$((_v + 1)))" = D
+	check "$_what: array degraded" test "$(rl_state arr)" = degraded
+	drop_caches
+	check "$_what: all data verifies (degraded reads)" fio_verify /dev/mapper/arr $SIZE
+	# writes after the failure, then read back
+	FIO_STATE_DIR=/tmp/fio.seq FIO_RUNTIME=6 FIO_RW=write FIO_BS=256k \
+		check "$_what: degraded seq writes verify" \
+		fio_write_then_verify /dev/mapper/arr 64M --offset=512M
+}
+
+teardown() {
+	dm_remove arr
+	for _d in /dev/mapper/rlm*; do dm_remove "$(basename "$_d")"; done
+}
+
+# -- error target swapped in under a member, each parity/mirror scheme ---
+for spec in "mirror 3 1" "raid4 4 3" "raid5 5 1" "raid5 4 0"; do
+	set -- $spec
+	scheme=$1
+	n=$2
+	victim=$3
+	mems=$(rl_wrap_members rlm "$n")
+	# shellcheck disable=SC2086
+	check "$scheme: create over wrapped members" rl_create arr "$scheme" 64 $mems
+	fail_under_load "$scheme n=$n error m$victim" error "$victim"
+	teardown
+done
+
+# -- raid5: the fail message --------------------------------------------
+mems=$(rl_wrap_members rlm 5)
+# shellcheck disable=SC2086
+check "raid5: create" rl_create arr raid5 128 $mems
+fail_under_load "raid5 message m2" message 2
+check "raid5: second failure makes the array failed" dm_message arr fail 4
+check "raid5: state failed" test "$(rl_state arr)" = failed
+expect_fail dd if=/dev/mapper/arr of=/dev/null bs=64k count=16 iflag=direct
+teardown
+
+# -- mirror: dm-flakey member goes down; then lose all but one -------------
+i=0
+mems=
+while [ $i -lt 3 ]; do
+	d=$(disk $i)
+	if [ $i -eq 2 ]; then
+		dm_create rlm$i "0 $(sectors "$d") flakey $d 0 4 100000" || die "flakey"
+	else
+		dm_create rlm$i "0 $(sectors "$d") linear $d 0" || die "linear"
+	fi
+	mems="$mems /dev/mapper/rlm$i"
+	i=$((i + 1))
+done
+# shellcheck disable=SC2086
+check "mirror: create over a flakey member" rl_create arr mirror 128 $mems
+fail_under_load "mirror flakey m2" flakey 2
+check "mirror: fail m0 too" dm_message arr fail 0
+check "mirror: one member left, still degraded" test "$(rl_state arr)" = degraded
+drop_caches
+check "mirror: data verifies from the last member" fio_verify /dev/mapper/arr $SIZE
+teardown
+
+finish

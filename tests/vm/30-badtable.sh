@@ -1,0 +1,64 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Bad table lines are refused with a clear message in the kernel log, and
+# leave no warning there; a bad message is refused too.
+# vm-opts: --disks 4
+. "$RL_TESTS/lib.sh"
+. "$RL_TESTS/raidlab.sh"
+need_raidlab
+
+m0=$(disk 0)
+m1=$(disk 1)
+m2=$(disk 2)
+m3=$(disk 3)
+len5=$(rl_len raid5 128 "$m0" "$m1" "$m2" "$m3")
+len0=$(rl_len raid0 128 "$m0" "$m1" "$m2" "$m3")
+
+# refused TABLE MESSAGE: create must fail and the kernel log must say why
+refused() {
+	_before=$(dmesg | wc -l)
+	if echo "$1" | dmsetup create bad 2>/dev/null; then
+		not_ok "accepted: $1"
+		dmsetup remove bad
+		return
+	fi
+	if dmesg | tail -n +$((_before + 1)) | grep -q "raidlab: $2"; then
+		ok "refused with '$2': $1"
+	else
+		not_ok "refused without '$2': $1"
+		dmesg | tail -n +$((_before + 1)) | sed 's/^/    /'
+	fi
+	[ -e /dev/mapper/bad ] && dmsetup remove bad
+}
+
+refused "0 $len5 raidlab" "Not enough arguments"
+refused "0 $len5 raidlab raid5 0" "Not enough arguments"
+refused "0 $len5 raidlab raid9 0 4 $m0 $m1 $m2 $m3" "Unknown scheme"
+refused "0 $len5 raidlab raid5 3 chunk_size 128 4 $m0 $m1 $m2 $m3" "Optional argument lacks a value"
+refused "0 $len5 raidlab raid5 9 chunk_size 128 4 $m0 $m1 $m2 $m3" "Invalid number of optional arguments"
+refused "0 $len5 raidlab raid5 0 5 $m0 $m1 $m2 $m3" "Invalid number of devices"
+refused "0 $len5 raidlab raid5 0 3 $m0 $m1 $m2 $m3" "Device count does not match"
+refused "0 $len5 raidlab raid5 0 2 $m0 $m1" "Too few devices for the scheme"
+refused "0 $len5 raidlab mirror 0 1 $m0" "Too few devices for the scheme"
+refused "0 $len5 raidlab raid5 2 chunk_size 100 4 $m0 $m1 $m2 $m3" "chunk_size is not a power of two"
+refused "0 $len5 raidlab raid5 2 chunk_size 4 4 $m0 $m1 $m2 $m3" "Invalid chunk_size"
+refused "0 $len5 raidlab raid5 2 chunk_size 8192 4 $m0 $m1 $m2 $m3" "chunk_size too large"
+refused "0 $len5 raidlab raid5 2 bogus 1 4 $m0 $m1 $m2 $m3" "Unknown optional argument"
+refused "0 $len0 raidlab raid0 2 stripe_cache 8 4 $m0 $m1 $m2 $m3" "stripe_cache needs a parity scheme"
+refused "0 $len5 raidlab raid5 0 4 $m0 $m1 $m2 $m0" "Same device given twice"
+refused "0 $len5 raidlab raid5 0 4 $m0 $m1 $m2 /dev/nonexistent" "Member device lookup failed"
+refused "0 $((len5 + 384)) raidlab raid5 0 4 $m0 $m1 $m2 $m3" "Target length exceeds"
+refused "0 $((len5 - 8)) raidlab raid5 0 4 $m0 $m1 $m2 $m3" "not a multiple of the stripe width"
+refused "0 $((len0 - 128)) raidlab raid0 0 4 $m0 $m1 $m2 $m3" "not a multiple of the stripe width"
+
+# a good line for the message checks
+check "good raid5 line accepted" dm_create good "0 $len5 raidlab raid5 0 4 $m0 $m1 $m2 $m3"
+expect_fail dm_message good fail 4
+expect_fail dm_message good fail x
+expect_fail dm_message good fail
+expect_fail dm_message good explode
+check "no member failed by the bad messages" test "$(rl_health good)" = AAAA
+check "reset_counters accepted" dm_message good reset_counters
+check "remove" dm_remove good
+finish

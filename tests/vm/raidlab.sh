@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest-side helpers for dm-raidlab tests, sourced after lib.sh.
+#
+#   rl_len SCHEME CHUNK DEV...          largest valid target length (sectors)
+#   rl_table SCHEME CHUNK DEV...        a table line over DEV... (all space)
+#   rl_create NAME SCHEME CHUNK DEV...  dmsetup create with rl_table
+#   rl_st NAME K                        K-th word of the raidlab status (1 = scheme)
+#   rl_health NAME / rl_state NAME      health chars / optimal|degraded|failed
+#   rl_counters NAME                    "lreads lwrites dreads dwrites preads pwrites"
+#   rl_member_counters NAME I           "dr dw pr pw" of member I
+#   rl_wrap_members PREFIX N            dm-linear over each of the first N disks,
+#                                       /dev/mapper/PREFIX0..; prints the paths
+#   rl_swap_error NAME                  make dm device NAME fail every I/O
+
+# data columns of a row
+rl_ncols() {
+	case $1 in
+	raid0) echo "$2" ;;
+	mirror) echo 1 ;;
+	raid4 | raid5) echo $(($2 - 1)) ;;
+	*) die "rl_ncols: unknown scheme $1" ;;
+	esac
+}
+
+rl_len() {
+	_s=$1
+	_c=$2
+	shift 2
+	_min=
+	for _d in "$@"; do
+		_z=$(sectors "$_d")
+		[ -z "$_min" ] || [ "$_z" -lt "$_min" ] && _min=$_z
+	done
+	if [ "$_s" = mirror ]; then
+		echo "$_min"
+	else
+		echo $(((_min / _c) * _c * $(rl_ncols "$_s" $#)))
+	fi
+}
+
+rl_table() {
+	_s=$1
+	_c=$2
+	shift 2
+	echo "0 $(rl_len "$_s" "$_c" "$@") raidlab $_s 2 chunk_size $_c $# $*"
+}
+
+rl_create() {
+	_n=$1
+	shift
+	dm_create "$_n" "$(rl_table "$@")"
+}
+
+rl_st() { dmsetup status "$1" | awk -v k="$2" '{ print $(k + 3) }'; }
+rl_health() { rl_st "$1" 3; }
+rl_state() { rl_st "$1" 4; }
+rl_counters() { dmsetup status "$1" | awk '{ print $9, $10, $11, $12, $13, $14 }'; }
+rl_member_counters() {
+	dmsetup status "$1" | awk -v i="$2" '{ split($(15 + i), c, ":"); print c[1], c[2], c[3], c[4] }'
+}
+
+rl_wrap_members() {
+	_p=$1
+	_i=0
+	_l=
+	while [ "$_i" -lt "$2" ]; do
+		_d=$(disk "$_i")
+		dm_create "$_p$_i" "0 $(sectors "$_d") linear $_d 0" || die "cannot wrap $_d"
+		_l="$_l${_l:+ }/dev/mapper/$_p$_i"
+		_i=$((_i + 1))
+	done
+	echo "$_l"
+}
+
+rl_swap_error() {
+	_z=$(sectors "/dev/mapper/$1")
+	dmsetup suspend --noflush "$1" &&
+		echo "0 $_z error" | dmsetup load "$1" &&
+		dmsetup resume "$1"
+}
