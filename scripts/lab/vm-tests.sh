@@ -36,6 +36,7 @@ fi
 # build the images once, up front, so per-test times are boot + test
 "$ROOT/scripts/lab/mkinitramfs.sh" || { echo "vm: 0 passed, ${#tests[@]} failed"; exit 1; }
 
+mkdir -p "$OUTBASE"
 pass=0 fail=0 skip=0
 failed=()
 T0=$(date +%s)
