@@ -25,7 +25,8 @@
 #   --shell            interactive guest shell (module loaded, disks ready)
 #
 # Exit status: the guest script's exit status if it is nonzero (77 = skipped);
-# 1 if it exited 0 but the kernel log shows a warning/bug; 124 on timeout;
+# 1 if it exited 0 but the kernel log shows a warning/bug (or the kernel is
+# tainted by more than an out-of-tree unsigned module); 124 on timeout;
 # 125 if the guest printed no result (crash, panic) or the harness failed.
 #
 # RAIDLAB_ACCEL=kvm tries KVM (-cpu host); the default and the CI path is TCG.
@@ -278,6 +279,11 @@ else
 fi
 if [ -n "$bad" ]; then
 	reason="${reason:+$reason; }kernel log has warnings/bugs"
+	[ "$RC" = 0 ] || [ "$RC" = 77 ] && RC=1
+fi
+# taint beyond an unsigned (E) out-of-tree (O) module: W, D, L, B... all mean trouble
+if [ -n "$taint" ] && [ $((taint & ~12288)) -ne 0 ]; then
+	reason="${reason:+$reason; }kernel tainted ($taint)"
 	[ "$RC" = 0 ] || [ "$RC" = 77 ] && RC=1
 fi
 
