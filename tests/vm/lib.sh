@@ -181,7 +181,8 @@ md_stop_all() {
 # fio_write_then_verify TARGET SIZE [fio options...]
 #   Write SIZE bytes of TARGET (a block device, or a file that is created)
 #   with verification headers, then check them in a separate fio run
-#   (--verify_only --verify_state_load=1), so that whatever the write pass
+#   (--verify_only --verify_state_load=1 --verify_state_save=0: a verify-only run
+#   must not re-save the state as if the whole size had been written), so that whatever the write pass
 #   completed before its runtime limit is verified (fio skips verification of
 #   a time-limited write+verify job). Extra options go to both passes and
 #   override the defaults; the environment tunes them:
@@ -193,7 +194,8 @@ md_stop_all() {
 # fio_write TARGET SIZE [opts] / fio_verify TARGET SIZE [opts]: the two passes
 #   alone (same arguments for both; fio_verify checks what the last fio_write
 #   to the same TARGET wrote, e.g. after failing a member or reassembling).
-#   The verify state lives in FIO_STATE_DIR (default /tmp/fio.state).
+#   fio_verify may be repeated: only fio_write saves the verify state, which
+#   lives in FIO_STATE_DIR (default /tmp/fio.state).
 RL_FIO_N=0
 _rl_fio() { # PASS TARGET SIZE [opts]
 	_rl_pass=$1
@@ -213,7 +215,11 @@ _rl_fio() { # PASS TARGET SIZE [opts]
 		set -- "$@" --do_verify=0 --verify_state_save=1 --runtime="${FIO_RUNTIME:-20}"
 	else
 		log "fio verify $_rl_t"
-		set -- "$@" --verify_only --verify_state_load=1
+		# verify_state_save defaults to on: a verify-only run would then
+		# replace the write pass's state with one claiming every block of
+		# SIZE was written, and a second fio_verify would fail on blocks
+		# the time-limited write pass never reached
+		set -- "$@" --verify_only --verify_state_load=1 --verify_state_save=0 --verify_state_save=0
 	fi
 	if ! (cd "$_rl_dir" && fio "$@" >"$_rl_log" 2>&1) ||
 		grep -q -E 'verify: bad|err= *[1-9]' "$_rl_log"; then
