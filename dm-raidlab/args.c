@@ -6,10 +6,12 @@
  * <scheme> <#opt_args> [<opt_args>...] <#devs> <dev_path>...
  *
  *   <scheme>        raid0 | mirror | raid4 | raid5
- *   <#opt_args>     number of words that follow as optional arguments
+ *   <#opt_args>     number of words that follow as optional arguments, 0 .. 5
  *   <opt_args>      any of, each at most once:
  *                     chunk_size <sectors>    power of two, 8 .. 2^21
  *                                             (parity schemes: .. 2048)
+ *                     assume_clean            parity is consistent already:
+ *                                             no resync (parity schemes)
  *                     stripe_cache <nr>       stripe contexts, 4 .. 4096
  *                                             (parity schemes only; the
  *                                             default fits 16 MiB of
@@ -50,6 +52,15 @@ static int rl_parse_opt(struct dm_arg_set *as, struct rl_args *args,
 		4, RL_MAX_STRIPES, "Invalid stripe_cache"
 	};
 	const char *key = dm_shift_arg(as);
+
+	if (!strcasecmp(key, "assume_clean")) {
+		if (args->assume_clean) {
+			*error = "Duplicate assume_clean";
+			return -EINVAL;
+		}
+		args->assume_clean = true;
+		return 0;
+	}
 
 	if (!as->argc) {
 		*error = "Optional argument lacks a value";
@@ -99,7 +110,7 @@ int rl_parse_args(unsigned int argc, char **argv, struct rl_args *args,
 		  char **error)
 {
 	static const struct dm_arg opt_args = {
-		0, 4, "Invalid number of optional arguments"
+		0, 5, "Invalid number of optional arguments"
 	};
 	static const struct dm_arg devs_arg = {
 		1, RL_MAX_MEMBERS, "Invalid number of devices"
@@ -142,6 +153,10 @@ int rl_parse_args(unsigned int argc, char **argv, struct rl_args *args,
 	}
 	if (!args->ops->parity && args->stripes_set) {
 		*error = "stripe_cache needs a parity scheme";
+		return -EINVAL;
+	}
+	if (!args->ops->parity && args->assume_clean) {
+		*error = "assume_clean needs a parity scheme";
 		return -EINVAL;
 	}
 

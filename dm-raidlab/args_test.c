@@ -41,6 +41,7 @@ static const struct rl_args_good rl_args_good_cases[] = {
 	{ "raid4 2 chunk_size 2048 3 a b c", "raid4", 2048, 0, 3 },
 	{ "raid5 4 stripe_cache 64 CHUNK_SIZE 256 4 a b c d", "raid5", 256, 64, 4 },
 	{ "raid0 2 chunk_size 2097152 2 a b", "raid0", 2097152, 0, 2 },
+	{ "raid5 5 assume_clean chunk_size 8 stripe_cache 4 3 a b c", "raid5", 8, 4, 3 },
 };
 
 static void rl_args_good_desc(const struct rl_args_good *c, char *desc)
@@ -64,6 +65,7 @@ static void rl_args_parse_good(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, args.stripe_cache, c->stripes);
 	KUNIT_EXPECT_EQ(test, args.stripes_set, c->stripes != 0);
 	KUNIT_EXPECT_EQ(test, args.nr_devs, c->nr_devs);
+	KUNIT_EXPECT_EQ(test, args.assume_clean, !!strstr(c->line, "assume_clean"));
 	KUNIT_EXPECT_PTR_EQ(test, args.devs, &argv[argc - c->nr_devs]);
 }
 
@@ -77,7 +79,10 @@ static const struct rl_args_bad rl_args_bad_cases[] = {
 	{ "raid5 0", "Not enough arguments" },
 	{ "raid7 0 3 a b c", "Unknown scheme" },
 	{ "raid5 x 3 a b c", "Invalid number of optional arguments" },
-	{ "raid5 5 chunk_size 8 3 a b c", "Invalid number of optional arguments" },
+	{ "raid5 6 chunk_size 8 3 a b c", "Invalid number of optional arguments" },
+	{ "raid5 5 chunk_size 8 3 a b c d", "Unknown optional argument" },
+	{ "raid5 2 assume_clean assume_clean 3 a b c", "Duplicate assume_clean" },
+	{ "raid0 1 assume_clean 2 a b", "assume_clean needs a parity scheme" },
 	{ "raid5 3 chunk_size 8 3 a b c", "Optional argument lacks a value" },
 	{ "raid5 1 chunk_size 3 a b c", "Optional argument lacks a value" },
 	{ "raid5 2 chunk_size 24 3 a b c", "chunk_size is not a power of two" },

@@ -99,6 +99,7 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	a->stripe_cache = args.stripe_cache;
 	a->opt_chunk_set = args.chunk_set;
 	a->opt_stripes_set = args.stripes_set;
+	a->assume_clean = args.assume_clean;
 	INIT_WORK(&a->event_work, rl_event_work);
 	for (i = 0; i < args.nr_devs; i++) {
 		for (k = 0; k < RL_NR_KINDS; k++)
@@ -199,6 +200,22 @@ static int raidlab_end_io(struct dm_target *ti, struct bio *bio,
 	return DM_ENDIO_DONE;
 }
 
+static void raidlab_presuspend(struct dm_target *ti)
+{
+	struct rl_array *a = ti->private;
+
+	if (a->ops->presuspend)
+		a->ops->presuspend(a);
+}
+
+static void raidlab_resume(struct dm_target *ti)
+{
+	struct rl_array *a = ti->private;
+
+	if (a->ops->resume)
+		a->ops->resume(a);
+}
+
 static void raidlab_postsuspend(struct dm_target *ti)
 {
 	struct rl_array *a = ti->private;
@@ -221,6 +238,7 @@ static const char *rl_array_state(struct rl_array *a)
  * Status (see Documentation/dm-raidlab.rst):
  *
  * INFO:  <scheme> <#devs> <health_chars> <array_state> <chunk_sectors>
+ *        <sync_action> <synced_sectors>/<total_sectors>
  *        <logical_reads> <logical_writes>
  *        <data_reads> <data_writes> <parity_reads> <parity_writes>
  *        <dr>:<dw>:<pr>:<pw> for each member
@@ -233,6 +251,8 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
 	struct rl_array *a = ti->private;
 	unsigned int sz = 0, i, k, nr_opt;
 	u64 io[RL_NR_KINDS] = { 0 };
+	const char *action = "idle";
+	sector_t synced = ti->len;
 
 	switch (type) {
 	case STATUSTYPE_INFO:
@@ -242,9 +262,13 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
 		for (i = 0; i < a->geom.nr_members; i++)
 			for (k = 0; k < RL_NR_KINDS; k++)
 				io[k] += atomic64_read(&a->members[i].io[k]);
-		DMEMIT(" %s %llu %llu %llu %llu %llu %llu %llu",
+		if (a->ops->sync_status)
+			a->ops->sync_status(a, &synced, &action);
+		DMEMIT(" %s %llu %s %llu/%llu %llu %llu %llu %llu %llu %llu",
 		       rl_array_state(a),
 		       (unsigned long long)rl_chunk_sectors(&a->geom),
+		       action, (unsigned long long)synced,
+		       (unsigned long long)ti->len,
 		       (unsigned long long)atomic64_read(&a->logical[READ]),
 		       (unsigned long long)atomic64_read(&a->logical[WRITE]),
 		       io[RL_DATA_READ], io[RL_DATA_WRITE],
@@ -261,11 +285,13 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
 		break;
 
 	case STATUSTYPE_TABLE:
-		nr_opt = 2 + (a->ops->parity ? 2 : 0);
+		nr_opt = 2 + (a->ops->parity ? 2 : 0) + a->assume_clean;
 		DMEMIT("%s %u chunk_size %llu", a->ops->name, nr_opt,
 		       (unsigned long long)rl_chunk_sectors(&a->geom));
 		if (a->ops->parity)
 			DMEMIT(" stripe_cache %u", a->stripe_cache);
+		if (a->assume_clean)
+			DMEMIT(" assume_clean");
 		DMEMIT(" %u", a->geom.nr_members);
 		for (i = 0; i < a->geom.nr_members; i++)
 			DMEMIT(" %s", a->members[i].dev->name);
@@ -348,7 +374,9 @@ static struct target_type raidlab_target = {
 	.dtr = raidlab_dtr,
 	.map = raidlab_map,
 	.end_io = raidlab_end_io,
+	.presuspend = raidlab_presuspend,
 	.postsuspend = raidlab_postsuspend,
+	.resume = raidlab_resume,
 	.status = raidlab_status,
 	.message = raidlab_message,
 	.iterate_devices = raidlab_iterate_devices,

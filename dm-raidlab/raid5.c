@@ -73,4 +73,8 @@ const struct rl_scheme_ops rl_raid5_ops = {
 	.map = rl_stripe_map,
 	.end_io = rl_stripe_end_io,
 	.io_hints = rl_stripe_io_hints,
+	.presuspend = rl_stripe_presuspend,
+	.postsuspend = rl_stripe_postsuspend,
+	.resume = rl_stripe_resume,
+	.sync_status = rl_stripe_sync_status,
 };

@@ -81,6 +81,7 @@ struct rl_array {
 	unsigned int stripe_cache;	/* stripe contexts (parity schemes) */
 	unsigned int opt_chunk_set:1;	/* chunk_size given on the table line */
 	unsigned int opt_stripes_set:1;
+	unsigned int assume_clean:1;	/* parity taken as consistent */
 
 	unsigned long failed;		/* bitmap of failed members */
 	struct workqueue_struct *wq;
@@ -164,8 +165,28 @@ struct rl_scheme_ops {
 	 */
 	int (*end_io)(struct rl_array *a, struct bio *bio, blk_status_t *error);
 
-	/* Stop background work before suspend. Optional. May sleep. */
+	/*
+	 * Start no new background work (resync): the target is being
+	 * suspended. Optional. May sleep.
+	 */
+	void (*presuspend)(struct rl_array *a);
+
+	/*
+	 * Wait for background work in flight: after this no member I/O may
+	 * be issued until ->resume. Optional. May sleep.
+	 */
 	void (*postsuspend)(struct rl_array *a);
+
+	/* The table is live again: (re)start background work. Optional. */
+	void (*resume)(struct rl_array *a);
+
+	/*
+	 * Progress of making redundancy consistent: array sectors done, and
+	 * the action ("resync", "frozen", "idle"). Optional: without it the
+	 * whole length is reported done and idle.
+	 */
+	void (*sync_status)(struct rl_array *a, sector_t *done,
+			    const char **action);
 
 	/* Queue limits for the array. Optional. */
 	void (*io_hints)(struct rl_array *a, struct queue_limits *limits);
@@ -183,6 +204,7 @@ struct rl_args {
 	unsigned int stripe_cache;
 	bool chunk_set;
 	bool stripes_set;
+	bool assume_clean;
 	unsigned int nr_devs;
 	char **devs;			/* points into argv */
 };

@@ -51,6 +51,7 @@ struct rl_stripe {
 	struct bio_list waiting;	/* later accesses to the same row */
 	struct work_struct work;
 	enum rl_stripe_step step;
+	bool sync;			/* a resync of the row, no bio */
 	atomic_t pending;		/* member I/Os in flight, plus a bias */
 	unsigned long io_failed;	/* members whose I/O failed this step */
 	unsigned int attempts;
@@ -71,6 +72,21 @@ struct rl_engine {
 	struct work_struct dispatch;
 	unsigned int nr_stripes;
 	struct rl_stripe **stripes;
+
+	/*
+	 * Resync: rows below sync_cursor have parity consistent with their
+	 * data. Writes to the others recompute the whole row's parity, so
+	 * written data is never left on an inconsistent row; the resync work
+	 * walks the cursor to nr_rows one row at a time, in a stripe context
+	 * like any access, while no member has failed and the target is not
+	 * suspended.
+	 */
+	u64 nr_rows;
+	u64 sync_cursor;		/* READ_ONCE: read without the lock */
+	bool sync_busy;			/* a resync stripe is active */
+	bool sync_stopped;		/* suspended */
+	struct work_struct resync;
+	wait_queue_head_t sync_wait;
 };
 
 /* ------------------------------------------------------------------------
@@ -141,6 +157,20 @@ static void rl_plan_write(struct rl_plan *p, unsigned int m, struct rl_span s)
 	p->nr_writes++;
 }
 
+/* Plan a reconstruct-write of the parity range: read what is not rewritten. */
+static void rl_plan_rcw(const struct rl_parity_layout *l,
+			const struct rl_geom *g, struct rl_plan *p)
+{
+	unsigned int k, m;
+
+	p->mode = RL_PLAN_RCW;
+	for (k = 0; k < g->nr_data; k++) {
+		m = l->data_member(g, p->row, k);
+		if (p->bio[m].lo != p->prange.lo || p->bio[m].hi != p->prange.hi)
+			rl_plan_read(p, m, p->prange);
+	}
+}
+
 /**
  * rl_plan_access() - plan one access to one row
  * @l: parity layout
@@ -148,24 +178,28 @@ static void rl_plan_write(struct rl_plan *p, unsigned int m, struct rl_span s)
  * @row: the row
  * @off: first sector of the access within the row's data (0 .. nr_data * chunk)
  * @len: sectors; the access stays within the row
- * @write: write or read
+ * @flags: RL_PLAN_WRITE for a write; RL_PLAN_FULL_ROW if the row's parity
+ *	is not known to be consistent with its data (the write then recomputes
+ *	the parity of the whole row); RL_PLAN_RESYNC to plan no access but the
+ *	recomputation of the row's parity (@off and @len are ignored)
  * @failed: bitmap of failed members
  * @p: the plan
  *
  * A write uses read-modify-write or reconstruct-write, whichever reads
  * fewer members (read-modify-write on a tie: it leaves the other members
  * idle). A failed member is never read or written: its data is rebuilt in
- * memory from the rest of the row when the access needs it.
+ * memory from the rest of the row when the access needs it. Consistency
+ * only matters while no member has failed: once one has, the rows that hold
+ * data written since are consistent, and the others hold nothing to lose.
  *
- * Return: 0, or -EIO if the row has lost more than it can rebuild.
+ * Return: 0, or -EIO if the row has lost more than it can rebuild, or for
+ * a resync of a row with a failed member.
  */
 int rl_plan_access(const struct rl_parity_layout *l, const struct rl_geom *g,
-		   u64 row, u32 off, u32 len, bool write, unsigned long failed,
-		   struct rl_plan *p)
+		   u64 row, u32 off, u32 len, unsigned int flags,
+		   unsigned long failed, struct rl_plan *p)
 {
 	u32 chunk = rl_chunk_sectors(g);
-	unsigned int first = off >> g->chunk_shift;
-	unsigned int last = (off + len - 1) >> g->chunk_shift;
 	unsigned int k, m, nr_failed, missing = RL_NONE;
 	unsigned int rmw_reads = 1, rcw_reads = 0;
 	bool rmw_ok, rcw_ok = true;
@@ -179,7 +213,17 @@ int rl_plan_access(const struct rl_parity_layout *l, const struct rl_geom *g,
 	failed &= GENMASK(g->nr_members - 1, 0);
 	nr_failed = hweight_long(failed);
 
-	for (k = first; k <= last; k++) {
+	if (flags & RL_PLAN_RESYNC) {
+		if (nr_failed)
+			return -EIO;
+		p->prange.lo = 0;
+		p->prange.hi = chunk;
+		rl_plan_rcw(l, g, p);
+		rl_plan_write(p, p->pmember, p->prange);
+		return 0;
+	}
+
+	for (k = off >> g->chunk_shift; k <= (off + len - 1) >> g->chunk_shift; k++) {
 		u32 s = max_t(u32, off, k * chunk) - k * chunk;
 		u32 e = min_t(u32, off + len, (k + 1) * chunk) - k * chunk;
 
@@ -192,7 +236,7 @@ int rl_plan_access(const struct rl_parity_layout *l, const struct rl_geom *g,
 			missing = m;
 	}
 
-	if (!write) {
+	if (!(flags & RL_PLAN_WRITE)) {
 		if (missing == RL_NONE) {
 			p->mode = RL_PLAN_READ;
 			for (m = 0; m < g->nr_members; m++)
@@ -221,6 +265,13 @@ int rl_plan_access(const struct rl_parity_layout *l, const struct rl_geom *g,
 		return 0;
 	}
 
+	if ((flags & RL_PLAN_FULL_ROW) && !nr_failed) {
+		p->prange.lo = 0;
+		p->prange.hi = chunk;
+		rl_plan_rcw(l, g, p);
+		goto writes;
+	}
+
 	/* read-modify-write: old data under the access, and old parity */
 	rmw_ok = missing == RL_NONE;
 	for (m = 0; m < g->nr_members; m++)
@@ -244,13 +295,7 @@ int rl_plan_access(const struct rl_parity_layout *l, const struct rl_geom *g,
 			if (!rl_span_empty(p->bio[m]))
 				rl_plan_read(p, m, p->bio[m]);
 	} else if (rcw_ok) {
-		p->mode = RL_PLAN_RCW;
-		for (k = 0; k < g->nr_data; k++) {
-			m = l->data_member(g, row, k);
-			if (p->bio[m].lo != p->prange.lo ||
-			    p->bio[m].hi != p->prange.hi)
-				rl_plan_read(p, m, p->prange);
-		}
+		rl_plan_rcw(l, g, p);
 	} else {
 		/* a written column is lost and the rest of it is needed */
 		p->mode = RL_PLAN_RECON_WRITE;
@@ -260,6 +305,7 @@ int rl_plan_access(const struct rl_parity_layout *l, const struct rl_geom *g,
 				rl_plan_read(p, m, p->prange);
 	}
 
+writes:
 	for (m = 0; m < g->nr_members; m++)
 		if (!rl_span_empty(p->bio[m]) && !test_bit(m, &failed))
 			rl_plan_write(p, m, p->bio[m]);
@@ -422,6 +468,9 @@ static void rl_plan_copy_bio(const struct rl_plan *p,
 	struct bvec_iter iter;
 	struct bio_vec bv;
 
+	if (!bio)
+		return;	/* a resync carries no data */
+
 	bio_for_each_segment(bv, bio, iter) {
 		unsigned int done = 0;
 
@@ -468,7 +517,8 @@ static void rl_plan_gen(struct page **dst, struct page **const *src,
  * @l: parity layout
  * @g: geometry
  * @buf: one chunk buffer per member
- * @bio: the access; @off is its first sector within the row's data
+ * @bio: the access, or NULL for a resync; @off is its first sector within
+ *	the row's data
  * @off: see @bio
  *
  * For a write, leaves in @buf everything the plan's writes need: the new
@@ -521,6 +571,78 @@ void rl_plan_compute(const struct rl_plan *p, const struct rl_parity_layout *l,
 	}
 }
 
+/* Plan the context's access: a resync, or its bio. */
+static int rl_stripe_plan(struct rl_stripe *s)
+{
+	struct rl_engine *e = s->e;
+	struct rl_array *a = e->a;
+	unsigned int flags = 0;
+	u32 off = 0, len = 0;
+
+	if (s->sync) {
+		flags = RL_PLAN_RESYNC;
+	} else {
+		off = rl_pb(s->bio)->lsector - rl_row_start(&a->geom, s->row);
+		len = bio_sectors(s->bio);
+		if (op_is_write(bio_op(s->bio)))
+			flags = RL_PLAN_WRITE;
+		if (s->row >= READ_ONCE(e->sync_cursor))
+			flags |= RL_PLAN_FULL_ROW;
+	}
+	return rl_plan_access(e->layout, &a->geom, s->row, off, len, flags,
+			      READ_ONCE(a->failed), &s->plan);
+}
+
+/* A resync stripe finished its row. Called without the engine lock. */
+static void rl_stripe_sync_done(struct rl_stripe *s)
+{
+	struct rl_engine *e = s->e;
+	unsigned long flags;
+
+	spin_lock_irqsave(&e->lock, flags);
+	if (!s->status && e->sync_cursor == s->row) {
+		WRITE_ONCE(e->sync_cursor, s->row + 1);
+		if (e->sync_cursor == e->nr_rows)
+			DMINFO("%s: resync complete",
+			       dm_table_device_name(e->a->ti->table));
+	}
+	e->sync_busy = false;
+	spin_unlock_irqrestore(&e->lock, flags);
+	wake_up_all(&e->sync_wait);
+}
+
+/*
+ * Start the resync of the row at the cursor, if there is one to do and a
+ * context for it. A busy row or a full pool is retried when a context goes
+ * idle (RL_STEP_END).
+ */
+static void rl_engine_resync(struct work_struct *ws)
+{
+	struct rl_engine *e = container_of(ws, struct rl_engine, resync);
+	struct rl_stripe *s;
+	unsigned long flags;
+	u64 row;
+
+	spin_lock_irqsave(&e->lock, flags);
+	row = e->sync_cursor;
+	if (e->sync_busy || e->sync_stopped || row >= e->nr_rows ||
+	    READ_ONCE(e->a->failed) || rl_stripe_lookup(e, row) ||
+	    list_empty(&e->free))
+		goto out;
+	s = list_first_entry(&e->free, struct rl_stripe, lnode);
+	list_del_init(&s->lnode);
+	s->row = row;
+	s->bio = NULL;
+	s->sync = true;
+	s->step = RL_STEP_PLAN;
+	s->attempts = 0;
+	hlist_add_head(&s->hnode, &e->hash[hash_64(row, e->hash_bits)]);
+	e->sync_busy = true;
+	queue_work(e->a->wq, &s->work);
+out:
+	spin_unlock_irqrestore(&e->lock, flags);
+}
+
 static bool rl_plan_writes(const struct rl_plan *p)
 {
 	return p->mode != RL_PLAN_READ && p->mode != RL_PLAN_RECON_READ;
@@ -548,18 +670,13 @@ static bool rl_stripe_step(struct rl_stripe *s)
 	switch (s->step) {
 	case RL_STEP_PLAN:
 		s->status = BLK_STS_OK;
-		if (rl_plan_access(e->layout, &a->geom, s->row,
-				   rl_pb(s->bio)->lsector -
-				   rl_row_start(&a->geom, s->row),
-				   bio_sectors(s->bio),
-				   op_is_write(bio_op(s->bio)), READ_ONCE(a->failed),
-				   &s->plan)) {
+		if (rl_stripe_plan(s)) {
 			s->status = BLK_STS_IOERR;
 			s->step = RL_STEP_END;
 			return true;
 		}
 		s->step = RL_STEP_READ_DONE;
-		flags_in = s->bio->bi_opf & (REQ_SYNC | REQ_META | REQ_PRIO);
+		flags_in = s->bio ? s->bio->bi_opf & (REQ_SYNC | REQ_META | REQ_PRIO) : 0;
 		return rl_stripe_issue(s, s->plan.read, REQ_OP_READ | flags_in);
 
 	case RL_STEP_READ_DONE:
@@ -575,13 +692,15 @@ static bool rl_stripe_step(struct rl_stripe *s)
 			return true;
 		}
 		rl_plan_compute(&s->plan, e->layout, &a->geom, s->bufs, s->bio,
-				rl_pb(s->bio)->lsector - rl_row_start(&a->geom, s->row));
+				s->bio ? rl_pb(s->bio)->lsector -
+					 rl_row_start(&a->geom, s->row) : 0);
 		if (!rl_plan_writes(&s->plan)) {
 			s->step = RL_STEP_END;
 			return true;
 		}
 		s->step = RL_STEP_WRITE_DONE;
-		flags_in = s->bio->bi_opf & (REQ_FUA | REQ_SYNC | REQ_META | REQ_PRIO);
+		flags_in = s->bio ? s->bio->bi_opf &
+				    (REQ_FUA | REQ_SYNC | REQ_META | REQ_PRIO) : 0;
 		return rl_stripe_issue(s, s->plan.write, REQ_OP_WRITE | flags_in);
 
 	case RL_STEP_WRITE_DONE:
@@ -595,10 +714,15 @@ static bool rl_stripe_step(struct rl_stripe *s)
 		return true;
 
 	case RL_STEP_END:
-		s->bio->bi_status = s->status;
-		bio_endio(s->bio);
+		if (s->sync) {
+			rl_stripe_sync_done(s);
+		} else {
+			s->bio->bi_status = s->status;
+			bio_endio(s->bio);
+		}
 
 		spin_lock_irqsave(&e->lock, flags);
+		s->sync = false;
 		s->bio = bio_list_pop(&s->waiting);
 		if (s->bio) {
 			spin_unlock_irqrestore(&e->lock, flags);
@@ -610,6 +734,9 @@ static bool rl_stripe_step(struct rl_stripe *s)
 		list_add(&s->lnode, &e->free);
 		if (!bio_list_empty(&e->incoming))
 			queue_work(a->wq, &e->dispatch);
+		else if (!e->sync_busy && !e->sync_stopped &&
+			 READ_ONCE(e->sync_cursor) < e->nr_rows)
+			queue_work(a->wq, &e->resync);
 		spin_unlock_irqrestore(&e->lock, flags);
 		return false;	/* @s may be reused from here on */
 	}
@@ -704,6 +831,11 @@ int rl_stripe_ctr(struct rl_array *a, const struct rl_parity_layout *l)
 	bio_list_init(&e->incoming);
 	INIT_LIST_HEAD(&e->free);
 	INIT_WORK(&e->dispatch, rl_engine_dispatch);
+	INIT_WORK(&e->resync, rl_engine_resync);
+	init_waitqueue_head(&e->sync_wait);
+	e->nr_rows = div_u64(a->ti->len, a->geom.nr_data) >> a->geom.chunk_shift;
+	e->sync_cursor = a->assume_clean ? e->nr_rows : 0;
+	e->sync_stopped = true;		/* until the first resume */
 	e->hash_bits = ilog2(roundup_pow_of_two(a->stripe_cache));
 	e->hash = kcalloc(1U << e->hash_bits, sizeof(*e->hash), GFP_KERNEL);
 	e->stripes = kcalloc(a->stripe_cache, sizeof(*e->stripes), GFP_KERNEL);
@@ -805,4 +937,53 @@ void rl_stripe_io_hints(struct rl_array *a, struct queue_limits *limits)
 
 	blk_limits_io_min(limits, chunk_bytes);
 	blk_limits_io_opt(limits, chunk_bytes * a->geom.nr_data);
+}
+
+/* No new resync row from here on. */
+void rl_stripe_presuspend(struct rl_array *a)
+{
+	struct rl_engine *e = rl_engine(a);
+
+	spin_lock_irq(&e->lock);
+	e->sync_stopped = true;
+	spin_unlock_irq(&e->lock);
+}
+
+/* Wait for the resync row in flight, so no I/O is issued while suspended. */
+void rl_stripe_postsuspend(struct rl_array *a)
+{
+	struct rl_engine *e = rl_engine(a);
+
+	rl_stripe_presuspend(a);
+	wait_event(e->sync_wait, !READ_ONCE(e->sync_busy));
+}
+
+void rl_stripe_resume(struct rl_array *a)
+{
+	struct rl_engine *e = rl_engine(a);
+
+	spin_lock_irq(&e->lock);
+	e->sync_stopped = false;
+	spin_unlock_irq(&e->lock);
+	queue_work(a->wq, &e->resync);
+}
+
+/*
+ * Resync progress: array sectors whose parity is known consistent, and
+ * what the resync is doing: "resync", "frozen" (stopped by a failed member
+ * or a suspend) or "idle" (done).
+ */
+void rl_stripe_sync_status(struct rl_array *a, sector_t *done,
+			   const char **action)
+{
+	struct rl_engine *e = rl_engine(a);
+	u64 cursor = READ_ONCE(e->sync_cursor);
+
+	*done = (cursor * a->geom.nr_data) << a->geom.chunk_shift;
+	if (cursor >= e->nr_rows)
+		*action = "idle";
+	else if (READ_ONCE(e->sync_stopped) || READ_ONCE(a->failed))
+		*action = "frozen";
+	else
+		*action = "resync";
 }

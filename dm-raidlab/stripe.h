@@ -64,9 +64,14 @@ static inline bool rl_span_empty(struct rl_span s)
 	return s.lo >= s.hi;
 }
 
+/* rl_plan_access() flags */
+#define RL_PLAN_WRITE		BIT(0)	/* a write (else a read) */
+#define RL_PLAN_FULL_ROW	BIT(1)	/* row not known consistent: recompute all of its parity */
+#define RL_PLAN_RESYNC		BIT(2)	/* no access: make the row's parity consistent */
+
 int rl_plan_access(const struct rl_parity_layout *l, const struct rl_geom *g,
-		   u64 row, u32 off, u32 len, bool write, unsigned long failed,
-		   struct rl_plan *p);
+		   u64 row, u32 off, u32 len, unsigned int flags,
+		   unsigned long failed, struct rl_plan *p);
 
 void rl_plan_compute(const struct rl_plan *p, const struct rl_parity_layout *l,
 		     const struct rl_geom *g, struct page **const *buf,
@@ -85,5 +90,10 @@ void rl_stripe_dtr(struct rl_array *a);
 int rl_stripe_map(struct rl_array *a, struct bio *bio);
 int rl_stripe_end_io(struct rl_array *a, struct bio *bio, blk_status_t *error);
 void rl_stripe_io_hints(struct rl_array *a, struct queue_limits *limits);
+void rl_stripe_presuspend(struct rl_array *a);
+void rl_stripe_postsuspend(struct rl_array *a);
+void rl_stripe_resume(struct rl_array *a);
+void rl_stripe_sync_status(struct rl_array *a, sector_t *done,
+			   const char **action);
 
 #endif /* DM_RAIDLAB_STRIPE_H */

@@ -39,7 +39,7 @@ static void rl_plan_small_write_is_rmw(struct kunit *test)
 	for (n = 4; n <= 8; n++) {
 		rl_st_geom(&g, n);
 		KUNIT_ASSERT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 7, 0, 8,
-						     true, 0, p), 0);
+						     RL_PLAN_WRITE, 0, p), 0);
 		KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RMW);
 		/* old data + old parity, new data + new parity: 4 member I/Os */
 		KUNIT_EXPECT_EQ(test, p->nr_reads, 2);
@@ -57,7 +57,7 @@ static void rl_plan_full_stripe_needs_no_reads(struct kunit *test)
 	for (n = 3; n <= 8; n++) {
 		rl_st_geom(&g, n);
 		KUNIT_ASSERT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 3, 0,
-						     (n - 1) * RL_ST_CHUNK, true,
+						     (n - 1) * RL_ST_CHUNK, RL_PLAN_WRITE,
 						     0, p), 0);
 		KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RCW);
 		KUNIT_EXPECT_EQ(test, p->nr_reads, 0);
@@ -75,7 +75,7 @@ static void rl_plan_large_write_is_rcw(struct kunit *test)
 	rl_st_geom(&g, 6);
 	/* columns 0..3 whole, column 4 untouched */
 	KUNIT_ASSERT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 0, 0,
-					     4 * RL_ST_CHUNK, true, 0, p), 0);
+					     4 * RL_ST_CHUNK, RL_PLAN_WRITE, 0, p), 0);
 	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RCW);
 	KUNIT_EXPECT_EQ(test, p->nr_reads, 1);
 	KUNIT_EXPECT_EQ(test, p->nr_writes, 5);
@@ -94,35 +94,35 @@ static void rl_plan_degraded(struct kunit *test)
 
 	/* read of a lost column: the other four members */
 	KUNIT_ASSERT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 2, 4, 4,
-					     false, BIT(d0), p), 0);
+					     0, BIT(d0), p), 0);
 	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RECON_READ);
 	KUNIT_EXPECT_EQ(test, p->nr_reads, 4);
 	KUNIT_EXPECT_EQ(test, p->missing, d0);
 
 	/* read of a live column while another is lost: direct */
 	KUNIT_ASSERT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 2, 20, 4,
-					     false, BIT(d0), p), 0);
+					     0, BIT(d0), p), 0);
 	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_READ);
 	KUNIT_EXPECT_EQ(test, p->nr_reads, 1);
 
 	/* partial write to a lost column: rebuild it first */
 	KUNIT_ASSERT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 2, 4, 4,
-					     true, BIT(d0), p), 0);
+					     RL_PLAN_WRITE, BIT(d0), p), 0);
 	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RECON_WRITE);
 	KUNIT_EXPECT_EQ(test, p->nr_writes, 1);	/* parity only */
 
 	/* small write while the parity member is lost: data only */
 	KUNIT_ASSERT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 2, 4, 4,
-					     true, BIT(pm), p), 0);
+					     RL_PLAN_WRITE, BIT(pm), p), 0);
 	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_NO_PARITY);
 	KUNIT_EXPECT_EQ(test, p->nr_reads, 0);
 	KUNIT_EXPECT_EQ(test, p->nr_writes, 1);
 
 	/* two lost members: refused */
 	KUNIT_EXPECT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 2, 4, 4,
-					     true, BIT(d0) | BIT(pm), p), -EIO);
+					     RL_PLAN_WRITE, BIT(d0) | BIT(pm), p), -EIO);
 	KUNIT_EXPECT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 2, 4, 4,
-					     false, BIT(d0) | BIT(pm), p), -EIO);
+					     0, BIT(d0) | BIT(pm), p), -EIO);
 }
 
 /* ---- Execution against an in-memory row ---------------------------- */
@@ -283,10 +283,15 @@ out:
 	rl_buf_free(tmp, RL_ST_BYTES);
 }
 
-/* Run one access through plan, reads, compute and writes. */
+/*
+ * Run one access through plan, reads, compute and writes. @flags are the
+ * rl_plan_access() flags; a resync has no bio.
+ */
 static void rl_st_access(struct kunit *test, struct rl_st_model *md, u32 off,
-			 u32 len, bool write, unsigned long failed)
+			 u32 len, unsigned int flags, unsigned long failed)
 {
+	bool write = flags & RL_PLAN_WRITE;
+	bool resync = flags & RL_PLAN_RESYNC;
 	struct rl_plan *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
 	unsigned int m, pos, i;
 	struct bvec_iter it;
@@ -294,10 +299,10 @@ static void rl_st_access(struct kunit *test, struct rl_st_model *md, u32 off,
 	char what[64];
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	snprintf(what, sizeof(what), "%s off=%u len=%u failed=%lx",
-		 write ? "write" : "read", off, len, failed);
+	snprintf(what, sizeof(what), "%s off=%u len=%u flags=%x failed=%lx",
+		 write ? "write" : "read", off, len, flags, failed);
 	KUNIT_ASSERT_EQ_MSG(test, rl_plan_access(md->l, &md->g, md->row, off, len,
-						 write, failed, p), 0, "%s", what);
+						 flags, failed, p), 0, "%s", what);
 	for (m = 0; m < md->g.nr_members; m++) {
 		if (!test_bit(m, &failed))
 			continue;
@@ -310,8 +315,9 @@ static void rl_st_access(struct kunit *test, struct rl_st_model *md, u32 off,
 		for (pos = 0; pos < RL_ST_BYTES; pos++)
 			*rl_st_at(md->buf[m], pos) = rl_st_rand(md);
 
-	rl_st_bio(md, len, write);
-	if (write) {
+	if (!resync)
+		rl_st_bio(md, len, write);
+	if (write && !resync) {
 		pos = off << SECTOR_SHIFT;
 		bio_for_each_segment(bv, md->bio, it) {
 			u8 *va = (u8 *)page_address(bv.bv_page) + bv.bv_offset;
@@ -324,10 +330,10 @@ static void rl_st_access(struct kunit *test, struct rl_st_model *md, u32 off,
 	}
 
 	rl_st_io(md, p->read, false);
-	rl_plan_compute(p, md->l, &md->g, md->buf, md->bio, off);
+	rl_plan_compute(p, md->l, &md->g, md->buf, resync ? NULL : md->bio, off);
 	rl_st_io(md, p->write, true);
 
-	if (!write) {
+	if (!write && !resync) {
 		pos = off << SECTOR_SHIFT;
 		bio_for_each_segment(bv, md->bio, it) {
 			u8 *va = (u8 *)page_address(bv.bv_page) + bv.bv_offset;
@@ -341,7 +347,8 @@ static void rl_st_access(struct kunit *test, struct rl_st_model *md, u32 off,
 		}
 	}
 	rl_st_check_row(test, md, failed, what);
-	bio_uninit(md->bio);
+	if (!resync)
+		bio_uninit(md->bio);
 }
 
 struct rl_plan_case {
@@ -391,11 +398,11 @@ static void rl_plan_execute(struct kunit *test)
 				off = 0;
 				len = row_len;	/* full stripe */
 			}
-			rl_st_access(test, md, off, len, true, failed);
+			rl_st_access(test, md, off, len, RL_PLAN_WRITE, failed);
 			if (i % 2) {
 				/* reads are trimmed to one chunk by map */
 				len = min_t(u32, len, RL_ST_CHUNK - off % RL_ST_CHUNK);
-				rl_st_access(test, md, off, len, false, failed);
+				rl_st_access(test, md, off, len, 0, failed);
 			}
 		}
 		/* back to a healthy, consistent row for the next round */
@@ -413,7 +420,96 @@ static void rl_plan_execute(struct kunit *test)
 	rl_st_model_free(md);
 }
 
+/* Spoil the parity of the model's row, as on disks that held other data. */
+static void rl_st_spoil_parity(struct rl_st_model *md)
+{
+	struct page **pd = md->disk[md->l->parity_member(&md->g, md->row)];
+	unsigned int pos;
+
+	for (pos = 0; pos < RL_ST_BYTES; pos++)
+		*rl_st_at(pd, pos) ^= rl_st_rand(md) | 1;
+}
+
+/*
+ * On a row whose parity does not match its data, a full-row write and a
+ * resync both leave it consistent (rl_st_check_row checks the parity), so
+ * that a member lost afterwards is rebuilt right.
+ */
+static void rl_plan_full_row_and_resync(struct kunit *test)
+{
+	struct rl_st_model *md = kunit_kzalloc(test, sizeof(*md), GFP_KERNEL);
+	struct rl_plan *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	unsigned int n = 5, f;
+
+	KUNIT_ASSERT_NOT_NULL(test, md);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	rl_st_model_init(test, md, &rl_raid5_layout, n);
+
+	/* the plans: a small write reads every other column, whole chunks */
+	KUNIT_ASSERT_EQ(test, rl_plan_access(md->l, &md->g, md->row, 3, 2,
+					     RL_PLAN_WRITE | RL_PLAN_FULL_ROW, 0, p), 0);
+	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RCW);
+	KUNIT_EXPECT_EQ(test, p->nr_reads, n - 1);
+	KUNIT_EXPECT_EQ(test, p->nr_writes, 2);
+	KUNIT_EXPECT_EQ(test, p->prange.lo, 0);
+	KUNIT_EXPECT_EQ(test, p->prange.hi, RL_ST_CHUNK);
+	KUNIT_ASSERT_EQ(test, rl_plan_access(md->l, &md->g, md->row, 0, 0,
+					     RL_PLAN_RESYNC, 0, p), 0);
+	KUNIT_EXPECT_EQ(test, p->nr_reads, n - 1);
+	KUNIT_EXPECT_EQ(test, p->nr_writes, 1);
+	/* resync cannot help a degraded row */
+	KUNIT_EXPECT_EQ(test, rl_plan_access(md->l, &md->g, md->row, 0, 0,
+					     RL_PLAN_RESYNC, BIT(2), p), -EIO);
+
+	/* execution: spoilt parity made good by either */
+	rl_st_spoil_parity(md);
+	rl_st_access(test, md, 3, 2, RL_PLAN_WRITE | RL_PLAN_FULL_ROW, 0);
+	rl_st_spoil_parity(md);
+	rl_st_access(test, md, 0, 0, RL_PLAN_RESYNC, 0);
+
+	/* and then every member can be lost and rebuilt */
+	for (f = 0; f < n; f++)
+		rl_st_access(test, md, RL_ST_CHUNK + 1, 4, 0, BIT(f));
+	rl_st_model_free(md);
+}
+
+/* The negative control: read-modify-write keeps a spoilt row spoilt. */
+static void rl_plan_rmw_keeps_bad_parity(struct kunit *test)
+{
+	struct rl_st_model *md = kunit_kzalloc(test, sizeof(*md), GFP_KERNEL);
+	struct rl_plan *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	struct page **tmp;
+	unsigned int pm, pos;
+	bool differs = false;
+
+	KUNIT_ASSERT_NOT_NULL(test, md);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	rl_st_model_init(test, md, &rl_raid5_layout, 5);
+	rl_st_spoil_parity(md);
+	tmp = rl_buf_alloc(RL_ST_BYTES, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tmp);
+	pm = md->l->parity_member(&md->g, md->row);
+	rl_buf_copy(tmp, md->disk[pm], 0, RL_ST_BYTES);
+	rl_st_bio(md, 2, true);
+	KUNIT_ASSERT_EQ(test, rl_plan_access(md->l, &md->g, md->row, 3, 2,
+					     RL_PLAN_WRITE, 0, p), 0);
+	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RMW);
+	rl_st_io(md, p->read, false);
+	rl_plan_compute(p, md->l, &md->g, md->buf, md->bio, 3);
+	rl_st_io(md, p->write, true);
+	/* parity outside the written range is still the spoilt one */
+	for (pos = 5 << SECTOR_SHIFT; pos < RL_ST_BYTES; pos++)
+		if (*rl_st_at(tmp, pos) != *rl_st_at(md->disk[pm], pos))
+			differs = true;
+	KUNIT_EXPECT_FALSE(test, differs);
+	bio_uninit(md->bio);
+	rl_buf_free(tmp, RL_ST_BYTES);
+	rl_st_model_free(md);
+}
+
 static struct kunit_case rl_plan_test_cases[] = {
+	KUNIT_CASE(rl_plan_full_row_and_resync),
+	KUNIT_CASE(rl_plan_rmw_keeps_bad_parity),
 	KUNIT_CASE(rl_plan_small_write_is_rmw),
 	KUNIT_CASE(rl_plan_full_stripe_needs_no_reads),
 	KUNIT_CASE(rl_plan_large_write_is_rcw),

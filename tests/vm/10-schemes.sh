@@ -37,6 +37,8 @@ for spec in "raid0 4 128" "mirror 3 128" "raid4 5 64" "raid5 6 128" "raid5 4 8";
 	check "$what: status optimal" test "$(rl_state arr)" = optimal
 	check "$what: health all A" test "$(rl_health arr)" = "$(printf '%*s' "$n" '' | tr ' ' A)"
 	check "$what: table round-trips" test "$(dmsetup table arr | awk '{print $4, $6, $7}')" = "$scheme chunk_size $chunk"
+	echo "0 $(dmsetup table arr | cut -d' ' -f2-)" | dmsetup load arr && dmsetup resume arr
+	check "$what: the printed table loads again" test "$(rl_state arr)" = optimal
 	check "$what: mkfs.ext4 + mount" mkfs_mount /dev/mapper/arr /mnt/arr ext4
 	jobs_write "$what"
 	check "$what: umount" umount /mnt/arr

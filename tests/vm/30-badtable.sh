@@ -49,8 +49,8 @@ refused "0 $len0 raidlab raid0 2 stripe_cache 8 4 $m0 $m1 $m2 $m3" "stripe_cache
 refused "0 $len5 raidlab raid5 0 4 $m0 $m1 $m2 $m0" "Same device given twice"
 refused "0 $len5 raidlab raid5 0 4 $m0 $m1 $m2 /dev/nonexistent" "Member device lookup failed"
 refused "0 $((len5 + 384)) raidlab raid5 0 4 $m0 $m1 $m2 $m3" "Target length exceeds"
-refused "0 $((len5 - 8)) raidlab raid5 0 4 $m0 $m1 $m2 $m3" "not a multiple of the stripe width"
-refused "0 $((len0 - 128)) raidlab raid0 0 4 $m0 $m1 $m2 $m3" "not a multiple of the stripe width"
+refused "0 $((len5 - 8)) raidlab raid5 0 4 $m0 $m1 $m2 $m3" "Target length is not a multiple of the stripe width"
+refused "0 $((len0 - 128)) raidlab raid0 0 4 $m0 $m1 $m2 $m3" "Target length is not a multiple of the stripe width"
 
 # a good line for the message checks
 check "good raid5 line accepted" dm_create good "0 $len5 raidlab raid5 0 4 $m0 $m1 $m2 $m3"

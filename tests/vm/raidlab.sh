@@ -3,10 +3,14 @@
 # Guest-side helpers for dm-raidlab tests, sourced after lib.sh.
 #
 #   rl_len SCHEME CHUNK DEV...          largest valid target length (sectors)
-#   rl_table SCHEME CHUNK DEV...        a table line over DEV... (all space)
+#   rl_table SCHEME CHUNK DEV...        a table line over DEV... (all space;
+#                                       RL_LEN=sectors to use less, RL_OPTS=extra
+#                                       optional words, e.g. assume_clean)
 #   rl_create NAME SCHEME CHUNK DEV...  dmsetup create with rl_table
 #   rl_st NAME K                        K-th word of the raidlab status (1 = scheme)
 #   rl_health NAME / rl_state NAME      health chars / optimal|degraded|failed
+#   rl_sync NAME                        "<action> <synced>/<total>"
+#   rl_wait_sync NAME SECS              wait for the resync to finish (idle)
 #   rl_counters NAME                    "lreads lwrites dreads dwrites preads pwrites"
 #   rl_member_counters NAME I           "dr dw pr pw" of member I
 #   rl_wrap_members PREFIX N            dm-linear over each of the first N disks,
@@ -43,7 +47,8 @@ rl_table() {
 	_s=$1
 	_c=$2
 	shift 2
-	echo "0 $(rl_len "$_s" "$_c" "$@") raidlab $_s 2 chunk_size $_c $# $*"
+	_o="chunk_size $_c${RL_OPTS:+ $RL_OPTS}"
+	echo "0 ${RL_LEN:-$(rl_len "$_s" "$_c" "$@")} raidlab $_s $(echo "$_o" | wc -w) $_o $# $*"
 }
 
 rl_create() {
@@ -55,9 +60,19 @@ rl_create() {
 rl_st() { dmsetup status "$1" | awk -v k="$2" '{ print $(k + 3) }'; }
 rl_health() { rl_st "$1" 3; }
 rl_state() { rl_st "$1" 4; }
-rl_counters() { dmsetup status "$1" | awk '{ print $9, $10, $11, $12, $13, $14 }'; }
+rl_sync() { dmsetup status "$1" | awk '{ print $9, $10 }'; }
+rl_wait_sync() {
+	_i=0
+	while [ "$(rl_st "$1" 6)" != idle ]; do
+		_i=$((_i + 1))
+		[ "$_i" -gt $(($2 * 2)) ] && return 1
+		sleep 0.5
+	done
+	return 0
+}
+rl_counters() { dmsetup status "$1" | awk '{ print $11, $12, $13, $14, $15, $16 }'; }
 rl_member_counters() {
-	dmsetup status "$1" | awk -v i="$2" '{ split($(15 + i), c, ":"); print c[1], c[2], c[3], c[4] }'
+	dmsetup status "$1" | awk -v i="$2" '{ split($(17 + i), c, ":"); print c[1], c[2], c[3], c[4] }'
 }
 
 rl_wrap_members() {
