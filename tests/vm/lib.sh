@@ -16,6 +16,8 @@
 # Disks:     disk I | disks [N] | pmem_dev | sectors DEV | wipe DEV [MiB]
 # dm:        dm_create NAME TABLE | dm_reload NAME TABLE | dm_remove NAME | dm_remove_all
 #            dm_table NAME | dm_status NAME | dm_message NAME MSG... | dm_suspend/dm_resume NAME
+#            dm_sysfs NAME (/sys/block/dm-N); dmsetup is wrapped so /dev/mapper/NAME
+#            is a symlink to ../dm-N as udev would make it
 #            need_raidlab (modprobe dm-raidlab or skip)
 # md:        md_stop_all
 # I/O:       fio_write_then_verify TARGET SIZE [fio options...]   (see below)
@@ -144,6 +146,30 @@ drop_caches() {
 }
 
 # ----------------------------------------------------------- device-mapper ---
+# With DM_DISABLE_UDEV=1 libdevmapper leaves a plain device node at
+# /dev/mapper/NAME where udev would make a symlink to ../dm-N. dmsetup is
+# wrapped to do what udev does, so `readlink -f /dev/mapper/NAME` names the
+# /sys/block entry as on a normal system.
+dm_udev_links() {
+	for _rl_n in /dev/mapper/*; do
+		[ -b "$_rl_n" ] && [ ! -L "$_rl_n" ] || continue
+		_rl_mm=$(stat -c '%t %T' "$_rl_n") || continue
+		_rl_k=$(readlink "/sys/dev/block/$((0x${_rl_mm% *})):$((0x${_rl_mm#* }))") || continue
+		_rl_k=${_rl_k##*/}
+		[ -b "/dev/$_rl_k" ] && ln -sf "../$_rl_k" "$_rl_n"
+	done
+	return 0
+}
+dmsetup() {
+	command dmsetup "$@"
+	_rl_rc=$?
+	dm_udev_links
+	return $_rl_rc
+}
+
+# dm_sysfs NAME: the /sys/block directory of a dm device
+dm_sysfs() { echo "/sys/block/$(command dmsetup info -c --noheadings -o blkdevname "$1")"; }
+
 # dm_create NAME TABLE: TABLE may have several lines
 dm_create() {
 	printf '%s\n' "$2" | dmsetup create "$1" || return 1
