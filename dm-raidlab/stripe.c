@@ -931,12 +931,22 @@ int rl_stripe_end_io(struct rl_array *a, struct bio *bio, blk_status_t *error)
 	return DM_ENDIO_INCOMPLETE;
 }
 
+/*
+ * io_min is a chunk, io_opt a full row. A write is copied into stripe
+ * buffers and never sent down as it came, so the members' request size
+ * limit does not apply to it: let a full row arrive in one bio, or it would
+ * be split into partial-row writes that must read. (Reads are remapped, but
+ * at most a chunk at a time; a member splits what it cannot take.)
+ */
 void rl_stripe_io_hints(struct rl_array *a, struct queue_limits *limits)
 {
 	unsigned int chunk_bytes = rl_chunk_sectors(&a->geom) << SECTOR_SHIFT;
+	unsigned int row = (chunk_bytes >> SECTOR_SHIFT) * a->geom.nr_data;
 
 	blk_limits_io_min(limits, chunk_bytes);
 	blk_limits_io_opt(limits, chunk_bytes * a->geom.nr_data);
+	limits->max_hw_sectors = max(limits->max_hw_sectors, row);
+	limits->max_sectors = max(limits->max_sectors, row);
 }
 
 /* No new resync row from here on. */

@@ -12,7 +12,7 @@ PKGS=(
 	# KUnit (UML) tree, checkpatch.pl, extract-vmlinux
 	linux-source-6.1 bc flex bison libelf-dev libssl-dev python3 sparse
 	# VM lab
-	qemu-system-x86 qemu-utils busybox-static cpio kmod
+	qemu-system-x86 busybox-static cpio kmod xz-utils binutils util-linux
 	# guest userspace copied from the host
 	fio dmsetup e2fsprogs blktrace ndctl
 	# tools/ (plots)

@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The project's test command (README, .ci/run): everything a change must
+# pass, from a fresh clone on a fresh machine.
+#
+#   scripts/test.sh [--no-kunit] [--no-vm] [--vm PATTERN]
+#
+#   1. scripts/deps.sh      host packages (apt-get, as root)
+#   2. static checks        make W=1 C=1 with no warning, checkpatch --strict
+#   3. scripts/kunit.sh     the KUnit suites on UML (with KASAN, lockdep, UBSAN)
+#   4. scripts/lab/vm-tests.sh   the VM integration tests under QEMU (TCG)
+#
+# Every step runs even if an earlier one failed. The last line is
+# "N passed, M failed" over the steps' own counts (static checks count as
+# one test each, KUnit test cases, VM test files).
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+mkdir -p build
+
+KUNIT=1 VM=1 VM_PATTERN=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--no-kunit) KUNIT=0 ;;
+	--no-vm) VM=0 ;;
+	--vm) VM_PATTERN=$2; shift ;;
+	-h | --help) sed -n '4,17p' "$0"; exit 0 ;;
+	*) echo "test.sh: unknown option $1" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+pass=0 fail=0
+declare -a summary
+t0=$(date +%s)
+
+step() { # NAME START_SECONDS RESULT_LINE
+	local p f
+	p=$(echo "$3" | sed -n 's/.*\b\([0-9]\+\) passed, \([0-9]\+\) failed.*/\1/p')
+	f=$(echo "$3" | sed -n 's/.*\b\([0-9]\+\) passed, \([0-9]\+\) failed.*/\2/p')
+	if [ -z "$p" ]; then p=0; f=1; fi
+	pass=$((pass + p))
+	fail=$((fail + f))
+	summary+=("$(printf '%-14s %4d passed %4d failed  %5ds' "$1" "$p" "$f" $(($(date +%s) - $2)))")
+}
+
+echo "== deps"
+scripts/deps.sh || { echo "test.sh: scripts/deps.sh failed"; echo "0 passed, 1 failed"; exit 1; }
+
+echo "== static checks"
+s=$(date +%s)
+if scripts/static-check.sh; then step static "$s" "1 passed, 0 failed"; else step static "$s" "0 passed, 1 failed"; fi
+s=$(date +%s)
+if scripts/checkpatch.sh; then step checkpatch "$s" "1 passed, 0 failed"; else step checkpatch "$s" "0 passed, 1 failed"; fi
+
+# the module the VM tests load
+make -s >/dev/null 2>&1 || make
+
+if [ "$KUNIT" = 1 ]; then
+	echo "== kunit"
+	s=$(date +%s)
+	scripts/kunit.sh 2>&1 | tee build/kunit.log
+	step kunit "$s" "$(grep -E '^kunit: [0-9]+ passed' build/kunit.log | tail -n 1)"
+fi
+
+if [ "$VM" = 1 ]; then
+	echo "== vm"
+	s=$(date +%s)
+	scripts/lab/vm-tests.sh ${VM_PATTERN:+"$VM_PATTERN"} 2>&1 | tee build/vm-tests.log
+	step vm "$s" "$(grep -E '^vm: [0-9]+ passed' build/vm-tests.log | tail -n 1)"
+fi
+
+echo
+echo "== summary ($(($(date +%s) - t0)) s)"
+printf '%s\n' "${summary[@]}"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
