@@ -60,6 +60,7 @@ tar -xf "$tarball" -C "$tmp" --strip-components=1 --no-same-owner
 	die "$tarball does not look like a kernel source tree"
 rm -f "$stampf"
 rm -rf "$dir"
+chmod 755 "$tmp"
 mv -T "$tmp" "$dir"
 trap - EXIT
 echo "$stamp" >"$stampf"
