@@ -1,0 +1,127 @@
+#!/bin/bash
+# Build the kernel module against the Debian headers and fail on any warning.
+#
+#   scripts/static-check.sh
+#
+# Three checks, each in a fresh copy of the sources under build/static-check/
+# (sparse only looks at files that get compiled, and the work tree stays
+# free of objects):
+#   plain    `make -C $KDIR M=<copy> modules`: must build a .ko, no warning
+#   W=1 C=1  the same with extra compiler warnings and sparse: no warning
+#   tests    the KUnit test objects (*_test.c) compiled, not linked, with
+#            W=1 C=1 and CONFIG_DM_RAIDLAB_KUNIT_TEST=y: the Debian kernel
+#            has no KUnit to link them against, but their code is checked
+# A warning is any compiler or sparse diagnostic (`warning:`, `error:`) or a
+# modpost WARNING. Ends with `static-check: N passed, M failed`.
+#
+# The sources are the top-level Kbuild and every directory below the root
+# (build/ and .git/ excluded) whose Kbuild or Makefile has an `obj-` line.
+#
+# Environment:
+#   RAIDLAB_SRC  tree to check (default: this repository)
+#   KVER, KDIR   kernel release / headers dir (default scripts/kver.sh,
+#                /usr/src/linux-headers-$KVER), as in the top-level Makefile
+set -uo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+src=$(cd "${RAIDLAB_SRC:-$repo}" && pwd -P) || exit 1
+work=$repo/build/static-check
+
+passed=0
+failed=0
+finish() {
+	echo "static-check: $passed passed, $failed failed"
+	[ "$failed" = 0 ] && exit 0
+	exit 1
+}
+die() { echo "static-check.sh: $*" >&2; failed=$((failed + 1)); finish; }
+
+if [ -z "${KDIR:-}" ]; then
+	KVER=${KVER:-$("$repo/scripts/kver.sh")} || die "no kernel headers (run scripts/deps.sh)"
+	KDIR=/usr/src/linux-headers-$KVER
+fi
+[ -f "$KDIR/Makefile" ] || die "$KDIR is not a kernel headers tree"
+command -v sparse >/dev/null || die "sparse is not installed (run scripts/deps.sh)"
+jobs=$(nproc)
+
+# kernel source directories, relative to $src
+dirs=()
+while IFS= read -r kb; do
+	d=$(dirname "$kb")
+	[ "$d" = "$src" ] && continue
+	grep -qE '^[[:space:]]*obj-' "$kb" || continue
+	dirs+=("${d#"$src"/}")
+done < <(find "$src" \( -path "$src/build" -o -name .git \) -prune -o \
+	-type f \( -name Kbuild -o -name Makefile \) -print | sort -u)
+mapfile -t dirs < <(printf '%s\n' "${dirs[@]}" | awk 'NF && !seen[$0]++')
+[ ${#dirs[@]} -gt 0 ] || die "no kernel source directories under $src"
+[ -f "$src/Kbuild" ] || die "$src/Kbuild missing"
+
+# fresh_copy NAME: copy the sources (no build products) to $work/NAME
+fresh_copy() {
+	local dst=$work/$1 d
+	rm -rf "$dst"
+	mkdir -p "$dst"
+	cp "$src/Kbuild" "$dst/"
+	for d in "${dirs[@]}"; do
+		mkdir -p "$dst/$d"
+		find "$src/$d" -maxdepth 1 -type f \( -name '*.[ch]' -o -name 'Kconfig*' \
+			-o -name Kbuild -o -name Makefile \) -exec cp {} "$dst/$d/" \;
+	done
+	echo "$dst"
+}
+
+# diagnostics from gcc, sparse (file:line:col: warning|error:) and modpost
+diag='(^|: )(warning|error|fatal error):|^WARNING:|^ERROR:'
+
+# run_check NAME MAKE-ARGS...: build in a fresh copy, fail on diagnostics
+run_check() {
+	local name=$1 dst log rc n
+	shift
+	dst=$(fresh_copy "$name")
+	log=$work/$name.log
+	echo "static-check.sh: [$name] make -C $KDIR M=<copy> $*"
+	make -C "$KDIR" M="$dst" -j"$jobs" "$@" >"$log" 2>&1
+	rc=$?
+	# show paths relative to the copy
+	sed -i "s|$dst/||g" "$log"
+	n=$(grep -cE "$diag" "$log")
+	if [ "$rc" != 0 ] || [ "$n" != 0 ]; then
+		grep -vE '^make(\[[0-9]+\])?: (Entering|Leaving) directory' "$log" |
+			grep -vE '^  (CC|CHECK|LD|MODPOST|AR|BTF) |^Skipping BTF' | sed 's/^/    /'
+		echo "static-check.sh: [$name] FAIL: make exited with $rc, $n diagnostic line(s) (log: $log)"
+		failed=$((failed + 1))
+		return 1
+	fi
+	echo "static-check.sh: [$name] ok: $(grep -cE '^  CC ' "$log") compiled, $(grep -cE '^  CHECK ' "$log") sparse-checked"
+	passed=$((passed + 1))
+}
+
+echo "static-check.sh: headers $KDIR; sources: ${dirs[*]}"
+
+if run_check plain modules; then
+	kos=$(cd "$work/plain" && find . -name '*.ko' | sort)
+	if [ -z "$kos" ]; then
+		echo "static-check.sh: [plain] FAIL: no .ko built"
+		passed=$((passed - 1))
+		failed=$((failed + 1))
+	else
+		echo "static-check.sh: [plain] built:" $kos
+	fi
+fi
+
+run_check w1-sparse W=1 C=1 modules
+
+tests=()
+for d in "${dirs[@]}"; do
+	for t in "$src/$d"/*_test.c; do
+		[ -f "$t" ] && tests+=("$d/$(basename "${t%.c}").o")
+	done
+done
+if [ ${#tests[@]} -gt 0 ]; then
+	run_check tests W=1 C=1 CONFIG_DM_RAIDLAB_KUNIT_TEST=y "${tests[@]}"
+else
+	echo "static-check.sh: [tests] no *_test.c, skipped"
+fi
+
+finish
