@@ -4,7 +4,8 @@
 #   scripts/checkpatch.sh [FILE...]
 #
 # Without arguments it checks every *.c and *.h, plus the Kconfig and kbuild
-# files, of each kernel source directory: a directory below the repository
+# files (not build products such as *.mod.c, nor files git ignores), of each
+# kernel source directory: a directory below the repository
 # root (build/ and .git/ excluded) whose Kbuild or Makefile has an `obj-`
 # line (today dm-raidlab/; a future dm-hddsim/ is picked up the same way).
 # checkpatch.pl comes from the linux-source-6.1 tree that scripts/ksrc.sh
@@ -40,7 +41,11 @@ else
 		[ "$d" = "$src" ] && continue
 		grep -qE '^[[:space:]]*obj-' "$kb" || continue
 		for f in "$d"/*.c "$d"/*.h "$d"/Kconfig* "$d"/Kbuild "$d"/Makefile; do
-			[ -f "$f" ] && files+=("$f")
+			[ -f "$f" ] || continue
+			# build products (dm-raidlab.mod.c) and anything git ignores
+			case $f in *.mod.c) continue ;; esac
+			git -C "$src" check-ignore -q "$f" 2>/dev/null && continue
+			files+=("$f")
 		done
 	done < <(find "$src" \( -path "$src/build" -o -name .git \) -prune -o \
 		-type f \( -name Kbuild -o -name Makefile \) -print | sort)

@@ -66,7 +66,8 @@ fresh_copy() {
 	for d in "${dirs[@]}"; do
 		mkdir -p "$dst/$d"
 		find "$src/$d" -maxdepth 1 -type f \( -name '*.[ch]' -o -name 'Kconfig*' \
-			-o -name Kbuild -o -name Makefile \) -exec cp {} "$dst/$d/" \;
+			-o -name Kbuild -o -name Makefile \) ! -name '*.mod.c' \
+			-exec cp {} "$dst/$d/" \;
 	done
 	echo "$dst"
 }
