@@ -151,6 +151,12 @@ int rl_parse_args(unsigned int argc, char **argv, struct rl_args *args,
 		*error = "chunk_size too large for a parity scheme";
 		return -EINVAL;
 	}
+	/* stripe buffers are whole pages */
+	if (args->ops->parity &&
+	    ((size_t)args->chunk_sectors << SECTOR_SHIFT) < PAGE_SIZE) {
+		*error = "chunk_size smaller than a page for a parity scheme";
+		return -EINVAL;
+	}
 	if (!args->ops->parity && args->stripes_set) {
 		*error = "stripe_cache needs a parity scheme";
 		return -EINVAL;

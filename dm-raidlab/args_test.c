@@ -124,6 +124,30 @@ static void rl_args_parse_bad(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, error, c->error);
 }
 
+/* Parity stripe buffers are whole pages: a smaller chunk is refused. */
+static void rl_args_chunk_vs_page(struct kunit *test)
+{
+	char line[64], *argv[RL_ARGS_MAX], *error = NULL;
+	struct rl_args args;
+	unsigned int argc, chunk;
+
+	for (chunk = 8; chunk <= 128; chunk <<= 1) {
+		bool fits = ((size_t)chunk << SECTOR_SHIFT) >= PAGE_SIZE;
+
+		snprintf(line, sizeof(line), "raid5 2 chunk_size %u 3 a b c", chunk);
+		argc = rl_split(test, line, argv);
+		KUNIT_EXPECT_EQ(test, rl_parse_args(argc, argv, &args, &error),
+				fits ? 0 : -EINVAL);
+		if (!fits)
+			KUNIT_EXPECT_STREQ(test, error,
+					   "chunk_size smaller than a page for a parity scheme");
+		/* raid0 takes any chunk of at least 8 sectors */
+		snprintf(line, sizeof(line), "raid0 2 chunk_size %u 2 a b", chunk);
+		argc = rl_split(test, line, argv);
+		KUNIT_EXPECT_EQ(test, rl_parse_args(argc, argv, &args, &error), 0);
+	}
+}
+
 static void rl_args_length(struct kunit *test)
 {
 	const struct rl_scheme_ops *r5 = rl_scheme_find("raid5");
@@ -156,6 +180,7 @@ static void rl_args_length(struct kunit *test)
 static struct kunit_case rl_args_test_cases[] = {
 	KUNIT_CASE_PARAM(rl_args_parse_good, rl_args_good_gen_params),
 	KUNIT_CASE_PARAM(rl_args_parse_bad, rl_args_bad_gen_params),
+	KUNIT_CASE(rl_args_chunk_vs_page),
 	KUNIT_CASE(rl_args_length),
 	{}
 };

@@ -208,6 +208,15 @@ static void raidlab_presuspend(struct dm_target *ti)
 		a->ops->presuspend(a);
 }
 
+/* A suspend that was given up: carry on as after a resume. */
+static void raidlab_presuspend_undo(struct dm_target *ti)
+{
+	struct rl_array *a = ti->private;
+
+	if (a->ops->resume)
+		a->ops->resume(a);
+}
+
 static void raidlab_resume(struct dm_target *ti)
 {
 	struct rl_array *a = ti->private;
@@ -375,6 +384,7 @@ static struct target_type raidlab_target = {
 	.map = raidlab_map,
 	.end_io = raidlab_end_io,
 	.presuspend = raidlab_presuspend,
+	.presuspend_undo = raidlab_presuspend_undo,
 	.postsuspend = raidlab_postsuspend,
 	.resume = raidlab_resume,
 	.status = raidlab_status,

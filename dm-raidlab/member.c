@@ -27,12 +27,15 @@ void rl_member_fail(struct rl_array *a, unsigned int m, const char *why)
 }
 
 /*
- * Whether a failed member I/O says the member is bad. Unsupported
- * operations and would-block answers are about the request, not the disk.
+ * Whether a member read or write that ended with @status makes the member
+ * failed: any error does. A copy or a parity update that did not land,
+ * whatever the reason, leaves the member out of step with the rest, and
+ * reading it again would return stale data. (Discards and read-ahead are
+ * judged by their callers: they never fail a member.)
  */
 bool rl_status_fails_member(blk_status_t status)
 {
-	return status && status != BLK_STS_NOTSUPP && status != BLK_STS_AGAIN;
+	return status != BLK_STS_OK;
 }
 
 void rl_member_account(struct rl_array *a, unsigned int m, enum rl_io_kind kind)
@@ -53,8 +56,8 @@ void rl_member_done(struct rl_array *a, unsigned int m, sector_t end)
 }
 
 /*
- * Point a data bio at member @m, sector @msector, and count it. The bio's
- * iterator is saved first so a failed read can be sent elsewhere.
+ * Point a data bio at member @m, sector @msector, and count it. The bio is
+ * recorded first so that a failed read can be served again (rl_restore()).
  */
 void rl_remap(struct rl_array *a, struct bio *bio, unsigned int m,
 	      sector_t msector)
@@ -62,6 +65,8 @@ void rl_remap(struct rl_array *a, struct bio *bio, unsigned int m,
 	struct rl_bio *pb = rl_pb(bio);
 
 	pb->iter = bio->bi_iter;
+	pb->bdev = bio->bi_bdev;
+	pb->flags = bio->bi_flags;
 	pb->member = m;
 	pb->mend = msector + bio_sectors(bio);
 	bio_set_dev(bio, a->members[m].dev->bdev);
@@ -71,6 +76,24 @@ void rl_remap(struct rl_array *a, struct bio *bio, unsigned int m,
 		rl_member_account(a, m, RL_DATA_READ);
 	else if (bio_op(bio) == REQ_OP_WRITE)
 		rl_member_account(a, m, RL_DATA_WRITE);
+}
+
+/*
+ * Put a remapped bio that ended back as rl_remap() found it, to be served
+ * again (by another member, or a stripe context): its iterator, device and
+ * flags, and its remaining count, which a member that split it has used
+ * (what dm_bio_restore() does for dm-raid1).
+ */
+void rl_restore(struct bio *bio)
+{
+	struct rl_bio *pb = rl_pb(bio);
+
+	bio->bi_iter = pb->iter;
+	bio->bi_bdev = pb->bdev;
+	bio->bi_flags = pb->flags;
+	atomic_set(&bio->__bi_remaining, 1);
+	bio->bi_status = BLK_STS_OK;
+	pb->member = RL_NONE;
 }
 
 /*

@@ -180,6 +180,11 @@ static int mirror_map_write(struct rl_array *a, struct bio *bio)
 			continue;
 		clone = bio_alloc_clone(a->members[m].dev->bdev, bio, GFP_NOIO,
 					&mi->bs);
+		if (unlikely(!clone)) {	/* not with GFP_NOIO, but be safe */
+			rl_member_fail(a, m, "cannot clone a write");
+			continue;
+		}
+		bio_clear_polled(clone);	/* nobody polls the copies */
 		mc = container_of(clone, struct rl_mirror_clone, clone);
 		mc->orig = bio;
 		mc->a = a;
@@ -228,9 +233,7 @@ static int mirror_end_io(struct rl_array *a, struct bio *bio,
 		return DM_ENDIO_DONE;
 
 	/* send it to another member, as it arrived */
-	bio->bi_iter = pb->iter;
-	bio->bi_status = BLK_STS_OK;
-	pb->member = RL_NONE;
+	rl_restore(bio);
 	spin_lock_irqsave(&mi->lock, flags);
 	bio_list_add(&mi->retry, bio);
 	spin_unlock_irqrestore(&mi->lock, flags);

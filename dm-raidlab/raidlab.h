@@ -26,6 +26,7 @@
 #define RL_MAX_CHUNK		(2048U * 1024)	/* sectors: 1 GiB */
 #define RL_MAX_PARITY_CHUNK	2048	/* sectors: 1 MiB, bounds stripe buffers */
 #define RL_STRIPE_BUDGET	(16U << 20)	/* bytes of stripe buffers by default */
+#define RL_STRIPE_MAX_BYTES	(512ULL << 20)	/* and at the most */
 #define RL_MAX_STRIPES		4096
 
 /* Kinds of member I/O counted in the status line. */
@@ -99,6 +100,8 @@ struct rl_array {
  */
 struct rl_bio {
 	struct bvec_iter iter;		/* bi_iter as mapped */
+	struct block_device *bdev;	/* bi_bdev as mapped */
+	unsigned short flags;		/* bi_flags as mapped */
 	sector_t lsector;		/* target-relative first sector */
 	unsigned int member;		/* member of a directly remapped bio */
 	sector_t mend;			/* member sector after that bio */
@@ -236,6 +239,7 @@ void rl_member_start(struct rl_array *a, unsigned int m);
 void rl_member_done(struct rl_array *a, unsigned int m, sector_t end);
 void rl_remap(struct rl_array *a, struct bio *bio, unsigned int m,
 	      sector_t msector);
+void rl_restore(struct bio *bio);
 int rl_map_flush(struct rl_array *a, struct bio *bio);
 int rl_map_duplicate(struct rl_array *a, struct bio *bio);
 

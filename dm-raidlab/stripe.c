@@ -353,6 +353,13 @@ static void rl_engine_queue(struct rl_engine *e, struct bio *bio)
 	queue_work(e->a->wq, &e->dispatch);
 }
 
+/* A resync row could start: called with the lock held. */
+static bool rl_resync_wanted(struct rl_engine *e)
+{
+	return !e->sync_busy && !e->sync_stopped &&
+	       e->sync_cursor < e->nr_rows && !READ_ONCE(e->a->failed);
+}
+
 /* Give each incoming bio to its row's context, or a free one. */
 static void rl_engine_dispatch(struct work_struct *ws)
 {
@@ -371,7 +378,9 @@ static void rl_engine_dispatch(struct work_struct *ws)
 			bio_list_add(&s->waiting, bio);
 			continue;
 		}
-		if (list_empty(&e->free))
+		/* keep the last free context for the resync, or it starves */
+		if (list_empty(&e->free) ||
+		    (list_is_singular(&e->free) && rl_resync_wanted(e)))
 			break;	/* a context that goes idle kicks us again */
 		bio_list_pop(&e->incoming);
 		s = list_first_entry(&e->free, struct rl_stripe, lnode);
@@ -394,8 +403,6 @@ static void rl_stripe_endio(struct bio *bio)
 
 	if (rl_status_fails_member(bio->bi_status))
 		set_bit(m, &s->io_failed);
-	else if (bio->bi_status)
-		s->status = bio->bi_status;
 	rl_member_done(s->e->a, m, c->end);
 	if (atomic_dec_and_test(&s->pending))
 		queue_work(s->e->a->wq, &s->work);
@@ -598,17 +605,18 @@ static void rl_stripe_sync_done(struct rl_stripe *s)
 {
 	struct rl_engine *e = s->e;
 	unsigned long flags;
+	bool done = false;
 
 	spin_lock_irqsave(&e->lock, flags);
 	if (!s->status && e->sync_cursor == s->row) {
 		WRITE_ONCE(e->sync_cursor, s->row + 1);
-		if (e->sync_cursor == e->nr_rows)
-			DMINFO("%s: resync complete",
-			       dm_table_device_name(e->a->ti->table));
+		done = e->sync_cursor == e->nr_rows;
 	}
 	e->sync_busy = false;
 	spin_unlock_irqrestore(&e->lock, flags);
 	wake_up_all(&e->sync_wait);
+	if (done)
+		DMINFO("%s: resync complete", dm_table_device_name(e->a->ti->table));
 }
 
 /*
@@ -625,8 +633,7 @@ static void rl_engine_resync(struct work_struct *ws)
 
 	spin_lock_irqsave(&e->lock, flags);
 	row = e->sync_cursor;
-	if (e->sync_busy || e->sync_stopped || row >= e->nr_rows ||
-	    READ_ONCE(e->a->failed) || rl_stripe_lookup(e, row) ||
+	if (!rl_resync_wanted(e) || rl_stripe_lookup(e, row) ||
 	    list_empty(&e->free))
 		goto out;
 	s = list_first_entry(&e->free, struct rl_stripe, lnode);
@@ -687,10 +694,6 @@ static bool rl_stripe_step(struct rl_stripe *s)
 			s->step = s->status ? RL_STEP_END : RL_STEP_PLAN;
 			return true;
 		}
-		if (s->status) {
-			s->step = RL_STEP_END;
-			return true;
-		}
 		rl_plan_compute(&s->plan, e->layout, &a->geom, s->bufs, s->bio,
 				s->bio ? rl_pb(s->bio)->lsector -
 					 rl_row_start(&a->geom, s->row) : 0);
@@ -734,8 +737,7 @@ static bool rl_stripe_step(struct rl_stripe *s)
 		list_add(&s->lnode, &e->free);
 		if (!bio_list_empty(&e->incoming))
 			queue_work(a->wq, &e->dispatch);
-		else if (!e->sync_busy && !e->sync_stopped &&
-			 READ_ONCE(e->sync_cursor) < e->nr_rows)
+		if (rl_resync_wanted(e))
 			queue_work(a->wq, &e->resync);
 		spin_unlock_irqrestore(&e->lock, flags);
 		return false;	/* @s may be reused from here on */
@@ -821,6 +823,11 @@ int rl_stripe_ctr(struct rl_array *a, const struct rl_parity_layout *l)
 
 	if (!a->opt_stripes_set)
 		a->stripe_cache = rl_default_stripes(&a->geom);
+	if ((u64)a->stripe_cache * a->geom.nr_members *
+	    (rl_chunk_sectors(&a->geom) << SECTOR_SHIFT) > RL_STRIPE_MAX_BYTES) {
+		ti->error = "stripe_cache too large for this geometry";
+		return -EINVAL;
+	}
 
 	e = kzalloc(sizeof(*e), GFP_KERNEL);
 	if (!e)
@@ -924,9 +931,7 @@ int rl_stripe_end_io(struct rl_array *a, struct bio *bio, blk_status_t *error)
 	rl_member_fail(a, pb->member, "read error");
 	if (rl_nr_failed(a) > a->redundancy)
 		return DM_ENDIO_DONE;
-	bio->bi_iter = pb->iter;
-	bio->bi_status = BLK_STS_OK;
-	pb->member = RL_NONE;
+	rl_restore(bio);
 	rl_engine_queue(rl_engine(a), bio);
 	return DM_ENDIO_INCOMPLETE;
 }
