@@ -32,11 +32,12 @@
 #     and exits nonzero on a build/config error, a failed or crashed test,
 #     a kernel report in the log, or when no test ran.
 #
-# Cost (2 cores): from nothing (unpack + debug build + run) about 3.5 min
-# on idle cores, up to 8.5 min with a VM test loading both; after editing a
-# test file 10-20 s. Without the debug options the build needs ~15-40% less
-# CPU. A top-level `make clean` (find over M=<repo>) deletes the objects in
-# build/ and so forces a full rebuild.
+# Cost (2 cores, measured): from nothing (unpack ~10-60 s + debug build +
+# run) 3.5-4.5 min, up to 8.5 min while a VM test loads both cores; after
+# editing one test file 10-20 s, after editing a shared header ~20 s.
+# --no-debug saves about a third of the build CPU (cold ~2 min). A
+# top-level `make clean` (its find runs over M=<repo>, build/ included)
+# deletes the objects here and so forces a full rebuild.
 #
 # Environment:
 #   RAIDLAB_SRC     tree holding dm-raidlab/ (default: this repository);
