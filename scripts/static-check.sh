@@ -9,7 +9,8 @@
 #   plain    `make -C $KDIR M=<copy> modules`: must build a .ko, no warning
 #   W=1 C=1  the same with extra compiler warnings and sparse: no warning
 #   tests    the KUnit test objects (*_test.c) compiled, not linked, with
-#            W=1 C=1 and CONFIG_DM_RAIDLAB_KUNIT_TEST=y: the Debian kernel
+#            W=1 C=1 and the Kconfig files' *_KUNIT_TEST options set to y
+#            (CONFIG_DM_RAIDLAB_KUNIT_TEST=y): the Debian kernel
 #            has no KUnit to link them against, but their code is checked
 # A warning is any compiler or sparse diagnostic (`warning:`, `error:`) or a
 # modpost WARNING. Ends with `static-check: N passed, M failed`.
@@ -56,6 +57,10 @@ done < <(find "$src" \( -path "$src/build" -o -name .git \) -prune -o \
 mapfile -t dirs < <(printf '%s\n' "${dirs[@]}" | awk 'NF && !seen[$0]++')
 [ ${#dirs[@]} -gt 0 ] || die "no kernel source directories under $src"
 [ -f "$src/Kbuild" ] || die "$src/Kbuild missing"
+for d in "${dirs[@]}"; do
+	grep -qE "^[^#]*obj-.*[[:space:]]$d/?([[:space:]]|\$)" "$src/Kbuild" ||
+		echo "static-check.sh: note: $d/ is not listed in the top-level Kbuild, so make does not build it"
+done
 
 # fresh_copy NAME: copy the sources (no build products) to $work/NAME
 fresh_copy() {
@@ -119,8 +124,11 @@ for d in "${dirs[@]}"; do
 		[ -f "$t" ] && tests+=("$d/$(basename "${t%.c}").o")
 	done
 done
+# every KUnit test option the Kconfig files define (DM_RAIDLAB_KUNIT_TEST...)
+mapfile -t topts < <(for d in "${dirs[@]}"; do cat "$src/$d"/Kconfig* 2>/dev/null; done |
+	sed -nE 's/^config ([A-Z0-9_]*KUNIT_TEST)[[:space:]]*$/CONFIG_\1=y/p' | sort -u)
 if [ ${#tests[@]} -gt 0 ]; then
-	run_check tests W=1 C=1 CONFIG_DM_RAIDLAB_KUNIT_TEST=y "${tests[@]}"
+	run_check tests W=1 C=1 "${topts[@]}" "${tests[@]}"
 else
 	echo "static-check.sh: [tests] no *_test.c, skipped"
 fi
