@@ -64,9 +64,7 @@ void rl_remap(struct rl_array *a, struct bio *bio, unsigned int m,
 {
 	struct rl_bio *pb = rl_pb(bio);
 
-	pb->iter = bio->bi_iter;
-	pb->bdev = bio->bi_bdev;
-	pb->flags = bio->bi_flags;
+	rl_bio_record(bio, &pb->rec);
 	pb->member = m;
 	pb->mend = msector + bio_sectors(bio);
 	bio_set_dev(bio, a->members[m].dev->bdev);
@@ -78,21 +76,35 @@ void rl_remap(struct rl_array *a, struct bio *bio, unsigned int m,
 		rl_member_account(a, m, RL_DATA_WRITE);
 }
 
+void rl_bio_record(struct bio *bio, struct rl_bio_record *rec)
+{
+	rec->iter = bio->bi_iter;
+	rec->bdev = bio->bi_bdev;
+	rec->flags = bio->bi_flags;
+}
+
 /*
- * Put a remapped bio that ended back as rl_remap() found it, to be served
- * again (by another member, or a stripe context): its iterator, device and
- * flags, and its remaining count, which a member that split it has used
- * (what dm_bio_restore() does for dm-raid1).
+ * Put a bio that ended back as rl_bio_record() found it, to be served
+ * again: its iterator, device and flags, and its remaining count, which a
+ * lower device that split and chained it has used up (what
+ * dm_bio_restore() does for dm-raid1). Without that, a retry that is split
+ * again would end the bio when all but one of its pieces had.
  */
+void rl_bio_restore(struct bio *bio, const struct rl_bio_record *rec)
+{
+	bio->bi_iter = rec->iter;
+	bio->bi_bdev = rec->bdev;
+	bio->bi_flags = rec->flags;
+	atomic_set(&bio->__bi_remaining, 1);
+	bio->bi_status = BLK_STS_OK;
+}
+
+/* A remapped bio that failed, as rl_remap() found it, to be served again. */
 void rl_restore(struct bio *bio)
 {
 	struct rl_bio *pb = rl_pb(bio);
 
-	bio->bi_iter = pb->iter;
-	bio->bi_bdev = pb->bdev;
-	bio->bi_flags = pb->flags;
-	atomic_set(&bio->__bi_remaining, 1);
-	bio->bi_status = BLK_STS_OK;
+	rl_bio_restore(bio, &pb->rec);
 	pb->member = RL_NONE;
 }
 

@@ -94,14 +94,19 @@ struct rl_array {
 	struct rl_member members[];
 };
 
+/* What a bio was before it was remapped, to serve it again (dm-bio-record). */
+struct rl_bio_record {
+	struct bvec_iter iter;
+	struct block_device *bdev;
+	unsigned short flags;
+};
+
 /*
  * Per-bio data (ti->per_io_data_size). Saved at map time so that a failed
  * member read can be retried elsewhere with the bio as it arrived.
  */
 struct rl_bio {
-	struct bvec_iter iter;		/* bi_iter as mapped */
-	struct block_device *bdev;	/* bi_bdev as mapped */
-	unsigned short flags;		/* bi_flags as mapped */
+	struct rl_bio_record rec;	/* the bio as mapped */
 	sector_t lsector;		/* target-relative first sector */
 	unsigned int member;		/* member of a directly remapped bio */
 	sector_t mend;			/* member sector after that bio */
@@ -240,6 +245,8 @@ void rl_member_done(struct rl_array *a, unsigned int m, sector_t end);
 void rl_remap(struct rl_array *a, struct bio *bio, unsigned int m,
 	      sector_t msector);
 void rl_restore(struct bio *bio);
+void rl_bio_record(struct bio *bio, struct rl_bio_record *rec);
+void rl_bio_restore(struct bio *bio, const struct rl_bio_record *rec);
 int rl_map_flush(struct rl_array *a, struct bio *bio);
 int rl_map_duplicate(struct rl_array *a, struct bio *bio);
 

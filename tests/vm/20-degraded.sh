@@ -91,4 +91,56 @@ drop_caches
 check "mirror: data verifies from the last member" fio_verify /dev/mapper/arr $SIZE
 teardown
 
+# -- read errors on reads the members split ----------------------------
+# Members are dm tables of many small segments: dm splits every read at
+# each boundary, chaining it, as a disk does at its request size limit.
+# The failing member's segments alternate linear and error, so its reads
+# fail after being split, and are sent again to members that split them too.
+SEG=777			# sectors, odd: every 1 MiB read crosses a boundary
+SEGS=300		# 113 MiB of each member
+segmented() { # NAME DISK
+	_t=
+	_k=0
+	while [ $_k -lt $SEGS ]; do
+		_t="$_t$((_k * SEG)) $SEG linear $2 $((_k * SEG))
+"
+		_k=$((_k + 1))
+	done
+	dm_create "$1" "$_t" || die "segmented $1"
+}
+for spec in "mirror 3 0" "raid5 4 2"; do
+	set -- $spec
+	i=0
+	mems=
+	while [ $i -lt "$2" ]; do
+		segmented "rlm$i" "$(disk $i)"
+		mems="$mems /dev/mapper/rlm$i"
+		i=$((i + 1))
+	done
+	len=$((SEG * SEGS / 512 * 512 * ($2 - 1)))
+	[ "$1" = mirror ] && len=$((SEG * SEGS))
+	# shellcheck disable=SC2086
+	RL_LEN=$len check "$1: create over segmented members" rl_create arr "$1" 512 $mems
+	FIO_STATE_DIR=/tmp/fio.rd FIO_RUNTIME=8 FIO_RW=write FIO_BS=1M \
+		check "$1: write 64M in 1M blocks" fio_write /dev/mapper/arr 64M
+	# swap in the failing table under member $3
+	t=$(i=0; while [ $i -lt $SEGS ]; do
+		if [ $((i % 2)) = 1 ]; then echo "$((i * SEG)) $SEG error"
+		else echo "$((i * SEG)) $SEG linear $(disk "$3") $((i * SEG))"; fi
+		i=$((i + 1)); done)
+	check "$1: failing table loaded under m$3" sh -c "echo '$t' | dmsetup load rlm$3 &&
+		dmsetup suspend --noflush rlm$3 && dmsetup resume rlm$3"
+	drop_caches
+	for rep in 1 2 3; do
+		FIO_STATE_DIR=/tmp/fio.rd FIO_RW=write FIO_BS=1M \
+			check "$1: split 1M reads verify through read errors ($rep)" \
+			fio_verify /dev/mapper/arr 64M
+		drop_caches
+	done
+	check "$1: member $3 failed by a read error" \
+		test "$(rl_health arr | cut -c$(($3 + 1)))" = D
+	check "$1: the kernel log says why" sh -c "dmesg | grep -q 'member $3 .* failed: read error'"
+	teardown
+done
+
 finish
