@@ -19,8 +19,11 @@ all: modules
 modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
+# only the module's directory: M=$(CURDIR) would make kbuild's clean walk
+# build/ too (the KUnit and VM lab trees)
 clean:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/dm-raidlab clean
+	rm -f Module.symvers modules.order
 
 checkpatch:
 	scripts/checkpatch.sh

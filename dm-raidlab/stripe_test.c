@@ -105,11 +105,27 @@ static void rl_plan_degraded(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_READ);
 	KUNIT_EXPECT_EQ(test, p->nr_reads, 1);
 
-	/* partial write to a lost column: rebuild it first */
+	/*
+	 * partial write to a lost column that covers the whole parity range:
+	 * the other columns' data under it is all the new parity needs
+	 */
 	KUNIT_ASSERT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 2, 4, 4,
 					     RL_PLAN_WRITE, BIT(d0), p), 0);
-	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RECON_WRITE);
+	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RCW);
+	KUNIT_EXPECT_EQ(test, p->nr_reads, 3);
 	KUNIT_EXPECT_EQ(test, p->nr_writes, 1);	/* parity only */
+
+	/*
+	 * a write from the end of the lost column into the next: the parity
+	 * range is the whole chunk, so the lost column is rebuilt first
+	 */
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 2,
+					     RL_ST_CHUNK - 2, 4, RL_PLAN_WRITE,
+					     BIT(d0), p), 0);
+	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RECON_WRITE);
+	KUNIT_EXPECT_EQ(test, p->missing, d0);
+	KUNIT_EXPECT_EQ(test, p->nr_reads, 4);
+	KUNIT_EXPECT_EQ(test, p->nr_writes, 2);	/* column 1 and parity */
 
 	/* small write while the parity member is lost: data only */
 	KUNIT_ASSERT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 2, 4, 4,

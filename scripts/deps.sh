@@ -8,7 +8,7 @@ set -euo pipefail
 
 PKGS=(
 	# the kernel the lab boots and the headers the module builds against
-	linux-image-amd64 linux-headers-amd64
+	linux-image-amd64 linux-headers-amd64 build-essential
 	# KUnit (UML) tree, checkpatch.pl, extract-vmlinux
 	linux-source-6.1 bc flex bison libelf-dev libssl-dev python3 sparse
 	# VM lab
