@@ -12,8 +12,8 @@
 #   4. scripts/lab/vm-tests.sh   the VM integration tests under QEMU (TCG)
 #
 # Every step runs even if an earlier one failed. The last line is
-# "N passed, M failed" over the steps' own counts (static checks count as
-# one test each, KUnit test cases, VM test files).
+# "N passed, M failed" over the steps' own counts (static checks, files
+# checkpatch read, KUnit test cases, VM test files).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -51,9 +51,11 @@ scripts/deps.sh || { echo "test.sh: scripts/deps.sh failed"; echo "0 passed, 1 f
 
 echo "== static checks"
 s=$(date +%s)
-if scripts/static-check.sh; then step static "$s" "1 passed, 0 failed"; else step static "$s" "0 passed, 1 failed"; fi
+scripts/static-check.sh 2>&1 | tee build/static-check.log
+step static "$s" "$(grep -E '^static-check: [0-9]+ passed' build/static-check.log | tail -n 1)"
 s=$(date +%s)
-if scripts/checkpatch.sh; then step checkpatch "$s" "1 passed, 0 failed"; else step checkpatch "$s" "0 passed, 1 failed"; fi
+scripts/checkpatch.sh 2>&1 | tee build/checkpatch.log
+step checkpatch "$s" "$(grep -E '^checkpatch: [0-9]+ passed' build/checkpatch.log | tail -n 1)"
 
 # the module the VM tests load
 make -s >/dev/null 2>&1 || make
