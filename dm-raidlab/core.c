@@ -91,6 +91,7 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 	a->ti = ti;
 	a->ops = args.ops;
+	a->geom.layout = args.ops->layout;
 	a->geom.nr_members = args.nr_devs;
 	a->geom.nr_data = args.ops->data_columns(args.nr_devs);
 	a->geom.chunk_shift = ilog2(args.chunk_sectors);
@@ -168,7 +169,7 @@ static int raidlab_map(struct dm_target *ti, struct bio *bio)
 	pb->member = RL_NONE;
 
 	if (bio->bi_opf & REQ_PREFLUSH)
-		return rl_map_flush(a, bio);
+		return rl_map_duplicate(a, bio);
 
 	if (bio_op(bio) == REQ_OP_READ)
 		atomic64_inc(&a->logical[READ]);

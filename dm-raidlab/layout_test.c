@@ -42,6 +42,7 @@ static void rl_layout_geom(struct kunit *test, const struct rl_layout_case *c,
 {
 	*ops = rl_scheme_find(c->scheme);
 	KUNIT_ASSERT_NOT_NULL(test, *ops);
+	g->layout = (*ops)->layout;
 	g->nr_members = c->nr_members;
 	g->nr_data = (*ops)->data_columns(c->nr_members);
 	g->chunk_shift = ilog2(c->chunk);
@@ -163,15 +164,19 @@ static void rl_layout_known_positions(struct kunit *test)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(r5_member); i++) {
+		g.layout = r5->layout;
 		r5->map_sector(&g, (sector_t)i * 8 + 3, &loc);
 		KUNIT_EXPECT_EQ(test, loc.member, r5_member[i]);
 		KUNIT_EXPECT_EQ(test, loc.sector, (sector_t)(i / 3) * 8 + 3);
+		g.layout = r4->layout;
 		r4->map_sector(&g, (sector_t)i * 8, &loc);
 		KUNIT_EXPECT_EQ(test, loc.member, i % 3);
 	}
 	/* parity chunks are not data */
+	g.layout = r5->layout;
 	KUNIT_EXPECT_FALSE(test, r5->unmap_sector(&g, 3, 0, &(sector_t){0}));
 	KUNIT_EXPECT_FALSE(test, r5->unmap_sector(&g, 2, 8, &(sector_t){0}));
+	g.layout = r4->layout;
 	KUNIT_EXPECT_FALSE(test, r4->unmap_sector(&g, 3, 8, &(sector_t){0}));
 }
 

@@ -109,25 +109,9 @@ void rl_restore(struct bio *bio)
 }
 
 /*
- * An empty flush: ti->num_flush_bios is the member count, so bio number i
- * goes to member i. A failed member has nothing left to flush.
- */
-int rl_map_flush(struct rl_array *a, struct bio *bio)
-{
-	unsigned int m = dm_bio_get_target_bio_nr(bio);
-
-	rl_pb(bio)->member = RL_NONE;
-	if (m >= a->geom.nr_members || rl_member_failed(a, m)) {
-		bio_endio(bio);
-		return DM_MAPIO_SUBMITTED;
-	}
-	bio_set_dev(bio, a->members[m].dev->bdev);
-	return DM_MAPIO_REMAPPED;
-}
-
-/*
- * A duplicated extent bio (mirror discard): bio number i goes to member i at
- * the same offset.
+ * A bio that dm sent once per member (ti->num_flush_bios, and a mirror's
+ * num_discard_bios): bio number i goes to member i, at the same offset. A
+ * failed member has nothing left to flush or discard.
  */
 int rl_map_duplicate(struct rl_array *a, struct bio *bio)
 {
@@ -139,6 +123,32 @@ int rl_map_duplicate(struct rl_array *a, struct bio *bio)
 		return DM_MAPIO_SUBMITTED;
 	}
 	bio_set_dev(bio, a->members[m].dev->bdev);
-	bio->bi_iter.bi_sector = a->geom.data_offset + rl_pb(bio)->lsector;
+	if (bio_sectors(bio))
+		bio->bi_iter.bi_sector = a->geom.data_offset + rl_pb(bio)->lsector;
 	return DM_MAPIO_REMAPPED;
+}
+
+/*
+ * The end of a bio remapped to a member: account it, and if it is a read
+ * that failed while the data survives elsewhere, fail the member and put
+ * the bio back as it arrived. Returns true if the caller must serve the bio
+ * again (and return DM_ENDIO_INCOMPLETE).
+ */
+bool rl_end_remapped(struct rl_array *a, struct bio *bio, blk_status_t error)
+{
+	struct rl_bio *pb = rl_pb(bio);
+
+	if (pb->member == RL_NONE)
+		return false;
+	rl_member_done(a, pb->member, pb->mend);
+	if (!rl_status_fails_member(error) || bio_op(bio) == REQ_OP_DISCARD ||
+	    bio->bi_opf & REQ_RAHEAD)
+		return false;
+
+	rl_member_fail(a, pb->member,
+		       op_is_write(bio_op(bio)) ? "write error" : "read error");
+	if (bio_op(bio) != REQ_OP_READ || rl_nr_failed(a) > a->redundancy)
+		return false;
+	rl_restore(bio);
+	return true;
 }

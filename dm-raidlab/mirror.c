@@ -219,21 +219,12 @@ static int mirror_end_io(struct rl_array *a, struct bio *bio,
 			 blk_status_t *error)
 {
 	struct rl_mirror *mi = rl_mirror(a);
-	struct rl_bio *pb = rl_pb(bio);
 	unsigned long flags;
 
-	if (pb->member == RL_NONE)
-		return DM_ENDIO_DONE;	/* writes, discards */
-	rl_member_done(a, pb->member, pb->mend);
-	if (!rl_status_fails_member(*error) || bio->bi_opf & REQ_RAHEAD)
+	if (!rl_end_remapped(a, bio, *error))
 		return DM_ENDIO_DONE;
 
-	rl_member_fail(a, pb->member, "read error");
-	if (rl_nr_failed(a) > a->redundancy)
-		return DM_ENDIO_DONE;
-
-	/* send it to another member, as it arrived */
-	rl_restore(bio);
+	/* send it to another member */
 	spin_lock_irqsave(&mi->lock, flags);
 	bio_list_add(&mi->retry, bio);
 	spin_unlock_irqrestore(&mi->lock, flags);

@@ -71,18 +71,11 @@ static int raid0_map(struct rl_array *a, struct bio *bio)
 	return DM_MAPIO_REMAPPED;
 }
 
+/* Nothing to retry without redundancy: rl_end_remapped() never asks to. */
 static int raid0_end_io(struct rl_array *a, struct bio *bio,
 			blk_status_t *error)
 {
-	struct rl_bio *pb = rl_pb(bio);
-
-	if (pb->member == RL_NONE)
-		return DM_ENDIO_DONE;
-	rl_member_done(a, pb->member, pb->mend);
-	if (rl_status_fails_member(*error) && bio_op(bio) != REQ_OP_DISCARD &&
-	    !(bio->bi_opf & REQ_RAHEAD))
-		rl_member_fail(a, pb->member,
-			       op_is_write(bio_op(bio)) ? "write error" : "read error");
+	rl_end_remapped(a, bio, *error);
 	return DM_ENDIO_DONE;
 }
 

@@ -33,32 +33,16 @@ const struct rl_parity_layout rl_raid4_layout = {
 	.member_col = raid4_member_col,
 };
 
-static void raid4_map_sector(const struct rl_geom *g, sector_t lsector,
-			     struct rl_loc *loc)
-{
-	rl_stripe_map_sector(&rl_raid4_layout, g, lsector, loc);
-}
-
-static bool raid4_unmap_sector(const struct rl_geom *g, unsigned int member,
-			       sector_t msector, sector_t *lsector)
-{
-	return rl_stripe_unmap_sector(&rl_raid4_layout, g, member, msector, lsector);
-}
-
-static int raid4_ctr(struct rl_array *a)
-{
-	return rl_stripe_ctr(a, &rl_raid4_layout);
-}
-
 const struct rl_scheme_ops rl_raid4_ops = {
 	.name = "raid4",
 	.min_members = 3,
 	.redundancy = 1,
 	.parity = true,
+	.layout = &rl_raid4_layout,
 	.data_columns = rl_stripe_data_columns,
-	.map_sector = raid4_map_sector,
-	.unmap_sector = raid4_unmap_sector,
-	.ctr = raid4_ctr,
+	.map_sector = rl_stripe_map_sector,
+	.unmap_sector = rl_stripe_unmap_sector,
+	.ctr = rl_stripe_ctr,
 	.dtr = rl_stripe_dtr,
 	.map = rl_stripe_map,
 	.end_io = rl_stripe_end_io,

@@ -43,32 +43,16 @@ const struct rl_parity_layout rl_raid5_layout = {
 	.member_col = raid5_member_col,
 };
 
-static void raid5_map_sector(const struct rl_geom *g, sector_t lsector,
-			     struct rl_loc *loc)
-{
-	rl_stripe_map_sector(&rl_raid5_layout, g, lsector, loc);
-}
-
-static bool raid5_unmap_sector(const struct rl_geom *g, unsigned int member,
-			       sector_t msector, sector_t *lsector)
-{
-	return rl_stripe_unmap_sector(&rl_raid5_layout, g, member, msector, lsector);
-}
-
-static int raid5_ctr(struct rl_array *a)
-{
-	return rl_stripe_ctr(a, &rl_raid5_layout);
-}
-
 const struct rl_scheme_ops rl_raid5_ops = {
 	.name = "raid5",
 	.min_members = 3,
 	.redundancy = 1,
 	.parity = true,
+	.layout = &rl_raid5_layout,
 	.data_columns = rl_stripe_data_columns,
-	.map_sector = raid5_map_sector,
-	.unmap_sector = raid5_unmap_sector,
-	.ctr = raid5_ctr,
+	.map_sector = rl_stripe_map_sector,
+	.unmap_sector = rl_stripe_unmap_sector,
+	.ctr = rl_stripe_ctr,
 	.dtr = rl_stripe_dtr,
 	.map = rl_stripe_map,
 	.end_io = rl_stripe_end_io,

@@ -38,11 +38,14 @@ enum rl_io_kind {
 	RL_NR_KINDS,
 };
 
+struct rl_parity_layout;
+
 /*
  * The pure inputs of a layout: everything the mapping helpers need and
  * nothing else, so they can be tested without a device.
  */
 struct rl_geom {
+	const struct rl_parity_layout *layout;	/* parity schemes: where parity is */
 	unsigned int nr_members;
 	unsigned int nr_data;		/* data chunks in one row */
 	unsigned int chunk_shift;	/* chunk = 1 << chunk_shift sectors */
@@ -127,6 +130,8 @@ struct rl_scheme_ops {
 	unsigned int redundancy;
 	/* true if the chunk size bounds stripe buffers (parity schemes) */
 	bool parity;
+	/* parity schemes: the placement of parity and data (stripe.h) */
+	const struct rl_parity_layout *layout;
 
 	/*
 	 * Data chunks in one row for @nr_members members. Pure; the core uses
@@ -247,7 +252,7 @@ void rl_remap(struct rl_array *a, struct bio *bio, unsigned int m,
 void rl_restore(struct bio *bio);
 void rl_bio_record(struct bio *bio, struct rl_bio_record *rec);
 void rl_bio_restore(struct bio *bio, const struct rl_bio_record *rec);
-int rl_map_flush(struct rl_array *a, struct bio *bio);
 int rl_map_duplicate(struct rl_array *a, struct bio *bio);
+bool rl_end_remapped(struct rl_array *a, struct bio *bio, blk_status_t error);
 
 #endif /* DM_RAIDLAB_H */

@@ -63,7 +63,6 @@ struct rl_stripe {
 
 struct rl_engine {
 	struct rl_array *a;
-	const struct rl_parity_layout *layout;
 	spinlock_t lock;		/* incoming, free, hash, waiting lists */
 	struct bio_list incoming;
 	struct list_head free;
@@ -109,10 +108,10 @@ static u64 rl_row_of(const struct rl_geom *g, sector_t lsector,
 	return row;
 }
 
-void rl_stripe_map_sector(const struct rl_parity_layout *l,
-			  const struct rl_geom *g, sector_t lsector,
+void rl_stripe_map_sector(const struct rl_geom *g, sector_t lsector,
 			  struct rl_loc *loc)
 {
+	const struct rl_parity_layout *l = g->layout;
 	sector_t mask = rl_chunk_sectors(g) - 1;
 
 	loc->row = rl_row_of(g, lsector, &loc->col);
@@ -121,10 +120,10 @@ void rl_stripe_map_sector(const struct rl_parity_layout *l,
 		      (lsector & mask);
 }
 
-bool rl_stripe_unmap_sector(const struct rl_parity_layout *l,
-			    const struct rl_geom *g, unsigned int member,
+bool rl_stripe_unmap_sector(const struct rl_geom *g, unsigned int member,
 			    sector_t msector, sector_t *lsector)
 {
+	const struct rl_parity_layout *l = g->layout;
 	sector_t mask = rl_chunk_sectors(g) - 1;
 	unsigned int col;
 	u64 row;
@@ -173,8 +172,7 @@ static void rl_plan_rcw(const struct rl_parity_layout *l,
 
 /**
  * rl_plan_access() - plan one access to one row
- * @l: parity layout
- * @g: geometry
+ * @g: geometry, with its parity layout
  * @row: the row
  * @off: first sector of the access within the row's data (0 .. nr_data * chunk)
  * @len: sectors; the access stays within the row
@@ -195,10 +193,10 @@ static void rl_plan_rcw(const struct rl_parity_layout *l,
  * Return: 0, or -EIO if the row has lost more than it can rebuild, or for
  * a resync of a row with a failed member.
  */
-int rl_plan_access(const struct rl_parity_layout *l, const struct rl_geom *g,
-		   u64 row, u32 off, u32 len, unsigned int flags,
-		   unsigned long failed, struct rl_plan *p)
+int rl_plan_access(const struct rl_geom *g, u64 row, u32 off, u32 len,
+		   unsigned int flags, unsigned long failed, struct rl_plan *p)
 {
+	const struct rl_parity_layout *l = g->layout;
 	u32 chunk = rl_chunk_sectors(g);
 	unsigned int k, m, nr_failed, missing = RL_NONE;
 	unsigned int rmw_reads = 1, rcw_reads = 0;
@@ -521,8 +519,7 @@ static void rl_plan_gen(struct page **dst, struct page **const *src,
 /**
  * rl_plan_compute() - the in-memory step of a plan
  * @p: the plan, whose reads have landed in @buf
- * @l: parity layout
- * @g: geometry
+ * @g: geometry, with its parity layout
  * @buf: one chunk buffer per member
  * @bio: the access, or NULL for a resync; @off is its first sector within
  *	the row's data
@@ -531,10 +528,10 @@ static void rl_plan_gen(struct page **dst, struct page **const *src,
  * For a write, leaves in @buf everything the plan's writes need: the new
  * data and the new parity. For a read, fills @bio.
  */
-void rl_plan_compute(const struct rl_plan *p, const struct rl_parity_layout *l,
-		     const struct rl_geom *g, struct page **const *buf,
-		     struct bio *bio, u32 off)
+void rl_plan_compute(const struct rl_plan *p, const struct rl_geom *g,
+		     struct page **const *buf, struct bio *bio, u32 off)
 {
+	const struct rl_parity_layout *l = g->layout;
 	struct page **pbuf = buf[p->pmember];
 	struct page **src[RL_MAX_MEMBERS];
 	unsigned int m, k, nr = 0;
@@ -596,7 +593,7 @@ static int rl_stripe_plan(struct rl_stripe *s)
 		if (s->row >= READ_ONCE(e->sync_cursor))
 			flags |= RL_PLAN_FULL_ROW;
 	}
-	return rl_plan_access(e->layout, &a->geom, s->row, off, len, flags,
+	return rl_plan_access(&a->geom, s->row, off, len, flags,
 			      READ_ONCE(a->failed), &s->plan);
 }
 
@@ -694,7 +691,7 @@ static bool rl_stripe_step(struct rl_stripe *s)
 			s->step = s->status ? RL_STEP_END : RL_STEP_PLAN;
 			return true;
 		}
-		rl_plan_compute(&s->plan, e->layout, &a->geom, s->bufs, s->bio,
+		rl_plan_compute(&s->plan, &a->geom, s->bufs, s->bio,
 				s->bio ? rl_pb(s->bio)->lsector -
 					 rl_row_start(&a->geom, s->row) : 0);
 		if (!rl_plan_writes(&s->plan)) {
@@ -814,7 +811,7 @@ static unsigned int rl_default_stripes(const struct rl_geom *g)
 	return clamp_t(u64, div64_u64(RL_STRIPE_BUDGET, row_bytes), 4, 32);
 }
 
-int rl_stripe_ctr(struct rl_array *a, const struct rl_parity_layout *l)
+int rl_stripe_ctr(struct rl_array *a)
 {
 	struct dm_target *ti = a->ti;
 	struct rl_engine *e;
@@ -833,7 +830,6 @@ int rl_stripe_ctr(struct rl_array *a, const struct rl_parity_layout *l)
 	if (!e)
 		goto nomem;
 	e->a = a;
-	e->layout = l;
 	spin_lock_init(&e->lock);
 	bio_list_init(&e->incoming);
 	INIT_LIST_HEAD(&e->free);
@@ -904,7 +900,7 @@ int rl_stripe_map(struct rl_array *a, struct bio *bio)
 
 		if (bio_sectors(bio) > left)
 			dm_accept_partial_bio(bio, left);
-		rl_stripe_map_sector(e->layout, &a->geom, pb->lsector, &loc);
+		rl_stripe_map_sector(&a->geom, pb->lsector, &loc);
 		if (!rl_member_failed(a, loc.member)) {
 			rl_remap(a, bio, loc.member, loc.sector);
 			return DM_MAPIO_REMAPPED;
@@ -920,18 +916,8 @@ int rl_stripe_map(struct rl_array *a, struct bio *bio)
 /* A direct read that failed is served again through a stripe context. */
 int rl_stripe_end_io(struct rl_array *a, struct bio *bio, blk_status_t *error)
 {
-	struct rl_bio *pb = rl_pb(bio);
-
-	if (pb->member == RL_NONE)
+	if (!rl_end_remapped(a, bio, *error))
 		return DM_ENDIO_DONE;
-	rl_member_done(a, pb->member, pb->mend);
-	if (!rl_status_fails_member(*error) || bio->bi_opf & REQ_RAHEAD)
-		return DM_ENDIO_DONE;
-
-	rl_member_fail(a, pb->member, "read error");
-	if (rl_nr_failed(a) > a->redundancy)
-		return DM_ENDIO_DONE;
-	rl_restore(bio);
 	rl_engine_queue(rl_engine(a), bio);
 	return DM_ENDIO_INCOMPLETE;
 }

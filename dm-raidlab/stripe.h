@@ -69,23 +69,19 @@ static inline bool rl_span_empty(struct rl_span s)
 #define RL_PLAN_FULL_ROW	BIT(1)	/* row not known consistent: recompute all of its parity */
 #define RL_PLAN_RESYNC		BIT(2)	/* no access: make the row's parity consistent */
 
-int rl_plan_access(const struct rl_parity_layout *l, const struct rl_geom *g,
-		   u64 row, u32 off, u32 len, unsigned int flags,
-		   unsigned long failed, struct rl_plan *p);
+int rl_plan_access(const struct rl_geom *g, u64 row, u32 off, u32 len,
+		   unsigned int flags, unsigned long failed, struct rl_plan *p);
 
-void rl_plan_compute(const struct rl_plan *p, const struct rl_parity_layout *l,
-		     const struct rl_geom *g, struct page **const *buf,
-		     struct bio *bio, u32 off);
+void rl_plan_compute(const struct rl_plan *p, const struct rl_geom *g,
+		     struct page **const *buf, struct bio *bio, u32 off);
 
-void rl_stripe_map_sector(const struct rl_parity_layout *l,
-			  const struct rl_geom *g, sector_t lsector,
+void rl_stripe_map_sector(const struct rl_geom *g, sector_t lsector,
 			  struct rl_loc *loc);
-bool rl_stripe_unmap_sector(const struct rl_parity_layout *l,
-			    const struct rl_geom *g, unsigned int member,
+bool rl_stripe_unmap_sector(const struct rl_geom *g, unsigned int member,
 			    sector_t msector, sector_t *lsector);
 
 unsigned int rl_stripe_data_columns(unsigned int nr_members);
-int rl_stripe_ctr(struct rl_array *a, const struct rl_parity_layout *l);
+int rl_stripe_ctr(struct rl_array *a);
 void rl_stripe_dtr(struct rl_array *a);
 int rl_stripe_map(struct rl_array *a, struct bio *bio);
 int rl_stripe_end_io(struct rl_array *a, struct bio *bio, blk_status_t *error);

@@ -21,6 +21,7 @@
 
 static void rl_st_geom(struct rl_geom *g, unsigned int n)
 {
+	g->layout = &rl_raid5_layout;	/* the plan functions take theirs */
 	g->nr_members = n;
 	g->nr_data = n - 1;
 	g->chunk_shift = ilog2(RL_ST_CHUNK);
@@ -38,7 +39,7 @@ static void rl_plan_small_write_is_rmw(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	for (n = 4; n <= 8; n++) {
 		rl_st_geom(&g, n);
-		KUNIT_ASSERT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 7, 0, 8,
+		KUNIT_ASSERT_EQ(test, rl_plan_access(&g, 7, 0, 8,
 						     RL_PLAN_WRITE, 0, p), 0);
 		KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RMW);
 		/* old data + old parity, new data + new parity: 4 member I/Os */
@@ -56,7 +57,7 @@ static void rl_plan_full_stripe_needs_no_reads(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	for (n = 3; n <= 8; n++) {
 		rl_st_geom(&g, n);
-		KUNIT_ASSERT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 3, 0,
+		KUNIT_ASSERT_EQ(test, rl_plan_access(&g, 3, 0,
 						     (n - 1) * RL_ST_CHUNK, RL_PLAN_WRITE,
 						     0, p), 0);
 		KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RCW);
@@ -74,7 +75,7 @@ static void rl_plan_large_write_is_rcw(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	rl_st_geom(&g, 6);
 	/* columns 0..3 whole, column 4 untouched */
-	KUNIT_ASSERT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 0, 0,
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&g, 0, 0,
 					     4 * RL_ST_CHUNK, RL_PLAN_WRITE, 0, p), 0);
 	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RCW);
 	KUNIT_EXPECT_EQ(test, p->nr_reads, 1);
@@ -93,14 +94,14 @@ static void rl_plan_degraded(struct kunit *test)
 	pm = rl_raid5_layout.parity_member(&g, 2);
 
 	/* read of a lost column: the other four members */
-	KUNIT_ASSERT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 2, 4, 4,
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&g, 2, 4, 4,
 					     0, BIT(d0), p), 0);
 	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RECON_READ);
 	KUNIT_EXPECT_EQ(test, p->nr_reads, 4);
 	KUNIT_EXPECT_EQ(test, p->missing, d0);
 
 	/* read of a live column while another is lost: direct */
-	KUNIT_ASSERT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 2, 20, 4,
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&g, 2, 20, 4,
 					     0, BIT(d0), p), 0);
 	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_READ);
 	KUNIT_EXPECT_EQ(test, p->nr_reads, 1);
@@ -109,7 +110,7 @@ static void rl_plan_degraded(struct kunit *test)
 	 * partial write to a lost column that covers the whole parity range:
 	 * the other columns' data under it is all the new parity needs
 	 */
-	KUNIT_ASSERT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 2, 4, 4,
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&g, 2, 4, 4,
 					     RL_PLAN_WRITE, BIT(d0), p), 0);
 	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RCW);
 	KUNIT_EXPECT_EQ(test, p->nr_reads, 3);
@@ -119,7 +120,7 @@ static void rl_plan_degraded(struct kunit *test)
 	 * a write from the end of the lost column into the next: the parity
 	 * range is the whole chunk, so the lost column is rebuilt first
 	 */
-	KUNIT_ASSERT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 2,
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&g, 2,
 					     RL_ST_CHUNK - 2, 4, RL_PLAN_WRITE,
 					     BIT(d0), p), 0);
 	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RECON_WRITE);
@@ -128,16 +129,16 @@ static void rl_plan_degraded(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p->nr_writes, 2);	/* column 1 and parity */
 
 	/* small write while the parity member is lost: data only */
-	KUNIT_ASSERT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 2, 4, 4,
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&g, 2, 4, 4,
 					     RL_PLAN_WRITE, BIT(pm), p), 0);
 	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_NO_PARITY);
 	KUNIT_EXPECT_EQ(test, p->nr_reads, 0);
 	KUNIT_EXPECT_EQ(test, p->nr_writes, 1);
 
 	/* two lost members: refused */
-	KUNIT_EXPECT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 2, 4, 4,
+	KUNIT_EXPECT_EQ(test, rl_plan_access(&g, 2, 4, 4,
 					     RL_PLAN_WRITE, BIT(d0) | BIT(pm), p), -EIO);
-	KUNIT_EXPECT_EQ(test, rl_plan_access(&rl_raid5_layout, &g, 2, 4, 4,
+	KUNIT_EXPECT_EQ(test, rl_plan_access(&g, 2, 4, 4,
 					     0, BIT(d0) | BIT(pm), p), -EIO);
 }
 
@@ -173,6 +174,7 @@ static void rl_st_model_init(struct kunit *test, struct rl_st_model *md,
 	struct page **src[RL_MAX_MEMBERS];
 
 	rl_st_geom(&md->g, n);
+	md->g.layout = l;
 	md->l = l;
 	md->row = 11;
 	md->seed = n;
@@ -317,7 +319,7 @@ static void rl_st_access(struct kunit *test, struct rl_st_model *md, u32 off,
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	snprintf(what, sizeof(what), "%s off=%u len=%u flags=%x failed=%lx",
 		 write ? "write" : "read", off, len, flags, failed);
-	KUNIT_ASSERT_EQ_MSG(test, rl_plan_access(md->l, &md->g, md->row, off, len,
+	KUNIT_ASSERT_EQ_MSG(test, rl_plan_access(&md->g, md->row, off, len,
 						 flags, failed, p), 0, "%s", what);
 	for (m = 0; m < md->g.nr_members; m++) {
 		if (!test_bit(m, &failed))
@@ -346,7 +348,7 @@ static void rl_st_access(struct kunit *test, struct rl_st_model *md, u32 off,
 	}
 
 	rl_st_io(md, p->read, false);
-	rl_plan_compute(p, md->l, &md->g, md->buf, resync ? NULL : md->bio, off);
+	rl_plan_compute(p, &md->g, md->buf, resync ? NULL : md->bio, off);
 	rl_st_io(md, p->write, true);
 
 	if (!write && !resync) {
@@ -462,19 +464,19 @@ static void rl_plan_full_row_and_resync(struct kunit *test)
 	rl_st_model_init(test, md, &rl_raid5_layout, n);
 
 	/* the plans: a small write reads every other column, whole chunks */
-	KUNIT_ASSERT_EQ(test, rl_plan_access(md->l, &md->g, md->row, 3, 2,
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&md->g, md->row, 3, 2,
 					     RL_PLAN_WRITE | RL_PLAN_FULL_ROW, 0, p), 0);
 	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RCW);
 	KUNIT_EXPECT_EQ(test, p->nr_reads, n - 1);
 	KUNIT_EXPECT_EQ(test, p->nr_writes, 2);
 	KUNIT_EXPECT_EQ(test, p->prange.lo, 0);
 	KUNIT_EXPECT_EQ(test, p->prange.hi, RL_ST_CHUNK);
-	KUNIT_ASSERT_EQ(test, rl_plan_access(md->l, &md->g, md->row, 0, 0,
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&md->g, md->row, 0, 0,
 					     RL_PLAN_RESYNC, 0, p), 0);
 	KUNIT_EXPECT_EQ(test, p->nr_reads, n - 1);
 	KUNIT_EXPECT_EQ(test, p->nr_writes, 1);
 	/* resync cannot help a degraded row */
-	KUNIT_EXPECT_EQ(test, rl_plan_access(md->l, &md->g, md->row, 0, 0,
+	KUNIT_EXPECT_EQ(test, rl_plan_access(&md->g, md->row, 0, 0,
 					     RL_PLAN_RESYNC, BIT(2), p), -EIO);
 
 	/* execution: spoilt parity made good by either */
@@ -507,11 +509,11 @@ static void rl_plan_rmw_keeps_bad_parity(struct kunit *test)
 	pm = md->l->parity_member(&md->g, md->row);
 	rl_buf_copy(tmp, md->disk[pm], 0, RL_ST_BYTES);
 	rl_st_bio(md, 2, true);
-	KUNIT_ASSERT_EQ(test, rl_plan_access(md->l, &md->g, md->row, 3, 2,
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&md->g, md->row, 3, 2,
 					     RL_PLAN_WRITE, 0, p), 0);
 	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RMW);
 	rl_st_io(md, p->read, false);
-	rl_plan_compute(p, md->l, &md->g, md->buf, md->bio, 3);
+	rl_plan_compute(p, &md->g, md->buf, md->bio, 3);
 	rl_st_io(md, p->write, true);
 	/* parity outside the written range is still the spoilt one */
 	for (pos = 5 << SECTOR_SHIFT; pos < RL_ST_BYTES; pos++)
