@@ -8,12 +8,13 @@
 #
 #   1. scripts/deps.sh      host packages (apt-get, as root)
 #   2. static checks        make W=1 C=1 with no warning, checkpatch --strict
-#   3. scripts/kunit.sh     the KUnit suites on UML (with KASAN, lockdep, UBSAN)
-#   4. scripts/lab/vm-tests.sh   the VM integration tests under QEMU (TCG)
+#   3. pytest tests/tools    the host-side tools (the papers' models)
+#   4. scripts/kunit.sh     the KUnit suites on UML (with KASAN, lockdep, UBSAN)
+#   5. scripts/lab/vm-tests.sh   the VM integration tests under QEMU (TCG)
 #
 # Every step runs even if an earlier one failed. The last line is
 # "N passed, M failed" over the steps' own counts (static checks, files
-# checkpatch read, KUnit test cases, VM test files).
+# checkpatch read, pytest tests, KUnit test cases, VM test files).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -59,6 +60,16 @@ step checkpatch "$s" "$(grep -E '^checkpatch: [0-9]+ passed' build/checkpatch.lo
 
 # the module the VM tests load
 make -s >/dev/null 2>&1 || make
+
+echo "== tools"
+s=$(date +%s)
+python3 -m pytest --version >/dev/null 2>&1 || python3 -m pip install -q pytest
+python3 -m pytest -q tests/tools 2>&1 | tee build/pytest.log
+# pytest's last line: "N passed[, M failed] in T s", or "no tests ran"
+p=$(grep -oE '[0-9]+ passed' build/pytest.log | tail -n 1 | cut -d' ' -f1)
+f=$(grep -oE '[0-9]+ (failed|error)' build/pytest.log | awk '{ n += $1 } END { print n + 0 }')
+if grep -qE 'no tests ran' build/pytest.log; then p=0; fi
+step tools "$s" "${p:-0} passed, ${f:-1} failed"
 
 if [ "$KUNIT" = 1 ]; then
 	echo "== kunit"
