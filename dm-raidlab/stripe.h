@@ -75,6 +75,12 @@ int rl_plan_access(const struct rl_geom *g, u64 row, u32 off, u32 len,
 void rl_plan_compute(const struct rl_plan *p, const struct rl_geom *g,
 		     struct page **const *buf, struct bio *bio, u32 off);
 
+static inline bool rl_plan_writes(const struct rl_plan *p)
+{
+	return p->mode != RL_PLAN_READ && p->mode != RL_PLAN_RECON_READ;
+}
+
+u64 rl_row_of(const struct rl_geom *g, sector_t lsector, unsigned int *col);
 void rl_stripe_map_sector(const struct rl_geom *g, sector_t lsector,
 			  struct rl_loc *loc);
 bool rl_stripe_unmap_sector(const struct rl_geom *g, unsigned int member,

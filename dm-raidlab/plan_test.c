@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KUnit tests for the stripe engine's access plans (suite dm_raidlab_plan).
+ * KUnit tests for the access plans of plan.c (suite dm_raidlab_plan).
  *
  * Besides the I/O counts of each kind of access, every plan is executed
  * against an in-memory model of a row's members: the plan's reads fill

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-raidlab access plans for the single-parity schemes (raid4, raid5).
+ *
+ * Everything here is pure: the mapping of logical sectors through a parity
+ * layout, the plan of one access to one row (which member ranges to read,
+ * how the parity is formed, which ranges to write), and the in-memory step
+ * that carries a plan out on chunk buffers. The stripe engine (stripe.c)
+ * does the I/O around them; the KUnit suite dm_raidlab_plan runs plans
+ * against an in-memory row.
+ */
+#include <linux/highmem.h>
+
+#include "parity.h"
+#include "stripe.h"
+
+/* ------------------------------------------------------------------------
+ * Pure layout helpers
+ */
+
+unsigned int rl_stripe_data_columns(unsigned int nr_members)
+{
+	return nr_members - 1;
+}
+
+/* The row of @lsector, and its data column in @col if not NULL. */
+u64 rl_row_of(const struct rl_geom *g, sector_t lsector, unsigned int *col)
+{
+	u32 rem;
+	u64 row = div_u64_rem(lsector >> g->chunk_shift, g->nr_data, &rem);
+
+	if (col)
+		*col = rem;
+	return row;
+}
+
+void rl_stripe_map_sector(const struct rl_geom *g, sector_t lsector,
+			  struct rl_loc *loc)
+{
+	const struct rl_parity_layout *l = g->layout;
+	sector_t mask = rl_chunk_sectors(g) - 1;
+
+	loc->row = rl_row_of(g, lsector, &loc->col);
+	loc->member = l->data_member(g, loc->row, loc->col);
+	loc->sector = g->data_offset + (loc->row << g->chunk_shift) +
+		      (lsector & mask);
+}
+
+bool rl_stripe_unmap_sector(const struct rl_geom *g, unsigned int member,
+			    sector_t msector, sector_t *lsector)
+{
+	const struct rl_parity_layout *l = g->layout;
+	sector_t mask = rl_chunk_sectors(g) - 1;
+	unsigned int col;
+	u64 row;
+
+	if (msector < g->data_offset || member >= g->nr_members)
+		return false;
+	msector -= g->data_offset;
+	row = msector >> g->chunk_shift;
+	col = l->member_col(g, row, member);
+	if (col == RL_NONE)
+		return false;
+	*lsector = ((row * g->nr_data + col) << g->chunk_shift) +
+		   (msector & mask);
+	return true;
+}
+
+/* ------------------------------------------------------------------------
+ * Access planning (pure)
+ */
+
+static void rl_plan_read(struct rl_plan *p, unsigned int m, struct rl_span s)
+{
+	p->read[m] = s;
+	p->nr_reads++;
+}
+
+static void rl_plan_write(struct rl_plan *p, unsigned int m, struct rl_span s)
+{
+	p->write[m] = s;
+	p->nr_writes++;
+}
+
+/* Plan a reconstruct-write of the parity range: read what is not rewritten. */
+static void rl_plan_rcw(const struct rl_parity_layout *l,
+			const struct rl_geom *g, struct rl_plan *p)
+{
+	unsigned int k, m;
+
+	p->mode = RL_PLAN_RCW;
+	for (k = 0; k < g->nr_data; k++) {
+		m = l->data_member(g, p->row, k);
+		if (p->bio[m].lo != p->prange.lo || p->bio[m].hi != p->prange.hi)
+			rl_plan_read(p, m, p->prange);
+	}
+}
+
+/**
+ * rl_plan_access() - plan one access to one row
+ * @g: geometry, with its parity layout
+ * @row: the row
+ * @off: first sector of the access within the row's data (0 .. nr_data * chunk)
+ * @len: sectors; the access stays within the row
+ * @flags: RL_PLAN_WRITE for a write; RL_PLAN_FULL_ROW if the row's parity
+ *	is not known to be consistent with its data (the write then recomputes
+ *	the parity of the whole row); RL_PLAN_RESYNC to plan no access but the
+ *	recomputation of the row's parity (@off and @len are ignored)
+ * @failed: bitmap of failed members
+ * @p: the plan
+ *
+ * A write uses read-modify-write or reconstruct-write, whichever reads
+ * fewer members (read-modify-write on a tie: it leaves the other members
+ * idle). A failed member is never read or written: its data is rebuilt in
+ * memory from the rest of the row when the access needs it. Consistency
+ * only matters while no member has failed: once one has, the rows that hold
+ * data written since are consistent, and the others hold nothing to lose.
+ *
+ * Return: 0, or -EIO if the row has lost more than it can rebuild, or for
+ * a resync of a row with a failed member.
+ */
+int rl_plan_access(const struct rl_geom *g, u64 row, u32 off, u32 len,
+		   unsigned int flags, unsigned long failed, struct rl_plan *p)
+{
+	const struct rl_parity_layout *l = g->layout;
+	u32 chunk = rl_chunk_sectors(g);
+	unsigned int k, m, nr_failed, missing = RL_NONE;
+	unsigned int rmw_reads = 1, rcw_reads = 0;
+	bool rmw_ok, rcw_ok = true;
+
+	memset(p, 0, sizeof(*p));
+	p->row = row;
+	p->pmember = l->parity_member(g, row);
+	p->missing = RL_NONE;
+	p->prange.lo = chunk;
+
+	failed &= GENMASK(g->nr_members - 1, 0);
+	nr_failed = hweight_long(failed);
+
+	if (flags & RL_PLAN_RESYNC) {
+		if (nr_failed)
+			return -EIO;
+		p->prange.lo = 0;
+		p->prange.hi = chunk;
+		rl_plan_rcw(l, g, p);
+		rl_plan_write(p, p->pmember, p->prange);
+		return 0;
+	}
+
+	for (k = off >> g->chunk_shift; k <= (off + len - 1) >> g->chunk_shift; k++) {
+		u32 s = max_t(u32, off, k * chunk) - k * chunk;
+		u32 e = min_t(u32, off + len, (k + 1) * chunk) - k * chunk;
+
+		m = l->data_member(g, row, k);
+		p->bio[m].lo = s;
+		p->bio[m].hi = e;
+		p->prange.lo = min(p->prange.lo, s);
+		p->prange.hi = max(p->prange.hi, e);
+		if (test_bit(m, &failed))
+			missing = m;
+	}
+
+	if (!(flags & RL_PLAN_WRITE)) {
+		if (missing == RL_NONE) {
+			p->mode = RL_PLAN_READ;
+			for (m = 0; m < g->nr_members; m++)
+				if (!rl_span_empty(p->bio[m]))
+					rl_plan_read(p, m, p->bio[m]);
+			return 0;
+		}
+		if (nr_failed > 1)
+			return -EIO;
+		p->mode = RL_PLAN_RECON_READ;
+		p->missing = missing;
+		for (m = 0; m < g->nr_members; m++)
+			if (m != missing)
+				rl_plan_read(p, m, p->prange);
+		return 0;
+	}
+
+	if (nr_failed > 1)
+		return -EIO;
+
+	if (test_bit(p->pmember, &failed)) {
+		p->mode = RL_PLAN_NO_PARITY;
+		for (m = 0; m < g->nr_members; m++)
+			if (!rl_span_empty(p->bio[m]))
+				rl_plan_write(p, m, p->bio[m]);
+		return 0;
+	}
+
+	if ((flags & RL_PLAN_FULL_ROW) && !nr_failed) {
+		p->prange.lo = 0;
+		p->prange.hi = chunk;
+		rl_plan_rcw(l, g, p);
+		goto writes;
+	}
+
+	/* read-modify-write: old data under the access, and old parity */
+	rmw_ok = missing == RL_NONE;
+	for (m = 0; m < g->nr_members; m++)
+		if (!rl_span_empty(p->bio[m]))
+			rmw_reads++;
+
+	/* reconstruct-write: every data column not wholly overwritten */
+	for (k = 0; k < g->nr_data; k++) {
+		m = l->data_member(g, row, k);
+		if (p->bio[m].lo == p->prange.lo && p->bio[m].hi == p->prange.hi)
+			continue;
+		if (test_bit(m, &failed))
+			rcw_ok = false;
+		rcw_reads++;
+	}
+
+	if (rmw_ok && (!rcw_ok || rmw_reads <= rcw_reads)) {
+		p->mode = RL_PLAN_RMW;
+		rl_plan_read(p, p->pmember, p->prange);
+		for (m = 0; m < g->nr_members; m++)
+			if (!rl_span_empty(p->bio[m]))
+				rl_plan_read(p, m, p->bio[m]);
+	} else if (rcw_ok) {
+		rl_plan_rcw(l, g, p);
+	} else {
+		/* a written column is lost and the rest of it is needed */
+		p->mode = RL_PLAN_RECON_WRITE;
+		p->missing = __ffs(failed);
+		for (m = 0; m < g->nr_members; m++)
+			if (m != p->missing)
+				rl_plan_read(p, m, p->prange);
+	}
+
+writes:
+	for (m = 0; m < g->nr_members; m++)
+		if (!rl_span_empty(p->bio[m]) && !test_bit(m, &failed))
+			rl_plan_write(p, m, p->bio[m]);
+	rl_plan_write(p, p->pmember, p->prange);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Carrying a plan out in memory
+ */
+
+/*
+ * Copy between @bio, which starts @off sectors into the row's data, and the
+ * data columns' buffers.
+ */
+static void rl_plan_copy_bio(const struct rl_plan *p,
+			     const struct rl_parity_layout *l,
+			     const struct rl_geom *g, struct page **const *buf,
+			     struct bio *bio, u32 off, bool to_bio)
+{
+	unsigned int chunk_bytes = rl_chunk_sectors(g) << SECTOR_SHIFT;
+	u64 pos = (u64)off << SECTOR_SHIFT;
+	struct bvec_iter iter;
+	struct bio_vec bv;
+
+	if (!bio)
+		return;	/* a resync carries no data */
+
+	bio_for_each_segment(bv, bio, iter) {
+		unsigned int done = 0;
+
+		while (done < bv.bv_len) {
+			unsigned int col, coff, n;
+			void *addr;
+			u32 rem;
+
+			col = div_u64_rem(pos, chunk_bytes, &rem);
+			coff = rem;
+			n = min3(bv.bv_len - done, chunk_bytes - coff,
+				 (unsigned int)(PAGE_SIZE - offset_in_page(coff)));
+			addr = page_address(buf[l->data_member(g, p->row, col)]
+					    [coff >> PAGE_SHIFT]) + offset_in_page(coff);
+			if (to_bio)
+				memcpy_to_page(bv.bv_page, bv.bv_offset + done,
+					       addr, n);
+			else
+				memcpy_from_page(addr, bv.bv_page,
+						 bv.bv_offset + done, n);
+			done += n;
+			pos += n;
+		}
+	}
+}
+
+static void rl_plan_xor_span(struct page **dst, struct page **src,
+			     struct rl_span span)
+{
+	rl_parity_xor(dst, &src, 1, span.lo << SECTOR_SHIFT,
+		      (span.hi - span.lo) << SECTOR_SHIFT);
+}
+
+static void rl_plan_gen(struct page **dst, struct page **const *src,
+			unsigned int nr, struct rl_span span)
+{
+	rl_parity_gen(dst, src, nr, span.lo << SECTOR_SHIFT,
+		      (span.hi - span.lo) << SECTOR_SHIFT);
+}
+
+/**
+ * rl_plan_compute() - the in-memory step of a plan
+ * @p: the plan, whose reads have landed in @buf
+ * @g: geometry, with its parity layout
+ * @buf: one chunk buffer per member
+ * @bio: the access, or NULL for a resync; @off is its first sector within
+ *	the row's data
+ * @off: see @bio
+ *
+ * For a write, leaves in @buf everything the plan's writes need: the new
+ * data and the new parity. For a read, fills @bio.
+ */
+void rl_plan_compute(const struct rl_plan *p, const struct rl_geom *g,
+		     struct page **const *buf, struct bio *bio, u32 off)
+{
+	const struct rl_parity_layout *l = g->layout;
+	struct page **pbuf = buf[p->pmember];
+	struct page **src[RL_MAX_MEMBERS];
+	unsigned int m, k, nr = 0;
+
+	switch (p->mode) {
+	case RL_PLAN_RMW:
+		/* P ^= old data; data = new; P ^= new data */
+		for (m = 0; m < g->nr_members; m++)
+			if (!rl_span_empty(p->bio[m]))
+				rl_plan_xor_span(pbuf, buf[m], p->bio[m]);
+		rl_plan_copy_bio(p, l, g, buf, bio, off, false);
+		for (m = 0; m < g->nr_members; m++)
+			if (!rl_span_empty(p->bio[m]))
+				rl_plan_xor_span(pbuf, buf[m], p->bio[m]);
+		break;
+	case RL_PLAN_RECON_WRITE:
+	case RL_PLAN_RECON_READ:
+		/* the missing member is the xor of the rest of the row */
+		for (m = 0; m < g->nr_members; m++)
+			if (m != p->missing)
+				src[nr++] = buf[m];
+		rl_plan_gen(buf[p->missing], src, nr, p->prange);
+		if (p->mode == RL_PLAN_RECON_READ) {
+			rl_plan_copy_bio(p, l, g, buf, bio, off, true);
+			break;
+		}
+		nr = 0;
+		fallthrough;
+	case RL_PLAN_RCW:
+		rl_plan_copy_bio(p, l, g, buf, bio, off, false);
+		for (k = 0; k < g->nr_data; k++)
+			src[nr++] = buf[l->data_member(g, p->row, k)];
+		rl_plan_gen(pbuf, src, nr, p->prange);
+		break;
+	case RL_PLAN_NO_PARITY:
+		rl_plan_copy_bio(p, l, g, buf, bio, off, false);
+		break;
+	case RL_PLAN_READ:
+		rl_plan_copy_bio(p, l, g, buf, bio, off, true);
+		break;
+	}
+}
