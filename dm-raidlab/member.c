@@ -55,6 +55,16 @@ void rl_member_done(struct rl_array *a, unsigned int m, sector_t end)
 	atomic_dec(&a->members[m].inflight);
 }
 
+/* Let dm send what lies past the end of @bio's chunk as another bio. */
+void rl_trim_to_chunk(struct rl_array *a, struct bio *bio)
+{
+	sector_t chunk = rl_chunk_sectors(&a->geom);
+	sector_t left = chunk - (rl_pb(bio)->lsector & (chunk - 1));
+
+	if (bio_sectors(bio) > left)
+		dm_accept_partial_bio(bio, left);
+}
+
 /*
  * Point a data bio at member @m, sector @msector, and count it. The bio is
  * recorded first so that a failed read can be served again (rl_restore()).

@@ -56,13 +56,8 @@ static int raid0_map(struct rl_array *a, struct bio *bio)
 	struct rl_bio *pb = rl_pb(bio);
 	struct rl_loc loc;
 
-	if (bio_op(bio) == REQ_OP_DISCARD) {
-		sector_t chunk = rl_chunk_sectors(&a->geom);
-		sector_t left = chunk - (pb->lsector & (chunk - 1));
-
-		if (bio_sectors(bio) > left)
-			dm_accept_partial_bio(bio, left);
-	}
+	if (bio_op(bio) == REQ_OP_DISCARD)
+		rl_trim_to_chunk(a, bio);	/* max_io_len does not split them */
 
 	raid0_map_sector(&a->geom, pb->lsector, &loc);
 	if (rl_member_failed(a, loc.member))

@@ -35,20 +35,6 @@ const struct rl_parity_layout rl_raid4_layout = {
 
 const struct rl_scheme_ops rl_raid4_ops = {
 	.name = "raid4",
-	.min_members = 3,
-	.redundancy = 1,
-	.parity = true,
 	.layout = &rl_raid4_layout,
-	.data_columns = rl_stripe_data_columns,
-	.map_sector = rl_stripe_map_sector,
-	.unmap_sector = rl_stripe_unmap_sector,
-	.ctr = rl_stripe_ctr,
-	.dtr = rl_stripe_dtr,
-	.map = rl_stripe_map,
-	.end_io = rl_stripe_end_io,
-	.io_hints = rl_stripe_io_hints,
-	.presuspend = rl_stripe_presuspend,
-	.postsuspend = rl_stripe_postsuspend,
-	.resume = rl_stripe_resume,
-	.sync_status = rl_stripe_sync_status,
+	RL_STRIPE_SCHEME_OPS,
 };

@@ -250,6 +250,7 @@ void rl_member_done(struct rl_array *a, unsigned int m, sector_t end);
 void rl_remap(struct rl_array *a, struct bio *bio, unsigned int m,
 	      sector_t msector);
 void rl_restore(struct bio *bio);
+void rl_trim_to_chunk(struct rl_array *a, struct bio *bio);
 void rl_bio_record(struct bio *bio, struct rl_bio_record *rec);
 void rl_bio_restore(struct bio *bio, const struct rl_bio_record *rec);
 int rl_map_duplicate(struct rl_array *a, struct bio *bio);

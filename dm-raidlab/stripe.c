@@ -552,11 +552,7 @@ int rl_stripe_map(struct rl_array *a, struct bio *bio)
 	struct rl_loc loc;
 
 	if (bio_op(bio) == REQ_OP_READ) {
-		sector_t chunk = rl_chunk_sectors(&a->geom);
-		sector_t left = chunk - (pb->lsector & (chunk - 1));
-
-		if (bio_sectors(bio) > left)
-			dm_accept_partial_bio(bio, left);
+		rl_trim_to_chunk(a, bio);
 		rl_stripe_map_sector(&a->geom, pb->lsector, &loc);
 		if (!rl_member_failed(a, loc.member)) {
 			rl_remap(a, bio, loc.member, loc.sector);

@@ -87,6 +87,27 @@ bool rl_stripe_unmap_sector(const struct rl_geom *g, unsigned int member,
 			    sector_t msector, sector_t *lsector);
 
 unsigned int rl_stripe_data_columns(unsigned int nr_members);
+
+/*
+ * What raid4 and raid5 share of their struct rl_scheme_ops: all but the
+ * name and the layout, which are what tell them apart.
+ */
+#define RL_STRIPE_SCHEME_OPS					\
+	.min_members = 3,					\
+	.redundancy = 1,					\
+	.parity = true,						\
+	.data_columns = rl_stripe_data_columns,			\
+	.map_sector = rl_stripe_map_sector,			\
+	.unmap_sector = rl_stripe_unmap_sector,			\
+	.ctr = rl_stripe_ctr,					\
+	.dtr = rl_stripe_dtr,					\
+	.map = rl_stripe_map,					\
+	.end_io = rl_stripe_end_io,				\
+	.io_hints = rl_stripe_io_hints,				\
+	.presuspend = rl_stripe_presuspend,			\
+	.postsuspend = rl_stripe_postsuspend,			\
+	.resume = rl_stripe_resume,				\
+	.sync_status = rl_stripe_sync_status
 int rl_stripe_ctr(struct rl_array *a);
 void rl_stripe_dtr(struct rl_array *a);
 int rl_stripe_map(struct rl_array *a, struct bio *bio);
