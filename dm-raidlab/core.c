@@ -98,7 +98,6 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	a->geom.data_offset = 0;
 	a->redundancy = min(args.ops->redundancy, args.nr_devs - 1);
 	a->stripe_cache = args.stripe_cache;
-	a->opt_chunk_set = args.chunk_set;
 	a->opt_stripes_set = args.stripes_set;
 	a->assume_clean = args.assume_clean;
 	INIT_WORK(&a->event_work, rl_event_work);

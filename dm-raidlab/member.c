@@ -38,13 +38,15 @@ bool rl_status_fails_member(blk_status_t status)
 	return status != BLK_STS_OK;
 }
 
-void rl_member_account(struct rl_array *a, unsigned int m, enum rl_io_kind kind)
+/*
+ * A member I/O of @kind is being issued to member @m: count it, and count it
+ * in flight until rl_member_done(). RL_NR_KINDS: in flight, not counted
+ * (discards).
+ */
+void rl_member_start(struct rl_array *a, unsigned int m, enum rl_io_kind kind)
 {
-	atomic64_inc(&a->members[m].io[kind]);
-}
-
-void rl_member_start(struct rl_array *a, unsigned int m)
-{
+	if (kind < RL_NR_KINDS)
+		atomic64_inc(&a->members[m].io[kind]);
 	atomic_inc(&a->members[m].inflight);
 }
 
@@ -79,11 +81,9 @@ void rl_remap(struct rl_array *a, struct bio *bio, unsigned int m,
 	pb->mend = msector + bio_sectors(bio);
 	bio_set_dev(bio, a->members[m].dev->bdev);
 	bio->bi_iter.bi_sector = msector;
-	rl_member_start(a, m);
-	if (bio_op(bio) == REQ_OP_READ)
-		rl_member_account(a, m, RL_DATA_READ);
-	else if (bio_op(bio) == REQ_OP_WRITE)
-		rl_member_account(a, m, RL_DATA_WRITE);
+	rl_member_start(a, m, bio_op(bio) == REQ_OP_READ ? RL_DATA_READ :
+			      bio_op(bio) == REQ_OP_WRITE ? RL_DATA_WRITE :
+			      RL_NR_KINDS);
 }
 
 void rl_bio_record(struct bio *bio, struct rl_bio_record *rec)

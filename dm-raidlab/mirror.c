@@ -192,8 +192,7 @@ static int mirror_map_write(struct rl_array *a, struct bio *bio)
 		mc->end = msector + bio_sectors(bio);
 		clone->bi_iter.bi_sector = msector;
 		clone->bi_end_io = mirror_write_endio;
-		rl_member_account(a, m, RL_DATA_WRITE);
-		rl_member_start(a, m);
+		rl_member_start(a, m, RL_DATA_WRITE);
 		atomic_inc(&pb->pending);
 		submit_bio_noacct(clone);
 	}

@@ -83,7 +83,6 @@ struct rl_array {
 	sector_t member_sectors;	/* usable sectors on each member */
 	unsigned int redundancy;	/* member failures the data survives */
 	unsigned int stripe_cache;	/* stripe contexts (parity schemes) */
-	unsigned int opt_chunk_set:1;	/* chunk_size given on the table line */
 	unsigned int opt_stripes_set:1;
 	unsigned int assume_clean:1;	/* parity taken as consistent */
 
@@ -243,9 +242,7 @@ static inline bool rl_member_failed(const struct rl_array *a, unsigned int m)
 unsigned int rl_nr_failed(const struct rl_array *a);
 void rl_member_fail(struct rl_array *a, unsigned int m, const char *why);
 bool rl_status_fails_member(blk_status_t status);
-void rl_member_account(struct rl_array *a, unsigned int m,
-		       enum rl_io_kind kind);
-void rl_member_start(struct rl_array *a, unsigned int m);
+void rl_member_start(struct rl_array *a, unsigned int m, enum rl_io_kind kind);
 void rl_member_done(struct rl_array *a, unsigned int m, sector_t end);
 void rl_remap(struct rl_array *a, struct bio *bio, unsigned int m,
 	      sector_t msector);

@@ -214,8 +214,7 @@ static void rl_stripe_io(struct rl_stripe *s, unsigned int m, blk_opf_t opf,
 		kind = parity ? RL_PARITY_WRITE : RL_DATA_WRITE;
 	else
 		kind = parity ? RL_PARITY_READ : RL_DATA_READ;
-	rl_member_account(a, m, kind);
-	rl_member_start(a, m);
+	rl_member_start(a, m, kind);
 	atomic_inc(&s->pending);
 	submit_bio_noacct(c->bio);
 }

@@ -30,10 +30,9 @@ for scheme in raid5 raid4; do
 		fio_write_then_verify /dev/mapper/arr 3M --bsrange=2k-40k --blockalign=512 \
 		--serialize_overlap=1
 	check "$scheme: resync finishes under the load's tail" rl_wait_sync arr 60
-	dd if=/dev/mapper/arr of=/tmp/before bs=64k iflag=direct 2>/dev/null
+	rl_snapshot arr /tmp/before
 	check "$scheme: fail member 2" dm_message arr fail 2
-	drop_caches
-	dd if=/dev/mapper/arr of=/tmp/after bs=64k iflag=direct 2>/dev/null
+	rl_snapshot arr /tmp/after
 	check "$scheme: every row rebuilds bit for bit" cmp -s /tmp/before /tmp/after
 	dm_remove arr
 done

@@ -28,10 +28,9 @@ for scheme in raid5 raid4; do
 	check "$scheme: resync reported" test "$(rl_st arr 6)" = resync -o "$(rl_st arr 6)" = idle
 	check "$scheme: resync finishes" rl_wait_sync arr 120
 	check "$scheme: synced = total" test "$(rl_sync arr)" = "idle $((ROWS * 256))/$((ROWS * 256))"
-	dd if=/dev/mapper/arr of=/tmp/before bs=1M iflag=direct 2>/dev/null
+	rl_snapshot arr /tmp/before
 	check "$scheme: fail member 1" dm_message arr fail 1
-	drop_caches
-	dd if=/dev/mapper/arr of=/tmp/after bs=1M iflag=direct 2>/dev/null
+	rl_snapshot arr /tmp/after
 	check "$scheme: reads the same with member 1 rebuilt" cmp -s /tmp/before /tmp/after
 	dm_remove arr
 done
@@ -41,10 +40,9 @@ dirty
 RL_OPTS=assume_clean RL_LEN=$((ROWS * 64 * 4)) check "raid5 assume_clean: create" \
 	rl_create arr raid5 64 $(disks 5)
 check "raid5 assume_clean: nothing to resync" test "$(rl_st arr 6)" = idle
-dd if=/dev/mapper/arr of=/tmp/before bs=1M iflag=direct 2>/dev/null
+rl_snapshot arr /tmp/before
 dm_message arr fail 1
-drop_caches
-dd if=/dev/mapper/arr of=/tmp/after bs=1M iflag=direct 2>/dev/null
+rl_snapshot arr /tmp/after
 log "control: raid5 assume_clean over dirty disks must read differently"
 expect_fail cmp -s /tmp/before /tmp/after
 dm_remove arr

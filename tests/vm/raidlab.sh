@@ -16,6 +16,7 @@
 #   rl_wrap_members PREFIX N            dm-linear over each of the first N disks,
 #                                       /dev/mapper/PREFIX0..; prints the paths
 #   rl_swap_error NAME                  make dm device NAME fail every I/O
+#   rl_snapshot NAME FILE               read all of /dev/mapper/NAME, uncached, into FILE
 
 # data columns of a row
 rl_ncols() {
@@ -93,4 +94,9 @@ rl_swap_error() {
 	dmsetup suspend --noflush "$1" &&
 		echo "0 $_z error" | dmsetup load "$1" &&
 		dmsetup resume "$1"
+}
+
+rl_snapshot() {
+	drop_caches
+	dd if="/dev/mapper/$1" of="$2" bs=1M iflag=direct 2>/dev/null
 }
