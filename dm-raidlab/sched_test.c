@@ -437,12 +437,12 @@ static void rl_sim_fill(struct rl_test_queue *q, u64 capacity)
 	}
 }
 
+/* Paper 000's IBM Lightning, with skews */
+#define RL_TEST_LIGHTNING "period_ns=13900000,cylinders=949,heads=14,spt=48,track_skew=4,cyl_skew=8,head_switch_ns=1000000,seek_a_ns=2000000,seek_b_ns=10000,seek_c_ns=460000,ref=0"
+
 static void rl_sched_sim_satf_beats_fifo(struct kunit *test)
 {
-	struct rl_tracker *t = rl_test_trk(test,
-		"period_ns=13900000,cylinders=949,heads=14,spt=48,track_skew=4,"
-		"cyl_skew=8,head_switch_ns=1000000,seek_a_ns=2000000,"
-		"seek_b_ns=10000,seek_c_ns=460000,ref=0");
+	struct rl_tracker *t = rl_test_trk(test, RL_TEST_LIGHTNING);
 	struct rl_test_queue *q = rl_test_queue(test);
 	u64 fifo, look, satf, rsatf;
 

@@ -4,6 +4,7 @@
  * the rotation phase from reference reads, prediction error statistics and
  * the slack feedback loop. Pure maths, no locks, no I/O (see tracker.h).
  */
+#include <linux/bits.h>
 #include <linux/kernel.h>
 #include <linux/math.h>
 #include <linux/math64.h>
@@ -401,12 +402,12 @@ u64 rl_disk_seek_ns(const struct rl_disk_geom *g, u32 from_cyl, u32 to_cyl)
 /* ... when that error is within 1/RL_TRK_PHASE_GATE of a rotation. */
 #define RL_TRK_PHASE_GATE	8
 /* Rotations a reference fit may span (bounds the sums). */
-#define RL_TRK_MAX_SPAN		(1ULL << 21)
+#define RL_TRK_MAX_SPAN		BIT_ULL(21)
 /* The first reference read after the geometry, in rotations; then doubling. */
 #define RL_TRK_REF_FIRST	8
 #define RL_TRK_REF_MAX_NS	(120ULL * NSEC_PER_SEC)
 /* The demerit's differences saturate here (ns). */
-#define RL_TRK_DEMERIT_MAX	(1LL << 26)
+#define RL_TRK_DEMERIT_MAX	67108864LL	/* 2^26 */
 
 /**
  * rl_tracker_set_geom() - (re)start a tracker on a geometry

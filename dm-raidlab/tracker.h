@@ -25,6 +25,7 @@
 #ifndef DM_RAIDLAB_TRACKER_H
 #define DM_RAIDLAB_TRACKER_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 
 #define RL_GEOM_MAX_ZONES	16
@@ -32,7 +33,7 @@
 /* Bounds the parser enforces (and the maths relies on). */
 #define RL_GEOM_MIN_PERIOD_NS	100000ULL		/* 600 000 rpm */
 #define RL_GEOM_MAX_PERIOD_NS	100000000ULL		/* 600 rpm */
-#define RL_GEOM_MAX_CYLINDERS	(1U << 22)
+#define RL_GEOM_MAX_CYLINDERS	BIT(22)
 #define RL_GEOM_MAX_HEADS	255U
 #define RL_GEOM_MAX_SPT		8192U
 #define RL_GEOM_MAX_TIME_NS	1000000000ULL	/* any seek term, head switch */
