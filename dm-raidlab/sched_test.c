@@ -9,6 +9,7 @@
 #include <kunit/test.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
+#include <linux/math64.h>
 
 #include "sched.h"
 #include "tracker.h"
@@ -423,13 +424,13 @@ static u32 rl_test_rand(u32 *state)
 /* 32 random 4 KiB reads, each with a replica half a rotation away */
 static void rl_sim_fill(struct rl_test_queue *q, u64 capacity)
 {
-	u32 seed = 2718;
+	u32 seed = 2718, tracks = div_u64(capacity, 48);
 	unsigned int i;
 
 	INIT_LIST_HEAD(&q->list);
 	q->nr = 0;
 	for (i = 0; i < 32; i++) {
-		sector_t s = (rl_test_rand(&seed) % (u32)(capacity / 48)) * 48 + 8;
+		sector_t s = (sector_t)(rl_test_rand(&seed) % tracks) * 48 + 8;
 		sector_t more = s + 24;
 		struct rl_qent *qe = rl_test_add(q, s, 2, &more);
 
@@ -455,7 +456,8 @@ static void rl_sched_sim_satf_beats_fifo(struct kunit *test)
 	rl_sim_fill(q, t->geom.capacity);
 	rsatf = rl_sim_serve(q, &rl_sched_rsatf, t);
 	kunit_info(test, "32 requests: fifo %llu us, look %llu us, satf %llu us, rsatf %llu us",
-		   fifo / 1000, look / 1000, satf / 1000, rsatf / 1000);
+		   div_u64(fifo, 1000), div_u64(look, 1000), div_u64(satf, 1000),
+		   div_u64(rsatf, 1000));
 	KUNIT_EXPECT_LT(test, look, fifo);
 	KUNIT_EXPECT_LT(test, satf, look);
 	KUNIT_EXPECT_LT(test, rsatf, satf);

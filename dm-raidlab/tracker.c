@@ -350,8 +350,8 @@ void rl_disk_geom_chs(const struct rl_disk_geom *g, u64 lba, struct rl_chs *c)
 {
 	const struct rl_geom_zone *z = &g->zone[0];
 	u64 track, zcyl, skew;
+	u32 rem, per_cyl;
 	unsigned int i;
-	u32 rem;
 
 	for (i = g->nr_zones; i-- > 1;) {
 		if (lba >= g->zone[i].first_lba) {
@@ -366,10 +366,13 @@ void rl_disk_geom_chs(const struct rl_disk_geom *g, u64 lba, struct rl_chs *c)
 	zcyl = div_u64_rem(track, g->heads, &rem);
 	c->head = rem;
 	c->cyl = z->first_cyl + min_t(u64, zcyl, U32_MAX - z->first_cyl);
-	/* (zcyl * per-cylinder skew + head * track_skew) mod spt */
+	/*
+	 * (zcyl * per-cylinder skew + head * track_skew + sector) mod spt; the
+	 * parser's bounds keep every product within u64.
+	 */
+	per_cyl = ((g->heads - 1) * g->track_skew + g->cyl_skew) % z->spt;
 	div_u64_rem(zcyl, z->spt, &rem);
-	skew = (u64)rem * (((u64)(g->heads - 1) * g->track_skew + g->cyl_skew) % z->spt) +
-	       (u64)c->head * g->track_skew + c->sector;
+	skew = (u64)rem * per_cyl + (u64)c->head * g->track_skew + c->sector;
 	div_u64_rem(skew, z->spt, &rem);
 	c->slot = rem;
 }

@@ -8,6 +8,7 @@
  */
 #include <kunit/test.h>
 #include <linux/kernel.h>
+#include <linux/math64.h>
 #include <linux/string.h>
 
 #include "tracker.h"
@@ -373,7 +374,7 @@ static void rl_tracker_period_phase(struct kunit *test)
 
 		/* ref is LBA 0: its slot ends 1/48 rotation after the index */
 		k = div64_u64(issue + 1000000 - t0 + p_true - 1, p_true);
-		done = t0 + k * p_true + p_true / 48 + overhead + jitter;
+		done = t0 + k * p_true + div_u64(p_true, 48) + overhead + jitter;
 		rl_tracker_ref_sample(t, issue, done);
 		KUNIT_EXPECT_EQ(test, t->calibrated, i + 1 >= RL_TRK_MIN_REFS);
 		issue = max(rl_tracker_next_ref_ns(t), done + 1);
