@@ -562,6 +562,72 @@ static void rl_tracker_slack_feedback(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->slack, 24);
 }
 
+/*
+ * The whole loop on a simulated disk: the disk is a second tracker with the
+ * true period (0.07 % off the geometry's), a phase of its own, and a seek
+ * curve 50 us slower than the calibrated one; each completion is seen 50 us
+ * +- 25 us after the media finished. The tracker under test reads the
+ * reference sector when rl_tracker_next_ref_ns() says, predicts and
+ * observes random 4 KiB requests, and must keep at least 99 % of them on
+ * target once warmed up, with errors well within 1 % of a rotation.
+ */
+static void rl_tracker_sim_loop(struct kunit *test)
+{
+	struct rl_tracker *t = rl_test_tracker(test);
+	struct rl_tracker *disk = rl_test_tracker(test);
+	const u64 p_true = 13910000, overhead = 50000, jitter = 25000;
+	unsigned int i, n2 = 0, miss2 = 0;
+	u64 now = 3000000, done, pred, cap = t->geom.capacity;
+	struct rl_trk_stats st;
+	sector_t head = 0;
+	u32 seed = 4242;
+
+	disk->period_fp = p_true << RL_TRK_FRAC;
+	disk->phase_ns = 777777;
+	disk->slack = 0;
+	disk->geom.seek_a_ns += 50000;
+
+	for (i = 0; i < 20000; i++) {
+		sector_t s = 0;
+		unsigned int len = 1;
+
+		if (now >= rl_tracker_next_ref_ns(t)) {
+			pred = U64_MAX;
+		} else {
+			s = rl_test_rand(&seed) % (u32)(cap - 8);
+			len = 8;
+			pred = rl_tracker_ready(t) ?
+			       rl_tracker_predict(t, head, now, s, len) : U64_MAX;
+		}
+		done = now + rl_tracker_predict(disk, head, now, s, len) + overhead +
+		       rl_test_rand(&seed) % (2 * jitter + 1) - jitter;
+		if (len == 1) {
+			rl_tracker_ref_sample(t, now, done);
+		} else {
+			rl_tracker_observe(t, s, len, now, done, pred);
+			if (i >= 10000 && pred != U64_MAX) {
+				n2++;
+				miss2 += done - now > pred + p_true / 2;
+			}
+		}
+		head = s + len;
+		now = done + rl_test_rand(&seed) % 3000000;
+	}
+	rl_tracker_stats(t, &st);
+	kunit_info(test, "%llu refs, period %llu ns (true %llu); second half %u requests, %u missed; n %llu mean %lld ns std %llu ns misses %u ppm demerit %llu ns access %llu ns slack %u",
+		   t->refs, t->period_fp >> RL_TRK_FRAC, p_true, n2, miss2, st.n,
+		   st.mean_ns, st.std_ns, st.miss_ppm, st.demerit_ns,
+		   st.mean_access_ns, t->slack);
+	KUNIT_EXPECT_TRUE(test, t->calibrated);
+	KUNIT_EXPECT_GE(test, t->refs, 8);
+	KUNIT_EXPECT_LT(test, abs((s64)(t->period_fp >> RL_TRK_FRAC) - (s64)p_true), 10);
+	KUNIT_EXPECT_GT(test, n2, 9000);
+	KUNIT_EXPECT_LT(test, miss2 * 100, n2);
+	KUNIT_EXPECT_LT(test, abs(st.mean_ns) * 100, p_true);
+	KUNIT_EXPECT_LT(test, st.std_ns * 100, p_true);
+	KUNIT_EXPECT_LT(test, st.miss_ppm, 10000);
+}
+
 static struct kunit_case rl_tracker_test_cases[] = {
 	KUNIT_CASE_PARAM(rl_tracker_geom_parse_good, rl_geom_good_gen_params),
 	KUNIT_CASE(rl_tracker_geom_parse_fields),
@@ -578,6 +644,7 @@ static struct kunit_case rl_tracker_test_cases[] = {
 	KUNIT_CASE(rl_tracker_demerit_distributions),
 	KUNIT_CASE(rl_tracker_status_none),
 	KUNIT_CASE(rl_tracker_slack_feedback),
+	KUNIT_CASE(rl_tracker_sim_loop),
 	{}
 };
 
