@@ -20,7 +20,24 @@
  * are sector slots of the track (slot s starts s/spt of a rotation after
  * the index). No floating point, 64-bit maths through div64/mul helpers so
  * it builds on 32-bit. No locking inside: the caller serializes every call
- * on one tracker (the member's queue lock).
+ * on one tracker (the member's queue lock), status included (it sorts in
+ * the tracker's scratch space).
+ *
+ * Use, per member (struct rl_tracker is about 9 KiB: allocate it):
+ *  - `geom <member> <line>`: rl_disk_geom_parse() (pure, outside the lock),
+ *    then rl_tracker_set_geom() under the lock;
+ *  - reference reads: when rl_tracker_next_ref_ns() has passed and nothing
+ *    is in flight on the member, read one sector at geom.ref; stamp the
+ *    issue just before submitting and the completion in its end_io, and
+ *    pass both to rl_tracker_ref_sample();
+ *  - dispatch: the head state's now_ns is the issue time; if
+ *    rl_tracker_ready(), keep rl_tracker_predict(trk, head, now_ns, sector,
+ *    sectors) with the I/O (else U64_MAX). The prediction assumes the disk
+ *    starts the I/O at once: make it only for I/Os issued to an idle member
+ *    (depth 1), else pass U64_MAX;
+ *  - completion: rl_tracker_observe() with the same sector, length, issue
+ *    time, prediction and the completion time stamp (end_io context: the
+ *    lock must be irq-safe).
  */
 #ifndef DM_RAIDLAB_TRACKER_H
 #define DM_RAIDLAB_TRACKER_H
