@@ -541,8 +541,14 @@ u64 rl_tracker_predict(const struct rl_tracker *t, sector_t head,
  * Fit the reference samples: t_i = A + rot_i * P by least squares on the
  * residuals from the current period (which keeps the sums small), then set
  * the period, the phase (at the newest sample's rotation) and rebase so the
- * oldest sample is rotation 0 at the anchor. Returns false if the samples
- * disagree with the period by more than 2 % (a miscounted rotation).
+ * oldest sample is rotation 0 at the anchor.
+ *
+ * Returns false, changing nothing, if three or more samples do not fit: the
+ * period moves by more than 2 %, or a sample lies more than 1/8 rotation
+ * off the fitted line (a miscounted rotation; honest overhead jitter is far
+ * smaller). Two samples set the period whatever it was: the geometry's may
+ * be a few per cent off, and the first interval (RL_TRK_REF_FIRST
+ * rotations) counts right while it is within 1 / (2 * 8) = 6 %.
  */
 static bool rl_trk_fit(struct rl_tracker *t)
 {
@@ -567,14 +573,20 @@ static bool rl_trk_fit(struct rl_tracker *t)
 		if (abs(sxy) > (1LL << 54))
 			return false;
 		b = div64_s64(sxy * (1 << RL_TRK_FRAC), sxx);
-		if (abs(b) * 50 > (s64)t->period_fp)
+		if (n > 2 && abs(b) * 50 > (s64)t->period_fp)
 			return false;
 	}
 	p = t->period_fp + b;
-	t->period_fp = p;
 	for (i = 0; i < t->nr_ref; i++)
 		a_sum += t->ref[i].t_fp - (s64)(t->ref[i].rot * p);
 	a_sum = div64_s64(a_sum, n);	/* the index time at rotation 0 */
+	for (i = 0; n > 2 && i < t->nr_ref; i++) {
+		s64 r = t->ref[i].t_fp - (s64)(t->ref[i].rot * p) - a_sum;
+
+		if (abs(r) > p / RL_TRK_PHASE_GATE)
+			return false;
+	}
+	t->period_fp = p;
 
 	/* the phase at the newest sample's rotation (kept near now) */
 	t->phase_ns = t->anchor_ns +
@@ -648,6 +660,7 @@ void rl_tracker_ref_sample(struct rl_tracker *t, u64 issue_ns, u64 done_ns)
 		t->nr_ref = 1;
 		t->calibrated = false;
 		t->refs = 0;
+		t->restarts++;
 		rl_trk_fit(t);
 	}
 	t->refs++;
@@ -838,7 +851,8 @@ void rl_tracker_stats(struct rl_tracker *t, struct rl_trk_stats *s)
  * @maxlen: its size
  * @sz: bytes used so far, updated
  *
- * "period_ns=<ns.mmm> cal=<0|1> refs=<n> cal_age_ms=<ms|-> n=<requests>
+ * "period_ns=<ns.mmm> cal=<0|1> refs=<n> restarts=<n> cal_age_ms=<ms|->
+ * n=<requests>
  * err_mean_ns=<ns> err_std_ns=<ns> miss_pct=<p.pppp> demerit_ns=<ns>
  * access_ns=<ns> slack=<sectors>", or "geom=none" without a geometry.
  */
@@ -859,8 +873,9 @@ void rl_tracker_status(struct rl_tracker *t, u64 now_ns, char *result,
 		return;
 	}
 	rl_tracker_stats(t, &s);
-	n += scnprintf(result + n, maxlen - n, "period_ns=%llu.%03u cal=%u refs=%llu ",
-		       p_ns, p_milli, t->calibrated, t->refs);
+	n += scnprintf(result + n, maxlen - n,
+		       "period_ns=%llu.%03u cal=%u refs=%llu restarts=%llu ",
+		       p_ns, p_milli, t->calibrated, t->refs, t->restarts);
 	if (t->refs && now_ns >= t->last_cal_ns)
 		n += scnprintf(result + n, maxlen - n, "cal_age_ms=%llu",
 			       div_u64(now_ns - t->last_cal_ns, NSEC_PER_MSEC));

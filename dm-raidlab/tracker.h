@@ -147,6 +147,7 @@ struct rl_tracker {
 	unsigned int nr_ref;		/* in ref[], oldest first */
 	u64 refs;			/* accepted since the geometry was set */
 	u64 refs_rejected;
+	u64 restarts;			/* fits that failed: started over */
 	u64 last_cal_ns;		/* time of the last reference sample */
 
 	/* slack and its feedback loop */

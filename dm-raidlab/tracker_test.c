@@ -358,11 +358,32 @@ static u32 rl_test_rand(u32 *state)
 	return *state >> 8;
 }
 
+struct rl_period_case {
+	const char *what;
+	u64 p_true;		/* the disk's; the geometry says 13.9 ms */
+	u32 jitter;		/* completion overhead 100 us +- this */
+};
+
+static const struct rl_period_case rl_period_cases[] = {
+	{ "0.07 % slower, 40 us jitter", 13910000, 40000 },
+	{ "0.5 % faster, 40 us jitter", 13830500, 40000 },
+	{ "3 % slower, 40 us jitter", 14317000, 40000 },
+	{ "exact, no jitter", 13900000, 0 },
+	{ "0.07 % slower, 400 us jitter", 13910000, 400000 },
+};
+
+static void rl_period_desc(const struct rl_period_case *c, char *desc)
+{
+	strscpy(desc, c->what, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rl_period, rl_period_cases, rl_period_desc);
+
 static void rl_tracker_period_phase(struct kunit *test)
 {
+	const struct rl_period_case *c = test->param_value;
 	struct rl_tracker *t = rl_test_tracker(test);
-	/* the disk turns 0.07 % slower than the geometry says */
-	const u64 p_true = 13910000, t0 = 1000000000, overhead = 100000;
+	const u64 p_true = c->p_true, t0 = 1000000000, overhead = 100000;
 	u64 issue = t0 - 3000000, k, done, diff;
 	u32 seed = 12345;
 	s64 d;
@@ -370,7 +391,7 @@ static void rl_tracker_period_phase(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, rl_tracker_next_ref_ns(t), 0);
 	for (i = 0; i < 16; i++) {
-		s64 jitter = (s64)(rl_test_rand(&seed) % 80001) - 40000;
+		s64 jitter = (s64)(rl_test_rand(&seed) % (2 * c->jitter + 1)) - c->jitter;
 
 		/* ref is LBA 0: its slot ends 1/48 rotation after the index */
 		k = div64_u64(issue + 1000000 - t0 + p_true - 1, p_true);
@@ -382,14 +403,13 @@ static void rl_tracker_period_phase(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, t->refs, 16);
 	KUNIT_EXPECT_EQ(test, t->refs_rejected, 0);
+	KUNIT_EXPECT_EQ(test, t->restarts, 0);
 	KUNIT_EXPECT_EQ(test, t->last_cal_ns, done);
 	/* intervals grew to the two-minute cap */
 	KUNIT_EXPECT_EQ(test, rl_tracker_next_ref_ns(t) - done, 120ULL * NSEC_PER_SEC);
 
 	/* the period within 0.1 % (it is within a few ns) */
 	d = (s64)(t->period_fp >> RL_TRK_FRAC) - (s64)p_true;
-	kunit_info(test, "period %llu ns (true %llu), phase error below", t->period_fp >>
-		   RL_TRK_FRAC, p_true);
 	KUNIT_EXPECT_LT(test, abs(d) * 1000, p_true);
 	KUNIT_EXPECT_LT(test, abs(d), 100);
 
@@ -397,8 +417,30 @@ static void rl_tracker_period_phase(struct kunit *test)
 	div64_u64_rem(t->phase_ns - (t0 + overhead), p_true, &diff);
 	if (diff > p_true / 2)
 		diff = p_true - diff;
-	kunit_info(test, "phase error %llu ns", diff);
+	kunit_info(test, "period %llu ns (true %llu), phase error %llu ns",
+		   t->period_fp >> RL_TRK_FRAC, p_true, diff);
 	KUNIT_EXPECT_LT(test, diff * 100, p_true);
+}
+
+/* A geometry 10 % off counts the first interval wrong and never calibrates. */
+static void rl_tracker_period_too_far(struct kunit *test)
+{
+	struct rl_tracker *t = rl_test_tracker(test);
+	const u64 p_true = 15290000, t0 = 1000000000;
+	u64 issue = t0 - 3000000, k, done;
+	unsigned int i;
+
+	for (i = 0; i < 16; i++) {
+		k = div64_u64(issue + 1000000 - t0 + p_true - 1, p_true);
+		done = t0 + k * p_true + div_u64(p_true, 48) + 100000;
+		rl_tracker_ref_sample(t, issue, done);
+		issue = max(rl_tracker_next_ref_ns(t), done + 1);
+	}
+	kunit_info(test, "period %llu ns (true %llu), refs %llu, restarts %llu",
+		   t->period_fp >> RL_TRK_FRAC, p_true, t->refs, t->restarts);
+	KUNIT_EXPECT_FALSE(test, t->calibrated);
+	KUNIT_EXPECT_LT(test, t->refs, RL_TRK_MIN_REFS);
+	KUNIT_EXPECT_GE(test, t->restarts, 1);
 }
 
 /* A sample in the same rotation as the last one, or before it, is refused. */
@@ -475,7 +517,7 @@ static void rl_tracker_stats_demerit(struct kunit *test)
 	rl_tracker_status(t, 0, buf, sizeof(buf), &sz);
 	KUNIT_EXPECT_EQ(test, sz, strlen(buf));
 	KUNIT_EXPECT_STREQ(test, buf,
-			   "period_ns=13900000.000 cal=0 refs=0 cal_age_ms=- n=200 err_mean_ns=-50 err_std_ns=9999 miss_pct=0.5000 demerit_ns=982929 access_ns=5069450 slack=2");
+			   "period_ns=13900000.000 cal=0 refs=0 restarts=0 cal_age_ms=- n=200 err_mean_ns=-50 err_std_ns=9999 miss_pct=0.5000 demerit_ns=982929 access_ns=5069450 slack=2");
 }
 
 /* The demerit is a distance between distributions, not between pairs. */
@@ -637,7 +679,8 @@ static struct kunit_case rl_tracker_test_cases[] = {
 	KUNIT_CASE(rl_tracker_seek),
 	KUNIT_CASE_PARAM(rl_tracker_predict_cases, rl_pred_gen_params),
 	KUNIT_CASE(rl_tracker_predict_no_geom),
-	KUNIT_CASE(rl_tracker_period_phase),
+	KUNIT_CASE_PARAM(rl_tracker_period_phase, rl_period_gen_params),
+	KUNIT_CASE(rl_tracker_period_too_far),
 	KUNIT_CASE(rl_tracker_ref_reject),
 	KUNIT_CASE(rl_tracker_observe_phase),
 	KUNIT_CASE(rl_tracker_stats_demerit),
