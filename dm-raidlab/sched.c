@@ -15,7 +15,9 @@
 
 static unsigned int rl_nr_replicas(const struct rl_qent *qe, bool replicas)
 {
-	return replicas && qe->alt && qe->nr_alts ? qe->nr_alts : 1;
+	if (!replicas || !qe->alt || !qe->nr_alts)
+		return 1;
+	return min_t(unsigned int, qe->nr_alts, RL_SCHED_MAX_ALTS);
 }
 
 static sector_t rl_replica(const struct rl_qent *qe, unsigned int i)

@@ -67,21 +67,23 @@ KUNIT_ARRAY_PARAM(rl_geom_good, rl_geom_good_cases, rl_geom_good_desc);
 static void rl_tracker_geom_parse_good(struct kunit *test)
 {
 	const struct rl_geom_good *c = test->param_value;
-	struct rl_disk_geom g, g2;
-	char *error = NULL, buf[512];
+	struct rl_disk_geom *g = kunit_kzalloc(test, 2 * sizeof(*g), GFP_KERNEL);
+	char *error = NULL, *buf = kunit_kzalloc(test, 512, GFP_KERNEL);
 	int n;
 
-	KUNIT_ASSERT_EQ_MSG(test, rl_disk_geom_parse(c->line, &g, &error), 0,
+	KUNIT_ASSERT_NOT_NULL(test, g);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ_MSG(test, rl_disk_geom_parse(c->line, &g[0], &error), 0,
 			    "%s", error);
-	KUNIT_EXPECT_EQ(test, g.capacity, c->capacity);
-	KUNIT_EXPECT_EQ(test, g.nr_zones, c->nr_zones);
+	KUNIT_EXPECT_EQ(test, g[0].capacity, c->capacity);
+	KUNIT_EXPECT_EQ(test, g[0].nr_zones, c->nr_zones);
 
 	/* the formatter writes what the parser reads back */
-	n = rl_disk_geom_format(&g, buf, sizeof(buf));
-	KUNIT_ASSERT_LT(test, n, (int)sizeof(buf));
-	KUNIT_ASSERT_EQ_MSG(test, rl_disk_geom_parse(buf, &g2, &error), 0,
+	n = rl_disk_geom_format(&g[0], buf, 512);
+	KUNIT_ASSERT_LT(test, n, 512);
+	KUNIT_ASSERT_EQ_MSG(test, rl_disk_geom_parse(buf, &g[1], &error), 0,
 			    "%s: %s", buf, error);
-	KUNIT_EXPECT_EQ(test, memcmp(&g, &g2, sizeof(g)), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&g[0], &g[1], sizeof(*g)), 0);
 }
 
 static void rl_tracker_geom_parse_fields(struct kunit *test)
@@ -617,7 +619,8 @@ static void rl_tracker_sim_loop(struct kunit *test)
 {
 	struct rl_tracker *t = rl_test_tracker(test);
 	struct rl_tracker *disk = rl_test_tracker(test);
-	const u64 p_true = 13910000, overhead = 50000, jitter = 25000;
+	const u64 p_true = 13910000;
+	const u32 overhead = 50000, jitter = 25000;
 	unsigned int i, n2 = 0, miss2 = 0;
 	u64 now = 3000000, done, pred, cap = t->geom.capacity;
 	struct rl_trk_stats st;
