@@ -409,6 +409,8 @@ u64 rl_disk_seek_ns(const struct rl_disk_geom *g, u32 from_cyl, u32 to_cyl)
 /* The first reference read after the geometry, in rotations; then doubling. */
 #define RL_TRK_REF_FIRST	8
 #define RL_TRK_REF_MAX_NS	(120ULL * NSEC_PER_SEC)
+/* A seek to an imagined cylinder far past the disk counts at most this. */
+#define RL_TRK_MAX_MOVE_NS	(1000ULL * NSEC_PER_SEC)
 /* The demerit's differences saturate here (ns). */
 #define RL_TRK_DEMERIT_MAX	67108864LL	/* 2^26 */
 
@@ -483,6 +485,8 @@ static u64 rl_trk_end_angle_fp(const struct rl_tracker *t, u64 lba)
  * normally make that wait short). The time is measured to the completion
  * the host sees: the phase already holds the completion overhead.
  *
+ * The cost is one step per track the request spans.
+ *
  * Return: ns from @start_ns to the completion, or U64_MAX without a
  * geometry.
  */
@@ -506,7 +510,7 @@ u64 rl_tracker_predict(const struct rl_tracker *t, sector_t head,
 		move = 0;
 
 	a0 = rl_trk_angle_fp(t, start_ns);
-	x = move << RL_TRK_FRAC;
+	x = min(move, RL_TRK_MAX_MOVE_NS) << RL_TRK_FRAC;
 	for (lba = sector;;) {
 		u64 arrive, wait;
 		u32 seg;
@@ -532,7 +536,7 @@ u64 rl_tracker_predict(const struct rl_tracker *t, sector_t head,
 				   g->head_switch_ns);
 		else
 			move = g->head_switch_ns;
-		x += move << RL_TRK_FRAC;
+		x += min(move, RL_TRK_MAX_MOVE_NS) << RL_TRK_FRAC;
 	}
 	return x >> RL_TRK_FRAC;
 }
