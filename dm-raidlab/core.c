@@ -100,8 +100,12 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	a->stripe_cache = args.stripe_cache;
 	a->opt_stripes_set = args.stripes_set;
 	a->assume_clean = args.assume_clean;
+	a->policy = args.policy;
+	a->opt_sched_set = args.policy != &rl_sched_fifo || args.depth_set;
+	a->queue_depth = args.queue_depth;
 	INIT_WORK(&a->event_work, rl_event_work);
 	for (i = 0; i < args.nr_devs; i++) {
+		rl_queue_init(a, i);
 		for (k = 0; k < RL_NR_KINDS; k++)
 			atomic64_set(&a->members[i].io[k], 0);
 		atomic_set(&a->members[i].inflight, 0);
@@ -251,6 +255,7 @@ static const char *rl_array_state(struct rl_array *a)
  *        <logical_reads> <logical_writes>
  *        <data_reads> <data_writes> <parity_reads> <parity_writes>
  *        <dr>:<dw>:<pr>:<pw> for each member
+ *        <sched_policy> <queue_depth> <fg_issued> <bg_issued>
  * TABLE: the table line, with every option spelled out.
  */
 static void raidlab_status(struct dm_target *ti, status_type_t type,
@@ -260,6 +265,7 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
 	struct rl_array *a = ti->private;
 	unsigned int sz = 0, i, k, nr_opt;
 	u64 io[RL_NR_KINDS] = { 0 };
+	u64 issued[RL_NR_CLASSES] = { 0 };
 	const char *action = "idle";
 	sector_t synced = ti->len;
 
@@ -290,17 +296,23 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
 			       (u64)atomic64_read(&m->io[RL_DATA_WRITE]),
 			       (u64)atomic64_read(&m->io[RL_PARITY_READ]),
 			       (u64)atomic64_read(&m->io[RL_PARITY_WRITE]));
+			for (k = 0; k < RL_NR_CLASSES; k++)
+				issued[k] += READ_ONCE(m->q.dispatched[k]);
 		}
+		DMEMIT(" %s %u %llu %llu", READ_ONCE(a->policy)->name,
+		       a->queue_depth, issued[RL_FG], issued[RL_BG]);
 		break;
 
 	case STATUSTYPE_TABLE:
-		nr_opt = 2 + (a->ops->parity ? 2 : 0) + a->assume_clean;
+		nr_opt = 6 + (a->ops->parity ? 2 : 0) + a->assume_clean;
 		DMEMIT("%s %u chunk_size %llu", a->ops->name, nr_opt,
 		       (unsigned long long)rl_chunk_sectors(&a->geom));
 		if (a->ops->parity)
 			DMEMIT(" stripe_cache %u", a->stripe_cache);
 		if (a->assume_clean)
 			DMEMIT(" assume_clean");
+		DMEMIT(" sched %s queue_depth %u", READ_ONCE(a->policy)->name,
+		       a->queue_depth);
 		DMEMIT(" %u", a->geom.nr_members);
 		for (i = 0; i < a->geom.nr_members; i++)
 			DMEMIT(" %s", a->members[i].dev->name);
@@ -322,6 +334,7 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
  * Messages:
  *   fail <idx>         mark member <idx> failed
  *   reset_counters     zero the logical and member I/O counters
+ *   sched <policy>     switch the member queues to another policy
  */
 static int raidlab_message(struct dm_target *ti, unsigned int argc,
 			   char **argv, char *result, unsigned int maxlen)
@@ -340,10 +353,24 @@ static int raidlab_message(struct dm_target *ti, unsigned int argc,
 		return 0;
 	}
 
+	if (argc == 2 && !strcasecmp(argv[0], "sched")) {
+		const struct rl_sched_policy *p = rl_sched_find(argv[1]);
+
+		if (!p) {
+			DMWARN("sched: unknown policy '%s'", argv[1]);
+			return -EINVAL;
+		}
+		WRITE_ONCE(a->policy, p);
+		return 0;
+	}
+
 	if (argc == 1 && !strcasecmp(argv[0], "reset_counters")) {
-		for (i = 0; i < a->geom.nr_members; i++)
+		for (i = 0; i < a->geom.nr_members; i++) {
 			for (k = 0; k < RL_NR_KINDS; k++)
 				atomic64_set(&a->members[i].io[k], 0);
+			for (k = 0; k < RL_NR_CLASSES; k++)
+				WRITE_ONCE(a->members[i].q.dispatched[k], 0);
+		}
 		atomic64_set(&a->logical[READ], 0);
 		atomic64_set(&a->logical[WRITE], 0);
 		return 0;
@@ -377,7 +404,7 @@ static void raidlab_io_hints(struct dm_target *ti, struct queue_limits *limits)
 
 static struct target_type raidlab_target = {
 	.name = "raidlab",
-	.version = {1, 0, 0},
+	.version = {1, 1, 0},
 	.module = THIS_MODULE,
 	.ctr = raidlab_ctr,
 	.dtr = raidlab_dtr,

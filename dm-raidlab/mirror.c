@@ -22,6 +22,7 @@ struct rl_mirror_clone {
 	struct rl_array *a;
 	unsigned int member;
 	sector_t end;
+	struct rl_qent qe;		/* its place in the member's queue */
 	struct bio clone;		/* must be last: bioset front_pad */
 };
 
@@ -102,7 +103,10 @@ static unsigned int mirror_choose(struct rl_array *a, sector_t msector)
 	return rl_mirror_read_balance(v, a->geom.nr_members, msector);
 }
 
-/* Point a read at the best live member; false if none is left. */
+/*
+ * Send a read to the best live member, through its queue; false if none is
+ * left. Process context.
+ */
 static bool mirror_map_read(struct rl_array *a, struct bio *bio)
 {
 	sector_t msector = a->geom.data_offset + rl_pb(bio)->lsector;
@@ -126,9 +130,7 @@ static void mirror_retry_work(struct work_struct *ws)
 	spin_unlock_irq(&mi->lock);
 
 	while ((bio = bio_list_pop(&list))) {
-		if (mirror_map_read(mi->a, bio)) {
-			submit_bio_noacct(bio);
-		} else {
+		if (!mirror_map_read(mi->a, bio)) {
 			bio->bi_status = BLK_STS_IOERR;
 			bio_endio(bio);
 		}
@@ -158,6 +160,14 @@ static void mirror_write_endio(struct bio *clone)
 		rl_member_fail(mc->a, mc->member, "write error");
 	bio_put(clone);
 	mirror_write_put(orig);
+}
+
+static void mirror_write_submit(struct rl_qent *qe)
+{
+	struct rl_mirror_clone *mc = container_of(qe, struct rl_mirror_clone,
+						  qe);
+
+	submit_bio_noacct(&mc->clone);
 }
 
 static int mirror_map_write(struct rl_array *a, struct bio *bio)
@@ -192,9 +202,16 @@ static int mirror_map_write(struct rl_array *a, struct bio *bio)
 		mc->end = msector + bio_sectors(bio);
 		clone->bi_iter.bi_sector = msector;
 		clone->bi_end_io = mirror_write_endio;
+		mc->qe.sector = msector;
+		mc->qe.alt = NULL;
+		mc->qe.nr_alts = 0;
+		mc->qe.sectors = bio_sectors(bio);
+		mc->qe.write = true;
+		mc->qe.class = RL_FG;
+		mc->qe.submit = mirror_write_submit;
 		rl_member_start(a, m, RL_DATA_WRITE);
 		atomic_inc(&pb->pending);
-		submit_bio_noacct(clone);
+		rl_queue_add(a, m, &mc->qe);
 	}
 	mirror_write_put(bio);
 	return DM_MAPIO_SUBMITTED;
@@ -204,7 +221,7 @@ static int mirror_map(struct rl_array *a, struct bio *bio)
 {
 	switch (bio_op(bio)) {
 	case REQ_OP_READ:
-		return mirror_map_read(a, bio) ? DM_MAPIO_REMAPPED : DM_MAPIO_KILL;
+		return mirror_map_read(a, bio) ? DM_MAPIO_SUBMITTED : DM_MAPIO_KILL;
 	case REQ_OP_WRITE:
 		return mirror_map_write(a, bio);
 	case REQ_OP_DISCARD:

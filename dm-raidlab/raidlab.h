@@ -16,6 +16,8 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
+#include "sched.h"
+
 #define DM_MSG_PREFIX		"raidlab"
 
 #define RL_MAX_MEMBERS		32
@@ -28,6 +30,8 @@
 #define RL_STRIPE_BUDGET	(16U << 20)	/* bytes of stripe buffers by default */
 #define RL_STRIPE_MAX_BYTES	(512ULL << 20)	/* and at the most */
 #define RL_MAX_STRIPES		4096
+#define RL_DEFAULT_QUEUE_DEPTH	32	/* member I/Os in flight per member */
+#define RL_MAX_QUEUE_DEPTH	1024
 
 /* Kinds of member I/O counted in the status line. */
 enum rl_io_kind {
@@ -65,12 +69,31 @@ struct rl_loc {
 	unsigned int col;		/* data column within the row */
 };
 
+/*
+ * A member's queue (sched.h): entries wait in their class until the
+ * policy picks them and fewer than the array's queue_depth are issued.
+ */
+struct rl_queue {
+	spinlock_t lock;		/* protects everything below but work */
+	struct list_head wait[RL_NR_CLASSES];
+	unsigned int queued[RL_NR_CLASSES];
+	unsigned int issued;		/* submitted, not yet done */
+	unsigned int fg_run;		/* foreground picks in a row */
+	u64 seq;			/* arrival counter */
+	struct rl_head_state hs;	/* the policy's view of the head */
+	u64 dispatched[RL_NR_CLASSES];
+	struct work_struct work;	/* dispatch after a completion */
+};
+
 /* One member disk. */
 struct rl_member {
 	struct dm_dev *dev;
+	struct rl_array *a;
+	unsigned int idx;
 	atomic64_t io[RL_NR_KINDS];
-	atomic_t inflight;		/* member I/Os in flight */
+	atomic_t inflight;		/* member I/Os queued or in flight */
 	sector_t head;			/* sector after the last completed I/O */
+	struct rl_queue q;
 };
 
 struct rl_scheme_ops;
@@ -85,6 +108,9 @@ struct rl_array {
 	unsigned int stripe_cache;	/* stripe contexts (parity schemes) */
 	unsigned int opt_stripes_set:1;
 	unsigned int assume_clean:1;	/* parity taken as consistent */
+	unsigned int opt_sched_set:1;
+	unsigned int queue_depth;	/* member I/Os issued per member */
+	const struct rl_sched_policy *policy;	/* per-member queue policy */
 
 	unsigned long failed;		/* bitmap of failed members */
 	struct workqueue_struct *wq;
@@ -114,6 +140,7 @@ struct rl_bio {
 	sector_t mend;			/* member sector after that bio */
 	atomic_t pending;		/* mirror write fan-out */
 	atomic_t ok;			/* mirror write copies that landed */
+	struct rl_qent qe;		/* its place in the member's queue */
 };
 
 /*
@@ -217,6 +244,9 @@ struct rl_args {
 	bool chunk_set;
 	bool stripes_set;
 	bool assume_clean;
+	const struct rl_sched_policy *policy;
+	unsigned int queue_depth;
+	bool depth_set;
 	unsigned int nr_devs;
 	char **devs;			/* points into argv */
 };
@@ -244,6 +274,10 @@ void rl_member_fail(struct rl_array *a, unsigned int m, const char *why);
 bool rl_status_fails_member(blk_status_t status);
 void rl_member_start(struct rl_array *a, unsigned int m, enum rl_io_kind kind);
 void rl_member_done(struct rl_array *a, unsigned int m, sector_t end);
+void rl_queue_init(struct rl_array *a, unsigned int m);
+void rl_queue_add(struct rl_array *a, unsigned int m, struct rl_qent *qe);
+void rl_queue_counts(struct rl_array *a, unsigned int m,
+		     unsigned int queued[RL_NR_CLASSES], unsigned int *issued);
 void rl_remap(struct rl_array *a, struct bio *bio, unsigned int m,
 	      sector_t msector);
 void rl_restore(struct bio *bio);

@@ -41,6 +41,7 @@ struct rl_stripe_col {
 	struct rl_stripe *s;
 	unsigned int member;
 	sector_t end;			/* member sector after the I/O */
+	struct rl_qent qe;		/* its place in the member's queue */
 };
 
 struct rl_stripe {
@@ -184,7 +185,17 @@ static void rl_stripe_endio(struct bio *bio)
 		queue_work(s->e->a->wq, &s->work);
 }
 
-/* Issue one member I/O of the plan over @span of the row's chunk. */
+static void rl_stripe_submit(struct rl_qent *qe)
+{
+	struct rl_stripe_col *c = container_of(qe, struct rl_stripe_col, qe);
+
+	submit_bio_noacct(c->bio);
+}
+
+/*
+ * Queue one member I/O of the plan over @span of the row's chunk: the
+ * background class for a resync row.
+ */
 static void rl_stripe_io(struct rl_stripe *s, unsigned int m, blk_opf_t opf,
 			 struct rl_span span)
 {
@@ -214,9 +225,16 @@ static void rl_stripe_io(struct rl_stripe *s, unsigned int m, blk_opf_t opf,
 		kind = parity ? RL_PARITY_WRITE : RL_DATA_WRITE;
 	else
 		kind = parity ? RL_PARITY_READ : RL_DATA_READ;
+	c->qe.sector = c->bio->bi_iter.bi_sector;
+	c->qe.alt = NULL;
+	c->qe.nr_alts = 0;
+	c->qe.sectors = span.hi - span.lo;
+	c->qe.write = op_is_write(opf);
+	c->qe.class = s->sync ? RL_BG : RL_FG;
+	c->qe.submit = rl_stripe_submit;
 	rl_member_start(a, m, kind);
 	atomic_inc(&s->pending);
-	submit_bio_noacct(c->bio);
+	rl_queue_add(a, m, &c->qe);
 }
 
 /*
@@ -555,7 +573,7 @@ int rl_stripe_map(struct rl_array *a, struct bio *bio)
 		rl_stripe_map_sector(&a->geom, pb->lsector, &loc);
 		if (!rl_member_failed(a, loc.member)) {
 			rl_remap(a, bio, loc.member, loc.sector);
-			return DM_MAPIO_REMAPPED;
+			return DM_MAPIO_SUBMITTED;
 		}
 	} else if (bio_op(bio) != REQ_OP_WRITE) {
 		return DM_MAPIO_KILL;
