@@ -16,6 +16,7 @@
 #include <linux/slab.h>
 
 #include "raidlab.h"
+#include "tracker.h"
 
 static void rl_event_work(struct work_struct *ws)
 {
@@ -103,6 +104,7 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	a->policy = args.policy;
 	a->opt_sched_set = args.policy != &rl_sched_fifo || args.depth_set;
 	a->queue_depth = args.queue_depth;
+	a->track_stopped = true;	/* until the first resume */
 	INIT_WORK(&a->event_work, rl_event_work);
 	for (i = 0; i < args.nr_devs; i++) {
 		rl_queue_init(a, i);
@@ -134,6 +136,7 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad_put;
 	}
 
+	rl_track_init(a);
 	ti->private = a;
 	ti->per_io_data_size = sizeof(struct rl_bio);
 	ti->num_flush_bios = a->geom.nr_members;
@@ -156,8 +159,10 @@ static void raidlab_dtr(struct dm_target *ti)
 {
 	struct rl_array *a = ti->private;
 
+	rl_track_quiesce(a);
 	destroy_workqueue(a->wq);
 	a->ops->dtr(a);
+	rl_track_free(a);
 	cancel_work_sync(&a->event_work);
 	rl_put_members(a, a->geom.nr_members);
 	kfree(a);
@@ -208,6 +213,7 @@ static void raidlab_presuspend(struct dm_target *ti)
 {
 	struct rl_array *a = ti->private;
 
+	rl_track_stop(a);
 	if (a->ops->presuspend)
 		a->ops->presuspend(a);
 }
@@ -219,6 +225,7 @@ static void raidlab_presuspend_undo(struct dm_target *ti)
 
 	if (a->ops->resume)
 		a->ops->resume(a);
+	rl_track_start(a);
 }
 
 static void raidlab_resume(struct dm_target *ti)
@@ -227,6 +234,7 @@ static void raidlab_resume(struct dm_target *ti)
 
 	if (a->ops->resume)
 		a->ops->resume(a);
+	rl_track_start(a);
 }
 
 static void raidlab_postsuspend(struct dm_target *ti)
@@ -235,6 +243,7 @@ static void raidlab_postsuspend(struct dm_target *ti)
 
 	if (a->ops->postsuspend)
 		a->ops->postsuspend(a);
+	rl_track_quiesce(a);
 	flush_workqueue(a->wq);
 }
 
@@ -335,13 +344,17 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
  *   fail <idx>         mark member <idx> failed
  *   reset_counters     zero the logical and member I/O counters
  *   sched <policy>     switch the member queues to another policy
+ *   geom <idx> <line>  load member <idx>'s calibrated geometry (tracker.h)
+ *                      and start tracking its head
+ *   tracker <idx>      print member <idx>'s tracker status
  */
 static int raidlab_message(struct dm_target *ti, unsigned int argc,
 			   char **argv, char *result, unsigned int maxlen)
 {
 	struct rl_array *a = ti->private;
 	unsigned int m, i, k;
-	char dummy;
+	char dummy, *error;
+	int r;
 
 	if (argc == 2 && !strcasecmp(argv[0], "fail")) {
 		if (sscanf(argv[1], "%u%c", &m, &dummy) != 1 ||
@@ -362,6 +375,26 @@ static int raidlab_message(struct dm_target *ti, unsigned int argc,
 		}
 		WRITE_ONCE(a->policy, p);
 		return 0;
+	}
+
+	if ((argc == 2 || argc == 3) &&
+	    (!strcasecmp(argv[0], "geom") || !strcasecmp(argv[0], "tracker"))) {
+		if (sscanf(argv[1], "%u%c", &m, &dummy) != 1 ||
+		    m >= a->geom.nr_members) {
+			DMWARN("%s: invalid member index '%s'", argv[0], argv[1]);
+			return -EINVAL;
+		}
+		if (argc == 2 && !strcasecmp(argv[0], "tracker")) {
+			rl_track_status(a, m, result, maxlen);
+			return 1;
+		}
+		if (argc == 3 && !strcasecmp(argv[0], "geom")) {
+			error = "geom: cannot load";
+			r = rl_track_set_geom(a, m, argv[2], &error);
+			if (r)
+				DMWARN("member %u: %s", m, error);
+			return r;
+		}
 	}
 
 	if (argc == 1 && !strcasecmp(argv[0], "reset_counters")) {

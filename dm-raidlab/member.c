@@ -8,6 +8,7 @@
 #include <linux/ktime.h>
 
 #include "raidlab.h"
+#include "tracker.h"
 
 unsigned int rl_nr_failed(const struct rl_array *a)
 {
@@ -63,7 +64,7 @@ static struct rl_qent *rl_queue_next(struct rl_array *a, struct rl_queue *q)
 	enum rl_class c;
 
 	spin_lock_irqsave(&q->lock, flags);
-	if (q->issued >= a->queue_depth)
+	if (q->issued >= a->queue_depth || q->ref_due)
 		goto out;
 	c = rl_sched_class(q->queued, &q->fg_run);
 	if (c == RL_NR_CLASSES)
@@ -71,6 +72,11 @@ static struct rl_qent *rl_queue_next(struct rl_array *a, struct rl_queue *q)
 	q->hs.now_ns = ktime_get_ns();
 	qe = READ_ONCE(a->policy)->pick(&q->wait[c], &q->hs);
 	list_del_init(&qe->node);
+	qe->issue_ns = q->hs.now_ns;
+	/* the tracker predicts for an I/O that starts at once: an idle disk */
+	qe->predicted_ns = !q->issued && rl_tracker_ready(q->trk) ?
+		rl_tracker_predict(q->trk, q->hs.sector, qe->issue_ns,
+				   rl_qent_sector(qe), qe->sectors) : U64_MAX;
 	q->queued[c]--;
 	q->issued++;
 	q->dispatched[c]++;
@@ -157,25 +163,55 @@ void rl_queue_counts(struct rl_array *a, unsigned int m,
 }
 
 /*
- * A member I/O issued through the queue ended at member sector @end: the
- * head is there now, and its slot is free. Any context; the next entry is
- * issued from a work item.
+ * The member I/O @qe, issued through member @m's queue, ended: the head is
+ * after it now, the tracker (if any) learns from its timing, and its slot
+ * is free. Any context; the next entry is issued from a work item, and a
+ * reference read that waited for the member to go idle goes now.
  */
-void rl_member_done(struct rl_array *a, unsigned int m, sector_t end)
+void rl_member_done(struct rl_array *a, unsigned int m,
+		    const struct rl_qent *qe)
 {
 	struct rl_member *mb = &a->members[m];
 	struct rl_queue *q = &mb->q;
+	sector_t sector = rl_qent_sector(qe);
 	unsigned long flags;
-	bool more;
+	bool more, ref;
 
-	WRITE_ONCE(mb->head, end);
+	WRITE_ONCE(mb->head, sector + qe->sectors);
 	atomic_dec(&mb->inflight);
 	spin_lock_irqsave(&q->lock, flags);
+	if (q->trk)
+		rl_tracker_observe(q->trk, sector, qe->sectors, qe->issue_ns,
+				   ktime_get_ns(), qe->predicted_ns);
 	q->issued--;
 	more = q->queued[RL_FG] || q->queued[RL_BG];
+	ref = q->ref_due && !q->issued;
 	spin_unlock_irqrestore(&q->lock, flags);
-	if (more)
+	if (ref)
+		mod_delayed_work(a->wq, &mb->ref_work, 0);
+	else if (more)
 		queue_work(a->wq, &q->work);
+}
+
+/*
+ * The tracker's predicted access time of @sectors at @sector on member @m
+ * if it were issued now, or U64_MAX: not calibrated, or the member is busy
+ * (the prediction holds for an I/O that starts at once).
+ */
+u64 rl_track_predict(struct rl_array *a, unsigned int m, sector_t sector,
+		     unsigned int sectors)
+{
+	struct rl_queue *q = &a->members[m].q;
+	unsigned long flags;
+	u64 t = U64_MAX;
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (!q->issued && !q->ref_due && !q->queued[RL_FG] &&
+	    !q->queued[RL_BG] && rl_tracker_ready(q->trk))
+		t = rl_tracker_predict(q->trk, q->hs.sector, ktime_get_ns(),
+				       sector, sectors);
+	spin_unlock_irqrestore(&q->lock, flags);
+	return t;
 }
 
 /* Let dm send what lies past the end of @bio's chunk as another bio. */
@@ -195,7 +231,6 @@ static void rl_submit_remapped(struct rl_qent *qe)
 	struct bio *bio = dm_bio_from_per_bio_data(pb, sizeof(*pb));
 
 	bio->bi_iter.bi_sector = rl_qent_sector(qe);
-	pb->mend = bio->bi_iter.bi_sector + bio_sectors(bio);
 	dm_submit_bio_remap(bio, NULL);
 }
 
@@ -213,7 +248,6 @@ void rl_remap(struct rl_array *a, struct bio *bio, unsigned int m,
 
 	rl_bio_record(bio, &pb->rec);
 	pb->member = m;
-	pb->mend = msector + bio_sectors(bio);
 	bio_set_dev(bio, a->members[m].dev->bdev);
 	bio->bi_iter.bi_sector = msector;
 	rl_member_start(a, m, bio_op(bio) == REQ_OP_READ ? RL_DATA_READ :
@@ -293,7 +327,7 @@ bool rl_end_remapped(struct rl_array *a, struct bio *bio, blk_status_t error)
 
 	if (pb->member == RL_NONE)
 		return false;
-	rl_member_done(a, pb->member, pb->mend);
+	rl_member_done(a, pb->member, &pb->qe);
 	if (!rl_status_fails_member(error) || bio_op(bio) == REQ_OP_DISCARD ||
 	    bio->bi_opf & REQ_RAHEAD)
 		return false;

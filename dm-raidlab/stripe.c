@@ -40,7 +40,6 @@ struct rl_stripe_col {
 	struct page **buf;		/* one chunk */
 	struct rl_stripe *s;
 	unsigned int member;
-	sector_t end;			/* member sector after the I/O */
 	struct rl_qent qe;		/* its place in the member's queue */
 };
 
@@ -180,7 +179,7 @@ static void rl_stripe_endio(struct bio *bio)
 
 	if (rl_status_fails_member(bio->bi_status))
 		set_bit(m, &s->io_failed);
-	rl_member_done(s->e->a, m, c->end);
+	rl_member_done(s->e->a, m, &c->qe);
 	if (atomic_dec_and_test(&s->pending))
 		queue_work(s->e->a->wq, &s->work);
 }
@@ -211,7 +210,6 @@ static void rl_stripe_io(struct rl_stripe *s, unsigned int m, blk_opf_t opf,
 				    (s->row << a->geom.chunk_shift) + span.lo;
 	c->bio->bi_end_io = rl_stripe_endio;
 	c->bio->bi_private = c;
-	c->end = c->bio->bi_iter.bi_sector + span.hi - span.lo;
 	while (pos < end) {
 		unsigned int n = min_t(unsigned int, end - pos,
 				       PAGE_SIZE - offset_in_page(pos));
