@@ -11,7 +11,8 @@
 #    parameters (paper 000 Fig. 12), within 10 %;
 #  - the counters move as they must: random reads seek about a third of the
 #    disk per request and wait half a turn, sequential reads hardly do;
-#    with the queue never empty the arm is busy for the whole run.
+#    with the queue never empty the arm is busy for the whole run;
+#  - hdd_stack / hdd_unstack (hddsim.sh) wrap and unwrap every member.
 # vm-opts: --disks 4 --timeout 600
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/hddsim.sh"
@@ -182,4 +183,16 @@ check "the arm is busy the whole sequential run: $seq_busy us in $seq_ms_run ms"
 check "the arm is busy the whole random run: $rnd_busy us in $rnd_ms_run ms" \
 	busy_ok "$rnd_busy" "$rnd_ms_run"
 check "remove" dm_remove hl
+
+# ------------------------------------------------------------- hdd_stack ---
+run hdd_stack eagle time_scale 10
+check "hdd_stack wrapped every member" test "$(echo $HDD_DEVS | wc -w)" = "$RL_NDISKS"
+for d in $HDD_DEVS; do
+	n=${d#/dev/mapper/}
+	check "$n: eagle, rotational" test "$(hdd_st "$n" preset) $(cat "$(dm_sysfs "$n")/queue/rotational")" = "eagle 1"
+done
+dd if=/dev/mapper/hdd1 of=/dev/null bs=4k count=16 iflag=direct 2>/dev/null
+check "reads through hdd1 counted" test "$(hdd_st hdd1 reads)" = 16
+check "hdd_unstack" hdd_unstack
+check "no hdd device left" test -z "$(ls /dev/mapper | grep hdd)"
 finish
