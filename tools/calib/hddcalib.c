@@ -297,6 +297,11 @@ usage:
 		nd++;
 	}
 	fit(dist, seek, nd, &a, &b, &c);
+	/* the message takes no negative time: clamp noise-made ones */
+	a = a < 0 ? 0 : a;
+	b = b < 0 ? 0 : b;
+	c = c < 0 ? 0 : c;
+	hs = hs < 0 ? 0 : hs;
 
 	printf("geom %u period_ns=%.0f,cylinders=%llu,heads=%llu,spt=%llu,track_skew=%d,cyl_skew=%d,"
 	       "head_switch_ns=%.0f,seek_a_ns=%.0f,seek_b_ns=%.0f,seek_c_ns=%.0f,ref=%llu\n",
