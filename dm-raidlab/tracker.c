@@ -121,7 +121,7 @@ int rl_disk_geom_check(struct rl_disk_geom *g, char **error)
 
 	if (g->period_ns < RL_GEOM_MIN_PERIOD_NS ||
 	    g->period_ns > RL_GEOM_MAX_PERIOD_NS) {
-		*error = "geom: period_ns out of range (100000 to 100000000)";
+		*error = "geom: period_ns out of range (100000 to 1000000000)";
 		return -EINVAL;
 	}
 	if (!g->cylinders || g->cylinders > RL_GEOM_MAX_CYLINDERS) {

@@ -49,7 +49,7 @@
 
 /* Bounds the parser enforces (and the maths relies on). */
 #define RL_GEOM_MIN_PERIOD_NS	100000ULL		/* 600 000 rpm */
-#define RL_GEOM_MAX_PERIOD_NS	100000000ULL		/* 600 rpm */
+#define RL_GEOM_MAX_PERIOD_NS	1000000000ULL		/* 60 rpm: slowed emulated disks */
 #define RL_GEOM_MAX_CYLINDERS	BIT(22)
 #define RL_GEOM_MAX_HEADS	255U
 #define RL_GEOM_MAX_SPT		8192U

@@ -52,7 +52,7 @@ static const struct rl_geom_good rl_geom_good_cases[] = {
 		10, 1
 	},
 	{
-		"period_ns=100000000,cylinders=1,heads=255,spt=8192,track_skew=8191,cyl_skew=8191,head_switch_ns=1000000000,seek_a_ns=1000000000,seek_b_ns=1000000000,seek_c_ns=1000000000,ref=0",
+		"period_ns=1000000000,cylinders=1,heads=255,spt=8192,track_skew=8191,cyl_skew=8191,head_switch_ns=1000000000,seek_a_ns=1000000000,seek_b_ns=1000000000,seek_c_ns=1000000000,ref=0",
 		255 * 8192, 1
 	},
 };
@@ -129,7 +129,7 @@ struct rl_geom_bad {
 #define G_ZONES17 "zones=0:9/1:9/2:9/3:9/4:9/5:9/6:9/7:9/8:9/9:9/10:9/11:9/12:9/13:9/14:9/15:9/16:9,"
 #define G_BAD_ZONES "geom: bad zones (first_cyl:spt/first_cyl:spt...)"
 #define G_ZONE_ORDER "geom: zones must start at cylinder 0 and increase"
-#define G_PERIOD "geom: period_ns out of range (100000 to 100000000)"
+#define G_PERIOD "geom: period_ns out of range (100000 to 1000000000)"
 #define G_SPT "geom: sectors per track out of range (1 to 8192)"
 #define G_SKEWS "geom: skews must be below the sectors per track"
 #define G_TIME "geom: head switch and seek terms must be at most 1000000000 ns"
@@ -158,7 +158,7 @@ static const struct rl_geom_bad rl_geom_bad_cases[] = {
 	{ G_HEAD "zones=0:48/949:40," G_TAIL, "geom: a zone starts beyond the last cylinder" },
 	{ G_HEAD G_ZONES17 G_TAIL, "geom: too many zones (at most 16)" },
 	{ "period_ns=99999,cylinders=949,heads=14,spt=48," G_TAIL, G_PERIOD },
-	{ "period_ns=100000001,cylinders=949,heads=14,spt=48," G_TAIL, G_PERIOD },
+	{ "period_ns=1000000001,cylinders=949,heads=14,spt=48," G_TAIL, G_PERIOD },
 	{
 		"period_ns=13900000,cylinders=0,heads=14,spt=48," G_TAIL,
 		"geom: cylinders out of range (1 to 4194304)"
