@@ -110,7 +110,10 @@ def fig5(results, path, title=None):
                 ms.append((x, r["model_simple"]))
             if isinstance(r["model_adjusted"], float):
                 ma.append((x, r["model_adjusted"]))
-        ax.bar(xs, ys, width * 0.95, color=COLORS[i % len(COLORS)], label=c)
+        bars = ax.bar(xs, ys, width * 0.95, color=COLORS[i % len(COLORS)], label=c)
+        for b, y in zip(bars, ys):
+            ax.annotate(f"{y:.2f}", (b.get_x() + b.get_width() / 2, b.get_height()),
+                        ha="center", va="bottom", fontsize=6)
         for x, y in ms:
             ax.hlines(y, x - width / 2, x + width / 2, color="k", lw=2)
         for x, y in ma:
@@ -118,10 +121,11 @@ def fig5(results, path, title=None):
     ax.axhline(1.0, color="gray", lw=0.6)
     ax.set_xticks(range(len(wls)))
     ax.set_xticklabels(wls, fontsize=8)
-    ax.set_ylabel("throughput per disk / raid0's")
+    ax.set_ylabel("throughput per disk / raid0's\n(higher is better)")
     ax.legend(fontsize=7, ncol=min(4, n))
-    ax.set_title(title or "Throughput per disk relative to raid0 at equal p90 response time"
-                 " (black bar: Chen's simple model, red dot: adjusted)", fontsize=9)
+    ax.set_title(title or "Throughput per disk relative to raid0 (no redundancy), every array"
+                 " held to the same p90 response time\nblack bar: Chen et al.'s simple model,"
+                 " red dot: adjusted model (1.0 = as good as raid0)", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
