@@ -3,7 +3,6 @@
 sample recorded in the VM lab (tests/tools/data/trace: rl-raid5 over four
 members replaying individual 64 KiB writes; the first 48 events of each
 member) and on hand-made events."""
-import json
 import pathlib
 
 import pytest
@@ -99,4 +98,3 @@ def test_trace_plan_records_then_replays():
     assert lines[0].startswith("trace rl-raid0 ind-w 4 --rw=randwrite")
     assert "--size=1024m" in lines[0]
     assert lines[1:] == ["replay rl-raid5 ind-w 4", "replay md-raid5 ind-w 4"]
-    json.dumps(text)

@@ -96,7 +96,7 @@ def fig5(results, path, title=None):
     cfgs = _configs(rel)
     n = len(cfgs)
     width = 0.8 / n
-    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(wls) * max(1, n / 3)), 4))
+    fig, ax = plt.subplots(figsize=(max(8, 1.2 * len(wls) * max(1, n / 3)), 4.4))
     for i, c in enumerate(cfgs):
         xs, ys, ms, ma = [], [], [], []
         for j, w in enumerate(wls):
@@ -123,9 +123,9 @@ def fig5(results, path, title=None):
     ax.set_xticklabels(wls, fontsize=8)
     ax.set_ylabel("throughput per disk / raid0's\n(higher is better)")
     ax.legend(fontsize=7, ncol=min(4, n))
-    ax.set_title(title or "Throughput per disk relative to raid0 (no redundancy), every array"
-                 " held to the same p90 response time\nblack bar: Chen et al.'s simple model,"
-                 " red dot: adjusted model (1.0 = as good as raid0)", fontsize=9)
+    ax.set_title(title or "Throughput per disk relative to raid0 (no redundancy),\n"
+                 "every array loaded until its p90 response time meets the same target\n"
+                 "black bar: Chen et al.'s simple model, red dot: adjusted model", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

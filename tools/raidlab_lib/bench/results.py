@@ -21,6 +21,7 @@ import json
 import pathlib
 
 from . import search
+from . import workloads as wlmod
 from ..models import p001_chen as chen
 
 POINT_FIELDS = ["config", "workload", "depth", "iops", "mb_s", "p50_ms", "p90_ms", "p99_ms",
@@ -129,7 +130,6 @@ def collect(src, desc):
     src = pathlib.Path(src)
     wls = {w["name"]: w for w in desc["workloads"]}
     points, results = [], []
-    from . import workloads as wlmod
     for cfg in desc["configs"]:
         for w in desc["workloads"]:
             d = src / cfg["id"] / w["name"]
