@@ -268,6 +268,21 @@ def test_member_deltas():
     assert results.member_deltas(t) == (11, 6)
 
 
+def test_hdd_late():
+    st = "0 637728 hddsim lightning 637728 {} 0 0 0 0 0 0 0 0 {} 0 0"
+    t = (f"before /dev/mapper/hdd0 {' '.join(['0'] * 11)}\n"
+         f"before-hdd /dev/mapper/hdd0 {st.format(100, 1)}\n"
+         f"after /dev/mapper/hdd0 {' '.join(['0'] * 11)}\n"
+         f"after-hdd /dev/mapper/hdd0 {st.format(300, 3)}\n")
+    assert results.hdd_late(t) == (200, 2)
+    assert results.member_deltas(t) == (0, 0)
+    assert results.hdd_late("before a 1 2 3\n") is None
+    cfg = {"name": "rl-raid0", "disks": 4}
+    job = {"mixed": {"iops": 10.0, "bw_bytes": 1e6, "total_ios": 20,
+                     "clat_ns": {"percentile": {"90.000000": 1000000}}}}
+    assert results.point_row(cfg, "ind-r", 1, job, t)["hdd_late_pct"] == pytest.approx(1.0)
+
+
 def test_plots_written(tmp_path):
     pytest.importorskip("matplotlib")
     p = plan.build(["rl-raid0", "rl-raid5"], [f"exp6k-r{x}-ua" for x in (0, 50, 100)],

@@ -68,16 +68,23 @@ setup_disk_model() {
 			insmod "/lib/modules/$KVER/extra/dm-hddsim.ko" 2>/dev/null ||
 			{ echo "SKIP: bench: --disk-model $DISK_MODEL needs dm-hddsim.ko in the guest, and it is missing"; exit 77; }
 	fi
+	_opt=
+	[ "$TIME_SCALE" != 1 ] && _opt=" 2 time_scale $TIME_SCALE"
+	# the emulated disk's capacity (status word 5) bounds the length
+	dm_create hddprobe "0 8 hddsim $(disk 0) 0 $DISK_MODEL$_opt" ||
+		die "bench: hddsim $DISK_MODEL$_opt refused (see dmesg)"
+	_cap=$(dmsetup status hddprobe | awk '{ print $5 }')
+	dm_remove hddprobe
 	_i=0
 	while [ "$_i" -lt "$RL_NDISKS" ]; do
 		_d=$(disk "$_i")
-		_opt=
-		[ "$TIME_SCALE" != 1 ] && _opt=" 2 time_scale $TIME_SCALE"
-		dm_create "hdd$_i" "0 $(sectors "$_d") hddsim $_d 0 $DISK_MODEL$_opt" ||
+		_len=$(sectors "$_d")
+		[ "$_cap" -lt "$_len" ] && _len=$_cap
+		dm_create "hdd$_i" "0 $_len hddsim $_d 0 $DISK_MODEL$_opt" ||
 			die "bench: hddsim over $_d ($DISK_MODEL) failed"
 		_i=$((_i + 1))
 	done
-	say "disk model $DISK_MODEL (time_scale $TIME_SCALE) over $RL_NDISKS members"
+	say "disk model $DISK_MODEL (time_scale $TIME_SCALE) over $RL_NDISKS members of $_len sectors"
 }
 
 # sysfs stat file of a member path (through symlinks and dm names)
@@ -89,6 +96,10 @@ mstat_file() {
 mstat() { # label: one line per member "label path stat-fields..."
 	for _m in $MEMBERS; do
 		echo "$1 $_m $(cat "$(mstat_file "$_m")")"
+		# dm-hddsim's status: "label-hdd path <status words>"
+		case $_m in
+		/dev/mapper/hdd*) echo "$1-hdd $_m $(dmsetup status "${_m#/dev/mapper/}")" ;;
+		esac
 	done
 }
 

@@ -9,6 +9,7 @@ tools/bench/guest.sh), load search at the p90 target (search.py), numbers
 and files (results.py), plots (plots.py).
 """
 import json
+import re
 import pathlib
 import shlex
 import sys
@@ -21,6 +22,12 @@ DISK_MODELS = ("none", "lightning", "eagle", "st39133", "modern7200")
 
 def _csv(s):
     return [x for x in s.split(",") if x]
+
+
+def _time_scale(s):
+    if not re.fullmatch(r"[1-9]\d{0,3}(/[1-9]\d{0,3})?", s):
+        raise ValueError("time scale must be N or N/M")
+    return s
 
 
 def _target(s):
@@ -38,8 +45,9 @@ def add_common(p):
     p.add_argument("--disk-model", default="none",
                    help="none, or a dm-hddsim preset stacked over each member: "
                         + ", ".join(DISK_MODELS[1:]))
-    p.add_argument("--time-scale", type=int, default=1,
-                   help="dm-hddsim time_scale (with --disk-model)")
+    p.add_argument("--time-scale", type=_time_scale, default="1",
+                   help="dm-hddsim time_scale N or N/M: emulated time runs N/M times as "
+                        "fast as wall time (with --disk-model; default 1)")
     p.add_argument("--timeout", type=int, default=0,
                    help="VM timeout in seconds (default: from the plan)")
 

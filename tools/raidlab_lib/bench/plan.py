@@ -129,7 +129,7 @@ class Plan:
     target_ms: object = "auto"       # "auto" or a float
     auto_factor: float = 4.0
     disk_model: str = "none"
-    time_scale: int = 1
+    time_scale: str = "1"
     disks: int = 4
     jobs: list = field(default_factory=list)   # (Config, Workload, [fio args])
 
@@ -147,7 +147,7 @@ class Plan:
 
 
 def build(configs, workloads, ladder, refine, runtime, disks=4, chunk_kib=64,
-          target_ms="auto", auto_factor=4.0, disk_model="none", time_scale=1):
+          target_ms="auto", auto_factor=4.0, disk_model="none", time_scale="1"):
     """Build a Plan: configurations x workloads, baseline raid0 first."""
     cfgs = [parse_config(c, disks, chunk_kib) for c in configs]
     if len({c.cid for c in cfgs}) != len(cfgs):

@@ -26,7 +26,7 @@ from ..models import p001_chen as chen
 
 POINT_FIELDS = ["config", "workload", "depth", "iops", "mb_s", "p50_ms", "p90_ms", "p99_ms",
                 "iops_per_disk", "mb_s_per_disk", "member_reads_per_req",
-                "member_writes_per_req"]
+                "member_writes_per_req", "hdd_late_pct"]
 RESULT_FIELDS = ["config", "workload", "disks", "req_kib", "read_pct", "target_ms", "how",
                  "depth", "p90_ms", "iops", "mb_s", "iops_per_disk", "mb_s_per_disk",
                  "relative", "model_simple", "model_adjusted", "member_ios_per_req",
@@ -73,6 +73,25 @@ def parse_mstat(text):
     return out
 
 
+def hdd_late(text):
+    """(timed requests, late ones) of the dm-hddsim members during the run,
+    from the "before-hdd"/"after-hdd" status lines; None without them."""
+    st = {"before-hdd": {}, "after-hdd": {}}
+    for line in text.splitlines():
+        f = line.split()
+        # label path start len hddsim preset capacity requests ... late (16)
+        if len(f) >= 17 and f[0] in st and f[4] == "hddsim":
+            st[f[0]][f[1]] = (int(f[7]), int(f[16]))
+    if not st["after-hdd"]:
+        return None
+    req = late = 0
+    for path, (r1, l1) in st["after-hdd"].items():
+        r0, l0 = st["before-hdd"].get(path, (0, 0))
+        req += r1 - r0
+        late += l1 - l0
+    return req, late
+
+
 def member_deltas(text):
     """Summed (member reads, member writes) completed during the run."""
     m = parse_mstat(text)
@@ -94,12 +113,15 @@ def point_row(cfg, workload, depth, job, mstat_text=None):
         "p99_ms": percentile(side, 99),
         "iops_per_disk": side["iops"] / cfg["disks"],
         "mb_s_per_disk": side["bw_bytes"] / 1e6 / cfg["disks"],
-        "member_reads_per_req": "", "member_writes_per_req": "",
+        "member_reads_per_req": "", "member_writes_per_req": "", "hdd_late_pct": "",
     }
     if mstat_text is not None and ios:
         r, w = member_deltas(mstat_text)
         row["member_reads_per_req"] = r / ios
         row["member_writes_per_req"] = w / ios
+    hl = hdd_late(mstat_text) if mstat_text is not None else None
+    if hl and hl[0]:
+        row["hdd_late_pct"] = 100.0 * hl[1] / hl[0]
     return row
 
 

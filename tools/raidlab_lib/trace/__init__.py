@@ -42,7 +42,7 @@ def register(verbs):
     p.add_argument("--disks", type=int, default=4)
     p.add_argument("--chunk-kb", type=int, default=64)
     p.add_argument("--disk-model", default="none")
-    p.add_argument("--time-scale", type=int, default=1)
+    p.add_argument("--time-scale", default="1", help="dm-hddsim time_scale N or N/M")
     p.set_defaults(func=run)
 
 
