@@ -87,10 +87,12 @@ setup_disk_model() {
 	say "disk model $DISK_MODEL (time_scale $TIME_SCALE) over $RL_NDISKS members of $_len sectors"
 }
 
-# sysfs stat file of a member path (through symlinks and dm names)
+# sysfs stat file of a member path, by its device number (dm nodes made
+# without udev are plain nodes named after the mapping)
 mstat_file() {
-	_r=$(readlink -f "$1")
-	echo "/sys/class/block/$(basename "$_r")/stat"
+	# shellcheck disable=SC2046
+	set -- $(stat -L -c '%t %T' "$1")
+	echo "/sys/dev/block/$((0x$1)):$((0x$2))/stat"
 }
 
 mstat() { # label: one line per member "label path stat-fields..."
