@@ -2,7 +2,7 @@
 """Argument parsing for tools/raidlab. Verbs register themselves here."""
 import argparse
 
-from . import models
+from . import bench, models, trace
 
 
 def build_parser():
@@ -10,6 +10,8 @@ def build_parser():
     verbs = parser.add_subparsers(dest="verb", required=True)
     model = verbs.add_parser("model", help="the papers' analytic models")
     models.register(model.add_subparsers(dest="model", required=True))
+    bench.register(verbs)
+    trace.register(verbs)
     return parser
 
 

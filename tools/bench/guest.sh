@@ -1,0 +1,331 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# raidlab bench / raidlab trace, guest side (busybox sh, run through the VM lab
+# by tools/raidlab_lib/bench/runner.py). Its argument is a plan file written by
+# the host (tools/raidlab_lib/bench/plan.py), one directive per line:
+#
+#   set KEY VALUE...          runtime SECS, target auto|MS, auto_factor F,
+#                             ladder D..., refine K, disk_model none|PRESET,
+#                             time_scale N
+#   config CID KIND LEVEL NDISKS CHUNK_KB
+#                             create the array (KIND rl: dm-raidlab, md: mdadm)
+#                             over the first NDISKS members; it stays until the
+#                             next config line
+#   job CID WID FIO-ARGS...   the p90 search of workload WID on the current
+#                             array: fio runs at outstanding-request depths
+#                             from the ladder until p90 exceeds the target,
+#                             then K bisection steps (search.py mirrors this)
+#   trace CID WID DEPTH FIO-ARGS...
+#                             one fio run at DEPTH with blktrace on the array
+#                             and on every member; the array's trace is kept
+#                             for replay
+#   replay CID WID DEPTH      replay the last recorded array trace (fio
+#                             read_iolog) on the current array, members traced
+#
+# Output in /out/bench/CID/WID/: dDEPTH.json (fio), dDEPTH.mstat (member
+# /sys/block/*/stat before and after), target (the p90 target in ns); traces
+# in /out/trace/CID/WID/: array.txt, members.txt (blkparse), fio.json.
+# Progress lines on the console start with "bench:".
+. "$RL_TESTS/lib.sh"
+. "$RL_TESTS/raidlab.sh"
+
+PLAN=$1
+[ -r "$PLAN" ] || die "bench: no plan file '$PLAN'"
+OUT=$RL_OUT/bench
+TOUT=$RL_OUT/trace
+mkdir -p "$OUT" "$TOUT"
+set -f # fio arguments hold no globs, and must not be expanded
+
+RUNTIME=3 TARGET=auto AUTO_FACTOR=4 LADDER="1 2 4 8 16 32" REFINE=1
+DISK_MODEL=none TIME_SCALE=1
+DEV= CUR= MEMBERS= NPOINT=0
+MDNUM=0
+
+say() { echo "bench: $*"; }
+
+# ------------------------------------------------------------- members ---
+# members N: the first N member paths, under hddsim when a disk model is set
+members() {
+	_n=$1
+	if [ "$DISK_MODEL" = none ]; then
+		disks "$_n"
+		return
+	fi
+	_i=0
+	_l=
+	while [ "$_i" -lt "$_n" ]; do
+		_l="$_l${_l:+ }/dev/mapper/hdd$_i"
+		_i=$((_i + 1))
+	done
+	echo "$_l"
+}
+
+setup_disk_model() {
+	[ "$DISK_MODEL" = none ] && return 0
+	if ! grep -q '^dm_hddsim ' /proc/modules; then
+		modprobe dm-hddsim 2>/dev/null ||
+			insmod "/lib/modules/$KVER/extra/dm-hddsim.ko" 2>/dev/null ||
+			{ echo "SKIP: bench: --disk-model $DISK_MODEL needs dm-hddsim.ko in the guest, and it is missing"; exit 77; }
+	fi
+	_opt=
+	[ "$TIME_SCALE" != 1 ] && _opt=" 2 time_scale $TIME_SCALE"
+	# the emulated disk's capacity (status word 5) bounds the length
+	dm_create hddprobe "0 8 hddsim $(disk 0) 0 $DISK_MODEL$_opt" ||
+		die "bench: hddsim $DISK_MODEL$_opt refused (see dmesg)"
+	_cap=$(dmsetup status hddprobe | awk '{ print $5 }')
+	dm_remove hddprobe
+	_i=0
+	while [ "$_i" -lt "$RL_NDISKS" ]; do
+		_d=$(disk "$_i")
+		_len=$(sectors "$_d")
+		[ "$_cap" -lt "$_len" ] && _len=$_cap
+		dm_create "hdd$_i" "0 $_len hddsim $_d 0 $DISK_MODEL$_opt" ||
+			die "bench: hddsim over $_d ($DISK_MODEL) failed"
+		_i=$((_i + 1))
+	done
+	say "disk model $DISK_MODEL (time_scale $TIME_SCALE) over $RL_NDISKS members of $_len sectors"
+}
+
+# sysfs stat file of a member path, by its device number (dm nodes made
+# without udev are plain nodes named after the mapping)
+mstat_file() {
+	# shellcheck disable=SC2046
+	set -- $(stat -L -c '%t %T' "$1")
+	echo "/sys/dev/block/$((0x$1)):$((0x$2))/stat"
+}
+
+mstat() { # label: one line per member "label path stat-fields..."
+	for _m in $MEMBERS; do
+		echo "$1 $_m $(cat "$(mstat_file "$_m")")"
+		# dm-hddsim's status: "label-hdd path <status words>"
+		case $_m in
+		/dev/mapper/hdd*) echo "$1-hdd $_m $(dmsetup status "${_m#/dev/mapper/}")" ;;
+		esac
+	done
+}
+
+# -------------------------------------------------------------- arrays ---
+teardown() {
+	[ -z "$CUR" ] && return 0
+	case $DEV in
+	/dev/md*)
+		mdadm --stop "$DEV" >/dev/null 2>&1 || die "bench: mdadm --stop $DEV"
+		for _m in $MEMBERS; do mdadm --zero-superblock "$_m" >/dev/null 2>&1; done
+		;;
+	*) dm_remove bench || die "bench: dmsetup remove bench" ;;
+	esac
+	CUR= DEV=
+}
+
+create() { # CID KIND LEVEL NDISKS CHUNK_KB
+	teardown
+	CUR=$1
+	# shellcheck disable=SC2046
+	MEMBERS=$(members "$4")
+	case $2 in
+	rl)
+		grep -q '^dm_raidlab ' /proc/modules || modprobe dm-raidlab ||
+			die "bench: modprobe dm-raidlab failed"
+		_o=
+		case $3 in raid4 | raid5) _o=assume_clean ;; esac
+		# shellcheck disable=SC2086
+		RL_OPTS=$_o rl_create bench "$3" $(($5 * 2)) $MEMBERS ||
+			die "bench: create raidlab $3 over $MEMBERS"
+		DEV=/dev/mapper/bench
+		;;
+	md)
+		_md=/dev/md$MDNUM
+		MDNUM=$((MDNUM + 1))
+		_c=
+		[ "$3" = raid1 ] || _c="--chunk=$5"
+		# shellcheck disable=SC2086
+		mdadm --create "$_md" --run --quiet --assume-clean --metadata=1.2 \
+			--level="${3#raid}" --raid-devices="$4" $_c $MEMBERS >/tmp/mdadm.log 2>&1 ||
+			{ cat /tmp/mdadm.log; die "bench: mdadm --create $3 over $MEMBERS"; }
+		DEV=$_md
+		;;
+	*) die "bench: unknown array kind $2" ;;
+	esac
+	say "config $CUR: $2 $3 over $4 disks, chunk ${5}k, $(sectors "$DEV") sectors ($DEV)"
+}
+
+# ----------------------------------------------------------------- fio ---
+# p90 (ns) of a fio JSON output: the unified ("mixed") completion latency
+p90_of() {
+	grep -o '"90.000000" : [0-9]*' "$1" | head -n 1 | awk '{ print $3 }'
+}
+iops_of() {
+	grep -o '"iops" : [0-9.]*' "$1" | head -n 1 | awk '{ printf "%d", $3 }'
+}
+
+# point DIR DEPTH FIO-ARGS...: one closed-loop fio run at DEPTH outstanding
+point() {
+	_dir=$1
+	_d=$2
+	shift 2
+	NPOINT=$((NPOINT + 1))
+	mstat before >"$_dir/d$_d.mstat"
+	fio --name=bench --filename="$DEV" --direct=1 --ioengine=libaio --iodepth="$_d" \
+		--numjobs=1 --runtime="$RUNTIME" --time_based --randrepeat=0 --norandommap \
+		--unified_rw_reporting=mixed --percentile_list=50:90:99 --eta=never \
+		--output-format=json --output="$_dir/d$_d.json" "$@" >/dev/null 2>"$_dir/d$_d.err" ||
+		{ cat "$_dir/d$_d.err"; die "bench: fio $CUR $_d $*"; }
+	mstat after >>"$_dir/d$_d.mstat"
+	P90=$(p90_of "$_dir/d$_d.json")
+	[ -n "$P90" ] || die "bench: no p90 in $_dir/d$_d.json"
+	say "point $NPOINT $CUR $WID depth $_d p90_us $((P90 / 1000)) iops $(iops_of "$_dir/d$_d.json")"
+}
+
+# job CID WID FIO-ARGS...: the p90 search (tools/raidlab_lib/bench/search.py)
+job() {
+	[ "$1" = "$CUR" ] || die "bench: job for $1 but the array is $CUR"
+	WID=$2
+	shift 2
+	_dir=$OUT/$CUR/$WID
+	mkdir -p "$_dir"
+	_good=0 _bad=0 _n=0
+	_target=
+	[ "$TARGET" = auto ] || _target=$(awk -v m="$TARGET" 'BEGIN { printf "%d", m * 1e6 }')
+	[ -z "$_target" ] && [ -r "/tmp/target.$WID" ] && _target=$(cat "/tmp/target.$WID")
+	for _d in $LADDER; do
+		point "$_dir" "$_d" "$@"
+		_n=$((_n + 1))
+		if [ -z "$_target" ]; then
+			# auto: AUTO_FACTOR x the idle p90 of the first (baseline) array
+			_target=$(awk -v p="$P90" -v f="$AUTO_FACTOR" 'BEGIN { printf "%d", p * f }')
+			echo "$_target" >"/tmp/target.$WID"
+		fi
+		if [ "$P90" -gt "$_target" ]; then
+			_bad=$_d
+			break
+		fi
+		_good=$_d
+	done
+	_k=0
+	while [ "$_bad" -gt 0 ] && [ "$_k" -lt "$REFINE" ]; do
+		_mid=$(((_good + _bad) / 2))
+		[ "$_mid" -le "$_good" ] || [ "$_mid" -lt 1 ] && break
+		point "$_dir" "$_mid" "$@"
+		_n=$((_n + 1))
+		if [ "$P90" -gt "$_target" ]; then _bad=$_mid; else _good=$_mid; fi
+		_k=$((_k + 1))
+	done
+	echo "$_target" >"$_dir/target"
+	say "done $CUR $WID points $_n target_us $((_target / 1000)) depth $_good"
+}
+
+# ------------------------------------------------------------- tracing ---
+BT_PIDS=
+bt_start() { # DIR: blktrace of the array and the members into DIR
+	mkdir -p "$1/bin"
+	BT_PIDS=
+	blktrace -d "$DEV" -D "$1/bin" -o array >/dev/null 2>&1 &
+	BT_PIDS="$!"
+	_i=0
+	for _m in $MEMBERS; do
+		blktrace -d "$_m" -D "$1/bin" -o "m$_i" >/dev/null 2>&1 &
+		BT_PIDS="$BT_PIDS $!"
+		_i=$((_i + 1))
+	done
+	sleep 1
+}
+
+bt_stop() { # DIR
+	# shellcheck disable=SC2086
+	kill -INT $BT_PIDS 2>/dev/null
+	for _p in $BT_PIDS; do wait "$_p" 2>/dev/null; done
+	_fmt='%D %2c %8s %5T.%9t %5p %2a %3d %S %n\n'
+	blkparse -q -D "$1/bin" -i array -f "$_fmt" -o "$1/array.txt" >/dev/null 2>&1
+	: >"$1/members.txt"
+	_i=0
+	for _m in $MEMBERS; do
+		echo "# member m$_i $_m" >>"$1/members.txt"
+		blkparse -q -D "$1/bin" -i "m$_i" -f "$_fmt" >>"$1/members.txt" 2>/dev/null
+		_i=$((_i + 1))
+	done
+}
+
+trace() { # CID WID DEPTH FIO-ARGS...
+	[ "$1" = "$CUR" ] || die "bench: trace for $1 but the array is $CUR"
+	WID=$2
+	_d=$3
+	shift 3
+	_dir=$TOUT/$CUR/$WID
+	mkdir -p "$_dir"
+	mstat before >"$_dir/mstat"
+	bt_start "$_dir"
+	fio --name=trace --filename="$DEV" --direct=1 --ioengine=libaio --iodepth="$_d" \
+		--runtime="$RUNTIME" --time_based --randrepeat=0 --norandommap --eta=never \
+		--percentile_list=50:90:99 --output-format=json --output="$_dir/fio.json" "$@" \
+		>/dev/null 2>"$_dir/fio.err" || { cat "$_dir/fio.err"; die "bench: trace fio $CUR"; }
+	bt_stop "$_dir"
+	mstat after >>"$_dir/mstat"
+	# the array's trace as one binary file fio can replay (blkparse -d)
+	blkparse -q -D "$_dir/bin" -i array -d /tmp/replay.bin -o /dev/null >/dev/null 2>&1 ||
+		die "bench: blkparse -d"
+	DEV_SRC=$DEV
+	rm -rf "$_dir/bin"
+	NPOINT=$((NPOINT + 1))
+	say "point $NPOINT $CUR $WID trace depth $_d events $(wc -l <"$_dir/members.txt")"
+}
+
+replay() { # CID WID DEPTH
+	[ "$1" = "$CUR" ] || die "bench: replay for $1 but the array is $CUR"
+	[ -s /tmp/replay.bin ] || die "bench: replay without a recorded trace"
+	WID=$2
+	_dir=$TOUT/$CUR/$WID
+	mkdir -p "$_dir"
+	mstat before >"$_dir/mstat"
+	bt_start "$_dir"
+	# replay_redirect sends the recorded array's I/O to this array
+	fio --name=replay --filename="$DEV" --read_iolog=/tmp/replay.bin \
+		--replay_redirect="$DEV" --direct=1 --ioengine=libaio --iodepth="$3" \
+		--replay_no_stall=0 --eta=never --percentile_list=50:90:99 \
+		--output-format=json --output="$_dir/fio.json" >/dev/null 2>"$_dir/fio.err" ||
+		{ cat "$_dir/fio.err"; die "bench: replay fio $CUR (recorded on $DEV_SRC)"; }
+	bt_stop "$_dir"
+	mstat after >>"$_dir/mstat"
+	rm -rf "$_dir/bin"
+	NPOINT=$((NPOINT + 1))
+	say "point $NPOINT $CUR $WID replay events $(wc -l <"$_dir/members.txt")"
+}
+
+# ---------------------------------------------------------------- plan ---
+say "plan $(grep -c . "$PLAN") lines, $RL_NDISKS members"
+CONFIGURED=0
+while read -r kind a rest <&3; do
+	case $kind in
+	'' | '#'*) continue ;;
+	set)
+		# shellcheck disable=SC2086
+		set -- $rest
+		case $a in
+		runtime) RUNTIME=$1 ;; target) TARGET=$1 ;; auto_factor) AUTO_FACTOR=$1 ;;
+		ladder) LADDER=$* ;; refine) REFINE=$1 ;; disk_model) DISK_MODEL=$1 ;;
+		time_scale) TIME_SCALE=$1 ;;
+		*) die "bench: unknown setting $a" ;;
+		esac
+		;;
+	config)
+		[ "$CONFIGURED" = 1 ] || { setup_disk_model; CONFIGURED=1; }
+		# shellcheck disable=SC2086
+		create "$a" $rest
+		;;
+	job)
+		# shellcheck disable=SC2086
+		job "$a" $rest
+		;;
+	trace)
+		# shellcheck disable=SC2086
+		trace "$a" $rest
+		;;
+	replay)
+		# shellcheck disable=SC2086
+		replay "$a" $rest
+		;;
+	*) die "bench: bad plan line: $kind $a $rest" ;;
+	esac
+done 3<"$PLAN"
+teardown
+say "finished $NPOINT points"

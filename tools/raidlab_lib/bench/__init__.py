@@ -1,0 +1,162 @@
+# SPDX-License-Identifier: GPL-2.0
+"""``raidlab bench``: Chen et al.'s evaluation of disk arrays (paper 001) in
+the VM lab. See Documentation/raidlab-bench.rst.
+
+    tools/raidlab bench --preset quick --out results/bench/quick
+
+Plan (plan.py: configurations x workloads.py), guest run (runner.py,
+tools/bench/guest.sh), load search at the p90 target (search.py), numbers
+and files (results.py), plots (plots.py).
+"""
+import json
+import re
+import pathlib
+import shlex
+import sys
+
+from . import plan as planmod
+from . import plots, results, runner
+
+DISK_MODELS = ("none", "lightning", "eagle", "st39133", "modern7200")
+
+
+def _csv(s):
+    return [x for x in s.split(",") if x]
+
+
+def _time_scale(s):
+    if not re.fullmatch(r"[1-9]\d{0,3}(/[1-9]\d{0,3})?", s):
+        raise ValueError("time scale must be N or N/M")
+    return s
+
+
+def _target(s):
+    if s == "auto":
+        return s
+    v = float(s)
+    if v <= 0:
+        raise ValueError("p90 target must be positive")
+    return v
+
+
+def add_common(p):
+    p.add_argument("--disks", type=int, default=4, help="lab member disks, 4..8 (default 4)")
+    p.add_argument("--chunk-kb", type=int, default=64, help="chunk size in KiB (default 64)")
+    p.add_argument("--disk-model", default="none",
+                   help="none, or a dm-hddsim preset stacked over each member: "
+                        + ", ".join(DISK_MODELS[1:]))
+    p.add_argument("--time-scale", type=_time_scale, default="1",
+                   help="dm-hddsim time_scale N or N/M: emulated time runs N/M times as "
+                        "fast as wall time (with --disk-model; default 1)")
+    p.add_argument("--timeout", type=int, default=0,
+                   help="VM timeout in seconds (default: from the plan)")
+
+
+def register(verbs):
+    p = verbs.add_parser(
+        "bench", help="fio benchmark of the schemes against md at a p90 target (Chen et al.)",
+        description="Run fio in the VM lab over dm-raidlab schemes and Linux md arrays, find "
+                    "the load that meets a p90 response-time target for every workload, and "
+                    "report throughput per disk, relative to raid0, with plots.")
+    p.add_argument("--preset", default=None,
+                   help="one of: " + ", ".join(planmod.PRESETS) + " (--list-presets)")
+    p.add_argument("--list-presets", action="store_true", help="print the presets and exit")
+    p.add_argument("--configs", type=_csv, help="comma list, e.g. rl-raid0,rl-raid5,md-raid5")
+    p.add_argument("--workloads", type=_csv, help="comma list, e.g. ind-r,fs-w,exp6k-r50-ua")
+    p.add_argument("--ladder", type=lambda s: [int(x) for x in _csv(s)],
+                   help="outstanding-request depths tried, e.g. 1,2,4,8,16,32")
+    p.add_argument("--refine", type=int, help="bisection steps after the ladder")
+    p.add_argument("--runtime", type=int, help="seconds per fio run")
+    p.add_argument("--p90-ms", type=_target, default="auto",
+                   help="p90 target in ms, or auto: --auto-factor x raid0's idle p90 "
+                        "(Chen: 4x) (default auto)")
+    p.add_argument("--auto-factor", type=float, default=4.0)
+    p.add_argument("--out", default=None, help="result folder (default results/bench/<preset>)")
+    p.add_argument("--dry-run", action="store_true", help="print the plan and exit")
+    p.add_argument("--from-dir", default=None,
+                   help="recompute the results of an earlier run's folder (no VM)")
+    add_common(p)
+    p.set_defaults(func=run)
+
+
+def make_plan(args):
+    pre = planmod.PRESETS[args.preset] if args.preset else {}
+    if args.preset and args.preset not in planmod.PRESETS:
+        raise ValueError(f"unknown preset {args.preset}")
+    configs = args.configs or pre.get("configs")
+    wls = args.workloads or pre.get("workloads")
+    if not configs or not wls:
+        raise ValueError("give --preset, or --configs and --workloads")
+    return planmod.build(
+        configs, wls,
+        ladder=args.ladder or pre.get("ladder", [1, 2, 4, 8, 16, 32]),
+        refine=args.refine if args.refine is not None else pre.get("refine", 1),
+        runtime=args.runtime or pre.get("runtime", 3),
+        disks=args.disks, chunk_kib=args.chunk_kb, target_ms=args.p90_ms,
+        auto_factor=args.auto_factor, disk_model=args.disk_model,
+        time_scale=args.time_scale)
+
+
+def finish(out, desc, wall, command, log=sys.stdout):
+    """Parse <out>/vm/bench, write the files, print the table."""
+    points, res = results.collect(pathlib.Path(out) / "vm" / "bench", desc)
+    if not res:
+        print(f"raidlab bench: no results under {out}/vm/bench", file=sys.stderr)
+        return 1
+    results.write_all(out, points, res, desc, wall, command)
+    pngs = plots.write_all(out, points, res)
+    print(results.table(res), file=log)
+    print(f"\n{len(points)} fio runs, wall {wall:.0f} s; files in {out}: points.csv results.csv "
+          f"results.json summary.md " + " ".join(pathlib.Path(p).name for p in pngs), file=log)
+    return 0
+
+
+def run(args):
+    if args.list_presets:
+        for k, v in planmod.PRESETS.items():
+            print(f"{k:<10} {v['doc']}\n{'':<10} configs: {','.join(v['configs'])}\n"
+                  f"{'':<10} workloads: {','.join(v['workloads'])}")
+        return 0
+    if args.from_dir:
+        d = pathlib.Path(args.from_dir)
+        desc = json.loads((d / "plan.json").read_text())
+        rj = d / "results.json"
+        old = json.loads(rj.read_text()) if rj.exists() else {}
+        return finish(d, desc, old.get("wall_s", 0.0), old.get("command", "tools/raidlab bench"))
+    if args.disk_model not in DISK_MODELS:
+        print(f"raidlab bench: --disk-model must be one of {', '.join(DISK_MODELS)}",
+              file=sys.stderr)
+        return 2
+    try:
+        p = make_plan(args)
+    except ValueError as e:
+        print(f"raidlab bench: {e}", file=sys.stderr)
+        return 2
+    text = planmod.plan_text(p)
+    if args.dry_run:
+        print(text, end="")
+        print(f"# {len(p.jobs)} searches, at most {p.max_points()} fio runs of {p.runtime} s",
+              file=sys.stderr)
+        return 0
+    out = pathlib.Path(args.out or f"results/bench/{args.preset or 'custom'}")
+    desc = planmod.describe(p)
+    command = "tools/raidlab " + " ".join(shlex.quote(a) for a in sys.argv[2:]) \
+        if len(sys.argv) > 2 else "tools/raidlab bench"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "plan.json").write_text(json.dumps(desc, indent=1))
+    per_job = len(p.ladder) + p.refine
+    # budget: every run plus fio start-up and array creation, doubled for TCG
+    timeout = args.timeout or int(600 + 2 * p.max_points() * (p.runtime + 4)
+                                  + 60 * len(p.configs))
+    print(f"raidlab bench: {len(p.configs)} configurations x {len(p.workloads)} workloads, "
+          f"at most {p.max_points()} fio runs of {p.runtime} s; results in {out}",
+          file=sys.stderr)
+    rc, wall = runner.run(text, out, p.disks, p.max_points(), per_job, timeout)
+    if rc == 77:
+        print(f"raidlab bench: skipped (see {out}/vm-run.log)", file=sys.stderr)
+        return 77
+    if rc != 0:
+        print(f"raidlab bench: the VM run failed (rc {rc}); console in {out}/vm/console.log; "
+              "the points measured so far follow", file=sys.stderr)
+    frc = finish(out, desc, wall, command)
+    return rc or frc

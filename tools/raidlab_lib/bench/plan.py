@@ -1,0 +1,204 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Configurations, presets and the plan file the guest runs.
+
+A configuration name is ``rl-<scheme>`` (dm-raidlab raid0, mirror, raid4,
+raid5) or ``md-<level>`` (Linux md raid0, raid1, raid5, raid10 built with
+mdadm), optionally ``@N`` for N member disks. Mirrors (rl-mirror, md-raid1)
+default to two members, as Chen et al.'s RAID Level 1; everything else uses
+all ``--disks`` members.
+"""
+from dataclasses import dataclass, field
+
+from . import workloads as wl
+
+RL_SCHEMES = ("raid0", "mirror", "raid4", "raid5")
+MD_LEVELS = ("raid0", "raid1", "raid5", "raid10")
+MIRRORS = ("rl-mirror", "md-raid1")
+# RAID level of Chen's models (tools/raidlab_lib/models/p001_chen.py)
+CHEN_LEVEL = {"raid0": 0, "mirror": 1, "raid1": 1, "raid10": 1, "raid4": 5, "raid5": 5}
+
+
+@dataclass(frozen=True)
+class Config:
+    name: str        # e.g. rl-raid5, md-raid10@4
+    kind: str        # rl | md
+    level: str       # raid0 mirror raid4 raid5 | raid0 raid1 raid5 raid10
+    disks: int
+    chunk_kib: int
+
+    @property
+    def cid(self):
+        """File-system safe id (also the guest's directory name)."""
+        return self.name.replace("@", "_")
+
+    @property
+    def data_cols(self):
+        if self.level in ("mirror", "raid1"):
+            return 1
+        if self.level == "raid10":
+            return self.disks // 2
+        if self.level in ("raid4", "raid5"):
+            return self.disks - 1
+        return self.disks
+
+    @property
+    def geometry(self):
+        return wl.Geometry(self.chunk_kib, self.data_cols)
+
+    @property
+    def chen_level(self):
+        return CHEN_LEVEL[self.level]
+
+
+def parse_config(name, disks, chunk_kib):
+    base, _, n = name.partition("@")
+    kind, _, level = base.partition("-")
+    if kind == "rl" and level in RL_SCHEMES or kind == "md" and level in MD_LEVELS:
+        pass
+    else:
+        raise ValueError(f"configuration {name!r}: use rl-{{{','.join(RL_SCHEMES)}}} "
+                         f"or md-{{{','.join(MD_LEVELS)}}}, optionally @N disks")
+    if n:
+        if not n.isdigit():
+            raise ValueError(f"configuration {name!r}: @N must be a number")
+        nd = int(n)
+    else:
+        nd = 2 if base in MIRRORS else disks
+    if nd > disks:
+        raise ValueError(f"configuration {name!r}: {nd} disks, the lab has {disks}")
+    need = {"raid0": 2, "mirror": 2, "raid1": 2, "raid4": 3, "raid5": 3, "raid10": 4}[level]
+    if nd < need or (level == "raid10" and nd % 2):
+        raise ValueError(f"configuration {name!r}: {level} needs at least {need} disks"
+                         + (" (an even number)" if level == "raid10" else ""))
+    return Config(name, kind, level, nd, chunk_kib)
+
+
+# ---------------------------------------------------------------- presets
+MIXES = (0, 25, 50, 75, 100)
+PRESETS = {
+    # The demo: small enough for ~2 minutes of VM time.
+    "quick": dict(
+        doc="demo-sized: individual reads/writes and full-stripe writes, raidlab vs md raid5",
+        configs=["rl-raid0", "rl-mirror", "rl-raid5", "md-raid5"],
+        workloads=["ind-r", "ind-w", "fs-w"],
+        ladder=[1, 4, 16], refine=0, runtime=2),
+    # 001 Fig. 4 and 5: the RAID paper workloads; relative throughput
+    # against Chen's simple and adjusted models.
+    "chen-fig5": dict(
+        doc="Chen et al. Fig. 4/5: individual and full-stripe reads and writes",
+        configs=["rl-raid0", "rl-mirror", "rl-raid4", "rl-raid5",
+                 "md-raid0", "md-raid1", "md-raid5", "md-raid10"],
+        workloads=["ind-r", "ind-w", "fs-r", "fs-w"],
+        ladder=[1, 2, 4, 8, 16, 32], refine=1, runtime=3),
+    # 001 Fig. 8: distributed sizes, aligned and unaligned.
+    "chen-fig8": dict(
+        doc="Chen et al. Fig. 8: exponential small and normal large sizes, aligned and unaligned",
+        configs=["rl-raid0", "rl-mirror", "rl-raid5", "md-raid1", "md-raid5"],
+        workloads=["exp6k-r", "exp6k-w", "norm1536k-r", "norm1536k-w",
+                   "exp6k-w-ua", "norm1536k-w-ua"],
+        ladder=[1, 2, 4, 8, 16], refine=1, runtime=3),
+    # 001 Fig. 9: read-fraction curves, small and large, unaligned.
+    "chen-fig9": dict(
+        doc="Chen et al. Fig. 9: throughput per disk against the read fraction",
+        configs=["rl-raid0", "rl-mirror", "rl-raid5", "md-raid1", "md-raid5"],
+        workloads=[f"exp6k-r{p}-ua" for p in MIXES] + [f"norm1536k-r{p}-ua" for p in MIXES],
+        ladder=[1, 2, 4, 8, 16], refine=1, runtime=3),
+    # 000 Fig. 26/27: airline reservation mix, with and without locality.
+    "airline": dict(
+        doc="Stodolsky et al. Fig. 26: airline reservation mix (82% reads, 1-24 KiB)",
+        configs=["rl-raid0", "rl-mirror", "rl-raid4", "rl-raid5", "md-raid1", "md-raid5",
+                 "md-raid10"],
+        workloads=["airline", "ind-r-loc80x20", "ind-w-loc80x20"],
+        ladder=[1, 2, 4, 8, 16, 32], refine=1, runtime=3),
+}
+PRESETS["full"] = dict(
+    doc="everything: chen-fig5 + chen-fig9 + airline over every configuration",
+    configs=PRESETS["chen-fig5"]["configs"],
+    workloads=(PRESETS["chen-fig5"]["workloads"] + PRESETS["chen-fig9"]["workloads"]
+               + ["exp6k-w-ua", "fs-w-ua"] + PRESETS["airline"]["workloads"]),
+    ladder=[1, 2, 4, 8, 16, 32], refine=1, runtime=3)
+
+
+@dataclass
+class Plan:
+    configs: list
+    workloads: list                  # parsed Workload objects
+    ladder: list
+    refine: int
+    runtime: int
+    target_ms: object = "auto"       # "auto" or a float
+    auto_factor: float = 4.0
+    disk_model: str = "none"
+    time_scale: str = "1"
+    disks: int = 4
+    jobs: list = field(default_factory=list)   # (Config, Workload, [fio args])
+
+    @property
+    def baseline(self):
+        """The raid0 configuration relative throughput is measured against."""
+        for c in self.configs:
+            if c.level == "raid0":
+                return c
+        return None
+
+    def max_points(self):
+        """Upper bound of fio runs: every ladder step and every refinement."""
+        return len(self.jobs) * (len(self.ladder) + self.refine)
+
+
+def build(configs, workloads, ladder, refine, runtime, disks=4, chunk_kib=64,
+          target_ms="auto", auto_factor=4.0, disk_model="none", time_scale="1"):
+    """Build a Plan: configurations x workloads, baseline raid0 first."""
+    cfgs = [parse_config(c, disks, chunk_kib) for c in configs]
+    if len({c.cid for c in cfgs}) != len(cfgs):
+        raise ValueError("a configuration is listed twice")
+    wls = [wl.parse(w) for w in workloads]
+    if len({w.name for w in wls}) != len(wls):
+        raise ValueError("a workload is listed twice")
+    if not cfgs or not wls:
+        raise ValueError("need at least one configuration and one workload")
+    if sorted(set(ladder)) != list(ladder) or ladder[0] < 1:
+        raise ValueError("the ladder must be increasing depths >= 1")
+    p = Plan(cfgs, wls, list(ladder), refine, runtime, target_ms, auto_factor,
+             disk_model, time_scale, disks)
+    base = p.baseline
+    if target_ms == "auto" and base is None:
+        raise ValueError("--p90-ms auto needs a raid0 configuration (the baseline)")
+    if base is not None:   # the baseline runs first (auto target, relative throughput)
+        p.configs = [base] + [c for c in cfgs if c is not base]
+    for c in p.configs:
+        for w in wls:
+            p.jobs.append((c, w, wl.fio_args(w, c.geometry)))
+    return p
+
+
+def plan_text(p):
+    """The plan file tools/bench/guest.sh reads (see its header)."""
+    out = ["# raidlab bench plan (generated by tools/raidlab_lib/bench/plan.py)",
+           f"set runtime {p.runtime}",
+           f"set target {p.target_ms}",
+           f"set auto_factor {p.auto_factor:g}",
+           "set ladder " + " ".join(str(d) for d in p.ladder),
+           f"set refine {p.refine}",
+           f"set disk_model {p.disk_model}",
+           f"set time_scale {p.time_scale}"]
+    for c in p.configs:
+        out.append(f"config {c.cid} {c.kind} {c.level} {c.disks} {c.chunk_kib}")
+        for cc, w, args in p.jobs:
+            if cc is c:
+                out.append(f"job {c.cid} {w.name} " + " ".join(args))
+    return "\n".join(out) + "\n"
+
+
+def describe(p):
+    """A JSON-able description of the plan (written next to the results)."""
+    return {
+        "configs": [dict(name=c.name, id=c.cid, kind=c.kind, level=c.level, disks=c.disks,
+                         chunk_kib=c.chunk_kib, data_cols=c.data_cols) for c in p.configs],
+        "workloads": [dict(name=w.name, size=w.size, mean_kib=w.mean_kib, read_pct=w.read_pct,
+                           aligned=w.aligned, locality=w.locality) for w in p.workloads],
+        "ladder": p.ladder, "refine": p.refine, "runtime_s": p.runtime,
+        "p90_target_ms": p.target_ms, "auto_factor": p.auto_factor,
+        "disk_model": p.disk_model, "time_scale": p.time_scale, "lab_disks": p.disks,
+        "jobs": [dict(config=c.cid, workload=w.name, fio=args) for c, w, args in p.jobs],
+    }
