@@ -64,7 +64,7 @@ static struct rl_qent *rl_queue_next(struct rl_array *a, struct rl_queue *q)
 	enum rl_class c;
 
 	spin_lock_irqsave(&q->lock, flags);
-	if (q->issued >= a->queue_depth || q->ref_due)
+	if (q->issued >= a->queue_depth || q->ref_due || q->ref_busy)
 		goto out;
 	c = rl_sched_class(q->queued, &q->fg_run);
 	if (c == RL_NR_CLASSES)
@@ -206,7 +206,7 @@ u64 rl_track_predict(struct rl_array *a, unsigned int m, sector_t sector,
 	u64 t = U64_MAX;
 
 	spin_lock_irqsave(&q->lock, flags);
-	if (!q->issued && !q->ref_due && !q->queued[RL_FG] &&
+	if (!q->issued && !q->ref_due && !q->ref_busy && !q->queued[RL_FG] &&
 	    !q->queued[RL_BG] && rl_tracker_ready(q->trk))
 		t = rl_tracker_predict(q->trk, q->hs.sector, ktime_get_ns(),
 				       sector, sectors);
@@ -231,7 +231,8 @@ static void rl_submit_remapped(struct rl_qent *qe)
 	struct bio *bio = dm_bio_from_per_bio_data(pb, sizeof(*pb));
 
 	bio->bi_iter.bi_sector = rl_qent_sector(qe);
-	dm_submit_bio_remap(bio, NULL);
+	/* dm accounts it: map returned DM_MAPIO_SUBMITTED */
+	submit_bio_noacct(bio);
 }
 
 /*

@@ -13,6 +13,7 @@ struct rl_mirror {
 	struct bio_set bs;		/* write clones, with struct rl_mirror_clone */
 	spinlock_t lock;
 	struct bio_list retry;		/* failed reads to send elsewhere */
+	struct bio_list writes;		/* writes map could not clone */
 	struct work_struct retry_work;
 	struct rl_array *a;
 };
@@ -132,25 +133,6 @@ static bool mirror_map_read(struct rl_array *a, struct bio *bio)
 	return true;
 }
 
-static void mirror_retry_work(struct work_struct *ws)
-{
-	struct rl_mirror *mi = container_of(ws, struct rl_mirror, retry_work);
-	struct bio_list list;
-	struct bio *bio;
-
-	spin_lock_irq(&mi->lock);
-	list = mi->retry;
-	bio_list_init(&mi->retry);
-	spin_unlock_irq(&mi->lock);
-
-	while ((bio = bio_list_pop(&list))) {
-		if (!mirror_map_read(mi->a, bio)) {
-			bio->bi_status = BLK_STS_IOERR;
-			bio_endio(bio);
-		}
-	}
-}
-
 static void mirror_write_put(struct bio *bio)
 {
 	struct rl_bio *pb = rl_pb(bio);
@@ -184,50 +166,116 @@ static void mirror_write_submit(struct rl_qent *qe)
 	submit_bio_noacct(&mc->clone);
 }
 
-static int mirror_map_write(struct rl_array *a, struct bio *bio)
+/*
+ * Clone a write for every live member and queue the clones. All clones are
+ * allocated before any is queued: once queued, a clone may be issued and
+ * hold a member's queue slot, and none may then wait for the bioset.
+ * Returns false, with nothing allocated or queued, if @gfp could not get
+ * them all.
+ */
+static bool mirror_write_clones(struct rl_array *a, struct bio *bio, gfp_t gfp)
 {
 	struct rl_mirror *mi = rl_mirror(a);
 	struct rl_bio *pb = rl_pb(bio);
 	sector_t msector = a->geom.data_offset + pb->lsector;
+	struct rl_mirror_clone *mc[RL_MAX_MEMBERS];
 	unsigned int m;
 
-	if (rl_nr_failed(a) > a->redundancy)
-		return DM_MAPIO_KILL;
+	for (m = 0; m < a->geom.nr_members; m++) {
+		struct bio *clone;
+
+		mc[m] = NULL;
+		if (rl_member_failed(a, m))
+			continue;
+		clone = bio_alloc_clone(a->members[m].dev->bdev, bio, gfp,
+					&mi->bs);
+		if (!clone) {
+			while (m--)
+				if (mc[m])
+					bio_put(&mc[m]->clone);
+			return false;
+		}
+		mc[m] = container_of(clone, struct rl_mirror_clone, clone);
+	}
 
 	atomic_set(&pb->pending, 1);
 	atomic_set(&pb->ok, 0);
 	for (m = 0; m < a->geom.nr_members; m++) {
-		struct rl_mirror_clone *mc;
-		struct bio *clone;
+		struct rl_mirror_clone *c = mc[m];
 
-		if (rl_member_failed(a, m))
+		if (!c)
 			continue;
-		clone = bio_alloc_clone(a->members[m].dev->bdev, bio, GFP_NOIO,
-					&mi->bs);
-		if (unlikely(!clone)) {	/* not with GFP_NOIO, but be safe */
-			rl_member_fail(a, m, "cannot clone a write");
-			continue;
-		}
-		bio_clear_polled(clone);	/* nobody polls the copies */
-		mc = container_of(clone, struct rl_mirror_clone, clone);
-		mc->orig = bio;
-		mc->a = a;
-		mc->member = m;
-		clone->bi_iter.bi_sector = msector;
-		clone->bi_end_io = mirror_write_endio;
-		mc->qe.sector = msector;
-		mc->qe.alt = NULL;
-		mc->qe.nr_alts = 0;
-		mc->qe.sectors = bio_sectors(bio);
-		mc->qe.write = true;
-		mc->qe.class = RL_FG;
-		mc->qe.submit = mirror_write_submit;
+		bio_clear_polled(&c->clone);	/* nobody polls the copies */
+		c->orig = bio;
+		c->a = a;
+		c->member = m;
+		c->clone.bi_iter.bi_sector = msector;
+		c->clone.bi_end_io = mirror_write_endio;
+		c->qe.sector = msector;
+		c->qe.alt = NULL;
+		c->qe.nr_alts = 0;
+		c->qe.sectors = bio_sectors(bio);
+		c->qe.write = true;
+		c->qe.class = RL_FG;
+		c->qe.submit = mirror_write_submit;
 		rl_member_start(a, m, RL_DATA_WRITE);
 		atomic_inc(&pb->pending);
-		rl_queue_add(a, m, &mc->qe);
+		rl_queue_add(a, m, &c->qe);
 	}
 	mirror_write_put(bio);
+	return true;
+}
+
+/*
+ * A write: cloned at once if the bioset has room without waiting (map must
+ * not wait for the bioset while clones it queued may hold member slots in
+ * the caller's pending bio list), else from the mirror's work item, which
+ * may wait.
+ */
+static int mirror_map_write(struct rl_array *a, struct bio *bio)
+{
+	struct rl_mirror *mi = rl_mirror(a);
+	unsigned long flags;
+
+	if (rl_nr_failed(a) > a->redundancy)
+		return DM_MAPIO_KILL;
+	if (mirror_write_clones(a, bio, GFP_NOWAIT))
+		return DM_MAPIO_SUBMITTED;
+
+	spin_lock_irqsave(&mi->lock, flags);
+	bio_list_add(&mi->writes, bio);
+	spin_unlock_irqrestore(&mi->lock, flags);
+	queue_work(a->wq, &mi->retry_work);
 	return DM_MAPIO_SUBMITTED;
+}
+
+/* Serve failed reads again elsewhere, and writes map deferred. */
+static void mirror_retry_work(struct work_struct *ws)
+{
+	struct rl_mirror *mi = container_of(ws, struct rl_mirror, retry_work);
+	struct bio_list list, writes;
+	struct bio *bio;
+
+	spin_lock_irq(&mi->lock);
+	list = mi->retry;
+	writes = mi->writes;
+	bio_list_init(&mi->retry);
+	bio_list_init(&mi->writes);
+	spin_unlock_irq(&mi->lock);
+
+	while ((bio = bio_list_pop(&list))) {
+		if (!mirror_map_read(mi->a, bio)) {
+			bio->bi_status = BLK_STS_IOERR;
+			bio_endio(bio);
+		}
+	}
+	while ((bio = bio_list_pop(&writes))) {
+		if (rl_nr_failed(mi->a) > mi->a->redundancy ||
+		    !mirror_write_clones(mi->a, bio, GFP_NOIO)) {
+			bio->bi_status = BLK_STS_IOERR;
+			bio_endio(bio);
+		}
+	}
 }
 
 static int mirror_map(struct rl_array *a, struct bio *bio)
@@ -281,6 +329,7 @@ static int mirror_ctr(struct rl_array *a)
 	}
 	spin_lock_init(&mi->lock);
 	bio_list_init(&mi->retry);
+	bio_list_init(&mi->writes);
 	INIT_WORK(&mi->retry_work, mirror_retry_work);
 	mi->a = a;
 	a->scheme = mi;

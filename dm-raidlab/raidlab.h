@@ -12,6 +12,7 @@
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/device-mapper.h>
+#include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
@@ -86,6 +87,10 @@ struct rl_queue {
 	struct rl_tracker *trk;
 	struct rl_refread *ref;
 	bool ref_due;			/* hold dispatch: a reference read waits */
+	bool ref_busy;			/* a reference read is in flight */
+	bool ref_hold;			/* no reference read (geometry change) */
+	u64 ref_backoff_ns;		/* after failed or refused samples */
+	u64 ref_last_ns;		/* completion of the last reference read */
 	u64 ref_samples, ref_errors;
 	struct work_struct work;	/* dispatch after a completion */
 };
@@ -118,7 +123,7 @@ struct rl_array {
 	unsigned int queue_depth;	/* member I/Os issued per member */
 	const struct rl_sched_policy *policy;	/* per-member queue policy */
 	bool track_stopped;		/* no reference reads (suspended) */
-	atomic_t ref_inflight;		/* reference reads in flight */
+	struct mutex track_mutex;	/* serializes geom messages */
 
 	unsigned long failed;		/* bitmap of failed members */
 	struct workqueue_struct *wq;

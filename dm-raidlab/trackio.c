@@ -28,7 +28,45 @@ struct rl_refread {
 	struct bio_vec bvec;
 	struct page *page;
 	u64 issue_ns;
+	sector_t sector;
 };
+
+/* Back-off after a failed or refused reference sample: from, and up to. */
+#define RL_REF_BACKOFF_MIN_NS	(100ULL * NSEC_PER_MSEC)
+#define RL_REF_BACKOFF_MAX_NS	(120ULL * NSEC_PER_SEC)
+
+/*
+ * Give up a pending reference read: dispatch may go on, so kick the queue
+ * if anything waits. Called with q->lock held; returns whether to kick.
+ */
+static bool rl_ref_release_locked(struct rl_queue *q)
+{
+	q->ref_due = false;
+	return q->queued[RL_FG] || q->queued[RL_BG];
+}
+
+static void rl_ref_release(struct rl_array *a, struct rl_member *mb)
+{
+	struct rl_queue *q = &mb->q;
+	unsigned long flags;
+	bool kick;
+
+	spin_lock_irqsave(&q->lock, flags);
+	kick = rl_ref_release_locked(q);
+	spin_unlock_irqrestore(&q->lock, flags);
+	if (kick)
+		queue_work(a->wq, &q->work);
+}
+
+/* When the next reference read is due: the tracker's time, or a back-off. */
+static u64 rl_ref_next_ns(struct rl_queue *q)
+{
+	u64 next = rl_tracker_next_ref_ns(q->trk);
+
+	if (q->ref_backoff_ns)
+		next = max(next, q->ref_last_ns + q->ref_backoff_ns);
+	return next;
+}
 
 static void rl_ref_endio(struct bio *bio)
 {
@@ -36,29 +74,45 @@ static void rl_ref_endio(struct bio *bio)
 	struct rl_member *mb = r->mb;
 	struct rl_array *a = mb->a;
 	struct rl_queue *q = &mb->q;
-	u64 done = ktime_get_ns(), next = 0;
+	u64 done = ktime_get_ns(), next, refused;
 	unsigned long flags;
-	bool more;
+	bool more, due;
 
 	spin_lock_irqsave(&q->lock, flags);
-	if (!bio->bi_status) {
+	refused = q->trk->refs_rejected;
+	if (!bio->bi_status)
 		rl_tracker_ref_sample(q->trk, r->issue_ns, done);
-		q->ref_samples++;
-	} else {
+	if (bio->bi_status || q->trk->refs_rejected != refused) {
+		/* no sample: try again later, not at once */
 		q->ref_errors++;
+		q->ref_backoff_ns = clamp(q->ref_backoff_ns * 2,
+					  RL_REF_BACKOFF_MIN_NS,
+					  RL_REF_BACKOFF_MAX_NS);
+	} else {
+		q->ref_samples++;
+		q->ref_backoff_ns = 0;
 	}
-	next = rl_tracker_next_ref_ns(q->trk);
-	q->issued--;
+	q->ref_last_ns = done;
+	q->hs.sector = r->sector + 1;
+	WRITE_ONCE(mb->head, r->sector + 1);
+	next = rl_ref_next_ns(q);
+	q->ref_busy = false;
+	due = q->ref_due;
 	more = q->queued[RL_FG] || q->queued[RL_BG];
 	spin_unlock_irqrestore(&q->lock, flags);
 
+	/* for rl_track_wait(): the store above before the waitqueue check */
+	smp_mb();
+	wake_up_var(&q->ref_busy);
 	if (more)
 		queue_work(a->wq, &q->work);
-	if (!READ_ONCE(a->track_stopped))
+	if (READ_ONCE(a->track_stopped))
+		return;
+	if (due)
+		mod_delayed_work(a->wq, &mb->ref_work, 0);
+	else
 		queue_delayed_work(a->wq, &mb->ref_work,
 				   nsecs_to_jiffies(next > done ? next - done : 0));
-	atomic_dec(&a->ref_inflight);
-	wake_up_var(&a->ref_inflight);
 }
 
 /*
@@ -74,18 +128,26 @@ static void rl_ref_work(struct work_struct *ws)
 	struct rl_queue *q = &mb->q;
 	struct rl_refread *r;
 	u64 now, next;
+	bool kick;
 
 	spin_lock_irq(&q->lock);
 	r = q->ref;
-	if (!r || READ_ONCE(a->track_stopped) || rl_member_failed(a, mb->idx)) {
-		q->ref_due = false;
+	if (!r || q->ref_hold || q->ref_busy || READ_ONCE(a->track_stopped) ||
+	    rl_member_failed(a, mb->idx)) {
+		/* the end of a busy read, or a resume or geom, calls us again */
+		kick = rl_ref_release_locked(q);
 		spin_unlock_irq(&q->lock);
+		if (kick)
+			queue_work(a->wq, &q->work);
 		return;
 	}
 	now = ktime_get_ns();
-	next = rl_tracker_next_ref_ns(q->trk);
+	next = rl_ref_next_ns(q);
 	if (now < next) {
+		kick = rl_ref_release_locked(q);
 		spin_unlock_irq(&q->lock);
+		if (kick)
+			queue_work(a->wq, &q->work);
 		queue_delayed_work(a->wq, &mb->ref_work,
 				   nsecs_to_jiffies(next - now));
 		return;
@@ -96,12 +158,12 @@ static void rl_ref_work(struct work_struct *ws)
 		return;
 	}
 	q->ref_due = false;
-	q->issued++;
-	atomic_inc(&a->ref_inflight);
+	q->ref_busy = true;
+	r->sector = q->trk->geom.ref;
 	spin_unlock_irq(&q->lock);
 
-	bio_init(&r->bio, mb->dev->bdev, &r->bvec, 1, REQ_OP_READ | REQ_SYNC);
-	r->bio.bi_iter.bi_sector = q->trk->geom.ref;
+	bio_reset(&r->bio, mb->dev->bdev, REQ_OP_READ | REQ_SYNC);
+	r->bio.bi_iter.bi_sector = r->sector;
 	r->bio.bi_end_io = rl_ref_endio;
 	__bio_add_page(&r->bio, r->page, SECTOR_SIZE, 0);
 	r->issue_ns = ktime_get_ns();
@@ -113,9 +175,15 @@ void rl_track_init(struct rl_array *a)
 {
 	unsigned int m;
 
-	atomic_set(&a->ref_inflight, 0);
+	mutex_init(&a->track_mutex);
 	for (m = 0; m < a->geom.nr_members; m++)
 		INIT_DELAYED_WORK(&a->members[m].ref_work, rl_ref_work);
+}
+
+/* Wait until member @mb has no reference read in flight. */
+static void rl_track_wait(struct rl_member *mb)
+{
+	wait_var_event(&mb->q.ref_busy, !READ_ONCE(mb->q.ref_busy));
 }
 
 /*
@@ -155,11 +223,16 @@ int rl_track_set_geom(struct rl_array *a, unsigned int m, const char *line,
 			goto out;
 		}
 		r->mb = mb;
+		bio_init(&r->bio, NULL, &r->bvec, 1, REQ_OP_READ);
 	}
 
-	/* a reference read in flight belongs to the old geometry */
+	mutex_lock(&a->track_mutex);
+	/* no new reference read; the one in flight belongs to the old one */
+	spin_lock_irq(&q->lock);
+	q->ref_hold = true;
+	spin_unlock_irq(&q->lock);
 	cancel_delayed_work_sync(&mb->ref_work);
-	wait_var_event(&a->ref_inflight, !atomic_read(&a->ref_inflight));
+	rl_track_wait(mb);
 
 	spin_lock_irq(&q->lock);
 	if (!q->trk) {
@@ -170,35 +243,53 @@ int rl_track_set_geom(struct rl_array *a, unsigned int m, const char *line,
 	}
 	rl_tracker_set_geom(q->trk, g);
 	q->hs.trk = q->trk;
-	q->ref_due = false;
+	q->ref_hold = false;
+	q->ref_backoff_ns = 0;
 	spin_unlock_irq(&q->lock);
+	rl_ref_release(a, mb);
 	if (!READ_ONCE(a->track_stopped))
-		queue_delayed_work(a->wq, &mb->ref_work, 0);
+		mod_delayed_work(a->wq, &mb->ref_work, 0);
+	mutex_unlock(&a->track_mutex);
 	ret = 0;
 out:
-	if (r && r->page)
-		__free_page(r->page);
+	if (r) {
+		bio_uninit(&r->bio);
+		if (r->page)
+			__free_page(r->page);
+	}
 	kfree(r);
 	kvfree(trk);
 	kfree(g);
 	return ret;
 }
 
-/* No new reference read from here on (presuspend). */
+/*
+ * No new reference read from here on (presuspend): a read that was due
+ * is given up, so the queue dispatches again.
+ */
 void rl_track_stop(struct rl_array *a)
 {
 	unsigned int m;
 
 	WRITE_ONCE(a->track_stopped, true);
-	for (m = 0; m < a->geom.nr_members; m++)
+	for (m = 0; m < a->geom.nr_members; m++) {
 		cancel_delayed_work_sync(&a->members[m].ref_work);
+		rl_ref_release(a, &a->members[m]);
+	}
 }
 
-/* And wait for those in flight (postsuspend). */
+/* And wait for those in flight (postsuspend, dtr). */
 void rl_track_quiesce(struct rl_array *a)
 {
+	unsigned int m;
+
 	rl_track_stop(a);
-	wait_var_event(&a->ref_inflight, !atomic_read(&a->ref_inflight));
+	for (m = 0; m < a->geom.nr_members; m++) {
+		rl_track_wait(&a->members[m]);
+		/* an end_io may have armed it before it saw track_stopped */
+		cancel_delayed_work_sync(&a->members[m].ref_work);
+		rl_ref_release(a, &a->members[m]);
+	}
 }
 
 /* The table is live again: tracked members read their reference again. */
@@ -209,7 +300,7 @@ void rl_track_start(struct rl_array *a)
 	WRITE_ONCE(a->track_stopped, false);
 	for (m = 0; m < a->geom.nr_members; m++)
 		if (READ_ONCE(a->members[m].q.trk))
-			queue_delayed_work(a->wq, &a->members[m].ref_work, 0);
+			mod_delayed_work(a->wq, &a->members[m].ref_work, 0);
 }
 
 /* Free the trackers; nothing is in flight (dtr, after rl_track_quiesce()). */
@@ -220,8 +311,10 @@ void rl_track_free(struct rl_array *a)
 	for (m = 0; m < a->geom.nr_members; m++) {
 		struct rl_queue *q = &a->members[m].q;
 
-		if (q->ref)
+		if (q->ref) {
+			bio_uninit(&q->ref->bio);
 			__free_page(q->ref->page);
+		}
 		kfree(q->ref);
 		kvfree(q->trk);
 		q->ref = NULL;
