@@ -16,25 +16,15 @@ len5=$(rl_len raid5 128 "$m0" "$m1" "$m2" "$m3")
 len0=$(rl_len raid0 128 "$m0" "$m1" "$m2" "$m3")
 
 # refused TABLE MESSAGE: create must fail and the kernel log must say why
-refused() {
-	_before=$(dmesg | wc -l)
-	if echo "$1" | dmsetup create bad 2>/dev/null; then
-		not_ok "accepted: $1"
-		dmsetup remove bad
-		return
-	fi
-	if dmesg | tail -n +$((_before + 1)) | grep -q "raidlab: $2"; then
-		ok "refused with '$2': $1"
-	else
-		not_ok "refused without '$2': $1"
-		dmesg | tail -n +$((_before + 1)) | sed 's/^/    /'
-	fi
-	[ -e /dev/mapper/bad ] && dmsetup remove bad
-}
+refused() { dm_refused raidlab "$@"; }
 
 refused "0 $len5 raidlab" "Not enough arguments"
 refused "0 $len5 raidlab raid5 0" "Not enough arguments"
 refused "0 $len5 raidlab raid9 0 4 $m0 $m1 $m2 $m3" "Unknown scheme"
+refused "0 $len0 raidlab raid0 2 sched elevator 4 $m0 $m1 $m2 $m3" "Unknown sched policy"
+refused "0 $len0 raidlab raid0 4 sched look sched fifo 4 $m0 $m1 $m2 $m3" "Duplicate sched"
+refused "0 $len0 raidlab raid0 2 queue_depth 0 4 $m0 $m1 $m2 $m3" "Invalid queue_depth"
+refused "0 $len0 raidlab raid0 2 queue_depth 1025 4 $m0 $m1 $m2 $m3" "Invalid queue_depth"
 refused "0 $len5 raidlab raid5 3 chunk_size 128 4 $m0 $m1 $m2 $m3" "Optional argument lacks a value"
 refused "0 $len5 raidlab raid5 9 chunk_size 128 4 $m0 $m1 $m2 $m3" "Invalid number of optional arguments"
 refused "0 $len5 raidlab raid5 0 5 $m0 $m1 $m2 $m3" "Invalid number of devices"
@@ -58,6 +48,14 @@ expect_fail dm_message good fail 4
 expect_fail dm_message good fail x
 expect_fail dm_message good fail
 expect_fail dm_message good explode
+expect_fail dm_message good sched
+expect_fail dm_message good sched elevator
+expect_fail dm_message good geom 0
+expect_fail dm_message good geom 9 period_ns=13900000
+expect_fail dm_message good geom 0 period_ns=13900000,cylinders=949
+expect_fail dm_message good geom 0 garbage
+expect_fail dm_message good tracker 4
+expect_fail dm_message good tracker
 check "no member failed by the bad messages" test "$(rl_health good)" = AAAA
 check "reset_counters accepted" dm_message good reset_counters
 check "remove" dm_remove good

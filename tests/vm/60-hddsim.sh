@@ -25,21 +25,7 @@ cap=$(hdd_capacity lightning)
 check "lightning capacity is 949 * 14 * 48 sectors" test "$cap" = 637728
 
 # refused TABLE MESSAGE: create must fail and the kernel log must say why
-refused() {
-	_before=$(dmesg | wc -l)
-	if echo "$1" | dmsetup create bad 2>/dev/null; then
-		not_ok "accepted: $1"
-		dmsetup remove bad
-		return
-	fi
-	if dmesg | tail -n +$((_before + 1)) | grep -q "hddsim: $2"; then
-		ok "refused with '$2': $1"
-	else
-		not_ok "refused without '$2': $1"
-		dmesg | tail -n +$((_before + 1)) | sed 's/^/    /'
-	fi
-	[ -e /dev/mapper/bad ] && dmsetup remove bad
-}
+refused() { dm_refused hddsim "$@"; }
 
 refused "0 1000 hddsim $m0 0" "Not enough arguments"
 refused "0 1000 hddsim $m0 x lightning" "Invalid device offset"

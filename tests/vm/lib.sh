@@ -15,6 +15,7 @@
 # Logging:   log MSG | kmsg MSG (marker in the kernel log)
 # Disks:     disk I | disks [N] | pmem_dev | sectors DEV | wipe DEV [MiB]
 # dm:        dm_create NAME TABLE | dm_reload NAME TABLE | dm_remove NAME | dm_remove_all
+#            dm_refused TARGET LINE MSG (create must fail, the log must say why)
 #            dm_table NAME | dm_status NAME | dm_message NAME MSG... | dm_suspend/dm_resume NAME
 #            dm_sysfs NAME (/sys/block/dm-N); dmsetup is wrapped so /dev/mapper/NAME
 #            is a symlink to ../dm-N as udev would make it
@@ -179,6 +180,24 @@ dm_create() {
 dm_reload() { printf '%s\n' "$2" | dmsetup reload "$1"; }
 dm_remove() { dmsetup remove --retry "$1"; }
 dm_remove_all() { dmsetup remove_all --retry >/dev/null 2>&1 || dmsetup remove_all; }
+# dm_refused TARGET LINE MSG: `dmsetup create` of the table LINE must fail
+# and the kernel log must say "TARGET: MSG" (ok / not_ok either way)
+dm_refused() {
+	_before=$(dmesg | wc -l)
+	if echo "$2" | dmsetup create bad 2>/dev/null; then
+		not_ok "accepted: $2"
+		dmsetup remove bad
+		return
+	fi
+	if dmesg | tail -n +$((_before + 1)) | grep -q "$1: $3"; then
+		ok "refused with '$3': $2"
+	else
+		not_ok "refused without '$3': $2"
+		dmesg | tail -n +$((_before + 1)) | sed 's/^/    /'
+	fi
+	[ -e /dev/mapper/bad ] && dmsetup remove bad
+}
+
 dm_table() { dmsetup table "$1"; }
 dm_status() { dmsetup status "$1"; }
 dm_suspend() { dmsetup suspend "$1"; }
