@@ -3,7 +3,6 @@
 #
 # Geometry calibration by timed reads (tools/calib/hddcalib, paper 002
 # section 3.2) recovers the parameters of the dm-hddsim preset lightning:
-# period,
 # sectors per track, heads, cylinders and skews exactly (period to 0.5 %),
 # head switch to 25 %, and the fitted seek curve to 10 % (or 0.3 ms) at
 # distances 1, 10, 100 and full stroke. (The timing tolerances cover the
