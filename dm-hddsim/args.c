@@ -83,8 +83,9 @@ static const struct hs_preset hs_presets[] = {
 		 * ST39133LWV: 6 heads, 10 000 cylinders in 4 zones of 334 ..
 		 * 238 sectors (8.8 GB), seek 0.6 ms single track, 5.2 ms
 		 * average (paper 002 Table 1), 11 ms full stroke; head
-		 * switch 0.6 ms; skews of 34 sectors (0.61 ms in the outer
-		 * zone).
+		 * switch 0.6 ms; skews of 34 and 35 sectors (0.61 and 0.63 ms
+		 * in the outer zone: different, so that calibration can tell
+		 * a cylinder boundary from a head switch).
 		 */
 		.name = "st39133",
 		.geom = {
@@ -96,7 +97,7 @@ static const struct hs_preset hs_presets[] = {
 				{ .first_cyl = 7500, .spt = 238 },
 			},
 			.period_ns = MS(6),
-			.track_skew = 34, .cyl_skew = 34,
+			.track_skew = 34, .cyl_skew = 35,
 			.head_switch_ns = US(600),
 			.seek_a_ns = 541000, .seek_b_ns = 459,
 			.seek_c_ns = 58740,

@@ -93,15 +93,15 @@ static double median(double *v, int n)
 }
 
 /*
- * angle (ns) from the end of ref to the end of x: the circular median of 5,
- * in [-slot/2, period - slot/2)
+ * angle (ns) from the end of ref to the end of x: the circular median of n
+ * (at most 15), in [-slot/2, period - slot/2)
  */
-static double phase(uint64_t ref, uint64_t x)
+static double phase_n(uint64_t ref, uint64_t x, int n)
 {
-	double v[5], m;
+	double v[15], m;
 	int i;
 
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < n; i++) {
 		v[i] = fmod(pair(ref, x, 0), period);
 		/* unwrap around the first value */
 		if (v[i] - v[0] > period / 2)
@@ -109,8 +109,21 @@ static double phase(uint64_t ref, uint64_t x)
 		else if (v[0] - v[i] > period / 2)
 			v[i] += period;
 	}
-	m = fmod(median(v, 5) + period, period);
+	m = fmod(median(v, n) + period, period);
 	return m > period - slot / 2 ? m - period : m;
+}
+
+static double phase(uint64_t ref, uint64_t x)
+{
+	return phase_n(ref, x, 5);
+}
+
+/* slot of the first sector of track t (REF's track is 0, its slot 0) */
+static int track_slot(uint64_t ref, uint64_t spt, uint64_t t, int n)
+{
+	double p = phase_n(ref, ref + t * spt, n);
+
+	return (int)((lround(p / slot) % (long)spt + (long)spt) % (long)spt);
 }
 
 /*
@@ -138,29 +151,36 @@ static double measure_period(uint64_t ref)
 	return sum / n;
 }
 
-/* overhead + positioning before x can be read, after ref's completion */
+/*
+ * Overhead + positioning before x can be read, after ref's completion.
+ * Every read of x that makes its first possible turn completes at the same
+ * instant (a slot boundary), so the completion difference of that case is
+ * the median of all such samples of the search, not of the last step only.
+ */
 static double cost(uint64_t ref, uint64_t x)
 {
-	double d0 = pair(ref, x, 0), lo = 0, hi = period, dlo = d0;
+	double d0 = pair(ref, x, 0), lo = 0, hi = period, okv[128];
+	int nok = 0;
 
+	okv[nok++] = d0;
 	while (hi - lo > period / 128) {
-		double mid = (lo + hi) / 2, v[3];
+		double mid = (lo + hi) / 2, v;
 		int i, ok = 0;
 
 		for (i = 0; i < 3; i++) {
-			v[i] = pair(ref, x, mid);
-			ok += v[i] < d0 + period / 2;
+			v = pair(ref, x, mid);
+			if (v < d0 + period / 2) {
+				ok++;
+				if (nok < 128)
+					okv[nok++] = v;
+			}
 		}
-		if (ok >= 2) {
+		if (ok >= 2)
 			lo = mid;
-			dlo = median(v, 3);
-			if (dlo > d0 + period / 2)
-				dlo = d0;
-		} else {
+		else
 			hi = mid;
-		}
 	}
-	return dlo - slot - lo;
+	return median(okv, nok) - slot - lo;
 }
 
 /* least squares a + b*d + c*sqrt(d) */
@@ -244,13 +264,23 @@ usage:
 
 	/* sectors per track: phase(ref + k) = k * slot on ref's track */
 	slot = 0;	/* for phase()'s wrap test: refined below */
-	slot = phase(ref, ref + 1);
-	for (k = 2; k * slot < 0.9 * period; k *= 2) {
+	slot = phase_n(ref, ref + 1, 9);
+	/*
+	 * phase(k) / k estimates the slot ever better (the jitter divided by
+	 * k) while REF + k is on REF's track; past its end the phase falls
+	 * back (to the skew), which the relative check catches
+	 */
+	for (k = 2; k * slot < 0.5 * period; k *= 2) {
 		p = phase(ref, ref + k);
-		if (fabs(p - k * slot) > slot / 3)
+		if (fabs(p / k - slot) > 0.2 * slot)
 			break;
 		slot = p / k;
 	}
+	/* then once as far along the track as is safe, with more samples */
+	k = (uint64_t)(0.85 * period / slot);
+	p = phase_n(ref, ref + k, 11);
+	if (fabs(p / k - slot) < 0.1 * slot)
+		slot = p / k;
 	spt = (uint64_t)lround(period / slot);
 	slot = period / spt;
 	fprintf(stderr, "sectors per track %llu (slot %.0f ns, checked to k=%llu)\n",
@@ -259,9 +289,14 @@ usage:
 	/* skews, track after track, and heads where the increment changes */
 	sk_prev = 0;
 	for (t = 1; t <= 256; t++) {
-		p = phase(ref, ref + t * spt);
-		sk = (int)(lround(p / slot) % (long)spt + spt) % spt;
+		sk = track_slot(ref, spt, t, 5);
 		inc = (sk - sk_prev + (int)spt) % (int)spt;
+		if (track_skew >= 0 && inc != track_skew) {
+			/* a boundary, or noise: measure both tracks again */
+			sk_prev = track_slot(ref, spt, t - 1, 11);
+			sk = track_slot(ref, spt, t, 11);
+			inc = (sk - sk_prev + (int)spt) % (int)spt;
+		}
 		if (track_skew < 0) {
 			track_skew = inc;
 		} else if (inc != track_skew) {
@@ -282,7 +317,13 @@ usage:
 	cyls = bytes / 512 / (heads * spt);
 
 	/* overhead on ref's own track, head switch on the next track */
-	ovh = cost(ref, ref + spt / 2);
+	{
+		/* every positioning time is relative to it: median of 3 */
+		double o[3] = { cost(ref, ref + spt / 2), cost(ref, ref + spt / 3),
+				cost(ref, ref + 2 * spt / 3) };
+
+		ovh = median(o, 3);
+	}
 	hs = heads > 1 ? cost(ref, ref + spt + spt / 2) - ovh : 0;
 	fprintf(stderr, "overhead %.0f ns, head switch %.0f ns (wall)\n", ovh, hs);
 
