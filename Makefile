@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# dm-raidlab top level.
+# dm-raidlab top level (dm-raidlab and dm-hddsim).
 #
-#   make            build dm-raidlab/dm-raidlab.ko for the VM lab's kernel
+#   make            build dm-raidlab/dm-raidlab.ko and dm-hddsim/dm-hddsim.ko
+#                   for the VM lab's kernel, and tools/calib/hddcalib (a static
+#                   binary for the guest)
 #   make W=1 C=1    the same with extra warnings and sparse
 #   make checkpatch checkpatch.pl --strict over the kernel sources
 #   make check      the full test run (KUnit + VM integration tests)
@@ -18,11 +20,14 @@ all: modules
 
 modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	$(MAKE) -C tools/calib
 
 # only the module's directory: M=$(CURDIR) would make kbuild's clean walk
 # build/ too (the KUnit and VM lab trees)
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/dm-raidlab clean
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/dm-hddsim clean
+	$(MAKE) -C tools/calib clean
 	rm -f Module.symvers modules.order
 
 checkpatch:

@@ -6,7 +6,7 @@
  * <scheme> <#opt_args> [<opt_args>...] <#devs> <dev_path>...
  *
  *   <scheme>        raid0 | mirror | raid4 | raid5
- *   <#opt_args>     number of words that follow as optional arguments, 0 .. 5
+ *   <#opt_args>     number of words that follow as optional arguments, 0 .. 9
  *   <opt_args>      any of, each at most once:
  *                     chunk_size <sectors>    power of two, 8 .. 2^21
  *                                             (parity schemes: .. 2048)
@@ -16,6 +16,12 @@
  *                                             (parity schemes only; the
  *                                             default fits 16 MiB of
  *                                             buffers, 4 .. 32)
+ *                     sched <policy>          member queue policy: fifo
+ *                                             (default), look, rlook, satf,
+ *                                             rsatf (sched.h)
+ *                     queue_depth <nr>        member I/Os issued at once
+ *                                             per member, 1 .. 1024
+ *                                             (default 32)
  *   <#devs>         number of member devices
  *   <dev_path>      member device, used from sector 0
  */
@@ -51,6 +57,9 @@ static int rl_parse_opt(struct dm_arg_set *as, struct rl_args *args,
 	static const struct dm_arg stripes_arg = {
 		4, RL_MAX_STRIPES, "Invalid stripe_cache"
 	};
+	static const struct dm_arg depth_arg = {
+		1, RL_MAX_QUEUE_DEPTH, "Invalid queue_depth"
+	};
 	const char *key = dm_shift_arg(as);
 
 	if (!strcasecmp(key, "assume_clean")) {
@@ -82,6 +91,30 @@ static int rl_parse_opt(struct dm_arg_set *as, struct rl_args *args,
 		return 0;
 	}
 
+	if (!strcasecmp(key, "sched")) {
+		if (args->policy) {
+			*error = "Duplicate sched";
+			return -EINVAL;
+		}
+		args->policy = rl_sched_find(dm_shift_arg(as));
+		if (!args->policy) {
+			*error = "Unknown sched policy";
+			return -EINVAL;
+		}
+		return 0;
+	}
+
+	if (!strcasecmp(key, "queue_depth")) {
+		if (args->depth_set) {
+			*error = "Duplicate queue_depth";
+			return -EINVAL;
+		}
+		if (dm_read_arg(&depth_arg, as, &args->queue_depth, error))
+			return -EINVAL;
+		args->depth_set = true;
+		return 0;
+	}
+
 	if (!strcasecmp(key, "stripe_cache")) {
 		if (args->stripes_set) {
 			*error = "Duplicate stripe_cache";
@@ -110,7 +143,7 @@ int rl_parse_args(unsigned int argc, char **argv, struct rl_args *args,
 		  char **error)
 {
 	static const struct dm_arg opt_args = {
-		0, 5, "Invalid number of optional arguments"
+		0, 9, "Invalid number of optional arguments"
 	};
 	static const struct dm_arg devs_arg = {
 		1, RL_MAX_MEMBERS, "Invalid number of devices"
@@ -123,6 +156,7 @@ int rl_parse_args(unsigned int argc, char **argv, struct rl_args *args,
 
 	memset(args, 0, sizeof(*args));
 	args->chunk_sectors = RL_DEFAULT_CHUNK;
+	args->queue_depth = RL_DEFAULT_QUEUE_DEPTH;
 
 	if (argc < 3) {
 		*error = "Not enough arguments";
@@ -165,6 +199,9 @@ int rl_parse_args(unsigned int argc, char **argv, struct rl_args *args,
 		*error = "assume_clean needs a parity scheme";
 		return -EINVAL;
 	}
+
+	if (!args->policy)
+		args->policy = &rl_sched_fifo;
 
 	if (dm_read_arg_group(&devs_arg, &as, &args->nr_devs, error))
 		return -EINVAL;

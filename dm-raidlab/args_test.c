@@ -32,6 +32,8 @@ struct rl_args_good {
 	unsigned int chunk;
 	unsigned int stripes;
 	unsigned int nr_devs;
+	const char *sched;		/* NULL: the default, fifo */
+	unsigned int depth;		/* 0: the default */
 };
 
 static const struct rl_args_good rl_args_good_cases[] = {
@@ -42,6 +44,13 @@ static const struct rl_args_good rl_args_good_cases[] = {
 	{ "raid5 4 stripe_cache 64 CHUNK_SIZE 256 4 a b c d", "raid5", 256, 64, 4 },
 	{ "raid0 2 chunk_size 2097152 2 a b", "raid0", 2097152, 0, 2 },
 	{ "raid5 5 assume_clean chunk_size 8 stripe_cache 4 3 a b c", "raid5", 8, 4, 3 },
+	{ "mirror 2 sched look 2 a b", "mirror", RL_DEFAULT_CHUNK, 0, 2, "look" },
+	{ "raid0 2 queue_depth 1 2 a b", "raid0", RL_DEFAULT_CHUNK, 0, 2, NULL, 1 },
+	{ "raid5 9 sched rsatf queue_depth 1024 chunk_size 8 stripe_cache 4 assume_clean 3 a b c",
+	  "raid5", 8, 4, 3, "rsatf", 1024 },
+	{ "raid0 4 SCHED satf queue_depth 7 2 a b", "raid0", RL_DEFAULT_CHUNK, 0, 2, "satf", 7 },
+	{ "mirror 2 sched rlook 2 a b", "mirror", RL_DEFAULT_CHUNK, 0, 2, "rlook" },
+	{ "mirror 2 sched fifo 2 a b", "mirror", RL_DEFAULT_CHUNK, 0, 2, "fifo" },
 };
 
 static void rl_args_good_desc(const struct rl_args_good *c, char *desc)
@@ -67,6 +76,11 @@ static void rl_args_parse_good(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, args.nr_devs, c->nr_devs);
 	KUNIT_EXPECT_EQ(test, args.assume_clean, !!strstr(c->line, "assume_clean"));
 	KUNIT_EXPECT_PTR_EQ(test, args.devs, &argv[argc - c->nr_devs]);
+	KUNIT_ASSERT_NOT_NULL(test, args.policy);
+	KUNIT_EXPECT_STREQ(test, args.policy->name, c->sched ? c->sched : "fifo");
+	KUNIT_EXPECT_EQ(test, args.queue_depth,
+			c->depth ? c->depth : RL_DEFAULT_QUEUE_DEPTH);
+	KUNIT_EXPECT_EQ(test, args.depth_set, c->depth != 0);
 }
 
 struct rl_args_bad {
@@ -79,7 +93,14 @@ static const struct rl_args_bad rl_args_bad_cases[] = {
 	{ "raid5 0", "Not enough arguments" },
 	{ "raid7 0 3 a b c", "Unknown scheme" },
 	{ "raid5 x 3 a b c", "Invalid number of optional arguments" },
-	{ "raid5 6 chunk_size 8 3 a b c", "Invalid number of optional arguments" },
+	{ "raid5 10 chunk_size 8 3 a b c", "Invalid number of optional arguments" },
+	{ "raid5 6 chunk_size 8 3 a b c", "Unknown optional argument" },
+	{ "raid0 2 sched elevator 2 a b", "Unknown sched policy" },
+	{ "raid0 4 sched look sched fifo 2 a b", "Duplicate sched" },
+	{ "raid0 1 sched 2 a b", "Optional argument lacks a value" },
+	{ "raid0 2 queue_depth 0 2 a b", "Invalid queue_depth" },
+	{ "raid0 2 queue_depth 1025 2 a b", "Invalid queue_depth" },
+	{ "raid0 4 queue_depth 4 queue_depth 4 2 a b", "Duplicate queue_depth" },
 	{ "raid5 5 chunk_size 8 3 a b c d", "Unknown optional argument" },
 	{ "raid5 2 assume_clean assume_clean 3 a b c", "Duplicate assume_clean" },
 	{ "raid0 1 assume_clean 2 a b", "assume_clean needs a parity scheme" },

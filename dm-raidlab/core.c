@@ -16,6 +16,7 @@
 #include <linux/slab.h>
 
 #include "raidlab.h"
+#include "tracker.h"
 
 static void rl_event_work(struct work_struct *ws)
 {
@@ -100,8 +101,13 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	a->stripe_cache = args.stripe_cache;
 	a->opt_stripes_set = args.stripes_set;
 	a->assume_clean = args.assume_clean;
+	a->policy = args.policy;
+	a->opt_sched_set = args.policy != &rl_sched_fifo || args.depth_set;
+	a->queue_depth = args.queue_depth;
+	a->track_stopped = true;	/* until the first resume */
 	INIT_WORK(&a->event_work, rl_event_work);
 	for (i = 0; i < args.nr_devs; i++) {
+		rl_queue_init(a, i);
 		for (k = 0; k < RL_NR_KINDS; k++)
 			atomic64_set(&a->members[i].io[k], 0);
 		atomic_set(&a->members[i].inflight, 0);
@@ -130,6 +136,7 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad_put;
 	}
 
+	rl_track_init(a);
 	ti->private = a;
 	ti->per_io_data_size = sizeof(struct rl_bio);
 	ti->num_flush_bios = a->geom.nr_members;
@@ -152,8 +159,10 @@ static void raidlab_dtr(struct dm_target *ti)
 {
 	struct rl_array *a = ti->private;
 
+	rl_track_quiesce(a);
 	destroy_workqueue(a->wq);
 	a->ops->dtr(a);
+	rl_track_free(a);
 	cancel_work_sync(&a->event_work);
 	rl_put_members(a, a->geom.nr_members);
 	kfree(a);
@@ -204,6 +213,7 @@ static void raidlab_presuspend(struct dm_target *ti)
 {
 	struct rl_array *a = ti->private;
 
+	rl_track_stop(a);
 	if (a->ops->presuspend)
 		a->ops->presuspend(a);
 }
@@ -215,6 +225,7 @@ static void raidlab_presuspend_undo(struct dm_target *ti)
 
 	if (a->ops->resume)
 		a->ops->resume(a);
+	rl_track_start(a);
 }
 
 static void raidlab_resume(struct dm_target *ti)
@@ -223,6 +234,7 @@ static void raidlab_resume(struct dm_target *ti)
 
 	if (a->ops->resume)
 		a->ops->resume(a);
+	rl_track_start(a);
 }
 
 static void raidlab_postsuspend(struct dm_target *ti)
@@ -231,6 +243,7 @@ static void raidlab_postsuspend(struct dm_target *ti)
 
 	if (a->ops->postsuspend)
 		a->ops->postsuspend(a);
+	rl_track_quiesce(a);
 	flush_workqueue(a->wq);
 }
 
@@ -251,6 +264,7 @@ static const char *rl_array_state(struct rl_array *a)
  *        <logical_reads> <logical_writes>
  *        <data_reads> <data_writes> <parity_reads> <parity_writes>
  *        <dr>:<dw>:<pr>:<pw> for each member
+ *        <sched_policy> <queue_depth> <fg_issued> <bg_issued>
  * TABLE: the table line, with every option spelled out.
  */
 static void raidlab_status(struct dm_target *ti, status_type_t type,
@@ -260,6 +274,7 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
 	struct rl_array *a = ti->private;
 	unsigned int sz = 0, i, k, nr_opt;
 	u64 io[RL_NR_KINDS] = { 0 };
+	u64 issued[RL_NR_CLASSES] = { 0 };
 	const char *action = "idle";
 	sector_t synced = ti->len;
 
@@ -290,17 +305,23 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
 			       (u64)atomic64_read(&m->io[RL_DATA_WRITE]),
 			       (u64)atomic64_read(&m->io[RL_PARITY_READ]),
 			       (u64)atomic64_read(&m->io[RL_PARITY_WRITE]));
+			for (k = 0; k < RL_NR_CLASSES; k++)
+				issued[k] += READ_ONCE(m->q.dispatched[k]);
 		}
+		DMEMIT(" %s %u %llu %llu", READ_ONCE(a->policy)->name,
+		       a->queue_depth, issued[RL_FG], issued[RL_BG]);
 		break;
 
 	case STATUSTYPE_TABLE:
-		nr_opt = 2 + (a->ops->parity ? 2 : 0) + a->assume_clean;
+		nr_opt = 6 + (a->ops->parity ? 2 : 0) + a->assume_clean;
 		DMEMIT("%s %u chunk_size %llu", a->ops->name, nr_opt,
 		       (unsigned long long)rl_chunk_sectors(&a->geom));
 		if (a->ops->parity)
 			DMEMIT(" stripe_cache %u", a->stripe_cache);
 		if (a->assume_clean)
 			DMEMIT(" assume_clean");
+		DMEMIT(" sched %s queue_depth %u", READ_ONCE(a->policy)->name,
+		       a->queue_depth);
 		DMEMIT(" %u", a->geom.nr_members);
 		for (i = 0; i < a->geom.nr_members; i++)
 			DMEMIT(" %s", a->members[i].dev->name);
@@ -322,13 +343,18 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
  * Messages:
  *   fail <idx>         mark member <idx> failed
  *   reset_counters     zero the logical and member I/O counters
+ *   sched <policy>     switch the member queues to another policy
+ *   geom <idx> <line>  load member <idx>'s calibrated geometry (tracker.h)
+ *                      and start tracking its head
+ *   tracker <idx>      print member <idx>'s tracker status
  */
 static int raidlab_message(struct dm_target *ti, unsigned int argc,
 			   char **argv, char *result, unsigned int maxlen)
 {
 	struct rl_array *a = ti->private;
 	unsigned int m, i, k;
-	char dummy;
+	char dummy, *error;
+	int r;
 
 	if (argc == 2 && !strcasecmp(argv[0], "fail")) {
 		if (sscanf(argv[1], "%u%c", &m, &dummy) != 1 ||
@@ -340,10 +366,44 @@ static int raidlab_message(struct dm_target *ti, unsigned int argc,
 		return 0;
 	}
 
+	if (argc == 2 && !strcasecmp(argv[0], "sched")) {
+		const struct rl_sched_policy *p = rl_sched_find(argv[1]);
+
+		if (!p) {
+			DMWARN("sched: unknown policy '%s'", argv[1]);
+			return -EINVAL;
+		}
+		WRITE_ONCE(a->policy, p);
+		return 0;
+	}
+
+	if ((argc == 2 || argc == 3) &&
+	    (!strcasecmp(argv[0], "geom") || !strcasecmp(argv[0], "tracker"))) {
+		if (sscanf(argv[1], "%u%c", &m, &dummy) != 1 ||
+		    m >= a->geom.nr_members) {
+			DMWARN("%s: invalid member index '%s'", argv[0], argv[1]);
+			return -EINVAL;
+		}
+		if (argc == 2 && !strcasecmp(argv[0], "tracker")) {
+			rl_track_status(a, m, result, maxlen);
+			return 1;
+		}
+		if (argc == 3 && !strcasecmp(argv[0], "geom")) {
+			error = "geom: cannot load";
+			r = rl_track_set_geom(a, m, argv[2], &error);
+			if (r)
+				DMWARN("member %u: %s", m, error);
+			return r;
+		}
+	}
+
 	if (argc == 1 && !strcasecmp(argv[0], "reset_counters")) {
-		for (i = 0; i < a->geom.nr_members; i++)
+		for (i = 0; i < a->geom.nr_members; i++) {
 			for (k = 0; k < RL_NR_KINDS; k++)
 				atomic64_set(&a->members[i].io[k], 0);
+			for (k = 0; k < RL_NR_CLASSES; k++)
+				WRITE_ONCE(a->members[i].q.dispatched[k], 0);
+		}
 		atomic64_set(&a->logical[READ], 0);
 		atomic64_set(&a->logical[WRITE], 0);
 		return 0;
@@ -377,7 +437,7 @@ static void raidlab_io_hints(struct dm_target *ti, struct queue_limits *limits)
 
 static struct target_type raidlab_target = {
 	.name = "raidlab",
-	.version = {1, 0, 0},
+	.version = {1, 1, 0},
 	.module = THIS_MODULE,
 	.ctr = raidlab_ctr,
 	.dtr = raidlab_dtr,

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dm-raidlab member I/O bookkeeping: per-member counters, in-flight counts
- * and head positions (read balancing uses them), remapping, and member
- * failure.
+ * dm-raidlab member I/O: per-member counters, in-flight counts and head
+ * positions (read balancing uses them), the per-member queues every member
+ * I/O goes through (sched.h), remapping, and member failure.
  */
 #include <linux/bitops.h>
+#include <linux/ktime.h>
 
 #include "raidlab.h"
+#include "tracker.h"
 
 unsigned int rl_nr_failed(const struct rl_array *a)
 {
@@ -50,11 +52,166 @@ void rl_member_start(struct rl_array *a, unsigned int m, enum rl_io_kind kind)
 	atomic_inc(&a->members[m].inflight);
 }
 
-/* A member I/O ended at member sector @end: the head is there now. */
-void rl_member_done(struct rl_array *a, unsigned int m, sector_t end)
+/*
+ * Take the next entry of @q to issue, or NULL if queue_depth entries are
+ * issued already or nothing waits: the class by rl_sched_class(), the
+ * entry by the array's policy.
+ */
+static struct rl_qent *rl_queue_next(struct rl_array *a, struct rl_queue *q)
 {
-	WRITE_ONCE(a->members[m].head, end);
-	atomic_dec(&a->members[m].inflight);
+	struct rl_qent *qe = NULL;
+	unsigned long flags;
+	enum rl_class c;
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (q->issued >= a->queue_depth || q->ref_due)
+		goto out;
+	c = rl_sched_class(q->queued, &q->fg_run);
+	if (c == RL_NR_CLASSES)
+		goto out;
+	q->hs.now_ns = ktime_get_ns();
+	qe = READ_ONCE(a->policy)->pick(&q->wait[c], &q->hs);
+	list_del_init(&qe->node);
+	qe->issue_ns = q->hs.now_ns;
+	/* the tracker predicts for an I/O that starts at once: an idle disk */
+	qe->predicted_ns = !q->issued && rl_tracker_ready(q->trk) ?
+		rl_tracker_predict(q->trk, q->hs.sector, qe->issue_ns,
+				   rl_qent_sector(qe), qe->sectors) : U64_MAX;
+	q->queued[c]--;
+	q->issued++;
+	q->dispatched[c]++;
+	q->hs.sector = rl_qent_sector(qe) + qe->sectors;
+out:
+	spin_unlock_irqrestore(&q->lock, flags);
+	return qe;
+}
+
+/*
+ * Issue what member @m's queue lets through now. Submits, so it runs in
+ * process context (map, or a work item).
+ */
+static void rl_queue_run(struct rl_array *a, unsigned int m)
+{
+	struct rl_qent *qe;
+
+	while ((qe = rl_queue_next(a, &a->members[m].q)))
+		qe->submit(qe);
+}
+
+static void rl_queue_work(struct work_struct *ws)
+{
+	struct rl_member *mb = container_of(ws, struct rl_member, q.work);
+
+	rl_queue_run(mb->a, mb->idx);
+}
+
+/* Set up member @m's queue: empty, head at the start of the data. */
+void rl_queue_init(struct rl_array *a, unsigned int m)
+{
+	struct rl_member *mb = &a->members[m];
+	struct rl_queue *q = &mb->q;
+	unsigned int c;
+
+	mb->a = a;
+	mb->idx = m;
+	spin_lock_init(&q->lock);
+	for (c = 0; c < RL_NR_CLASSES; c++)
+		INIT_LIST_HEAD(&q->wait[c]);
+	q->hs.sector = a->geom.data_offset;
+	q->hs.dir = 1;
+	INIT_WORK(&q->work, rl_queue_work);
+}
+
+/**
+ * rl_queue_add() - queue a member I/O on member @m
+ * @a: the array
+ * @m: member index
+ * @qe: the entry; every field but node, seq and chosen filled in
+ *
+ * The entry is issued (->submit called) at once if the member has a free
+ * slot, else when an issued I/O completes (rl_member_done()). Call it in
+ * process context: it may submit. The caller has counted the I/O with
+ * rl_member_start() and calls rl_member_done() when it ends.
+ */
+void rl_queue_add(struct rl_array *a, unsigned int m, struct rl_qent *qe)
+{
+	struct rl_queue *q = &a->members[m].q;
+	unsigned long flags;
+
+	qe->chosen = 0;
+	spin_lock_irqsave(&q->lock, flags);
+	qe->seq = q->seq++;
+	list_add_tail(&qe->node, &q->wait[qe->class]);
+	q->queued[qe->class]++;
+	spin_unlock_irqrestore(&q->lock, flags);
+	rl_queue_run(a, m);
+}
+
+/* What waits in member @m's queue, by class, and how much is issued. */
+void rl_queue_counts(struct rl_array *a, unsigned int m,
+		     unsigned int queued[RL_NR_CLASSES], unsigned int *issued)
+{
+	struct rl_queue *q = &a->members[m].q;
+	unsigned long flags;
+	unsigned int c;
+
+	spin_lock_irqsave(&q->lock, flags);
+	for (c = 0; c < RL_NR_CLASSES; c++)
+		queued[c] = q->queued[c];
+	*issued = q->issued;
+	spin_unlock_irqrestore(&q->lock, flags);
+}
+
+/*
+ * The member I/O @qe, issued through member @m's queue, ended: the head is
+ * after it now, the tracker (if any) learns from its timing, and its slot
+ * is free. Any context; the next entry is issued from a work item, and a
+ * reference read that waited for the member to go idle goes now.
+ */
+void rl_member_done(struct rl_array *a, unsigned int m,
+		    const struct rl_qent *qe)
+{
+	struct rl_member *mb = &a->members[m];
+	struct rl_queue *q = &mb->q;
+	sector_t sector = rl_qent_sector(qe);
+	unsigned long flags;
+	bool more, ref;
+
+	WRITE_ONCE(mb->head, sector + qe->sectors);
+	atomic_dec(&mb->inflight);
+	spin_lock_irqsave(&q->lock, flags);
+	if (q->trk)
+		rl_tracker_observe(q->trk, sector, qe->sectors, qe->issue_ns,
+				   ktime_get_ns(), qe->predicted_ns);
+	q->issued--;
+	more = q->queued[RL_FG] || q->queued[RL_BG];
+	ref = q->ref_due && !q->issued;
+	spin_unlock_irqrestore(&q->lock, flags);
+	if (ref)
+		mod_delayed_work(a->wq, &mb->ref_work, 0);
+	else if (more)
+		queue_work(a->wq, &q->work);
+}
+
+/*
+ * The tracker's predicted access time of @sectors at @sector on member @m
+ * if it were issued now, or U64_MAX: not calibrated, or the member is busy
+ * (the prediction holds for an I/O that starts at once).
+ */
+u64 rl_track_predict(struct rl_array *a, unsigned int m, sector_t sector,
+		     unsigned int sectors)
+{
+	struct rl_queue *q = &a->members[m].q;
+	unsigned long flags;
+	u64 t = U64_MAX;
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (!q->issued && !q->ref_due && !q->queued[RL_FG] &&
+	    !q->queued[RL_BG] && rl_tracker_ready(q->trk))
+		t = rl_tracker_predict(q->trk, q->hs.sector, ktime_get_ns(),
+				       sector, sectors);
+	spin_unlock_irqrestore(&q->lock, flags);
+	return t;
 }
 
 /* Let dm send what lies past the end of @bio's chunk as another bio. */
@@ -67,23 +224,43 @@ void rl_trim_to_chunk(struct rl_array *a, struct bio *bio)
 		dm_accept_partial_bio(bio, left);
 }
 
+/* Issue a remapped bio at the replica its queue's policy chose. */
+static void rl_submit_remapped(struct rl_qent *qe)
+{
+	struct rl_bio *pb = container_of(qe, struct rl_bio, qe);
+	struct bio *bio = dm_bio_from_per_bio_data(pb, sizeof(*pb));
+
+	bio->bi_iter.bi_sector = rl_qent_sector(qe);
+	dm_submit_bio_remap(bio, NULL);
+}
+
 /*
- * Point a data bio at member @m, sector @msector, and count it. The bio is
- * recorded first so that a failed read can be served again (rl_restore()).
+ * Send a data bio to member @m, sector @msector, through the member's
+ * queue, and count it; the map function then returns DM_MAPIO_SUBMITTED.
+ * The bio is recorded first so that a failed read can be served again
+ * (rl_restore()). Process context.
  */
 void rl_remap(struct rl_array *a, struct bio *bio, unsigned int m,
 	      sector_t msector)
 {
 	struct rl_bio *pb = rl_pb(bio);
+	struct rl_qent *qe = &pb->qe;
 
 	rl_bio_record(bio, &pb->rec);
 	pb->member = m;
-	pb->mend = msector + bio_sectors(bio);
 	bio_set_dev(bio, a->members[m].dev->bdev);
 	bio->bi_iter.bi_sector = msector;
 	rl_member_start(a, m, bio_op(bio) == REQ_OP_READ ? RL_DATA_READ :
 			      bio_op(bio) == REQ_OP_WRITE ? RL_DATA_WRITE :
 			      RL_NR_KINDS);
+	qe->sector = msector;
+	qe->alt = NULL;
+	qe->nr_alts = 0;
+	qe->sectors = bio_sectors(bio);
+	qe->write = op_is_write(bio_op(bio));
+	qe->class = RL_FG;
+	qe->submit = rl_submit_remapped;
+	rl_queue_add(a, m, qe);
 }
 
 void rl_bio_record(struct bio *bio, struct rl_bio_record *rec)
@@ -150,7 +327,7 @@ bool rl_end_remapped(struct rl_array *a, struct bio *bio, blk_status_t error)
 
 	if (pb->member == RL_NONE)
 		return false;
-	rl_member_done(a, pb->member, pb->mend);
+	rl_member_done(a, pb->member, &pb->qe);
 	if (!rl_status_fails_member(error) || bio_op(bio) == REQ_OP_DISCARD ||
 	    bio->bi_opf & REQ_RAHEAD)
 		return false;

@@ -21,7 +21,7 @@ struct rl_mirror_clone {
 	struct bio *orig;
 	struct rl_array *a;
 	unsigned int member;
-	sector_t end;
+	struct rl_qent qe;		/* its place in the member's queue */
 	struct bio clone;		/* must be last: bioset front_pad */
 };
 
@@ -59,10 +59,13 @@ static bool mirror_unmap_sector(const struct rl_geom *g, unsigned int member,
  * @nr: number of members
  * @sector: first member sector of the read
  *
- * A member whose head sits exactly at @sector continues a sequential stream
- * and is taken at once. Otherwise the member with the fewest I/Os in flight
- * wins, and among those the one whose head is nearest, as md raid1 does for
- * rotating disks. Ties go to the lowest index.
+ * Once head tracking predicts access times (an idle member with a
+ * calibrated tracker has a nonzero predicted_ns), the member with the
+ * shortest predicted seek + rotation + transfer wins. Without predictions,
+ * a member whose head sits exactly at @sector continues a sequential stream
+ * and is taken at once; otherwise the member with the fewest I/Os queued or
+ * in flight wins, and among those the one whose head is nearest, as md
+ * raid1 does for rotating disks. Ties go to the lowest index.
  *
  * Return: the member, or RL_NONE if every member has failed.
  */
@@ -71,6 +74,13 @@ unsigned int rl_mirror_read_balance(const struct rl_mirror_view *v,
 {
 	unsigned int m, best = RL_NONE;
 	sector_t best_dist = 0;
+
+	for (m = 0; m < nr; m++)
+		if (!v[m].failed && v[m].predicted_ns &&
+		    (best == RL_NONE || v[m].predicted_ns < v[best].predicted_ns))
+			best = m;
+	if (best != RL_NONE)
+		return best;
 
 	for (m = 0; m < nr; m++) {
 		sector_t dist;
@@ -89,7 +99,8 @@ unsigned int rl_mirror_read_balance(const struct rl_mirror_view *v,
 	return best;
 }
 
-static unsigned int mirror_choose(struct rl_array *a, sector_t msector)
+static unsigned int mirror_choose(struct rl_array *a, sector_t msector,
+				  unsigned int sectors)
 {
 	struct rl_mirror_view v[RL_MAX_MEMBERS];
 	unsigned int m;
@@ -98,15 +109,22 @@ static unsigned int mirror_choose(struct rl_array *a, sector_t msector)
 		v[m].head = READ_ONCE(a->members[m].head);
 		v[m].inflight = atomic_read(&a->members[m].inflight);
 		v[m].failed = rl_member_failed(a, m);
+		v[m].predicted_ns = v[m].failed ? U64_MAX :
+			rl_track_predict(a, m, msector, sectors);
+		if (v[m].predicted_ns == U64_MAX)
+			v[m].predicted_ns = 0;
 	}
 	return rl_mirror_read_balance(v, a->geom.nr_members, msector);
 }
 
-/* Point a read at the best live member; false if none is left. */
+/*
+ * Send a read to the best live member, through its queue; false if none is
+ * left. Process context.
+ */
 static bool mirror_map_read(struct rl_array *a, struct bio *bio)
 {
 	sector_t msector = a->geom.data_offset + rl_pb(bio)->lsector;
-	unsigned int m = mirror_choose(a, msector);
+	unsigned int m = mirror_choose(a, msector, bio_sectors(bio));
 
 	if (m == RL_NONE)
 		return false;
@@ -126,9 +144,7 @@ static void mirror_retry_work(struct work_struct *ws)
 	spin_unlock_irq(&mi->lock);
 
 	while ((bio = bio_list_pop(&list))) {
-		if (mirror_map_read(mi->a, bio)) {
-			submit_bio_noacct(bio);
-		} else {
+		if (!mirror_map_read(mi->a, bio)) {
 			bio->bi_status = BLK_STS_IOERR;
 			bio_endio(bio);
 		}
@@ -151,13 +167,21 @@ static void mirror_write_endio(struct bio *clone)
 						  clone);
 	struct bio *orig = mc->orig;
 
-	rl_member_done(mc->a, mc->member, mc->end);
+	rl_member_done(mc->a, mc->member, &mc->qe);
 	if (!clone->bi_status)
 		atomic_inc(&rl_pb(orig)->ok);
 	else if (rl_status_fails_member(clone->bi_status))
 		rl_member_fail(mc->a, mc->member, "write error");
 	bio_put(clone);
 	mirror_write_put(orig);
+}
+
+static void mirror_write_submit(struct rl_qent *qe)
+{
+	struct rl_mirror_clone *mc = container_of(qe, struct rl_mirror_clone,
+						  qe);
+
+	submit_bio_noacct(&mc->clone);
 }
 
 static int mirror_map_write(struct rl_array *a, struct bio *bio)
@@ -189,12 +213,18 @@ static int mirror_map_write(struct rl_array *a, struct bio *bio)
 		mc->orig = bio;
 		mc->a = a;
 		mc->member = m;
-		mc->end = msector + bio_sectors(bio);
 		clone->bi_iter.bi_sector = msector;
 		clone->bi_end_io = mirror_write_endio;
+		mc->qe.sector = msector;
+		mc->qe.alt = NULL;
+		mc->qe.nr_alts = 0;
+		mc->qe.sectors = bio_sectors(bio);
+		mc->qe.write = true;
+		mc->qe.class = RL_FG;
+		mc->qe.submit = mirror_write_submit;
 		rl_member_start(a, m, RL_DATA_WRITE);
 		atomic_inc(&pb->pending);
-		submit_bio_noacct(clone);
+		rl_queue_add(a, m, &mc->qe);
 	}
 	mirror_write_put(bio);
 	return DM_MAPIO_SUBMITTED;
@@ -204,7 +234,7 @@ static int mirror_map(struct rl_array *a, struct bio *bio)
 {
 	switch (bio_op(bio)) {
 	case REQ_OP_READ:
-		return mirror_map_read(a, bio) ? DM_MAPIO_REMAPPED : DM_MAPIO_KILL;
+		return mirror_map_read(a, bio) ? DM_MAPIO_SUBMITTED : DM_MAPIO_KILL;
 	case REQ_OP_WRITE:
 		return mirror_map_write(a, bio);
 	case REQ_OP_DISCARD:

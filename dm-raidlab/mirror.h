@@ -8,7 +8,8 @@
 /* What read balancing looks at for one member. */
 struct rl_mirror_view {
 	sector_t head;			/* sector after its last I/O */
-	unsigned int inflight;		/* I/Os in flight */
+	unsigned int inflight;		/* I/Os queued or in flight */
+	u64 predicted_ns;		/* tracker's access time, 0 for none */
 	bool failed;
 };
 

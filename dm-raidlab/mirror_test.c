@@ -55,6 +55,32 @@ static void rl_mirror_failed_members_skipped(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rl_mirror_read_balance(v, 3, 4000), RL_NONE);
 }
 
+/*
+ * Once members have predicted access times, the shortest wins, over the
+ * sequential stream, queue lengths and head distance; members without a
+ * prediction (busy, or not calibrated) and failed ones are not compared.
+ */
+static void rl_mirror_predicted_time_wins(struct kunit *test)
+{
+	struct rl_mirror_view v[4] = {
+		{ .head = 4000, .inflight = 0 },			/* at the sector */
+		{ .head = 900000, .inflight = 0, .predicted_ns = 900000 },
+		{ .head = 4100, .inflight = 0, .predicted_ns = 2500000 },
+		{ .head = 1, .inflight = 0, .predicted_ns = 100, .failed = true },
+	};
+
+	/* far away but rotationally close beats near but a rotation away */
+	KUNIT_EXPECT_EQ(test, rl_mirror_read_balance(v, 4, 4000), 1);
+	v[2].predicted_ns = 900000;	/* a tie: the lower index */
+	KUNIT_EXPECT_EQ(test, rl_mirror_read_balance(v, 4, 4000), 1);
+	v[2].predicted_ns = 899999;
+	KUNIT_EXPECT_EQ(test, rl_mirror_read_balance(v, 4, 4000), 2);
+	/* no predictions at all: the head-position rules again */
+	v[1].predicted_ns = 0;
+	v[2].predicted_ns = 0;
+	KUNIT_EXPECT_EQ(test, rl_mirror_read_balance(v, 4, 4000), 0);
+}
+
 /* Under a uniform random load with equal queues, every member gets used. */
 static void rl_mirror_spreads_load(struct kunit *test)
 {
@@ -81,6 +107,7 @@ static struct kunit_case rl_mirror_test_cases[] = {
 	KUNIT_CASE(rl_mirror_fewest_inflight_wins),
 	KUNIT_CASE(rl_mirror_nearest_head_breaks_ties),
 	KUNIT_CASE(rl_mirror_failed_members_skipped),
+	KUNIT_CASE(rl_mirror_predicted_time_wins),
 	KUNIT_CASE(rl_mirror_spreads_load),
 	{}
 };

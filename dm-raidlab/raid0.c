@@ -63,7 +63,7 @@ static int raid0_map(struct rl_array *a, struct bio *bio)
 	if (rl_member_failed(a, loc.member))
 		return DM_MAPIO_KILL;
 	rl_remap(a, bio, loc.member, loc.sector);
-	return DM_MAPIO_REMAPPED;
+	return DM_MAPIO_SUBMITTED;
 }
 
 /* Nothing to retry without redundancy: rl_end_remapped() never asks to. */

@@ -16,6 +16,8 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
+#include "sched.h"
+
 #define DM_MSG_PREFIX		"raidlab"
 
 #define RL_MAX_MEMBERS		32
@@ -28,6 +30,8 @@
 #define RL_STRIPE_BUDGET	(16U << 20)	/* bytes of stripe buffers by default */
 #define RL_STRIPE_MAX_BYTES	(512ULL << 20)	/* and at the most */
 #define RL_MAX_STRIPES		4096
+#define RL_DEFAULT_QUEUE_DEPTH	32	/* member I/Os in flight per member */
+#define RL_MAX_QUEUE_DEPTH	1024
 
 /* Kinds of member I/O counted in the status line. */
 enum rl_io_kind {
@@ -65,12 +69,37 @@ struct rl_loc {
 	unsigned int col;		/* data column within the row */
 };
 
+/*
+ * A member's queue (sched.h): entries wait in their class until the
+ * policy picks them and fewer than the array's queue_depth are issued.
+ */
+struct rl_queue {
+	spinlock_t lock;		/* protects everything below but work */
+	struct list_head wait[RL_NR_CLASSES];
+	unsigned int queued[RL_NR_CLASSES];
+	unsigned int issued;		/* submitted, not yet done */
+	unsigned int fg_run;		/* foreground picks in a row */
+	u64 seq;			/* arrival counter */
+	struct rl_head_state hs;	/* the policy's view of the head */
+	u64 dispatched[RL_NR_CLASSES];
+	/* head tracking (trackio.c): NULL until a geometry is loaded */
+	struct rl_tracker *trk;
+	struct rl_refread *ref;
+	bool ref_due;			/* hold dispatch: a reference read waits */
+	u64 ref_samples, ref_errors;
+	struct work_struct work;	/* dispatch after a completion */
+};
+
 /* One member disk. */
 struct rl_member {
 	struct dm_dev *dev;
+	struct rl_array *a;
+	unsigned int idx;
 	atomic64_t io[RL_NR_KINDS];
-	atomic_t inflight;		/* member I/Os in flight */
+	atomic_t inflight;		/* member I/Os queued or in flight */
 	sector_t head;			/* sector after the last completed I/O */
+	struct rl_queue q;
+	struct delayed_work ref_work;	/* the reference read (trackio.c) */
 };
 
 struct rl_scheme_ops;
@@ -85,6 +114,11 @@ struct rl_array {
 	unsigned int stripe_cache;	/* stripe contexts (parity schemes) */
 	unsigned int opt_stripes_set:1;
 	unsigned int assume_clean:1;	/* parity taken as consistent */
+	unsigned int opt_sched_set:1;
+	unsigned int queue_depth;	/* member I/Os issued per member */
+	const struct rl_sched_policy *policy;	/* per-member queue policy */
+	bool track_stopped;		/* no reference reads (suspended) */
+	atomic_t ref_inflight;		/* reference reads in flight */
 
 	unsigned long failed;		/* bitmap of failed members */
 	struct workqueue_struct *wq;
@@ -111,9 +145,9 @@ struct rl_bio {
 	struct rl_bio_record rec;	/* the bio as mapped */
 	sector_t lsector;		/* target-relative first sector */
 	unsigned int member;		/* member of a directly remapped bio */
-	sector_t mend;			/* member sector after that bio */
 	atomic_t pending;		/* mirror write fan-out */
 	atomic_t ok;			/* mirror write copies that landed */
+	struct rl_qent qe;		/* its place in the member's queue */
 };
 
 /*
@@ -217,6 +251,9 @@ struct rl_args {
 	bool chunk_set;
 	bool stripes_set;
 	bool assume_clean;
+	const struct rl_sched_policy *policy;
+	unsigned int queue_depth;
+	bool depth_set;
 	unsigned int nr_devs;
 	char **devs;			/* points into argv */
 };
@@ -243,9 +280,27 @@ unsigned int rl_nr_failed(const struct rl_array *a);
 void rl_member_fail(struct rl_array *a, unsigned int m, const char *why);
 bool rl_status_fails_member(blk_status_t status);
 void rl_member_start(struct rl_array *a, unsigned int m, enum rl_io_kind kind);
-void rl_member_done(struct rl_array *a, unsigned int m, sector_t end);
+void rl_member_done(struct rl_array *a, unsigned int m,
+		    const struct rl_qent *qe);
+void rl_queue_init(struct rl_array *a, unsigned int m);
+void rl_queue_add(struct rl_array *a, unsigned int m, struct rl_qent *qe);
+void rl_queue_counts(struct rl_array *a, unsigned int m,
+		     unsigned int queued[RL_NR_CLASSES], unsigned int *issued);
 void rl_remap(struct rl_array *a, struct bio *bio, unsigned int m,
 	      sector_t msector);
+
+/* trackio.c: head tracking on the members (tracker.h). */
+void rl_track_init(struct rl_array *a);
+int rl_track_set_geom(struct rl_array *a, unsigned int m, const char *line,
+		      char **error);
+void rl_track_stop(struct rl_array *a);
+void rl_track_quiesce(struct rl_array *a);
+void rl_track_start(struct rl_array *a);
+void rl_track_free(struct rl_array *a);
+void rl_track_status(struct rl_array *a, unsigned int m, char *result,
+		     unsigned int maxlen);
+u64 rl_track_predict(struct rl_array *a, unsigned int m, sector_t sector,
+		     unsigned int sectors);
 void rl_restore(struct bio *bio);
 void rl_trim_to_chunk(struct rl_array *a, struct bio *bio);
 void rl_bio_record(struct bio *bio, struct rl_bio_record *rec);

@@ -58,6 +58,8 @@ struct rl_qent {
 	unsigned int sectors;		/* length of the transfer */
 	bool write;
 	enum rl_class class;
+	u64 issue_ns;			/* set by the queue at dispatch */
+	u64 predicted_ns;		/* the tracker's access time, or U64_MAX */
 	/*
 	 * Issue the I/O at alt[chosen] (or sector). Called once, without the
 	 * queue lock, in process or softirq-free work context.

@@ -40,7 +40,7 @@ struct rl_stripe_col {
 	struct page **buf;		/* one chunk */
 	struct rl_stripe *s;
 	unsigned int member;
-	sector_t end;			/* member sector after the I/O */
+	struct rl_qent qe;		/* its place in the member's queue */
 };
 
 struct rl_stripe {
@@ -179,12 +179,22 @@ static void rl_stripe_endio(struct bio *bio)
 
 	if (rl_status_fails_member(bio->bi_status))
 		set_bit(m, &s->io_failed);
-	rl_member_done(s->e->a, m, c->end);
+	rl_member_done(s->e->a, m, &c->qe);
 	if (atomic_dec_and_test(&s->pending))
 		queue_work(s->e->a->wq, &s->work);
 }
 
-/* Issue one member I/O of the plan over @span of the row's chunk. */
+static void rl_stripe_submit(struct rl_qent *qe)
+{
+	struct rl_stripe_col *c = container_of(qe, struct rl_stripe_col, qe);
+
+	submit_bio_noacct(c->bio);
+}
+
+/*
+ * Queue one member I/O of the plan over @span of the row's chunk: the
+ * background class for a resync row.
+ */
 static void rl_stripe_io(struct rl_stripe *s, unsigned int m, blk_opf_t opf,
 			 struct rl_span span)
 {
@@ -200,7 +210,6 @@ static void rl_stripe_io(struct rl_stripe *s, unsigned int m, blk_opf_t opf,
 				    (s->row << a->geom.chunk_shift) + span.lo;
 	c->bio->bi_end_io = rl_stripe_endio;
 	c->bio->bi_private = c;
-	c->end = c->bio->bi_iter.bi_sector + span.hi - span.lo;
 	while (pos < end) {
 		unsigned int n = min_t(unsigned int, end - pos,
 				       PAGE_SIZE - offset_in_page(pos));
@@ -214,9 +223,16 @@ static void rl_stripe_io(struct rl_stripe *s, unsigned int m, blk_opf_t opf,
 		kind = parity ? RL_PARITY_WRITE : RL_DATA_WRITE;
 	else
 		kind = parity ? RL_PARITY_READ : RL_DATA_READ;
+	c->qe.sector = c->bio->bi_iter.bi_sector;
+	c->qe.alt = NULL;
+	c->qe.nr_alts = 0;
+	c->qe.sectors = span.hi - span.lo;
+	c->qe.write = op_is_write(opf);
+	c->qe.class = s->sync ? RL_BG : RL_FG;
+	c->qe.submit = rl_stripe_submit;
 	rl_member_start(a, m, kind);
 	atomic_inc(&s->pending);
-	submit_bio_noacct(c->bio);
+	rl_queue_add(a, m, &c->qe);
 }
 
 /*
@@ -555,7 +571,7 @@ int rl_stripe_map(struct rl_array *a, struct bio *bio)
 		rl_stripe_map_sector(&a->geom, pb->lsector, &loc);
 		if (!rl_member_failed(a, loc.member)) {
 			rl_remap(a, bio, loc.member, loc.sector);
-			return DM_MAPIO_REMAPPED;
+			return DM_MAPIO_SUBMITTED;
 		}
 	} else if (bio_op(bio) != REQ_OP_WRITE) {
 		return DM_MAPIO_KILL;

@@ -1,11 +1,13 @@
 #!/bin/bash
-# Run dm-raidlab's KUnit suites on UML (User Mode Linux).
+# Run the project's KUnit suites (dm-raidlab, dm-hddsim) on UML (User Mode Linux).
 #
 #   scripts/kunit.sh [--filter GLOB] [--no-debug] [--clean] [--jobs N]
 #                    [--timeout SECONDS]
 #
 #   --filter GLOB  kunit.py's filter_glob: suites (or suite.test) to run;
-#                  default 'dm_raidlab*'. Do not widen it to KASAN's own
+#                  default 'dm_*': every dm_raidlab* and dm_hddsim* suite
+#                  (kunit.py takes one glob; no suite of the kernel's own
+#                  starts with dm_). Do not widen it to KASAN's own
 #                  suite: its deliberate reports fail the log scan.
 #   --no-debug     leave out tests/kunit/debug.config (KASAN, lockdep,
 #                  UBSAN, DEBUG_LIST/SG, DEBUG_OBJECTS); uses its own
@@ -17,9 +19,11 @@
 # What it does:
 #  1. scripts/ksrc.sh unpacks /usr/src/linux-source-6.1.tar.xz into
 #     build/kunit/src (cached by the tarball's version, size and mtime).
-#  2. Hooks the module in as drivers/md/raidlab: a symlink to
-#     $RAIDLAB_SRC/dm-raidlab plus a `source` line in drivers/md/Kconfig and
-#     an `obj-y` line in drivers/md/Makefile (idempotent).
+#  2. Hooks the modules in as drivers/md/raidlab and drivers/md/hddsim:
+#     symlinks to $RAIDLAB_SRC/dm-raidlab and $RAIDLAB_SRC/dm-hddsim plus
+#     `source` lines in drivers/md/Kconfig and `obj-y` lines in
+#     drivers/md/Makefile (idempotent; dm-hddsim only if its directory
+#     exists).
 #  3. Runs tools/testing/kunit/kunit.py run --arch=um with
 #     tests/kunit/kunitconfig (+ tests/kunit/debug.config) and a persistent
 #     --build_dir (build/kunit/uml or build/kunit/uml-nodebug), so later
@@ -40,7 +44,7 @@
 # deletes the objects here and so forces a full rebuild.
 #
 # Environment:
-#   RAIDLAB_SRC     tree holding dm-raidlab/ (default: this repository);
+#   RAIDLAB_SRC     tree holding dm-raidlab/ and dm-hddsim/ (default: this repository);
 #                   used to validate the tooling against a scratch module
 #   KUNIT_BUILD_DIR UML build dir (default build/kunit/uml[-nodebug])
 #   KSRC_DIR        unpacked kernel tree (default build/kunit/src)
@@ -49,8 +53,9 @@ set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 raidlab_src=$(cd "${RAIDLAB_SRC:-$repo}" && pwd -P) || exit 1
 moddir=$raidlab_src/dm-raidlab
+hsdir=$raidlab_src/dm-hddsim
 
-filter='dm_raidlab*'
+filter='dm_*'
 debug=1
 clean=0
 jobs=$(nproc)
@@ -117,6 +122,17 @@ if ! grep -qxF 'obj-y += raidlab/' "$ksrc/drivers/md/Makefile"; then
 	obj-y += raidlab/
 	EOF
 fi
+# dm-hddsim, the same way (subdir-ccflags above reach it too)
+if [ -f "$hsdir/Kconfig" ]; then
+	ln -sfn "$hsdir" "$ksrc/drivers/md/hddsim" || fail "cannot create the hddsim symlink"
+	hook_kconfig='source "drivers/md/hddsim/Kconfig"'
+	grep -qxF "$hook_kconfig" "$ksrc/drivers/md/Kconfig" ||
+		printf '\n# dm-hddsim (scripts/kunit.sh)\n%s\n' "$hook_kconfig" \
+			>>"$ksrc/drivers/md/Kconfig"
+	grep -qxF 'obj-y += hddsim/' "$ksrc/drivers/md/Makefile" ||
+		printf '\n# dm-hddsim (scripts/kunit.sh)\nobj-y += hddsim/\n' \
+			>>"$ksrc/drivers/md/Makefile"
+fi
 
 if [ "$clean" = 1 ]; then
 	echo "kunit.sh: removing $build"
@@ -126,7 +142,7 @@ mkdir -p "$build" || fail "cannot create $build"
 # kbuild decides by mtime: if the module's sources move to another tree,
 # forget the old objects rather than trust timestamps across trees.
 if [ "$(cat "$build/.raidlab-src" 2>/dev/null)" != "$moddir" ]; then
-	rm -rf "$build/drivers/md/raidlab"
+	rm -rf "$build/drivers/md/raidlab" "$build/drivers/md/hddsim"
 	echo "$moddir" >"$build/.raidlab-src"
 fi
 

@@ -111,7 +111,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# payload cpio: /rl/{tests/vm,tools,run,env,args} and the module
+# payload cpio: /rl/{tests/vm,tools,run,env,args} and the modules
 P=$RUN/payload
 mkdir -p "$P/rl/tests" "$P/rl/tools" "$P/rl/run" "$P/lib/modules/$KVER/extra"
 [ -d "$ROOT/tests/vm" ] && cp -a "$ROOT/tests/vm" "$P/rl/tests/"
@@ -136,16 +136,20 @@ shq() { local s=$1; printf "'%s'" "${s//\'/\'\\\'\'}"; }
 	for a in "$@"; do printf ' %s' "$(shq "$a")"; done
 	echo
 } >"$P/rl/args"
-KO=$ROOT/dm-raidlab/dm-raidlab.ko
-MODNOTE="dm-raidlab.ko: not built"
-if [ -e "$KO" ]; then
+# the project's modules: dm-raidlab.ko and dm-hddsim.ko, each if built
+MODNOTE=
+for KO in "$ROOT/dm-raidlab/dm-raidlab.ko" "$ROOT/dm-hddsim/dm-hddsim.ko"; do
+	if [ ! -e "$KO" ]; then
+		MODNOTE="$MODNOTE${MODNOTE:+, }$(basename "$KO"): not built"
+		continue
+	fi
 	cp "$KO" "$P/lib/modules/$KVER/extra/"
-	MODNOTE="dm-raidlab.ko: included"
+	MODNOTE="$MODNOTE${MODNOTE:+, }$(basename "$KO"): included"
 	vm=$(modinfo -F vermagic "$KO" 2>/dev/null || true)
 	case $vm in "$KVER "*) ;; *) say "warning: $KO vermagic '$vm' is not for $KVER" ;; esac
-	newer=$(find "$ROOT/dm-raidlab" -name '*.[ch]' -newer "$KO" 2>/dev/null | head -n1)
+	newer=$(find "$(dirname "$KO")" -name '*.[ch]' -newer "$KO" 2>/dev/null | head -n1)
 	[ -n "$newer" ] && say "warning: $KO is older than $newer (run make)"
-fi
+done
 (cd "$P" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$RUN/payload.cpio"
 cat "$VMDIR/base.cpio" "$RUN/payload.cpio" >"$RUN/initrd.cpio"
 
