@@ -262,6 +262,16 @@ def test_search_check_flags_a_wrong_ladder(tmp_path):
     assert res[0]["search_ok"] is False
 
 
+def test_table_columns_line_up():
+    r = {k: "" for k in results.RESULT_FIELDS}
+    r.update(config="rl-raid0", workload="exp6k-r0-ua", p90_ms=1.0, depth=2.0,
+             iops_per_disk=3.0, mb_s_per_disk=4.0, relative=1.0, member_ios_per_req=1.0,
+             how="met")
+    head, _, line = results.table([r]).splitlines()
+    assert len(line) == len(head) + len("met") - len("how")
+    assert results.fmt("", "8.2f") == "       -" and results.fmt(None, ".2f") == "-"
+
+
 def test_member_deltas():
     t = ("before a 1 0 0 0 2 0 0 0 0 0 0\nbefore b 5 0 0 0 5 0 0 0 0 0 0\n"
          "after a 11 0 0 0 4 0 0 0 0 0 0\nafter b 6 0 0 0 9 0 0 0 0 0 0\n")

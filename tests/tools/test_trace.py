@@ -81,6 +81,17 @@ def test_utilisation_and_seeks_by_hand():
     assert bp.busy_time([(0, 1), (0.5, 2), (5, 6)]) == pytest.approx(3)
 
 
+def test_bio_based_member_uses_queue_events():
+    # a dm-hddsim member: Q and C only
+    evs = [ev(0.0, "Q", "WS", 100), ev(0.2, "Q", "RS", 500), ev(0.5, "C", "WS", 100),
+           ev(1.0, "C", "RS", 500)]
+    a = bp.analyse(evs, span=2.0)
+    assert (a["reads"], a["writes"], a["issue_action"]) == (1, 1, "Q")
+    assert a["util"] == pytest.approx(0.5)
+    # with D events the Q events are not counted again
+    assert bp.analyse(evs + [ev(0.1, "D", "WS", 100)])["issue_action"] == "D"
+
+
 def test_logical_requests_and_io_ticks():
     arr = bp.parse((SAMPLE / "array.txt").read_text())
     (evs,) = arr.values()

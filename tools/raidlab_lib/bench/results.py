@@ -225,7 +225,11 @@ def write_csv(path, rows, fields):
 
 
 def fmt(v, spec):
-    return format(v, spec) if isinstance(v, (int, float)) and not isinstance(v, bool) else "-"
+    """v formatted by spec, or "-" padded to the spec's width (no value)."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return format(v, spec)
+    width = spec.split(".")[0]
+    return "-".rjust(int(width)) if width.isdigit() else "-"
 
 
 def table(results):

@@ -12,8 +12,9 @@ sectors. ``members.txt`` holds one block per member, each after a line
 D W 123456 + 128 [fio]``) is accepted too.
 
 Analysis of one member trace (``analyse``):
-  * issued I/Os (action D) by kind: read, write, discard (flush-only and
-    RWBS "N" events are not counted);
+  * issued I/Os (action D; Q on a bio-based member, e.g. a dm-hddsim
+    device, which has no dispatch) by kind: read, write, discard
+    (flush-only and RWBS "N" events are not counted);
   * seek distance: for consecutive issues on a member, |start - end of the
     previous issue| in sectors, bucketed in powers of two (``SEEK_EDGES``);
   * utilisation: the union of [issue, completion] intervals (D matched to C
@@ -107,9 +108,12 @@ def analyse(events, span=None):
     pending = defaultdict(deque)
     intervals = []
     prev_end = None
+    # request-based members show dispatches (D); bio-based ones (dm devices
+    # such as dm-hddsim members) only queue (Q) and complete (C)
+    issue = "D" if any(ev.act == "D" for ev in events) else "Q"
     for ev in events:
         k = ev.kind
-        if ev.act == "D" and k and ev.n > 0:
+        if ev.act == issue and k and ev.n > 0:
             counts[k] += 1
             sectors[k] += ev.n
             if prev_end is not None:
@@ -131,7 +135,7 @@ def analyse(events, span=None):
         "read_sectors": sectors["read"], "write_sectors": sectors["write"],
         "seek_hist": hist, "mean_seek_sectors": sum(seeks) / len(seeks) if seeks else 0.0,
         "busy_s": busy, "span_s": span, "util": busy / span if span > 0 else 0.0,
-        "completed": len(intervals),
+        "completed": len(intervals), "issue_action": issue,
     }
 
 
