@@ -15,8 +15,8 @@ PKGS=(
 	qemu-system-x86 busybox-static cpio kmod xz-utils binutils util-linux
 	# guest userspace copied from the host
 	fio dmsetup e2fsprogs blktrace ndctl
-	# tools/ (plots)
-	python3-matplotlib
+	# tools/ (plots) and their tests
+	python3-matplotlib python3-pytest
 )
 
 missing=()

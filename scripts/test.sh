@@ -63,8 +63,12 @@ make -s >/dev/null 2>&1 || make
 
 echo "== tools"
 s=$(date +%s)
-python3 -m pytest --version >/dev/null 2>&1 || python3 -m pip install -q pytest
-python3 -m pytest -q tests/tools 2>&1 | tee build/pytest.log
+# Debian's python3 has matplotlib and pytest (scripts/deps.sh), so the plot
+# tests run too; another python3 first in PATH may lack them
+py=python3
+[ -x /usr/bin/python3 ] && /usr/bin/python3 -m pytest --version >/dev/null 2>&1 && py=/usr/bin/python3
+$py -m pytest --version >/dev/null 2>&1 || $py -m pip install -q pytest
+$py -m pytest -q tests/tools 2>&1 | tee build/pytest.log
 # pytest's last line: "N passed[, M failed] in T s", or "no tests ran"
 p=$(grep -oE '[0-9]+ passed' build/pytest.log | tail -n 1 | cut -d' ' -f1)
 f=$(grep -oE '[0-9]+ (failed|error)' build/pytest.log | awk '{ n += $1 } END { print n + 0 }')
