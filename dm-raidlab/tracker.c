@@ -409,6 +409,8 @@ u64 rl_disk_seek_ns(const struct rl_disk_geom *g, u32 from_cyl, u32 to_cyl)
 /* The first reference read after the geometry, in rotations; then doubling. */
 #define RL_TRK_REF_FIRST	8
 #define RL_TRK_REF_MAX_NS	(120ULL * NSEC_PER_SEC)
+/* A fitted period stays within 1/RL_TRK_GEOM_TOL of the geometry's. */
+#define RL_TRK_GEOM_TOL		25
 /* A seek to an imagined cylinder far past the disk counts at most this. */
 #define RL_TRK_MAX_MOVE_NS	(1000ULL * NSEC_PER_SEC)
 /* The demerit's differences saturate here (ns). */
@@ -550,14 +552,18 @@ u64 rl_tracker_predict(const struct rl_tracker *t, sector_t head,
  * Returns false, changing nothing, if three or more samples do not fit: the
  * period moves by more than 2 %, or a sample lies more than 1/8 rotation
  * off the fitted line (a miscounted rotation; honest overhead jitter is far
- * smaller). Two samples set the period whatever it was: the geometry's may
- * be a few per cent off, and the first interval (RL_TRK_REF_FIRST
+ * smaller). Any fit, two samples' too, is refused if its period is more
+ * than 1/RL_TRK_GEOM_TOL (4 %) from the loaded geometry's: a reference
+ * read seen late (a stalled CPU) would otherwise set a wrong period that
+ * the following intervals count with and then confirm. The geometry's
+ * period may be a few per cent off; the first interval (RL_TRK_REF_FIRST
  * rotations) counts right while it is within 1 / (2 * 8) = 6 %.
  */
 static bool rl_trk_fit(struct rl_tracker *t)
 {
 	s64 n = t->nr_ref, sn = 0, snn = 0, sr = 0, snr = 0, sxx, sxy;
 	s64 b = 0, a_sum = 0, p;
+	s64 g_fp = (s64)(t->geom.period_ns << RL_TRK_FRAC);
 	u64 base = t->ref[0].rot, shift_ns;
 	unsigned int i;
 
@@ -581,6 +587,8 @@ static bool rl_trk_fit(struct rl_tracker *t)
 			return false;
 	}
 	p = t->period_fp + b;
+	if (abs(p - g_fp) * RL_TRK_GEOM_TOL > g_fp)
+		return false;
 	for (i = 0; i < t->nr_ref; i++)
 		a_sum += t->ref[i].t_fp - (s64)(t->ref[i].rot * p);
 	a_sum = div64_s64(a_sum, n);	/* the index time at rotation 0 */
@@ -659,9 +667,13 @@ void rl_tracker_ref_sample(struct rl_tracker *t, u64 issue_ns, u64 done_ns)
 	}
 	t->ref[t->nr_ref++] = r;
 	if (!rl_trk_fit(t)) {
-		/* start over from this sample, with the period we had */
+		/*
+		 * Start over from this sample, with the geometry's period: the
+		 * one we had may be what went wrong.
+		 */
 		t->ref[0] = t->ref[t->nr_ref - 1];
 		t->nr_ref = 1;
+		t->period_fp = t->geom.period_ns << RL_TRK_FRAC;
 		t->calibrated = false;
 		t->refs = 0;
 		t->restarts++;

@@ -445,6 +445,39 @@ static void rl_tracker_period_too_far(struct kunit *test)
 	KUNIT_EXPECT_GE(test, t->restarts, 1);
 }
 
+/*
+ * A reference read seen 2/5 of a rotation late (a stalled CPU) must not
+ * leave the tracker calibrated on a wrong period: the fit that would take
+ * it is refused (too far from the geometry's period), the tracker starts
+ * over from the geometry's period, and ends right.
+ */
+static void rl_tracker_period_late_sample(struct kunit *test)
+{
+	struct rl_tracker *t = rl_test_tracker(test);
+	const u64 p_true = P_NS, t0 = 1000000000;
+	u64 issue = t0 - 3000000, k, done;
+	s64 d;
+	unsigned int i;
+
+	for (i = 0; i < 16; i++) {
+		k = div64_u64(issue + 1000000 - t0 + p_true - 1, p_true);
+		done = t0 + k * p_true + div_u64(p_true, 48) + 100000;
+		if (i == 1)
+			done += p_true * 2 / 5;	/* the late one */
+		rl_tracker_ref_sample(t, issue, done);
+		/* the estimate never strays past 4 % of the geometry's */
+		d = (s64)(t->period_fp >> RL_TRK_FRAC) - (s64)P_NS;
+		KUNIT_EXPECT_LE(test, abs(d) * 25, P_NS);
+		issue = max(rl_tracker_next_ref_ns(t), done + 1);
+	}
+	d = (s64)(t->period_fp >> RL_TRK_FRAC) - (s64)p_true;
+	kunit_info(test, "period %llu ns (true %llu), restarts %llu",
+		   t->period_fp >> RL_TRK_FRAC, p_true, t->restarts);
+	KUNIT_EXPECT_TRUE(test, t->calibrated);
+	KUNIT_EXPECT_GE(test, t->restarts + t->refs_rejected, 1);
+	KUNIT_EXPECT_LT(test, abs(d) * 1000, p_true);
+}
+
 /* A sample in the same rotation as the last one, or before it, is refused. */
 static void rl_tracker_ref_reject(struct kunit *test)
 {
@@ -684,6 +717,7 @@ static struct kunit_case rl_tracker_test_cases[] = {
 	KUNIT_CASE(rl_tracker_predict_no_geom),
 	KUNIT_CASE_PARAM(rl_tracker_period_phase, rl_period_gen_params),
 	KUNIT_CASE(rl_tracker_period_too_far),
+	KUNIT_CASE(rl_tracker_period_late_sample),
 	KUNIT_CASE(rl_tracker_ref_reject),
 	KUNIT_CASE(rl_tracker_observe_phase),
 	KUNIT_CASE(rl_tracker_stats_demerit),
