@@ -124,7 +124,7 @@ def point_rows(bench_dir, desc):
                     "iops": base["iops"], "iops_per_disk": base["iops_per_disk"],
                     "mean_ms": side.get("clat_ns", {}).get("mean", 0) / 1e6,
                     "p50_ms": base["p50_ms"], "p90_ms": base["p90_ms"], "p99_ms": base["p99_ms"],
-                    "hdd_late_pct": base["hdd_late_pct"], "trk_n": n if trk else "",
+                    "hdd_late_pct": base["hdd_late_pct"], "trk_n": int(n) if trk else "",
                     "trk_miss_pct": avg("miss_pct"),
                     "trk_err_std_us": std / 1e3 if std != "" else "",
                     "trk_slack": avg("slack"),
@@ -211,6 +211,26 @@ def policy_markdown(rows):
                 f"{c[0]:.1f} | {c[1]:.0f} | {c[2]:.0f} | {_f(c[3], '.2f')}" for c in cells) + " |")
         out.append("")
     return "\n".join(out)
+
+
+def tracker_markdown_points(rows, period_ns=None):
+    """Per configuration with trackers: the trackers' state after its last
+    run (statistics accumulate over the configuration's runs)."""
+    last = {}
+    for r in rows:
+        if r["tracked"] and r["trk_n"] != "":
+            last[r["label"]] = r
+    if not last:
+        return ""
+    rot = f" | err std % rot" if period_ns else ""
+    out = ["| config | requests predicted | misses % | err std us" + rot + " | slack |",
+           "|---|---|---|---|" + ("---|" if period_ns else "") + "---|"]
+    for la, r in last.items():
+        pct = (f" | {_f(100e3 * r['trk_err_std_us'] / period_ns, '.2f')}"
+               if period_ns and r["trk_err_std_us"] != "" else (" | -" if period_ns else ""))
+        out.append(f"| {la} | {r['trk_n']} | {_f(r['trk_miss_pct'], '.2f')} | "
+                   f"{_f(r['trk_err_std_us'], '.0f')}{pct} | {_f(r['trk_slack'], '.1f')} |")
+    return "\n".join(out) + "\n"
 
 
 def mirror_markdown(rows):
@@ -506,6 +526,14 @@ def finish_bench(out, desc, which, wall, command, log=sys.stdout):
                           f"Mirror reads vs raid0 on the same emulated {desc['disk_model']} "
                           f"disks (time_scale {ts})")
         plot_policy(rows, out / "mirror-iops.png", "IOPS per disk and mean response time")
+    try:
+        period = geommod.geometry(desc["disk_model"], ts)["period_ns"]
+    except ValueError:
+        period = None
+    trk = tracker_markdown_points(rows, period)
+    if trk:
+        body += ("\nTrackers after each configuration's last run (cumulative over its runs, "
+                 "pooled means over the members):\n\n" + trk)
     (out / "summary.md").write_text("\n".join(head) + body + "\n")
     print(body, file=log)
     print(f"{len(rows)} fio runs, wall {wall:.0f} s; files in {out}: sched-points.csv "
