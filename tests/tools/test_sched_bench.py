@@ -158,16 +158,22 @@ def test_tracker_rows_and_summary(tmp_path):
         (d / "fio.json").write_text(json.dumps({"jobs": [{"read": {
             "iops": 20.0, "bw_bytes": 81920, "total_ios": 400, "clat_ns": {"mean": 1e8}},
             "write": {"iops": 0, "bw_bytes": 0, "total_ios": 0}}]}))
-    meta = dict(scales=["1", "1/5"], preset="lightning", runtime=30, depth=8, ndisks=2,
+    nd = base / "1_10"      # a scale whose trackers never calibrated
+    nd.mkdir()
+    (nd / "trk").write_text("after 0 samples=9 errors=0 period_ns=70000000.000 cal=0 n=0\n")
+    (nd / "cal_s").write_text("nocal\n")
+    meta = dict(scales=["1", "1/5", "1/10"], preset="lightning", runtime=30, depth=8, ndisks=2,
                 sched="satf")
     assert sched.finish_tracker(tmp_path, meta, 100.0, "cmd", log=open("/dev/null", "w")) == 0
     rows = json.loads((tmp_path / "tracker.json").read_text())["rows"]
-    assert [r["time_scale"] for r in rows] == ["1", "1/5"]
+    assert [r["time_scale"] for r in rows] == ["1", "1/5", "1/10"]
     # 200 us std of a 69.5 ms rotation meets the goal; 900 us of 13.9 ms does not
-    assert [r["meets_goal"] for r in rows] == [False, True]
+    assert [r["meets_goal"] for r in rows] == [False, True, False]
+    assert rows[2]["cal_s"] == "nocal" and rows[2]["period_est_us"] == 70000
     assert rows[0]["hdd_late_pct"] == pytest.approx(1.0)
     md = (tmp_path / "summary.md").read_text()
-    assert "| paper 002 |" in md and "Scales meeting the goal: 1/5" in md
+    assert "| paper 002 |" in md and "Scales meeting the goal: 1/5\n" in md
+    assert "| 1/10 | 139000 | 0 | - |" in md and "not calibrated" in md
 
 
 # ------------------------------------------------------------ policy / mirror

@@ -12,9 +12,10 @@
 #                             the members, a dm-raidlab raid0 over N of them
 #                             (queue_depth 1, sched POLICY), load GEOMLINE
 #                             into every member's tracker, wait for
-#                             calibration, run fio (random 4 KiB reads at
-#                             depth D for SECS) and save the trackers'
-#                             status; then remove everything
+#                             calibration (at most 120 s; else cal_s is
+#                             "nocal" and fio does not run), run fio (random
+#                             4 KiB reads at depth D for SECS) and save the
+#                             trackers' status; then remove everything
 #
 # Output in /out/tracker/SID/: fio.json, trk (lines "before|after <tracker
 # message output>"), hdd ("before|after <dm-hddsim status>"), cal_s (seconds
@@ -27,7 +28,7 @@ PLAN=$1
 [ -r "$PLAN" ] || die "bench: no plan file '$PLAN'"
 OUT=$RL_OUT/tracker
 mkdir -p "$OUT"
-RUNTIME=30 DEPTH=8 NDISK=2 PRESET=lightning SCHED=satf NPOINT=0
+RUNTIME=30 DEPTH=8 NDISK=2 PRESET=lightning SCHED=satf NPOINT=0 CAL_MAX=120
 
 say() { echo "bench: $*"; }
 trk() { dmsetup message bench 0 tracker "$1" | tr '\n' ' '; }
@@ -65,12 +66,23 @@ scale() { # SID TS GEOMLINE
 			continue
 		fi
 		_t=$((_t + 1))
-		[ "$_t" -gt 600 ] && die "bench: member $_i not calibrated after 300 s"
+		[ "$_t" -gt $((CAL_MAX * 2)) ] && break
 		sleep 0.5
 	done
+	snap before "$_dir"
+	if [ "$_i" -lt "$NDISK" ]; then
+		# not calibrated: recorded (cal_s "nocal"), the next scale runs
+		echo nocal >"$_dir/cal_s"
+		say "scale $_ts: member $_i not calibrated after $CAL_MAX s"
+		snap after "$_dir"
+		dm_remove bench || die "bench: remove"
+		hdd_unstack
+		NPOINT=$((NPOINT + 1))
+		say "point $NPOINT tracker scale $_ts not calibrated"
+		return 0
+	fi
 	echo "$((_t / 2))" >"$_dir/cal_s"
 	say "scale $_ts: trackers calibrated in about $((_t / 2)) s"
-	snap before "$_dir"
 	fio --name=tracker --filename=/dev/mapper/bench --direct=1 --ioengine=libaio \
 		--rw=randread --bs=4k --iodepth="$DEPTH" --runtime="$RUNTIME" --time_based \
 		--randrepeat=0 --norandommap --eta=never --output-format=json \

@@ -287,6 +287,17 @@ def tracker_row(ts, period_ns, trk_after, cal_s=None, iops=None, late_pct=None, 
     }
 
 
+def nocal_row(ts, period_ns, trk_after):
+    """A scale whose trackers did not calibrate: no predictions to judge."""
+    row = {k: "" for k in TRACKER_FIELDS}
+    row.update(time_scale=ts, slow=float(1 / geommod.time_scale(ts)),
+               period_us=period_ns / 1e3, cal_s="nocal", requests=0, meets_goal=False)
+    est = [t["period_ns"] for t in trk_after if isinstance(t.get("period_ns"), float)]
+    if est:
+        row["period_est_us"] = sum(est) / len(est) / 1e3
+    return row
+
+
 def paper_row():
     p = PAPER_002
     err98 = 100.0 * (p["err_mean_us"] + Z98 * p["err_std_us"]) / p["rotation_us"]
@@ -321,11 +332,15 @@ def tracker_rows(tdir, scales, preset, ndisks):
             continue
         trk = tracker_lines((d / "trk").read_text(), "after")
         period = geommod.geometry(preset, ts)["period_ns"]
+        cal_txt = (d / "cal_s").read_text().strip() if (d / "cal_s").exists() else ""
+        if cal_txt == "nocal":
+            rows.append(nocal_row(ts, period, trk))
+            continue
         iops = None
         if (d / "fio.json").exists():
             iops = results.fio_side(results.load_fio(d / "fio.json"))["iops"]
         late = hdd_late_pct((d / "hdd").read_text()) if (d / "hdd").exists() else None
-        cal = int((d / "cal_s").read_text()) if (d / "cal_s").exists() else None
+        cal = int(cal_txt) if cal_txt.isdigit() else None
         r = tracker_row(ts, period, trk, cal, iops, late, ndisks)
         if r:
             rows.append(r)
@@ -338,12 +353,14 @@ def tracker_markdown(rows):
             " | hddsim late % | goal |")
     out = [head, "|" + "---|" * 14]
     for r in rows + [paper_row()]:
-        out.append(f"| {r['time_scale']} | {r['period_us']:.0f} | {r.get('requests', '-')} | "
-                   f"{r['err_mean_us']:.1f} | {r['err_std_us']:.1f} | "
-                   f"{r['err_mean_pct']:.2f} | {r['err_std_pct']:.2f} | {r['err98_pct']:.2f} | "
-                   f"{r['miss_pct']:.2f} | {r['demerit_us']:.0f} | {r['access_us']:.0f} | "
-                   f"{_f(r['demerit_pct'], '.1f')} | {_f(r.get('hdd_late_pct'), '.2f')} | "
-                   f"{'yes' if r['meets_goal'] else 'no'} |")
+        g = r.get
+        goal = "yes" if r["meets_goal"] else ("not calibrated" if g("cal_s") == "nocal" else "no")
+        out.append(f"| {r['time_scale']} | {r['period_us']:.0f} | {_f(g('requests'), 'd')} | "
+                   f"{_f(g('err_mean_us'), '.1f')} | {_f(g('err_std_us'), '.1f')} | "
+                   f"{_f(g('err_mean_pct'), '.2f')} | {_f(g('err_std_pct'), '.2f')} | "
+                   f"{_f(g('err98_pct'), '.2f')} | {_f(g('miss_pct'), '.2f')} | "
+                   f"{_f(g('demerit_us'), '.0f')} | {_f(g('access_us'), '.0f')} | "
+                   f"{_f(g('demerit_pct'), '.1f')} | {_f(g('hdd_late_pct'), '.2f')} | {goal} |")
     return "\n".join(out)
 
 
@@ -408,6 +425,7 @@ def plot_mirror(rows, path, title):
 
 def plot_tracker(rows, path):
     plt = plots._plt()
+    rows = [r for r in rows if r["requests"]]
     if plt is None or not rows:
         return None
     xs = [r["slow"] for r in rows]
