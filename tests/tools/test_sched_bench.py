@@ -233,13 +233,22 @@ def test_mirror_pairs(tmp_path):
         ids["rl-raid0@2[sched=look,depth=1]"]: [(1, 10), (8, 20)],
         ids["rl-mirror[sched=look,depth=1]"]: [(1, 10), (8, 22)],
         ids["rl-raid0@2[sched=satf,depth=1,track]"]: [(1, 10), (8, 30)],
-        ids["rl-mirror[sched=satf,depth=1,track]"]: [(1, 11), (8, 36)]})
+        ids["rl-mirror[sched=satf,depth=1,track]"]: [(1, 11), (8, 36)],
+        ids["rl-raid0@2[sched=look,depth=1,track]"]: [(1, 10), (8, 20)],
+        ids["rl-mirror[sched=look,depth=1,track]"]: [(1, 10), (8, 24)]})
     rows = sched.point_rows(tmp_path / "vm" / "bench", desc)
     pairs = sched.mirror_pairs(rows, "ind-r")
     got = {(v, d): ratio for v, d, _, _, ratio in pairs}
     assert got == pytest.approx({("look", 1): 1.0, ("look", 8): 1.1,
+                                 ("look+trk", 1): 1.0, ("look+trk", 8): 1.2,
                                  ("satf+trk", 1): 1.1, ("satf+trk", 8): 1.2})
-    assert "| look | 8 | 10.0 | 11.0 | 1.10 |" in sched.mirror_markdown(rows)
+    md = sched.mirror_markdown(rows)
+    assert "| look | 8 | 10.0 | 11.0 | 1.10 |" in md
+    vr = {(v, d): r for v, d, _, r in sched.variant_ratios(rows, "ind-r")}
+    assert vr == pytest.approx({("look", 1): 1.0, ("look", 8): 1.0, ("look+trk", 1): 1.0,
+                                ("look+trk", 8): 24 / 22, ("satf+trk", 1): 1.1,
+                                ("satf+trk", 8): 36 / 22})
+    assert "| look+trk | 8 | 12.0 | 1.09 |" in md
 
 
 # ------------------------------------------------------------ command line

@@ -193,6 +193,23 @@ def mirror_pairs(rows, workload):
     return out
 
 
+def variant_ratios(rows, workload, level="mirror"):
+    """[(variant, depth, iops/disk, ratio to the first variant)] of one level:
+    trackers (predicted-time mirror reads) against none."""
+    lab = {la.partition(" ")[2]: pts for la, pts in by_label(rows, workload).items()
+           if la.partition(" ")[0] == level}
+    if not lab:
+        return []
+    base = lab[next(iter(lab))]
+    out = []
+    for v, pts in lab.items():
+        for d in sorted(pts):
+            b = base.get(d)
+            out.append((v, d, pts[d]["iops_per_disk"],
+                        pts[d]["iops"] / b["iops"] if b and b["iops"] else None))
+    return out
+
+
 def _f(v, spec):
     return format(v, spec) if isinstance(v, (int, float)) and not isinstance(v, bool) else "-"
 
@@ -244,6 +261,12 @@ def mirror_markdown(rows):
         for v, d, a, m, ratio in pairs:
             out.append(f"| {v} | {d} | {a:.1f} | {m:.1f} | {_f(ratio, '.2f')} |")
         out.append("")
+        vr = variant_ratios(rows, w)
+        if len({v for v, *_ in vr}) > 1:
+            out += [f"rl-mirror with trackers against without ({vr[0][0]}):", "",
+                    "| variant | depth | mirror IOPS/disk | x" + vr[0][0] + " |", "|---|---|---|---|"]
+            out += [f"| {v} | {d} | {i:.1f} | {_f(r, '.2f')} |" for v, d, i, r in vr]
+            out.append("")
     return "\n".join(out)
 
 
@@ -499,9 +522,11 @@ def register(verbs):
 def configs_for(args):
     if args.which == "policy":
         return [f"rl-raid0@{args.members}[sched={s},depth=1,track]" for s in args.policies]
-    # mirror: the same disks, raid0 vs mirror, without trackers (look, nearest
-    # head) and with them (satf, predicted access time)
+    # mirror: the same disks, raid0 vs mirror, without trackers (look; mirror
+    # reads to the nearest head), with them under look (mirror reads by
+    # predicted access time, queue order unchanged) and under satf
     return ["rl-raid0@2[sched=look,depth=1]", "rl-mirror[sched=look,depth=1]",
+            "rl-raid0@2[sched=look,depth=1,track]", "rl-mirror[sched=look,depth=1,track]",
             "rl-raid0@2[sched=satf,depth=1,track]", "rl-mirror[sched=satf,depth=1,track]"]
 
 
