@@ -122,6 +122,7 @@ def test_tracker_row_pools_members():
                                            rel=1e-4)
     assert r["miss_pct"] == pytest.approx(0.75)
     assert r["slow"] == 5 and r["requests"] == 400 and r["iops_per_disk"] == 20
+    assert r["period_err_pct"] == pytest.approx(100 * 123.456 / period)
     assert r["demerit_pct"] == pytest.approx(0.4)
     # 0.75 % misses: the goal is missed even though the error is small
     assert r["err98_pct"] < 1 and not r["meets_goal"]
@@ -173,7 +174,8 @@ def test_tracker_rows_and_summary(tmp_path):
     assert rows[0]["hdd_late_pct"] == pytest.approx(1.0)
     md = (tmp_path / "summary.md").read_text()
     assert "| paper 002 |" in md and "Scales meeting the goal: 1/5\n" in md
-    assert "| 1/10 | 139000 | 0 | - |" in md and "not calibrated" in md
+    assert "| 1/10 | 139000 | 49.64 | 0 | - |" in md and "not calibrated" in md
+    assert "| 1/5 | 1 | +0.00 | 0 | 200 | 0 | 200 | 0.29 | 0.10 | 2 |" in md
 
 
 # ------------------------------------------------------------ policy / mirror

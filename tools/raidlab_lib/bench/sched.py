@@ -36,7 +36,8 @@ NO_TARGET_MS = 1e6         # 1000 s: a p90 target no run reaches, every ladder d
 POINT_FIELDS = ["config", "label", "sched", "tracked", "workload", "depth", "per_disk_depth",
                 "iops", "iops_per_disk", "mean_ms", "p50_ms", "p90_ms", "p99_ms",
                 "hdd_late_pct", "trk_n", "trk_miss_pct", "trk_err_std_us", "trk_slack"]
-TRACKER_FIELDS = ["time_scale", "slow", "period_us", "period_est_us", "cal_s", "requests",
+TRACKER_FIELDS = ["time_scale", "slow", "period_us", "period_est_us", "period_err_pct",
+                  "restarts", "cal_s", "requests",
                   "iops_per_disk", "err_mean_us", "err_std_us", "err_mean_pct", "err_std_pct",
                   "err98_pct", "miss_pct", "demerit_us", "access_us", "demerit_pct",
                   "slack", "hdd_late_pct", "meets_goal"]
@@ -297,9 +298,14 @@ def tracker_row(ts, period_ns, trk_after, cal_s=None, iops=None, late_pct=None, 
     miss = wmean("miss_pct")
     dem, acc = wmean("demerit_ns"), wmean("access_ns")
     err98 = 100.0 * (abs(mean) + Z98 * std) / period_ns
+    perr = [abs(t["period_ns"] - period_ns) / period_ns * 100 for t in trk_after
+            if isinstance(t.get("period_ns"), float)]
     return {
         "time_scale": ts, "slow": slow, "period_us": period_ns / 1e3,
-        "period_est_us": wmean("period_ns") / 1e3, "cal_s": cal_s if cal_s is not None else "",
+        "period_est_us": wmean("period_ns") / 1e3,
+        "period_err_pct": max(perr) if perr else "",
+        "restarts": int(sum(t.get("restarts", 0.0) for t in trk_after)),
+        "cal_s": cal_s if cal_s is not None else "",
         "requests": int(tot), "iops_per_disk": iops / ndisks if iops else "",
         "err_mean_us": mean / 1e3, "err_std_us": std / 1e3,
         "err_mean_pct": 100.0 * mean / period_ns, "err_std_pct": 100.0 * std / period_ns,
@@ -318,6 +324,7 @@ def nocal_row(ts, period_ns, trk_after):
     est = [t["period_ns"] for t in trk_after if isinstance(t.get("period_ns"), float)]
     if est:
         row["period_est_us"] = sum(est) / len(est) / 1e3
+        row["period_err_pct"] = max(abs(e - period_ns) / period_ns * 100 for e in est)
     return row
 
 
@@ -370,15 +377,38 @@ def tracker_rows(tdir, scales, preset, ndisks):
     return rows
 
 
+def member_markdown(tdir, scales, preset):
+    """Per member and scale: period estimate, restarts, n, error, misses."""
+    out = ["| time_scale | member | period error % | restarts | requests | err mean us"
+           " | err std us | std % rot | misses % | slack |", "|" + "---|" * 10]
+    for ts in scales:
+        f = pathlib.Path(tdir) / scale_id(ts) / "trk"
+        if not f.exists():
+            continue
+        period = geommod.geometry(preset, ts)["period_ns"]
+        for i, t in enumerate(tracker_lines(f.read_text(), "after")):
+            pe = (100 * (t["period_ns"] - period) / period
+                  if isinstance(t.get("period_ns"), float) else "")
+            std = t.get("err_std_ns", "")
+            out.append(f"| {ts} | {i} | {_f(pe, '+.2f')} | {_f(t.get('restarts'), '.0f')} | "
+                       f"{_f(t.get('n'), '.0f')} | {_f(t.get('err_mean_ns', '') and t['err_mean_ns'] / 1e3, '.0f')} | "
+                       f"{_f(std and std / 1e3, '.0f')} | "
+                       f"{_f(std and 100 * std / period, '.2f')} | {_f(t.get('miss_pct'), '.2f')} | "
+                       f"{_f(t.get('slack'), '.0f')} |")
+    return "\n".join(out)
+
+
 def tracker_markdown(rows):
-    head = ("| time_scale | rotation us | requests | err mean us | err std us | mean % rot"
+    head = ("| time_scale | rotation us | period err % | requests | err mean us | err std us"
+            " | mean % rot"
             " | std % rot | err98 % rot | misses % | demerit us | access us | demerit/access %"
             " | hddsim late % | goal |")
-    out = [head, "|" + "---|" * 14]
+    out = [head, "|" + "---|" * 15]
     for r in rows + [paper_row()]:
         g = r.get
         goal = "yes" if r["meets_goal"] else ("not calibrated" if g("cal_s") == "nocal" else "no")
-        out.append(f"| {r['time_scale']} | {r['period_us']:.0f} | {_f(g('requests'), 'd')} | "
+        out.append(f"| {r['time_scale']} | {r['period_us']:.0f} | {_f(g('period_err_pct'), '.2f')}"
+                   f" | {_f(g('requests'), 'd')} | "
                    f"{_f(g('err_mean_us'), '.1f')} | {_f(g('err_std_us'), '.1f')} | "
                    f"{_f(g('err_mean_pct'), '.2f')} | {_f(g('err_std_pct'), '.2f')} | "
                    f"{_f(g('err98_pct'), '.2f')} | {_f(g('miss_pct'), '.2f')} | "
@@ -469,7 +499,8 @@ def plot_tracker(rows, path):
                 lw=0.8, label="paper 002 demerit/access")
     for a in axes:
         a.set_xscale("log", base=2)
-        a.set_yscale("symlog", linthresh=0.1)
+        a.set_yscale("log")
+        a.set_ylim(bottom=0.05)
         a.set_xlabel("slow-down (1 / dm-hddsim time_scale)")
         a.legend(fontsize=7)
         a.grid(alpha=0.3)
@@ -605,7 +636,10 @@ def finish_tracker(out, meta, wall, command, log=sys.stdout):
             "% rot is of the wall-clock rotation. err98 = |mean| + 2.326 std (the tracker keeps "
             "moments, not quantiles: a normal error's two-sided 98 % bound). Goal (issue 3, "
             "paper 002 Table 2): err98 <= 1 % of a rotation and misses < 0.5 %.\n\n"
-            + body + "\n\nScales meeting the goal: " + (", ".join(ok) if ok else "none") + "\n")
+            + body + "\n\nScales meeting the goal: " + (", ".join(ok) if ok else "none") + "\n"
+            "\n*period err %*: the worst member's period estimate against the true (geometry)"
+            " period after the run.\n\nPer member:\n\n"
+            + member_markdown(out / "vm" / "tracker", meta["scales"], meta["preset"]) + "\n")
     (out / "summary.md").write_text(text)
     print(body + "\n\nScales meeting the goal: " + (", ".join(ok) if ok else "none"), file=log)
     print(f"wall {wall:.0f} s; files in {out}: tracker.csv tracker.json summary.md "
