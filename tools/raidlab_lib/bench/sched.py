@@ -265,7 +265,8 @@ def mirror_markdown(rows):
         vr = variant_ratios(rows, w)
         if len({v for v, *_ in vr}) > 1:
             out += [f"rl-mirror with trackers against without ({vr[0][0]}):", "",
-                    "| variant | depth | mirror IOPS/disk | x" + vr[0][0] + " |", "|---|---|---|---|"]
+                    "| variant | depth | mirror IOPS/disk | x" + vr[0][0] + " |",
+                    "|---|---|---|---|"]
             out += [f"| {v} | {d} | {i:.1f} | {_f(r, '.2f')} |" for v, d, i, r in vr]
             out.append("")
     return "\n".join(out)
@@ -390,11 +391,12 @@ def member_markdown(tdir, scales, preset):
             pe = (100 * (t["period_ns"] - period) / period
                   if isinstance(t.get("period_ns"), float) else "")
             std = t.get("err_std_ns", "")
+            mean = t.get("err_mean_ns", "")
             out.append(f"| {ts} | {i} | {_f(pe, '+.2f')} | {_f(t.get('restarts'), '.0f')} | "
-                       f"{_f(t.get('n'), '.0f')} | {_f(t.get('err_mean_ns', '') and t['err_mean_ns'] / 1e3, '.0f')} | "
+                       f"{_f(t.get('n'), '.0f')} | {_f(mean and mean / 1e3, '.0f')} | "
                        f"{_f(std and std / 1e3, '.0f')} | "
-                       f"{_f(std and 100 * std / period, '.2f')} | {_f(t.get('miss_pct'), '.2f')} | "
-                       f"{_f(t.get('slack'), '.0f')} |")
+                       f"{_f(std and 100 * std / period, '.2f')} | "
+                       f"{_f(t.get('miss_pct'), '.2f')} | {_f(t.get('slack'), '.0f')} |")
     return "\n".join(out)
 
 
