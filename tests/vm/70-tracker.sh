@@ -9,7 +9,7 @@
 # status reports the prediction error; data stays intact with tracking on,
 # across a suspend and a policy switch, on a mirror and a raid5; removing an
 # array while it tracks leaves nothing behind. Loose sanity bounds only: the
-# accuracy itself is measured by tools/tracker-bench, not asserted here.
+# accuracy itself is measured by tools/raidlab sched-bench tracker, not asserted here.
 # vm-opts: --disks 4 --timeout 900
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"

@@ -8,10 +8,15 @@
 #   set KEY VALUE...          runtime SECS, target auto|MS, auto_factor F,
 #                             ladder D..., refine K, disk_model none|PRESET,
 #                             time_scale N
-#   config CID KIND LEVEL NDISKS CHUNK_KB
+#   config CID KIND LEVEL NDISKS CHUNK_KB [WORD...]
 #                             create the array (KIND rl: dm-raidlab, md: mdadm)
 #                             over the first NDISKS members; it stays until the
-#                             next config line
+#                             next config line; WORDs are extra dm-raidlab table
+#                             options (e.g. sched satf queue_depth 1)
+#   geom CID LINE             load the geometry LINE into every member's
+#                             tracker (dm-raidlab geom message) and wait until
+#                             all are calibrated; the tracker lines then go
+#                             into every .mstat ("before-trk"/"after-trk")
 #   job CID WID FIO-ARGS...   the p90 search of workload WID on the current
 #                             array: fio runs at outstanding-request depths
 #                             from the ladder until p90 exceeds the target,
@@ -39,7 +44,7 @@ set -f # fio arguments hold no globs, and must not be expanded
 
 RUNTIME=3 TARGET=auto AUTO_FACTOR=4 LADDER="1 2 4 8 16 32" REFINE=1
 DISK_MODEL=none TIME_SCALE=1
-DEV= CUR= MEMBERS= NPOINT=0
+DEV= CUR= MEMBERS= NPOINT=0 TRACKED=0
 MDNUM=0
 
 say() { echo "bench: $*"; }
@@ -103,11 +108,44 @@ mstat() { # label: one line per member "label path stat-fields..."
 		/dev/mapper/hdd*) echo "$1-hdd $_m $(dmsetup status "${_m#/dev/mapper/}")" ;;
 		esac
 	done
+	_i=0
+	while [ "$_i" -lt "$TRACKED" ]; do
+		# "label-trk <member> samples=.. errors=.. period_ns=.. cal=.. n=.. ..."
+		echo "$1-trk $(dmsetup message bench 0 tracker "$_i" | tr '\n' ' ')"
+		_i=$((_i + 1))
+	done
+}
+
+# geom CID LINE: trackers of every member of the current dm-raidlab array
+trk_cal() { dmsetup message bench 0 tracker "$1" | tr ' ' '\n' | sed -n 's/^cal=//p'; }
+geom() {
+	[ "$1" = "$CUR" ] || die "bench: geom for $1 but the array is $CUR"
+	case $DEV in /dev/mapper/bench) ;; *) die "bench: geom needs a dm-raidlab array" ;; esac
+	_n=$(echo "$MEMBERS" | wc -w)
+	_i=0
+	while [ "$_i" -lt "$_n" ]; do
+		dm_message bench geom "$_i" "$2" || die "bench: geom $_i $2 refused"
+		_i=$((_i + 1))
+	done
+	TRACKED=$_n
+	_t=0
+	_i=0
+	while [ "$_i" -lt "$_n" ]; do
+		if [ "$(trk_cal "$_i")" = 1 ]; then
+			_i=$((_i + 1))
+			continue
+		fi
+		_t=$((_t + 1))
+		[ "$_t" -gt 600 ] && die "bench: member $_i not calibrated after 300 s"
+		sleep 0.5
+	done
+	say "geom $CUR: $_n trackers calibrated in about $((_t / 2)) s"
 }
 
 # -------------------------------------------------------------- arrays ---
 teardown() {
 	[ -z "$CUR" ] && return 0
+	TRACKED=0
 	case $DEV in
 	/dev/md*)
 		mdadm --stop "$DEV" >/dev/null 2>&1 || die "bench: mdadm --stop $DEV"
@@ -118,9 +156,10 @@ teardown() {
 	CUR= DEV=
 }
 
-create() { # CID KIND LEVEL NDISKS CHUNK_KB
+create() { # CID KIND LEVEL NDISKS CHUNK_KB [WORD...]
 	teardown
 	CUR=$1
+	_o=
 	# shellcheck disable=SC2046
 	MEMBERS=$(members "$4")
 	case $2 in
@@ -129,6 +168,7 @@ create() { # CID KIND LEVEL NDISKS CHUNK_KB
 			die "bench: modprobe dm-raidlab failed"
 		_o=
 		case $3 in raid4 | raid5) _o=assume_clean ;; esac
+		if [ $# -gt 5 ]; then _o="$_o${_o:+ }$(shift 5; echo "$*")"; fi
 		# shellcheck disable=SC2086
 		RL_OPTS=$_o rl_create bench "$3" $(($5 * 2)) $MEMBERS ||
 			die "bench: create raidlab $3 over $MEMBERS"
@@ -147,7 +187,7 @@ create() { # CID KIND LEVEL NDISKS CHUNK_KB
 		;;
 	*) die "bench: unknown array kind $2" ;;
 	esac
-	say "config $CUR: $2 $3 over $4 disks, chunk ${5}k, $(sectors "$DEV") sectors ($DEV)"
+	say "config $CUR: $2 $3 over $4 disks, chunk ${5}k, $(sectors "$DEV") sectors ($DEV)${_o:+ $_o}"
 }
 
 # ----------------------------------------------------------------- fio ---
@@ -186,14 +226,14 @@ job() {
 	mkdir -p "$_dir"
 	_good=0 _bad=0 _n=0
 	_target=
-	[ "$TARGET" = auto ] || _target=$(awk -v m="$TARGET" 'BEGIN { printf "%d", m * 1e6 }')
+	[ "$TARGET" = auto ] || _target=$(awk -v m="$TARGET" 'BEGIN { printf "%.0f", m * 1e6 }')
 	[ -z "$_target" ] && [ -r "/tmp/target.$WID" ] && _target=$(cat "/tmp/target.$WID")
 	for _d in $LADDER; do
 		point "$_dir" "$_d" "$@"
 		_n=$((_n + 1))
 		if [ -z "$_target" ]; then
 			# auto: AUTO_FACTOR x the idle p90 of the first (baseline) array
-			_target=$(awk -v p="$P90" -v f="$AUTO_FACTOR" 'BEGIN { printf "%d", p * f }')
+			_target=$(awk -v p="$P90" -v f="$AUTO_FACTOR" 'BEGIN { printf "%.0f", p * f }')
 			echo "$_target" >"/tmp/target.$WID"
 		fi
 		if [ "$P90" -gt "$_target" ]; then
@@ -315,6 +355,9 @@ while read -r kind a rest <&3; do
 	job)
 		# shellcheck disable=SC2086
 		job "$a" $rest
+		;;
+	geom)
+		geom "$a" "$rest"
 		;;
 	trace)
 		# shellcheck disable=SC2086

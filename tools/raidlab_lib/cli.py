@@ -3,6 +3,7 @@
 import argparse
 
 from . import bench, models, trace
+from .bench import sched
 
 
 def build_parser():
@@ -12,6 +13,7 @@ def build_parser():
     models.register(model.add_subparsers(dest="model", required=True))
     bench.register(verbs)
     trace.register(verbs)
+    sched.register(verbs)
     return parser
 
 

@@ -6,8 +6,15 @@ raid5) or ``md-<level>`` (Linux md raid0, raid1, raid5, raid10 built with
 mdadm), optionally ``@N`` for N member disks. Mirrors (rl-mirror, md-raid1)
 default to two members, as Chen et al.'s RAID Level 1; everything else uses
 all ``--disks`` members.
+
+dm-raidlab configurations may end in ``[OPT,...]`` (see rl_options):
+``sched=POLICY``, ``depth=N`` (member queue_depth) and ``track`` (load the
+disk model's geometry into every member's tracker and wait for it to
+calibrate), e.g. ``rl-raid0@2[sched=satf,depth=1,track]``.
 """
 from dataclasses import dataclass, field
+
+from . import geom as geommod
 
 from . import workloads as wl
 
@@ -25,11 +32,16 @@ class Config:
     level: str       # raid0 mirror raid4 raid5 | raid0 raid1 raid5 raid10
     disks: int
     chunk_kib: int
+    opts: tuple = ()     # extra dm-raidlab table words, e.g. ("sched", "satf")
+    track: bool = False  # load the disk model's geometry (geom message)
 
     @property
     def cid(self):
         """File-system safe id (also the guest's directory name)."""
-        return self.name.replace("@", "_")
+        out = self.name.replace("@", "_")
+        for a, b in (("[", "."), ("]", ""), ("=", "-"), (",", ".")):
+            out = out.replace(a, b)
+        return out
 
     @property
     def data_cols(self):
@@ -50,8 +62,42 @@ class Config:
         return CHEN_LEVEL[self.level]
 
 
+SCHED_POLICIES = ("fifo", "look", "rlook", "satf", "rsatf")
+
+
+def rl_options(text):
+    """``sched=P,depth=N,track`` -> (table words, track)."""
+    words, track, seen = [], False, set()
+    for item in [x for x in text.split(",") if x]:
+        key, eq, val = item.partition("=")
+        if key in seen:
+            raise ValueError(f"option {key} given twice")
+        seen.add(key)
+        if key == "sched" and val in SCHED_POLICIES:
+            words += ["sched", val]
+        elif key == "depth" and val.isdigit() and 1 <= int(val) <= 1024:
+            words += ["queue_depth", val]
+        elif key == "track" and not eq:
+            track = True
+        else:
+            raise ValueError(f"option {item!r}: use sched={{{','.join(SCHED_POLICIES)}}}, "
+                             "depth=N (1..1024) or track")
+    return tuple(words), track
+
+
 def parse_config(name, disks, chunk_kib):
-    base, _, n = name.partition("@")
+    opts, track = (), False
+    if name.endswith("]") and "[" in name:
+        bare, _, inner = name[:-1].partition("[")
+        if not bare.startswith("rl-"):
+            raise ValueError(f"configuration {name!r}: [options] are for rl- configurations")
+        try:
+            opts, track = rl_options(inner)
+        except ValueError as e:
+            raise ValueError(f"configuration {name!r}: {e}") from None
+    else:
+        bare = name
+    base, _, n = bare.partition("@")
     kind, _, level = base.partition("-")
     if kind == "rl" and level in RL_SCHEMES or kind == "md" and level in MD_LEVELS:
         pass
@@ -70,7 +116,7 @@ def parse_config(name, disks, chunk_kib):
     if nd < need or (level == "raid10" and nd % 2):
         raise ValueError(f"configuration {name!r}: {level} needs at least {need} disks"
                          + (" (an even number)" if level == "raid10" else ""))
-    return Config(name, kind, level, nd, chunk_kib)
+    return Config(name, kind, level, nd, chunk_kib, opts, track)
 
 
 # ---------------------------------------------------------------- presets
@@ -162,6 +208,8 @@ def build(configs, workloads, ladder, refine, runtime, disks=4, chunk_kib=64,
     p = Plan(cfgs, wls, list(ladder), refine, runtime, target_ms, auto_factor,
              disk_model, time_scale, disks)
     base = p.baseline
+    if any(c.track for c in cfgs):
+        geommod.geom_line(disk_model, time_scale)   # refuses models without a geometry
     if target_ms == "auto" and base is None:
         raise ValueError("--p90-ms auto needs a raid0 configuration (the baseline)")
     if base is not None:   # the baseline runs first (auto target, relative throughput)
@@ -183,7 +231,10 @@ def plan_text(p):
            f"set disk_model {p.disk_model}",
            f"set time_scale {p.time_scale}"]
     for c in p.configs:
-        out.append(f"config {c.cid} {c.kind} {c.level} {c.disks} {c.chunk_kib}")
+        out.append(f"config {c.cid} {c.kind} {c.level} {c.disks} {c.chunk_kib}"
+                   + "".join(" " + w for w in c.opts))
+        if c.track:
+            out.append(f"geom {c.cid} {geommod.geom_line(p.disk_model, p.time_scale)}")
         for cc, w, args in p.jobs:
             if cc is c:
                 out.append(f"job {c.cid} {w.name} " + " ".join(args))
@@ -194,7 +245,8 @@ def describe(p):
     """A JSON-able description of the plan (written next to the results)."""
     return {
         "configs": [dict(name=c.name, id=c.cid, kind=c.kind, level=c.level, disks=c.disks,
-                         chunk_kib=c.chunk_kib, data_cols=c.data_cols) for c in p.configs],
+                         chunk_kib=c.chunk_kib, data_cols=c.data_cols, opts=list(c.opts),
+                         track=c.track) for c in p.configs],
         "workloads": [dict(name=w.name, size=w.size, mean_kib=w.mean_kib, read_pct=w.read_pct,
                            aligned=w.aligned, locality=w.locality) for w in p.workloads],
         "ladder": p.ladder, "refine": p.refine, "runtime_s": p.runtime,
