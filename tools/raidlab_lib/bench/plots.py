@@ -34,12 +34,13 @@ def _plt():
         return None
 
 
+def ordered_unique(rows, key):
+    """The values of row[key], each once, in order of first appearance."""
+    return list(dict.fromkeys(r[key] for r in rows))
+
+
 def _configs(rows):
-    seen = []
-    for r in rows:
-        if r["config"] not in seen:
-            seen.append(r["config"])
-    return seen
+    return ordered_unique(rows, "config")
 
 
 def _grid(n):

@@ -144,11 +144,7 @@ def by_label(rows, workload):
 
 
 def workloads_of(rows):
-    seen = []
-    for r in rows:
-        if r["workload"] not in seen:
-            seen.append(r["workload"])
-    return seen
+    return plots.ordered_unique(rows, "workload")
 
 
 def gain_table(rows, workload, base_label=None):
