@@ -245,7 +245,6 @@ void rl_remap(struct rl_array *a, struct bio *bio, unsigned int m,
 	      sector_t msector)
 {
 	struct rl_bio *pb = rl_pb(bio);
-	struct rl_qent *qe = &pb->qe;
 
 	rl_bio_record(bio, &pb->rec);
 	pb->member = m;
@@ -254,14 +253,9 @@ void rl_remap(struct rl_array *a, struct bio *bio, unsigned int m,
 	rl_member_start(a, m, bio_op(bio) == REQ_OP_READ ? RL_DATA_READ :
 			      bio_op(bio) == REQ_OP_WRITE ? RL_DATA_WRITE :
 			      RL_NR_KINDS);
-	qe->sector = msector;
-	qe->alt = NULL;
-	qe->nr_alts = 0;
-	qe->sectors = bio_sectors(bio);
-	qe->write = op_is_write(bio_op(bio));
-	qe->class = RL_FG;
-	qe->submit = rl_submit_remapped;
-	rl_queue_add(a, m, qe);
+	rl_qent_init(&pb->qe, msector, bio_sectors(bio), op_is_write(bio_op(bio)),
+		     RL_FG, rl_submit_remapped);
+	rl_queue_add(a, m, &pb->qe);
 }
 
 void rl_bio_record(struct bio *bio, struct rl_bio_record *rec)

@@ -211,13 +211,8 @@ static bool mirror_write_clones(struct rl_array *a, struct bio *bio, gfp_t gfp)
 		c->member = m;
 		c->clone.bi_iter.bi_sector = msector;
 		c->clone.bi_end_io = mirror_write_endio;
-		c->qe.sector = msector;
-		c->qe.alt = NULL;
-		c->qe.nr_alts = 0;
-		c->qe.sectors = bio_sectors(bio);
-		c->qe.write = true;
-		c->qe.class = RL_FG;
-		c->qe.submit = mirror_write_submit;
+		rl_qent_init(&c->qe, msector, bio_sectors(bio), true, RL_FG,
+			     mirror_write_submit);
 		rl_member_start(a, m, RL_DATA_WRITE);
 		atomic_inc(&pb->pending);
 		rl_queue_add(a, m, &c->qe);

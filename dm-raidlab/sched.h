@@ -67,6 +67,21 @@ struct rl_qent {
 	void (*submit)(struct rl_qent *qe);
 };
 
+/* Fill in @qe for a member I/O without rotational replicas. */
+static inline void rl_qent_init(struct rl_qent *qe, sector_t sector,
+				unsigned int sectors, bool write,
+				enum rl_class class,
+				void (*submit)(struct rl_qent *qe))
+{
+	qe->sector = sector;
+	qe->alt = NULL;
+	qe->nr_alts = 0;
+	qe->sectors = sectors;
+	qe->write = write;
+	qe->class = class;
+	qe->submit = submit;
+}
+
 static inline sector_t rl_qent_sector(const struct rl_qent *qe)
 {
 	return qe->alt ? qe->alt[qe->chosen] : qe->sector;

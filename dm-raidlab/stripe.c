@@ -223,13 +223,8 @@ static void rl_stripe_io(struct rl_stripe *s, unsigned int m, blk_opf_t opf,
 		kind = parity ? RL_PARITY_WRITE : RL_DATA_WRITE;
 	else
 		kind = parity ? RL_PARITY_READ : RL_DATA_READ;
-	c->qe.sector = c->bio->bi_iter.bi_sector;
-	c->qe.alt = NULL;
-	c->qe.nr_alts = 0;
-	c->qe.sectors = span.hi - span.lo;
-	c->qe.write = op_is_write(opf);
-	c->qe.class = s->sync ? RL_BG : RL_FG;
-	c->qe.submit = rl_stripe_submit;
+	rl_qent_init(&c->qe, c->bio->bi_iter.bi_sector, span.hi - span.lo,
+		     op_is_write(opf), s->sync ? RL_BG : RL_FG, rl_stripe_submit);
 	rl_member_start(a, m, kind);
 	atomic_inc(&s->pending);
 	rl_queue_add(a, m, &c->qe);

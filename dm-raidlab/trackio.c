@@ -37,14 +37,8 @@ struct rl_refread {
 
 /*
  * Give up a pending reference read: dispatch may go on, so kick the queue
- * if anything waits. Called with q->lock held; returns whether to kick.
+ * if anything waits.
  */
-static bool rl_ref_release_locked(struct rl_queue *q)
-{
-	q->ref_due = false;
-	return q->queued[RL_FG] || q->queued[RL_BG];
-}
-
 static void rl_ref_release(struct rl_array *a, struct rl_member *mb)
 {
 	struct rl_queue *q = &mb->q;
@@ -52,7 +46,8 @@ static void rl_ref_release(struct rl_array *a, struct rl_member *mb)
 	bool kick;
 
 	spin_lock_irqsave(&q->lock, flags);
-	kick = rl_ref_release_locked(q);
+	q->ref_due = false;
+	kick = q->queued[RL_FG] || q->queued[RL_BG];
 	spin_unlock_irqrestore(&q->lock, flags);
 	if (kick)
 		queue_work(a->wq, &q->work);
@@ -128,26 +123,21 @@ static void rl_ref_work(struct work_struct *ws)
 	struct rl_queue *q = &mb->q;
 	struct rl_refread *r;
 	u64 now, next;
-	bool kick;
 
 	spin_lock_irq(&q->lock);
 	r = q->ref;
 	if (!r || q->ref_hold || q->ref_busy || READ_ONCE(a->track_stopped) ||
 	    rl_member_failed(a, mb->idx)) {
 		/* the end of a busy read, or a resume or geom, calls us again */
-		kick = rl_ref_release_locked(q);
 		spin_unlock_irq(&q->lock);
-		if (kick)
-			queue_work(a->wq, &q->work);
+		rl_ref_release(a, mb);
 		return;
 	}
 	now = ktime_get_ns();
 	next = rl_ref_next_ns(q);
 	if (now < next) {
-		kick = rl_ref_release_locked(q);
 		spin_unlock_irq(&q->lock);
-		if (kick)
-			queue_work(a->wq, &q->work);
+		rl_ref_release(a, mb);
 		queue_delayed_work(a->wq, &mb->ref_work,
 				   nsecs_to_jiffies(next - now));
 		return;

@@ -34,6 +34,13 @@ def _plt():
         return None
 
 
+def save(fig, path):
+    """Lay out @fig, write it to @path as PNG and free it."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    _plt().close(fig)
+
+
 def ordered_unique(rows, key):
     """The values of row[key], each once, in order of first appearance."""
     return list(dict.fromkeys(r[key] for r in rows))
@@ -79,9 +86,7 @@ def fig4(points, results, path, max_panels=12):
     axes.flat[0].legend(fontsize=7)
     fig.suptitle("Throughput per disk vs p90 response time (closed loop, depth varied;"
                  " dashed: p90 target)", fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    save(fig, path)
     return path
 
 
@@ -127,9 +132,7 @@ def fig5(results, path, title=None):
     ax.set_title(title or "Throughput per disk relative to raid0 (no redundancy),\n"
                  "every array loaded until its p90 response time meets the same target\n"
                  "black bar: Chen et al.'s simple model, red dot: adjusted model", fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    save(fig, path)
     return path
 
 
@@ -170,9 +173,7 @@ def fig9(results, path):
         ax.axis("off")
     axes.flat[0].legend(fontsize=7)
     fig.suptitle("Effect of mixing reads and writes (Chen Fig. 9)", fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    save(fig, path)
     return path
 
 

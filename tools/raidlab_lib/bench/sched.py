@@ -441,9 +441,7 @@ def plot_policy(rows, path, title):
             ax.grid(alpha=0.3)
         axes[0][j].legend(fontsize=7)
     fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    plots.save(fig, path)
     return path
 
 
@@ -468,9 +466,7 @@ def plot_mirror(rows, path, title):
         ax.legend(fontsize=7)
         ax.grid(alpha=0.3)
     fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    plots.save(fig, path)
     return path
 
 
@@ -504,9 +500,7 @@ def plot_tracker(rows, path):
         a.grid(alpha=0.3)
     fig.suptitle("Head-position tracker accuracy on emulated Lightning disks vs time scale "
                  "(QEMU TCG)", fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    plots.save(fig, path)
     return path
 
 

@@ -20,7 +20,7 @@ import sys
 from . import blkparse
 from ..bench import plan as planmod
 from ..bench import results as bres
-from ..bench import runner, workloads as wlmod
+from ..bench import plots, runner, workloads as wlmod
 
 
 def register(verbs):
@@ -165,9 +165,7 @@ def plot(summary, rows, path):
     a2.set_ylabel("utilisation per member")
     a2.set_ylim(0, 1.05)
     fig.suptitle("Member traces (blktrace): seek distances and per-disk utilisation", fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    plots.save(fig, path)
     return path
 
 
