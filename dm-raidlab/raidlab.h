@@ -22,6 +22,7 @@
 #define DM_MSG_PREFIX		"raidlab"
 
 #define RL_MAX_MEMBERS		32
+#define RL_MAX_SPARES		4
 #define RL_NONE			UINT_MAX
 
 #define RL_DEFAULT_CHUNK	128	/* sectors: 64 KiB */
@@ -108,6 +109,24 @@ struct rl_member {
 };
 
 struct rl_scheme_ops;
+struct rl_sync;
+
+/* Background jobs (sync.c), run one range at a time by ->sync_range. */
+enum rl_sync_job {
+	RL_SYNC_RESYNC,		/* make redundancy consistent with the data */
+	RL_SYNC_REBUILD,	/* write member @target from the others */
+	RL_SYNC_CHECK,		/* count inconsistent sectors, change nothing */
+	RL_SYNC_REPAIR,		/* count them and make them consistent */
+	RL_NR_SYNC_JOBS,
+};
+
+struct rl_sync_req {
+	enum rl_sync_job job;
+	unsigned int target;		/* RL_SYNC_REBUILD: the member */
+	sector_t msector;		/* member sectors after data_offset */
+	sector_t len;			/* in: wanted; out: done (>= 1 unit) */
+	u64 mismatches;			/* out: CHECK/REPAIR, sectors */
+};
 
 /* The array: one per target instance (ti->private). */
 struct rl_array {
@@ -126,6 +145,21 @@ struct rl_array {
 	struct mutex track_mutex;	/* serializes geom messages */
 
 	unsigned long failed;		/* bitmap of failed members */
+	/*
+	 * Members being rebuilt (sync.c): member m holds good data below
+	 * rebuild_cursor[m] (member sectors after data_offset) only; it is
+	 * written everywhere a scheme writes but read only below the cursor.
+	 * A stripe row at or above the cursor treats m as failed.
+	 */
+	unsigned long rebuilding;
+	sector_t rebuild_cursor[RL_MAX_MEMBERS];
+	unsigned long replacements;	/* set by rl_md_open(), see metadata.h */
+
+	struct rl_md *md;		/* metadata device, or NULL */
+	struct dm_dev *md_dev;
+	unsigned int nr_spares;
+	struct dm_dev *spares[RL_MAX_SPARES];	/* NULL once promoted */
+	struct rl_sync *sync;		/* background work (sync.c) */
 	struct workqueue_struct *wq;
 	struct work_struct event_work;	/* dm_table_event() outside irq */
 
@@ -241,6 +275,19 @@ struct rl_scheme_ops {
 
 	/* Queue limits for the array. Optional. */
 	void (*io_hints)(struct rl_array *a, struct queue_limits *limits);
+
+	/*
+	 * Background work over member sectors [req->msector, req->msector +
+	 * req->len) of every member (after data_offset), as req->job says.
+	 * Blocks until done; may set req->len to less than asked (one unit
+	 * at least: a row, a copy window). The scheme keeps foreground I/O
+	 * to the same sectors correct while it runs (row locks, a window
+	 * lock) and issues its member I/O in the background class. Member
+	 * errors fail their members (rl_member_fail()) and return -EIO; the
+	 * job stops there. Called by the sync worker only, one at a time.
+	 * Optional: without it the scheme has no redundancy to sync.
+	 */
+	int (*sync_range)(struct rl_array *a, struct rl_sync_req *req);
 };
 
 extern const struct rl_scheme_ops rl_raid0_ops;
@@ -293,6 +340,32 @@ void rl_queue_counts(struct rl_array *a, unsigned int m,
 		     unsigned int queued[RL_NR_CLASSES], unsigned int *issued);
 void rl_remap(struct rl_array *a, struct bio *bio, unsigned int m,
 	      sector_t msector);
+
+/*
+ * sync.c: background jobs (resync, rebuild onto spares, check, repair)
+ * with progress, checkpoints in the metadata and a rate limit.
+ */
+int rl_sync_init(struct rl_array *a, char **error);
+void rl_sync_free(struct rl_array *a);
+void rl_sync_start(struct rl_array *a);	/* resume */
+void rl_sync_stop(struct rl_array *a);	/* presuspend: no new range */
+void rl_sync_wait(struct rl_array *a);	/* postsuspend: range in flight done */
+/*
+ * True if redundancy at member sector @msector may be inconsistent with the
+ * data: not resynced yet since creation, or in a region dirty at an unclean
+ * shutdown and not resynced since. A write there must rewrite all of its
+ * redundancy (a stripe row's whole parity); a mirror read there must come
+ * from the resync's source, the lowest in-sync member. Any context.
+ */
+bool rl_sync_suspect(struct rl_array *a, sector_t msector);
+/*
+ * Members that must not be read at member sector @msector: failed ones,
+ * and those being rebuilt at or above their cursor. Any context.
+ */
+unsigned long rl_unreadable_at(struct rl_array *a, sector_t msector);
+void rl_sync_status(struct rl_array *a, sector_t *done, sector_t *total,
+		    const char **action, u64 *mismatches);
+int rl_sync_message(struct rl_array *a, unsigned int argc, char **argv);
 
 /* trackio.c: head tracking on the members (tracker.h). */
 void rl_track_init(struct rl_array *a);

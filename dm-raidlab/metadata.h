@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dm-raidlab metadata service: the state of an array that must survive a
+ * crash, kept on a metadata device named in the table line (pmem through
+ * DAX, or any block device through dm-bufio), and the small superblock at
+ * the start of every member.
+ *
+ * Metadata device layout, in 4 KiB blocks:
+ *
+ *   0, 1     superblock slots (struct rl_md_sb). A commit writes the slot
+ *            the last commit did not, with seq + 1, and makes it durable;
+ *            loading takes the valid slot with the larger seq. A torn
+ *            commit leaves the other slot, the previous state, valid.
+ *   2 ..     the write-intent bitmap: one bit per region of member space
+ *            (1 << region_shift member sectors), set and durable before a
+ *            write that could leave redundancy inconsistent reaches a
+ *            member in that region, cleared lazily once the region is
+ *            idle and the members flushed.
+ *   then     record areas that schemes register (struct rl_md_area):
+ *            parity logs, floating maps, deferred-write tables...
+ *
+ * Member layout: sectors 0 .. 7 hold struct rl_msb, sectors up to
+ * RL_MD_DATA_OFFSET are reserved, data starts at RL_MD_DATA_OFFSET.
+ * Arrays without a metadata device keep data from sector 0 and carry no
+ * member superblock.
+ *
+ * A zeroed metadata device (both slots all zeroes) is a new array: the
+ * target formats it (new uuid, every member in sync unless the table asks
+ * for a resync) and writes the member superblocks. Anything else must
+ * validate, and must describe the array the table line describes.
+ *
+ * All on-disk integers are little endian; every block carries a crc32c of
+ * its bytes after the csum field, seeded with ~0 and xored with a
+ * per-structure constant so a block of one kind never validates as
+ * another.
+ */
+#ifndef DM_RAIDLAB_METADATA_H
+#define DM_RAIDLAB_METADATA_H
+
+#include <linux/types.h>
+
+#define RL_MD_BLOCK		4096
+#define RL_MD_BLOCK_SECTORS	(RL_MD_BLOCK >> 9)
+#define RL_MD_MAGIC		0x31304d4442414c52ULL	/* "RLABMD01" */
+#define RL_MSB_MAGIC		0x3130424d42414c52ULL	/* "RLABMB01" */
+#define RL_MD_VERSION		1
+#define RL_MD_SB_CSUM_XOR	0x52d1a5b0U
+#define RL_MSB_CSUM_XOR		0x4d53b0a1U
+#define RL_MD_BITMAP_CSUM_XOR	0x42d1b17aU
+#define RL_MD_DATA_OFFSET	2048	/* member sectors before data: 1 MiB */
+#define RL_MD_MAX_MEMBERS	32	/* == RL_MAX_MEMBERS */
+#define RL_MD_MAX_AREAS		8
+#define RL_MD_SCHEME_LEN	16
+
+/* superblock flags */
+#define RL_MD_CLEAN		BIT(0)	/* shut down cleanly: no intent bit is live */
+
+/* feature masks: none defined in version 1 */
+#define RL_MD_COMPAT_SUPP	0U
+#define RL_MD_INCOMPAT_SUPP	0U
+#define RL_MD_RO_COMPAT_SUPP	0U
+
+/* member states (struct rl_md_member.state) */
+enum rl_member_state {
+	RL_MS_IN_SYNC = 1,	/* holds its data */
+	RL_MS_FAILED = 2,	/* failed or missing: holds nothing */
+	RL_MS_REBUILDING = 3,	/* in sync below cursor, being rebuilt above */
+};
+
+/* member superblock roles besides a member index */
+#define RL_ROLE_SPARE		0xfffffffeU
+
+struct rl_md_member_disk {
+	__le32 state;			/* enum rl_member_state */
+	__le32 reserved;
+	__le64 cursor;			/* REBUILDING: member sectors done */
+	u8 dev_uuid[16];		/* the disk in this role (its rl_msb) */
+} __packed;
+
+struct rl_md_area_disk {
+	__le32 id;			/* the scheme's choice, unique in the sb */
+	__le32 reserved;
+	__le64 start;			/* metadata block */
+	__le64 blocks;
+} __packed;
+
+struct rl_md_sb {
+	__le32 csum;
+	__le32 flags;			/* RL_MD_CLEAN */
+	__le64 magic;			/* RL_MD_MAGIC */
+	__le32 version;			/* RL_MD_VERSION */
+	__le32 compat;
+	__le32 incompat;
+	__le32 ro_compat;
+	__le64 seq;			/* commit number */
+	__le64 events;			/* membership changes */
+	u8 uuid[16];			/* the array */
+	char scheme[RL_MD_SCHEME_LEN];	/* NUL padded */
+	__le32 nr_members;
+	__le32 chunk_sectors;
+	__le64 data_offset;		/* member sectors before data */
+	__le64 member_sectors;		/* data sectors used on each member */
+	__le64 array_sectors;		/* the target's length */
+	__le64 resync_cursor;		/* member sectors known consistent */
+	__le64 mismatches;		/* found by the last check or repair */
+	__le32 region_shift;		/* intent region: 1 << shift member sectors */
+	__le32 nr_areas;
+	__le64 nr_regions;
+	__le64 bitmap_start;		/* metadata block */
+	__le64 bitmap_blocks;
+	struct rl_md_area_disk areas[RL_MD_MAX_AREAS];
+	struct rl_md_member_disk members[RL_MD_MAX_MEMBERS];
+} __packed;
+
+/* A bitmap block: a header, then bits (region = block * RL_MD_BITS_PER_BLOCK + bit) */
+struct rl_md_bitmap_disk {
+	__le32 csum;
+	__le32 reserved;
+	__le64 blocknr;			/* its own block number */
+	__le64 seq;			/* last write */
+	u8 bits[RL_MD_BLOCK - 24];
+} __packed;
+
+#define RL_MD_BITS_PER_BLOCK	((RL_MD_BLOCK - 24) * 8)
+
+struct rl_msb {
+	__le32 csum;
+	__le32 flags;
+	__le64 magic;			/* RL_MSB_MAGIC */
+	__le32 version;
+	__le32 role;			/* member index, or RL_ROLE_SPARE */
+	u8 uuid[16];			/* the array's */
+	u8 dev_uuid[16];		/* this disk's */
+	__le64 events;			/* the array's events when last written */
+	__le32 nr_members;
+	__le32 chunk_sectors;
+	__le64 data_offset;
+	__le64 member_sectors;
+	char scheme[RL_MD_SCHEME_LEN];
+} __packed;
+
+/* ------------------------------------------------------------------------
+ * In-core forms (CPU endian). The encode/decode helpers are pure, so the
+ * KUnit suite dm_raidlab_metadata tests them without a device.
+ */
+struct rl_md_member {
+	enum rl_member_state state;
+	u64 cursor;
+	u8 dev_uuid[16];
+};
+
+struct rl_md_area {
+	u32 id;
+	u64 start;
+	u64 blocks;
+};
+
+struct rl_md_state {
+	u32 flags;
+	u64 seq;
+	u64 events;
+	u8 uuid[16];
+	char scheme[RL_MD_SCHEME_LEN];
+	u32 nr_members;
+	u32 chunk_sectors;
+	u64 data_offset;
+	u64 member_sectors;
+	u64 array_sectors;
+	u64 resync_cursor;
+	u64 mismatches;
+	u32 region_shift;
+	u64 nr_regions;
+	u64 bitmap_start;
+	u64 bitmap_blocks;
+	u32 nr_areas;
+	struct rl_md_area areas[RL_MD_MAX_AREAS];
+	struct rl_md_member members[RL_MD_MAX_MEMBERS];
+};
+
+struct rl_msb_state {
+	u32 role;
+	u8 uuid[16];
+	u8 dev_uuid[16];
+	u64 events;
+	u32 nr_members;
+	u32 chunk_sectors;
+	u64 data_offset;
+	u64 member_sectors;
+	char scheme[RL_MD_SCHEME_LEN];
+};
+
+/* Fill a 4 KiB block (zeroed first, csum set) from @st. */
+void rl_md_sb_encode(const struct rl_md_state *st, void *block);
+/*
+ * Validate a 4 KiB block and decode it. Returns 0, -ENODATA for a block of
+ * zeroes, or -EINVAL with *error set to what is wrong (bad magic,
+ * checksum, unsupported version or feature, impossible geometry).
+ */
+int rl_md_sb_decode(const void *block, struct rl_md_state *st, char **error);
+void rl_msb_encode(const struct rl_msb_state *st, void *block);
+int rl_msb_decode(const void *block, struct rl_msb_state *st, char **error);
+
+/*
+ * The region of member sector @msector (relative to data_offset), and how
+ * many regions cover @member_sectors with regions of 1 << @shift sectors.
+ */
+static inline u64 rl_md_region(const struct rl_md_state *st, u64 msector)
+{
+	return msector >> st->region_shift;
+}
+
+/* The default region shift: regions of at least @min_sectors, at most 65536 regions. */
+u32 rl_md_default_region_shift(u64 member_sectors, u32 min_sectors);
+
+/* ------------------------------------------------------------------------
+ * The service (metadata.c). All calls may sleep unless said otherwise.
+ */
+struct rl_md;
+struct rl_array;
+struct dm_dev;
+
+/*
+ * Open @dev as the metadata of @a (geometry and members already set up and
+ * opened): DAX if the device supports it, dm-bufio otherwise. Loads the
+ * newest valid superblock or, for a zeroed device, formats a new one.
+ * Checks it against the table (scheme, members, chunk, length) and reads
+ * and checks every member superblock: a foreign uuid, a disk that is not
+ * the one the metadata knows in that role, or a stale event count is
+ * refused. On error sets *error and returns a negative errno.
+ *
+ * Members (a->members[i].dev, NULL for a missing one, "-" in the table):
+ *   - new array: every member and spare must be blank (no valid rl_msb of
+ *     any array); all become RL_MS_IN_SYNC (resync_cursor 0, or
+ *     member_sectors with assume_clean), spares get RL_ROLE_SPARE.
+ *   - state IN_SYNC or REBUILDING: the superblock must be this array's,
+ *     role i, the dev_uuid the metadata holds for i, and events equal to
+ *     the metadata's or one more (a commit torn after the member
+ *     superblocks); a missing device is allowed (the core fails it).
+ *   - state FAILED: a disk whose superblock is blank, or a spare of this
+ *     array, is a replacement: its bit is set in a->replacements and the
+ *     core rebuilds it. Any other disk stays failed.
+ *   - spares (a->spares[j]): blank, or RL_ROLE_SPARE of this array.
+ */
+int rl_md_open(struct rl_array *a, struct dm_dev *dev, struct rl_md **mdp,
+	       char **error);
+void rl_md_close(struct rl_md *md);
+
+/* The in-core state: change it under rl_md_lock(), then rl_md_commit(). */
+struct rl_md_state *rl_md_state(struct rl_md *md);
+void rl_md_lock(struct rl_md *md);
+void rl_md_unlock(struct rl_md *md);
+/*
+ * Make the in-core state durable (two-phase, see above). With
+ * @members_changed, bump events and rewrite every live member's
+ * superblock first. Caller holds rl_md_lock(). On an I/O error the
+ * metadata turns read-only (rl_md_failed()) and -EIO is returned.
+ */
+int rl_md_commit(struct rl_md *md, bool members_changed);
+/* True once a metadata I/O failed: the array must refuse writes. Any context. */
+bool rl_md_failed(struct rl_md *md);
+/* "dax" or "bufio". Any context. */
+const char *rl_md_backend(struct rl_md *md);
+/* True if the device was formatted by this open (a new array). */
+bool rl_md_new(struct rl_md *md);
+/*
+ * The disk uuid of spare @j (a->spares[j]): read from its superblock, or
+ * made up at open for a blank disk. The core copies it into
+ * state->members[m].dev_uuid when the spare takes role m.
+ */
+void rl_md_spare_uuid(struct rl_md *md, unsigned int j, u8 uuid[16]);
+
+/*
+ * Write intent. rl_md_intent_start() returns once region @region's bit is
+ * durable (at once if it already was); then the caller may write. Each
+ * start is paired with an rl_md_intent_end() when the write has completed.
+ * Returns -EIO if the metadata failed. Sleeps (stripe/mirror workers).
+ */
+int rl_md_intent_start(struct rl_md *md, u64 region);
+/*
+ * Map-time variant, any context: if region @region's bit is durable
+ * already, count the write as started and return true (pair it with
+ * rl_md_intent_end()); else return false and count nothing, and the caller
+ * defers the write to a worker that calls rl_md_intent_start().
+ */
+bool rl_md_intent_try(struct rl_md *md, u64 region);
+/* Any context. */
+void rl_md_intent_end(struct rl_md *md, u64 region);
+/*
+ * Regions whose bit was set when the array was loaded after an unclean
+ * shutdown: their redundancy must be made consistent before it is trusted.
+ * The bitmap has state->nr_regions bits; NULL if none were set.
+ */
+const unsigned long *rl_md_dirty_at_load(struct rl_md *md);
+/*
+ * Clear the bits of idle regions: flush every live member, then clear and
+ * commit. Called periodically by the service itself; exported for the
+ * clean shutdown path (postsuspend), which also sets RL_MD_CLEAN.
+ */
+int rl_md_intent_flush(struct rl_md *md, bool clean);
+/* Count of set bits (status), and intent writes so far. Any context. */
+void rl_md_intent_counts(struct rl_md *md, u64 *dirty, u64 *writes);
+
+/*
+ * Record areas for schemes (parity logs, maps). rl_md_area_find() returns
+ * the area @id, allocating @blocks at the end of the device at format time
+ * (-ENOSPC if it does not fit); an existing area must have @blocks.
+ * Blocks are then read and written through:
+ *   rl_md_area_map()    DAX: a kernel pointer to the block (write it with
+ *                       memcpy_flushcache(), order with rl_md_persist());
+ *                       bufio: a pinned buffer's data (*bp to release)
+ *   rl_md_area_dirty()  mark a mapped bufio block dirty (no-op on DAX)
+ *   rl_md_area_unmap()  release it
+ *   rl_md_persist()     everything written so far is durable
+ */
+struct dm_buffer;
+int rl_md_area_find(struct rl_md *md, u32 id, u64 blocks,
+		    struct rl_md_area *area);
+void *rl_md_area_map(struct rl_md *md, const struct rl_md_area *area,
+		     u64 block, bool new, struct dm_buffer **bp);
+void rl_md_area_dirty(struct rl_md *md, struct dm_buffer *b);
+void rl_md_area_unmap(struct rl_md *md, struct dm_buffer *b);
+int rl_md_persist(struct rl_md *md);
+
+#endif /* DM_RAIDLAB_METADATA_H */
