@@ -154,14 +154,24 @@ static void rl_sync_state_members(struct rl_array *a, struct rl_md_state *st)
 	}
 }
 
+/*
+ * Checkpoint the cursors. What the jobs wrote below them must be durable
+ * first, or a crash could keep a cursor over rows still in a volatile
+ * cache: flush every member that is written.
+ */
 static void rl_sync_checkpoint(struct rl_array *a, bool members_changed)
 {
 	struct rl_sync *s = rl_sync(a);
 	struct rl_md_state *st;
+	unsigned int m;
 
 	s->last_checkpoint = jiffies;
 	if (!a->md)
 		return;
+	for (m = 0; m < a->geom.nr_members; m++)
+		if (!rl_member_failed(a, m) &&
+		    blkdev_issue_flush(a->members[m].dev->bdev))
+			rl_member_fail(a, m, "flush failed");
 	rl_md_lock(a->md);
 	st = rl_md_state(a->md);
 	rl_sync_state_members(a, st);
