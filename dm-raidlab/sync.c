@@ -47,6 +47,7 @@ struct rl_sync {
 	spinlock_t lock;		/* everything below */
 	bool stopped;			/* suspended: no new range */
 	bool busy;			/* the worker is running */
+	bool kicked;			/* something to look at since its last pass */
 	wait_queue_head_t wait;
 
 	/* the job in progress, for status */
@@ -387,10 +388,18 @@ static void rl_sync_work(struct work_struct *ws)
 	int r;
 
 	for (;;) {
+		spin_lock_irq(&s->lock);
+		s->kicked = false;
+		spin_unlock_irq(&s->lock);
 		rl_sync_lifecycle(a);
 
 		spin_lock_irq(&s->lock);
 		if (s->stopped || !rl_sync_next(a, &req, &dirty)) {
+			if (s->kicked && !s->stopped) {
+				/* a failure or a message came in meanwhile */
+				spin_unlock_irq(&s->lock);
+				continue;
+			}
 			s->active = false;
 			s->busy = false;
 			spin_unlock_irq(&s->lock);
@@ -449,6 +458,7 @@ static void rl_sync_kick(struct rl_array *a)
 	unsigned long flags;
 
 	spin_lock_irqsave(&s->lock, flags);
+	s->kicked = true;
 	if (!s->stopped && !s->busy) {
 		s->busy = true;
 		queue_work(s->wq, &s->work);
