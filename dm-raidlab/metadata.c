@@ -98,7 +98,8 @@ u64 rl_md_bitmap_blocks(u64 nr_regions)
  */
 u64 rl_md_nr_regions(u64 member_sectors, u32 shift)
 {
-	return (member_sectors + (1ULL << shift) - 1) >> shift;
+	return (member_sectors >> shift) +
+	       !!(member_sectors & ((1ULL << shift) - 1));
 }
 
 u32 rl_md_default_region_shift(u64 member_sectors, u32 min_sectors)
