@@ -66,8 +66,8 @@ static const struct rl_args_good rl_args_good_cases[] = {
 	{ "raid5 0 3 a - c", "raid5", RL_DEFAULT_CHUNK, 0, 3, NULL, 0, NULL, 0, 0, 1 },
 	{ "mirror 2 metadata md 3 - b -", "mirror", RL_DEFAULT_CHUNK, 0, 3, NULL, 0,
 	  "md", 0, 0, 2 },
-	{ "raid5 21 metadata md spare s1 spare s2 spare s3 spare s4 chunk_size 8 region_size 8 assume_clean sched look 3 a b c",
-	  "raid5", 8, 0, 3, "look", 0, "md", 4, 8 },
+	{ "raid5 21 metadata md spare s1 spare s2 spare s3 spare s4 chunk_size 8 region_size 8 assume_clean sched look stripe_cache 4 queue_depth 1 3 a b c",
+	  "raid5", 8, 4, 3, "look", 1, "md", 4, 8 },
 };
 
 static void rl_args_good_desc(const struct rl_args_good *c, char *desc)

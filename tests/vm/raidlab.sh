@@ -14,6 +14,7 @@
 #   rl_counters NAME                    "lreads lwrites dreads dwrites preads pwrites"
 #   rl_member_counters NAME I           "dr dw pr pw" of member I
 #   rl_queues NAME                      "policy queue_depth fg_issued bg_issued"
+#   rl_md NAME                          "md_backend md_state dirty_regions spares"
 #   rl_wrap_members PREFIX N            dm-linear over each of the first N disks,
 #                                       /dev/mapper/PREFIX0..; prints the paths
 #   rl_swap_error NAME                  make dm device NAME fail every I/O
@@ -76,7 +77,8 @@ rl_counters() { dmsetup status "$1" | awk '{ print $11, $12, $13, $14, $15, $16 
 rl_member_counters() {
 	dmsetup status "$1" | awk -v i="$2" '{ split($(17 + i), c, ":"); print c[1], c[2], c[3], c[4] }'
 }
-rl_queues() { dmsetup status "$1" | awk '{ print $(NF - 3), $(NF - 2), $(NF - 1), $NF }'; }
+rl_queues() { dmsetup status "$1" | awk '{ print $(NF - 7), $(NF - 6), $(NF - 5), $(NF - 4) }'; }
+rl_md() { dmsetup status "$1" | awk '{ print $(NF - 3), $(NF - 2), $(NF - 1), $NF }'; }
 
 rl_wrap_members() {
 	_p=$1
