@@ -10,6 +10,9 @@
 #include "raidlab.h"
 
 #define RL_ARGS_MAX 48
+/* the most optional words: 8 for spares, 9 here, 4 more (21) */
+#define RL_T_SPARES "spare s1 spare s2 spare s3 spare s4"
+#define RL_T_OPTS "chunk_size 8 region_size 8 assume_clean sched look"
 
 /* Split a line into words in a kunit-managed copy. */
 static unsigned int rl_split(struct kunit *test, const char *line, char **argv)
@@ -66,7 +69,7 @@ static const struct rl_args_good rl_args_good_cases[] = {
 	{ "raid5 0 3 a - c", "raid5", RL_DEFAULT_CHUNK, 0, 3, NULL, 0, NULL, 0, 0, 1 },
 	{ "mirror 2 metadata md 3 - b -", "mirror", RL_DEFAULT_CHUNK, 0, 3, NULL, 0,
 	  "md", 0, 0, 2 },
-	{ "raid5 21 metadata md spare s1 spare s2 spare s3 spare s4 chunk_size 8 region_size 8 assume_clean sched look stripe_cache 4 queue_depth 1 3 a b c",
+	{ "raid5 21 metadata md " RL_T_SPARES " " RL_T_OPTS " stripe_cache 4 queue_depth 1 3 a b c",
 	  "raid5", 8, 4, 3, "look", 1, "md", 4, 8 },
 };
 
@@ -173,7 +176,7 @@ static const struct rl_args_bad rl_args_bad_cases[] = {
 	{ "raid5 0 3 - b -", "More members missing than the scheme survives" },
 	{ "raid4 2 metadata md 3 a - -", "More members missing than the scheme survives" },
 	{ "mirror 0 2 - -", "More members missing than the scheme survives" },
-	{ "raid5 22 metadata md spare s1 spare s2 spare s3 spare s4 chunk_size 8 region_size 8 assume_clean sched look 3 a b c",
+	{ "raid5 22 metadata md " RL_T_SPARES " " RL_T_OPTS " 3 a b c",
 	  "Invalid number of optional arguments" },
 };
 

@@ -54,7 +54,7 @@
 #define RL_MD_MIN_REGION	8	/* sectors: a region is at least a page */
 #define RL_MD_MAX_REGION_SHIFT	40
 #define RL_MD_DEFAULT_REGIONS	65536	/* the default region size aims below */
-#define RL_MD_MAX_REGIONS	(1U << 20)	/* in-core counts: 4 MiB at most */
+#define RL_MD_MAX_REGIONS	BIT(20)	/* in-core counts: 4 MiB at most */
 
 /* superblock flags */
 #define RL_MD_CLEAN		BIT(0)	/* shut down cleanly: no intent bit is live */

@@ -159,7 +159,8 @@ check "spare: in the table line" sh -c "dmsetup table r5 | grep -q ' spare [0-9]
 dm_remove r5
 check "spare: this array's spare accepted again" dm_create r5 "$spline"
 dm_remove r5
-refused "$(mi_line "$pm" "$m3" /dev/mapper/sp)" "Member belongs to another array"
+# this array's spare given in a member's role
+refused "$(r5_line "$m5" "$m0" "$m1" /dev/mapper/sp)" "Member has another role in the array"
 dm_create tiny "0 2048 linear $pm $((240 * 2048))" || die "tiny"
 refused "0 $L5 raidlab raid5 6 chunk_size 128 metadata $m5 spare /dev/mapper/tiny 3 $m0 $m1 $m2" \
 	"Spare device too small"
