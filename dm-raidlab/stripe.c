@@ -280,19 +280,20 @@ static int rl_stripe_plan(struct rl_stripe *s)
 }
 
 /*
- * Before a plan that may write anything but a rebuilding member, the row's
- * region is marked in the write-intent bitmap. Returns false if the
- * metadata has failed: the access must fail.
+ * Before a foreground write's plan goes on, the row's region is marked in
+ * the write-intent bitmap. Background writes need no mark: a resync or
+ * rebuild torn by a crash is redone from its checkpointed cursor, a dirty
+ * region stays marked until its resync ends, and a repair fixes a row that
+ * was wrong already. Returns false if the metadata has failed: the access
+ * must fail.
  */
 static bool rl_stripe_intent(struct rl_stripe *s)
 {
 	struct rl_array *a = s->e->a;
 	u64 region;
 
-	if (!a->md || s->region != RL_NO_REGION)
-		return true;
-	if (s->sync ? s->job == RL_SYNC_REBUILD || s->job == RL_SYNC_CHECK :
-		      !rl_plan_writes(&s->plan))
+	if (!a->md || s->region != RL_NO_REGION || s->sync ||
+	    !rl_plan_writes(&s->plan))
 		return true;
 	region = rl_md_region(rl_md_state(a->md), s->row << a->geom.chunk_shift);
 	if (rl_md_intent_start(a->md, region))
