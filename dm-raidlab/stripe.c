@@ -96,6 +96,7 @@ struct rl_engine {
 	atomic_t sync_errors;
 	atomic64_t sync_mismatches;
 	const struct rl_sync_req *sync_req;
+	struct rl_stripe *parked[RL_SYNC_PARALLEL];	/* the range's contexts */
 	wait_queue_head_t sync_wait;
 };
 
@@ -267,6 +268,11 @@ static int rl_stripe_plan(struct rl_stripe *s)
 
 	if (s->sync) {
 		flags = rl_sync_plan_flags[s->job];
+		if (s->job == RL_SYNC_REBUILD)
+			/* above the cursor, whatever order the range's rows end in */
+			return rl_plan_access(&a->geom, s->row, 0, 0, flags,
+					      rl_unreadable_at(a, msector) |
+					      BIT(s->e->sync_req->target), &s->plan);
 	} else {
 		off = rl_pb(s->bio)->lsector - rl_row_start(&a->geom, s->row);
 		len = bio_sectors(s->bio);
@@ -302,21 +308,16 @@ static bool rl_stripe_intent(struct rl_stripe *s)
 	return true;
 }
 
-/* A background row finished. Called before the row is unlocked. */
+/*
+ * A background row finished; its context stays parked, the row locked,
+ * until rl_stripe_sync_range() has moved the job's cursor past the range.
+ */
 static void rl_stripe_sync_done(struct rl_stripe *s)
 {
 	struct rl_engine *e = s->e;
-	struct rl_array *a = e->a;
-	struct rl_sync_req req = *e->sync_req;
 
-	if (s->status) {
+	if (s->status)
 		atomic_inc(&e->sync_errors);
-	} else if (s->job == RL_SYNC_REBUILD) {
-		/* foreground writes to the row must include the member now */
-		req.msector = s->row << a->geom.chunk_shift;
-		req.len = rl_chunk_sectors(&a->geom);
-		rl_sync_advance(a, &req);
-	}
 	if (atomic_dec_and_test(&e->sync_pending))
 		wake_up_all(&e->sync_wait);
 }
@@ -330,6 +331,35 @@ static void rl_stripe_fail_members(struct rl_stripe *s, const char *why)
 }
 
 /*
+ * The context's access is over: serve the next bio waiting for the row, or
+ * unlock the row and free the context. Returns true to go on with the next
+ * bio at once.
+ */
+static bool rl_stripe_release(struct rl_stripe *s)
+{
+	struct rl_engine *e = s->e;
+	unsigned long flags;
+
+	spin_lock_irqsave(&e->lock, flags);
+	s->sync = false;
+	s->bio = bio_list_pop(&s->waiting);
+	if (s->bio) {
+		spin_unlock_irqrestore(&e->lock, flags);
+		s->step = RL_STEP_PLAN;
+		s->attempts = 0;
+		return true;
+	}
+	hlist_del_init(&s->hnode);
+	list_add(&s->lnode, &e->free);
+	if (!bio_list_empty(&e->incoming))
+		queue_work(e->a->wq, &e->dispatch);
+	if (e->sync_want)
+		wake_up_all(&e->sync_wait);
+	spin_unlock_irqrestore(&e->lock, flags);
+	return false;	/* @s may be reused from here on */
+}
+
+/*
  * One step of the context's state machine. Returns true to take the next
  * step at once, false when waiting for member I/O or idle.
  */
@@ -337,7 +367,6 @@ static bool rl_stripe_step(struct rl_stripe *s)
 {
 	struct rl_engine *e = s->e;
 	struct rl_array *a = e->a;
-	unsigned long flags;
 	blk_opf_t flags_in;
 
 	switch (s->step) {
@@ -393,29 +422,13 @@ static bool rl_stripe_step(struct rl_stripe *s)
 			s->region = RL_NO_REGION;
 		}
 		if (s->sync) {
+			/* parked, row still locked, until its range is done */
 			rl_stripe_sync_done(s);
-		} else {
-			s->bio->bi_status = s->status;
-			bio_endio(s->bio);
+			return false;
 		}
-
-		spin_lock_irqsave(&e->lock, flags);
-		s->sync = false;
-		s->bio = bio_list_pop(&s->waiting);
-		if (s->bio) {
-			spin_unlock_irqrestore(&e->lock, flags);
-			s->step = RL_STEP_PLAN;
-			s->attempts = 0;
-			return true;
-		}
-		hlist_del_init(&s->hnode);
-		list_add(&s->lnode, &e->free);
-		if (!bio_list_empty(&e->incoming))
-			queue_work(a->wq, &e->dispatch);
-		if (e->sync_want)
-			wake_up_all(&e->sync_wait);
-		spin_unlock_irqrestore(&e->lock, flags);
-		return false;	/* @s may be reused from here on */
+		s->bio->bi_status = s->status;
+		bio_endio(s->bio);
+		return rl_stripe_release(s);
 	}
 	return false;
 }
@@ -635,7 +648,7 @@ static struct rl_stripe *rl_stripe_grab(struct rl_engine *e, u64 row)
 }
 
 static bool rl_stripe_sync_start(struct rl_engine *e, u64 row,
-				 enum rl_sync_job job)
+				 enum rl_sync_job job, unsigned int i)
 {
 	struct rl_stripe *s;
 
@@ -643,6 +656,7 @@ static bool rl_stripe_sync_start(struct rl_engine *e, u64 row,
 	s = rl_stripe_grab(e, row);
 	if (s) {
 		s->job = job;
+		e->parked[i] = s;
 		atomic_inc(&e->sync_pending);
 	}
 	spin_unlock_irq(&e->lock);
@@ -653,7 +667,10 @@ static bool rl_stripe_sync_start(struct rl_engine *e, u64 row,
 
 /*
  * ->sync_range: the rows of the range, RL_SYNC_PARALLEL at a time, each in
- * a stripe context under its row lock like a foreground access.
+ * a stripe context under its row lock like a foreground access. The rows
+ * stay locked until all have ended and a rebuild's cursor has moved past
+ * them: a foreground access to one of them then finds the member rebuilt
+ * (it reads it, and writes include it), whatever order the rows ended in.
  */
 int rl_stripe_sync_range(struct rl_array *a, struct rl_sync_req *req)
 {
@@ -662,6 +679,7 @@ int rl_stripe_sync_range(struct rl_array *a, struct rl_sync_req *req)
 	u64 end = DIV_ROUND_UP_ULL(req->msector + req->len,
 				   rl_chunk_sectors(&a->geom));
 	u64 next = row;
+	int r;
 
 	end = min_t(u64, end, row + RL_SYNC_PARALLEL);
 	e->sync_req = req;
@@ -672,7 +690,8 @@ int rl_stripe_sync_range(struct rl_array *a, struct rl_sync_req *req)
 	e->sync_want = true;
 	spin_unlock_irq(&e->lock);
 	while (next < end) {
-		wait_event(e->sync_wait, rl_stripe_sync_start(e, next, req->job));
+		wait_event(e->sync_wait,
+			   rl_stripe_sync_start(e, next, req->job, next - row));
 		next++;
 	}
 	spin_lock_irq(&e->lock);
@@ -686,5 +705,11 @@ int rl_stripe_sync_range(struct rl_array *a, struct rl_sync_req *req)
 	req->msector = row << a->geom.chunk_shift;
 	req->len = (end - row) << a->geom.chunk_shift;
 	req->mismatches = atomic64_read(&e->sync_mismatches);
-	return atomic_read(&e->sync_errors) ? -EIO : 0;
+	r = atomic_read(&e->sync_errors) ? -EIO : 0;
+	if (!r)
+		rl_sync_advance(a, req);
+	for (next = row; next < end; next++)
+		if (rl_stripe_release(e->parked[next - row]))
+			queue_work(a->wq, &e->parked[next - row]->work);
+	return r;
 }
