@@ -428,6 +428,7 @@ struct rl_md_seg {
 struct rl_md {
 	struct rl_array *a;
 	struct dm_dev *dev;
+	struct list_head open_node;	/* in rl_md_open_list */
 	u64 dev_blocks;
 	struct dm_bufio_client *bufio;	/* NULL on DAX */
 	struct rl_md_seg *segs;		/* DAX mapping */
@@ -1412,6 +1413,7 @@ static int rl_md_alloc(struct rl_md *md)
 
 static void rl_md_free(struct rl_md *md)
 {
+	rl_md_unclaim(md);
 	kvfree(md->bits);
 	kvfree(md->pending);
 	kvfree(md->used);
@@ -1483,6 +1485,38 @@ static void rl_md_apply(struct rl_md *md)
 	}
 }
 
+/*
+ * Metadata devices in use. A table loaded over a live array (dmsetup
+ * reload) would open the device a second time and both would commit to it:
+ * such a table is refused, and the array is removed and created again
+ * instead (a spare is added that way too).
+ */
+static LIST_HEAD(rl_md_open_list);
+static DEFINE_MUTEX(rl_md_open_mutex);
+
+static bool rl_md_claim(struct rl_md *md)
+{
+	struct rl_md *o;
+
+	mutex_lock(&rl_md_open_mutex);
+	list_for_each_entry(o, &rl_md_open_list, open_node) {
+		if (o->dev->bdev->bd_dev == md->dev->bdev->bd_dev) {
+			mutex_unlock(&rl_md_open_mutex);
+			return false;
+		}
+	}
+	list_add(&md->open_node, &rl_md_open_list);
+	mutex_unlock(&rl_md_open_mutex);
+	return true;
+}
+
+static void rl_md_unclaim(struct rl_md *md)
+{
+	mutex_lock(&rl_md_open_mutex);
+	list_del(&md->open_node);
+	mutex_unlock(&rl_md_open_mutex);
+}
+
 int rl_md_open(struct rl_array *a, struct dm_dev *dev, struct rl_md **mdp,
 	       char **error)
 {
@@ -1493,6 +1527,12 @@ int rl_md_open(struct rl_array *a, struct dm_dev *dev, struct rl_md **mdp,
 	if (!md) {
 		*error = "Cannot allocate metadata context";
 		return -ENOMEM;
+	}
+	md->dev = dev;
+	if (!rl_md_claim(md)) {
+		kfree(md);
+		*error = "Metadata device in use by a live table: remove the array first";
+		return -EBUSY;
 	}
 	md->a = a;
 	md->dev = dev;
