@@ -1411,6 +1411,38 @@ static int rl_md_alloc(struct rl_md *md)
 	return 0;
 }
 
+/*
+ * Metadata devices in use. A table loaded over a live array (dmsetup
+ * reload) would open the device a second time and both would commit to it:
+ * such a table is refused, and the array is removed and created again
+ * instead (a spare is added that way too).
+ */
+static LIST_HEAD(rl_md_open_list);
+static DEFINE_MUTEX(rl_md_open_mutex);
+
+static bool rl_md_claim(struct rl_md *md)
+{
+	struct rl_md *o;
+
+	mutex_lock(&rl_md_open_mutex);
+	list_for_each_entry(o, &rl_md_open_list, open_node) {
+		if (o->dev->bdev->bd_dev == md->dev->bdev->bd_dev) {
+			mutex_unlock(&rl_md_open_mutex);
+			return false;
+		}
+	}
+	list_add(&md->open_node, &rl_md_open_list);
+	mutex_unlock(&rl_md_open_mutex);
+	return true;
+}
+
+static void rl_md_unclaim(struct rl_md *md)
+{
+	mutex_lock(&rl_md_open_mutex);
+	list_del(&md->open_node);
+	mutex_unlock(&rl_md_open_mutex);
+}
+
 static void rl_md_free(struct rl_md *md)
 {
 	rl_md_unclaim(md);
@@ -1483,38 +1515,6 @@ static void rl_md_apply(struct rl_md *md)
 			a->rebuild_cursor[i] = md->st.members[i].cursor;
 		}
 	}
-}
-
-/*
- * Metadata devices in use. A table loaded over a live array (dmsetup
- * reload) would open the device a second time and both would commit to it:
- * such a table is refused, and the array is removed and created again
- * instead (a spare is added that way too).
- */
-static LIST_HEAD(rl_md_open_list);
-static DEFINE_MUTEX(rl_md_open_mutex);
-
-static bool rl_md_claim(struct rl_md *md)
-{
-	struct rl_md *o;
-
-	mutex_lock(&rl_md_open_mutex);
-	list_for_each_entry(o, &rl_md_open_list, open_node) {
-		if (o->dev->bdev->bd_dev == md->dev->bdev->bd_dev) {
-			mutex_unlock(&rl_md_open_mutex);
-			return false;
-		}
-	}
-	list_add(&md->open_node, &rl_md_open_list);
-	mutex_unlock(&rl_md_open_mutex);
-	return true;
-}
-
-static void rl_md_unclaim(struct rl_md *md)
-{
-	mutex_lock(&rl_md_open_mutex);
-	list_del(&md->open_node);
-	mutex_unlock(&rl_md_open_mutex);
 }
 
 int rl_md_open(struct rl_array *a, struct dm_dev *dev, struct rl_md **mdp,
