@@ -1379,7 +1379,13 @@ static int rl_md_check_members(struct rl_md *md, char **error)
 			return r;
 		}
 		if (r) {
+			/* a new spare: claim it, so no other array takes it */
 			get_random_bytes(md->spare_uuid[i], 16);
+			if (rl_md_msb_write(md, a->spares[i]->bdev, RL_ROLE_SPARE,
+					    md->spare_uuid[i])) {
+				*error = "Cannot write a spare's superblock";
+				return -EIO;
+			}
 			continue;
 		}
 		if (memcmp(msb.uuid, md->st.uuid, 16) ||
