@@ -3,7 +3,7 @@
 import argparse
 
 from . import bench, models, trace
-from .bench import sched
+from .bench import lifecycle, sched
 
 
 def build_parser():
@@ -14,6 +14,7 @@ def build_parser():
     bench.register(verbs)
     trace.register(verbs)
     sched.register(verbs)
+    lifecycle.register(verbs)
     return parser
 
 
