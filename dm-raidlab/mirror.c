@@ -2,20 +2,91 @@
 /*
  * dm-raidlab mirror: N-way mirroring. Every member holds every sector.
  *
- * Writes are cloned to every live member and end when all copies have; they
- * succeed if at least one copy landed (members whose copy failed are marked
- * failed). Reads go to one member chosen by rl_mirror_read_balance(); a read
- * that fails marks its member failed and is sent to another.
+ * Writes are cloned to every member that has not failed (members being
+ * rebuilt included, above and below their cursor) and end when all copies
+ * have; they succeed if at least one copy landed (members whose copy failed
+ * are marked failed). With a metadata device a write first makes its
+ * intent region durable (metadata.h). Reads go to one readable member
+ * chosen by rl_mirror_read_balance(), or to the resync source where the
+ * copies may differ (rl_sync_suspect()); a read that fails marks its member
+ * failed and is sent to another.
+ *
+ * Background jobs (->sync_range, called by sync.c's worker) work on one
+ * window of at most one slot (1 MiB, mirror.h) at a time:
+ *
+ *   resync   dm-kcopyd copies the source (the lowest readable member) over
+ *            every other member that has not failed
+ *   rebuild  dm-kcopyd copies the source over the member being rebuilt
+ *   check    dm-io reads the window from every readable member into
+ *            buffers allocated at construction and compares each with the
+ *            source's; repair then writes the source's data over the
+ *            members that differ
+ *
+ * A window lock keeps the copy and foreground writes apart: while a window
+ * is open, writes to its bucket (its slot and the slots that share the
+ * bucket's counter) wait on a list and are queued again when it closes;
+ * the window opens once the writes already in flight in its bucket have
+ * ended. Writes are split at slot (and intent region) boundaries, so each
+ * is counted in exactly one bucket. Background I/O does not go through the
+ * member queues (it is paced by sync.c's rate limit, not by the queue
+ * policy); it is counted in the member counters, one I/O per member and
+ * window.
  */
+#include <linux/dm-io.h>
+#include <linux/dm-kcopyd.h>
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "metadata.h"
 #include "mirror.h"
+
+#define RL_MIRROR_CHECK_BUDGET	(4U << 20)	/* check buffers, all members */
+#define RL_MIRROR_CHECK_MIN	128		/* sectors a member, at least */
+#define RL_MIRROR_COPY_GROUPS	DIV_ROUND_UP(RL_MAX_MEMBERS, DM_KCOPYD_MAX_REGIONS)
+
+/* One dm-kcopyd job of a window copy: up to DM_KCOPYD_MAX_REGIONS targets. */
+struct rl_mirror_copy {
+	struct rl_mirror *mi;
+	unsigned int src;
+	unsigned int nr;
+	unsigned int member[DM_KCOPYD_MAX_REGIONS];
+};
+
+/* A member's check buffer and the context of its read. */
+struct rl_mirror_buf {
+	struct rl_mirror *mi;
+	unsigned int member;
+	u8 *data;			/* check_sectors, vmalloc()ed */
+};
 
 struct rl_mirror {
 	struct bio_set bs;		/* write clones, with struct rl_mirror_clone */
-	spinlock_t lock;
+	spinlock_t lock;		/* lists, window and bucket counts */
 	struct bio_list retry;		/* failed reads to send elsewhere */
-	struct bio_list writes;		/* writes map could not clone */
+	struct bio_list writes;		/* writes waiting for their intent */
+	struct bio_list ready;		/* writes that hold it, to clone */
 	struct work_struct retry_work;
 	struct rl_array *a;
+
+	/* the window lock */
+	struct rl_mirror_window win;	/* the open window, len 0: none */
+	bool win_draining;		/* win_drained completes at count 0 */
+	struct completion win_drained;
+	struct bio_list win_waiting;	/* writes held off by the window */
+	unsigned int bucket_writes[RL_MIRROR_BUCKETS];	/* writes in flight */
+
+	/* background I/O (one job at a time: sync.c's worker) */
+	struct dm_kcopyd_client *kc;
+	struct dm_io_client *io;
+	atomic_t bg_pending;
+	struct completion bg_done;
+	unsigned long bg_read_err;	/* members whose read failed */
+	unsigned long bg_write_err;	/* members whose write failed */
+	struct rl_mirror_copy copy[RL_MIRROR_COPY_GROUPS];
+	unsigned int check_sectors;	/* window of a check or repair */
+	DECLARE_BITMAP(diff, RL_MIRROR_SLOT_SECTORS);	/* mismatching sectors */
+	struct rl_mirror_buf buf[];
 };
 
 struct rl_mirror_clone {
@@ -100,47 +171,307 @@ unsigned int rl_mirror_read_balance(const struct rl_mirror_view *v,
 	return best;
 }
 
-static unsigned int mirror_choose(struct rl_array *a, sector_t msector,
+/**
+ * rl_mirror_source() - the member copies are taken from
+ * @unreadable: members that must not be read (rl_unreadable_at())
+ * @nr: number of members
+ *
+ * The lowest-index member that can be read: the resync and rebuild copy
+ * from it, check compares against it, and reads of sectors whose copies
+ * may still differ are served by it, so they return what the resync will
+ * leave everywhere.
+ *
+ * Return: the member, or RL_NONE if none can be read.
+ */
+unsigned int rl_mirror_source(unsigned long unreadable, unsigned int nr)
+{
+	unsigned int m = find_first_zero_bit(&unreadable, nr);
+
+	return m < nr ? m : RL_NONE;
+}
+
+/**
+ * rl_mirror_read_choose() - the member a read of @sector goes to
+ * @v: one view per member; members in @unreadable are marked failed in it
+ * @nr: number of members
+ * @sector: first member sector of the read
+ * @unreadable: members that must not be read there (failed, or rebuilt
+ *	at or above their cursor)
+ * @suspect: the copies of @sector may differ (not resynced yet)
+ *
+ * A suspect read goes to rl_mirror_source(); any other is balanced by
+ * rl_mirror_read_balance() over the readable members.
+ *
+ * Return: the member, or RL_NONE if none can be read.
+ */
+unsigned int rl_mirror_read_choose(struct rl_mirror_view *v, unsigned int nr,
+				   sector_t sector, unsigned long unreadable,
+				   bool suspect)
+{
+	unsigned int m;
+
+	for (m = 0; m < nr; m++)
+		if (v[m].failed)
+			__set_bit(m, &unreadable);
+		else if (test_bit(m, &unreadable))
+			v[m].failed = true;
+	if (suspect)
+		return rl_mirror_source(unreadable, nr);
+	return rl_mirror_read_balance(v, nr, sector);
+}
+
+/* True if [s1, s1 + len1) and [s2, s2 + len2) share a sector. */
+bool rl_mirror_overlap(sector_t s1, sector_t len1, sector_t s2, sector_t len2)
+{
+	return len1 && len2 && s1 < s2 + len2 && s2 < s1 + len1;
+}
+
+/**
+ * rl_mirror_blocks() - whether the sync window holds off a write
+ * @w: the window (len 0: none open)
+ * @msector: first member sector of the write (after data_offset)
+ * @sectors: its length
+ *
+ * A write waits while it overlaps the window, and also while it falls in
+ * the window's bucket: the window waits for the writes of its bucket in
+ * flight to end, and new ones of that bucket must not keep it waiting.
+ *
+ * Return: true if the write must wait for the window to close.
+ */
+bool rl_mirror_blocks(const struct rl_mirror_window *w, sector_t msector,
+		      sector_t sectors)
+{
+	if (!w->len)
+		return false;
+	return rl_mirror_overlap(w->start, w->len, msector, sectors) ||
+	       rl_mirror_bucket(msector) == rl_mirror_bucket(w->start);
+}
+
+/**
+ * rl_mirror_split_len() - the part of a range that stays in one block
+ * @msector: first sector of the range
+ * @sectors: its length
+ * @shift: blocks of 1 << @shift sectors, aligned
+ *
+ * A write is split with it at slot and intent region boundaries (the
+ * smaller of the two), so that it is counted in one bucket and holds one
+ * region's intent; a read walks the regions it spans with it.
+ *
+ * Return: the sectors of the range up to the end of @msector's block.
+ */
+sector_t rl_mirror_split_len(sector_t msector, sector_t sectors,
+			     unsigned int shift)
+{
+	sector_t block = (sector_t)1 << shift;
+	sector_t left = block - (msector & (block - 1));
+
+	return min(sectors, left);
+}
+
+/**
+ * rl_mirror_window_len() - the length of a sync window at @msector
+ * @msector: first member sector (after data_offset)
+ * @want: sectors the caller asked for (to the end of the members at most)
+ * @max: the job's largest window (at most RL_MIRROR_SLOT_SECTORS)
+ *
+ * Return: @want, cut to @max and to the end of @msector's slot.
+ */
+sector_t rl_mirror_window_len(sector_t msector, sector_t want, sector_t max)
+{
+	return rl_mirror_split_len(msector, min(want, max),
+				   RL_MIRROR_SLOT_SHIFT);
+}
+
+/**
+ * rl_mirror_diff() - find the sectors where two copies differ
+ * @src: the source's copy
+ * @buf: another member's copy
+ * @sectors: length of both
+ * @map: bit i is set for each differing sector i (others are left alone,
+ *	so the map collects the union over members)
+ * @first: set to the first differing sector, if any
+ * @last: set to the last differing sector, if any
+ *
+ * Return: the number of differing sectors.
+ */
+unsigned int rl_mirror_diff(const u8 *src, const u8 *buf,
+			    unsigned int sectors, unsigned long *map,
+			    unsigned int *first, unsigned int *last)
+{
+	unsigned int i, n = 0;
+
+	if (!memcmp(src, buf, (size_t)sectors << SECTOR_SHIFT))
+		return 0;
+	for (i = 0; i < sectors; i++) {
+		size_t off = (size_t)i << SECTOR_SHIFT;
+
+		if (!memcmp(src + off, buf + off, SECTOR_SIZE))
+			continue;
+		__set_bit(i, map);
+		if (!n)
+			*first = i;
+		*last = i;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Members that must not be read anywhere in [msector, msector + sectors)
+ * (after data_offset). A member being rebuilt is readable below its cursor
+ * only, so testing both ends covers the range.
+ */
+static unsigned long mirror_unreadable(struct rl_array *a, sector_t msector,
+				       sector_t sectors)
+{
+	return rl_unreadable_at(a, msector) |
+	       rl_unreadable_at(a, msector + sectors - 1);
+}
+
+/* Intent regions are 1 << shift member sectors. */
+static unsigned int mirror_region_shift(struct rl_array *a)
+{
+	return rl_md_state(a->md)->region_shift;
+}
+
+/* Writes are split at this: slots, and intent regions if smaller. */
+static unsigned int mirror_split_shift(struct rl_array *a)
+{
+	if (!a->md)
+		return RL_MIRROR_SLOT_SHIFT;
+	return min_t(unsigned int, RL_MIRROR_SLOT_SHIFT, mirror_region_shift(a));
+}
+
+/*
+ * Whether any sector of [msector, msector + sectors) may differ between the
+ * members: suspect-ness comes in intent regions (with a metadata device)
+ * or behind the resync cursor, so asking at the start of every region the
+ * read touches and at its last sector covers the range.
+ */
+static bool mirror_suspect(struct rl_array *a, sector_t msector,
+			   sector_t sectors)
+{
+	unsigned int shift = mirror_split_shift(a);
+	sector_t s = msector, end = msector + sectors;
+
+	while (s < end) {
+		if (rl_sync_suspect(a, s))
+			return true;
+		s += rl_mirror_split_len(s, end - s, shift);
+	}
+	return rl_sync_suspect(a, end - 1);
+}
+
+/*
+ * The member to read [@lsector, + @sectors) from (member sectors after
+ * data_offset), or RL_NONE.
+ */
+static unsigned int mirror_choose(struct rl_array *a, sector_t lsector,
 				  unsigned int sectors)
 {
 	struct rl_mirror_view v[RL_MAX_MEMBERS];
+	sector_t msector = a->geom.data_offset + lsector;
+	unsigned long unreadable = mirror_unreadable(a, lsector, sectors);
 	unsigned int m;
 
 	for (m = 0; m < a->geom.nr_members; m++) {
 		v[m].head = READ_ONCE(a->members[m].head);
 		v[m].inflight = atomic_read(&a->members[m].inflight);
-		v[m].failed = rl_member_failed(a, m);
+		v[m].failed = rl_member_failed(a, m) ||
+			      test_bit(m, &unreadable);
 		v[m].predicted_ns = v[m].failed ? U64_MAX :
 			rl_track_predict(a, m, msector, sectors);
 		if (v[m].predicted_ns == U64_MAX)
 			v[m].predicted_ns = 0;
 	}
-	return rl_mirror_read_balance(v, a->geom.nr_members, msector);
+	return rl_mirror_read_choose(v, a->geom.nr_members, msector,
+				     unreadable,
+				     mirror_suspect(a, lsector, sectors));
 }
 
 /*
- * Send a read to the best live member, through its queue; false if none is
- * left. Process context.
+ * Send a read to the chosen member, through its queue; false if none can
+ * serve it. Process context.
  */
 static bool mirror_map_read(struct rl_array *a, struct bio *bio)
 {
-	sector_t msector = a->geom.data_offset + rl_pb(bio)->lsector;
-	unsigned int m = mirror_choose(a, msector, bio_sectors(bio));
+	sector_t lsector = rl_pb(bio)->lsector;
+	unsigned int m = mirror_choose(a, lsector, bio_sectors(bio));
 
 	if (m == RL_NONE)
 		return false;
-	rl_remap(a, bio, m, msector);
+	rl_remap(a, bio, m, a->geom.data_offset + lsector);
 	return true;
 }
 
-static void mirror_write_put(struct bio *bio)
+/* Queue @bio on @list for the work item. Any context. */
+static void mirror_defer(struct rl_mirror *mi, struct bio_list *list,
+			 struct bio *bio)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&mi->lock, flags);
+	bio_list_add(list, bio);
+	spin_unlock_irqrestore(&mi->lock, flags);
+	queue_work(mi->a->wq, &mi->retry_work);
+}
+
+/*
+ * Let a write past the window lock: count it in flight in its bucket, or,
+ * if the open window holds it off, park it until the window closes.
+ * Returns true if it was counted. Any context.
+ */
+static bool mirror_write_admit(struct rl_mirror *mi, struct bio *bio)
+{
+	sector_t s = rl_pb(bio)->lsector;
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&mi->lock, flags);
+	ok = !rl_mirror_blocks(&mi->win, s, bio_sectors(bio));
+	if (ok)
+		mi->bucket_writes[rl_mirror_bucket(s)]++;
+	else
+		bio_list_add(&mi->win_waiting, bio);
+	spin_unlock_irqrestore(&mi->lock, flags);
+	return ok;
+}
+
+/* A write admitted at @s is no longer in flight. Any context. */
+static void mirror_write_unadmit(struct rl_mirror *mi, sector_t s)
+{
+	unsigned int b = rl_mirror_bucket(s);
+	unsigned long flags;
+
+	spin_lock_irqsave(&mi->lock, flags);
+	if (!--mi->bucket_writes[b] && mi->win_draining &&
+	    b == rl_mirror_bucket(mi->win.start)) {
+		mi->win_draining = false;
+		complete(&mi->win_drained);
+	}
+	spin_unlock_irqrestore(&mi->lock, flags);
+}
+
+/* End a write: release its intent (it holds one with a metadata device). */
+static void mirror_write_end(struct rl_array *a, struct bio *bio,
+			     blk_status_t status)
+{
+	if (a->md)
+		rl_md_intent_end(a->md, rl_md_region(rl_md_state(a->md),
+						     rl_pb(bio)->lsector));
+	bio->bi_status = status;
+	bio_endio(bio);
+}
+
+static void mirror_write_put(struct rl_array *a, struct bio *bio)
 {
 	struct rl_bio *pb = rl_pb(bio);
 
 	if (!atomic_dec_and_test(&pb->pending))
 		return;
-	bio->bi_status = atomic_read(&pb->ok) ? BLK_STS_OK : BLK_STS_IOERR;
-	bio_endio(bio);
+	mirror_write_unadmit(rl_mirror(a), pb->lsector);
+	mirror_write_end(a, bio, atomic_read(&pb->ok) ? BLK_STS_OK :
+			 BLK_STS_IOERR);
 }
 
 static void mirror_write_endio(struct bio *clone)
@@ -148,14 +479,15 @@ static void mirror_write_endio(struct bio *clone)
 	struct rl_mirror_clone *mc = container_of(clone, struct rl_mirror_clone,
 						  clone);
 	struct bio *orig = mc->orig;
+	struct rl_array *a = mc->a;
 
-	rl_member_done(mc->a, mc->member, &mc->qe);
+	rl_member_done(a, mc->member, &mc->qe);
 	if (!clone->bi_status)
 		atomic_inc(&rl_pb(orig)->ok);
 	else if (rl_status_fails_member(clone->bi_status))
-		rl_member_fail(mc->a, mc->member, "write error");
+		rl_member_fail(a, mc->member, "write error");
 	bio_put(clone);
-	mirror_write_put(orig);
+	mirror_write_put(a, orig);
 }
 
 static void mirror_write_submit(struct rl_qent *qe)
@@ -167,11 +499,12 @@ static void mirror_write_submit(struct rl_qent *qe)
 }
 
 /*
- * Clone a write for every live member and queue the clones. All clones are
- * allocated before any is queued: once queued, a clone may be issued and
- * hold a member's queue slot, and none may then wait for the bioset.
- * Returns false, with nothing allocated or queued, if @gfp could not get
- * them all.
+ * Clone a write for every member that has not failed (members being
+ * rebuilt included: they must get every write) and queue the clones. All
+ * clones are allocated before any is queued: once queued, a clone may be
+ * issued and hold a member's queue slot, and none may then wait for the
+ * bioset. Returns false, with nothing allocated or queued, if @gfp could
+ * not get them all.
  */
 static bool mirror_write_clones(struct rl_array *a, struct bio *bio, gfp_t gfp)
 {
@@ -217,60 +550,105 @@ static bool mirror_write_clones(struct rl_array *a, struct bio *bio, gfp_t gfp)
 		atomic_inc(&pb->pending);
 		rl_queue_add(a, m, &c->qe);
 	}
-	mirror_write_put(bio);
+	mirror_write_put(a, bio);
 	return true;
 }
 
 /*
- * A write: cloned at once if the bioset has room without waiting (map must
- * not wait for the bioset while clones it queued may hold member slots in
- * the caller's pending bio list), else from the mirror's work item, which
- * may wait.
+ * A write that holds its intent, from the work item: past the window lock
+ * (or parked until the window closes), then cloned. May sleep.
+ */
+static void mirror_write_ready(struct rl_array *a, struct bio *bio)
+{
+	struct rl_mirror *mi = rl_mirror(a);
+
+	if (rl_nr_failed(a) > a->redundancy) {
+		mirror_write_end(a, bio, BLK_STS_IOERR);
+		return;
+	}
+	if (!mirror_write_admit(mi, bio))
+		return;
+	if (!mirror_write_clones(a, bio, GFP_NOIO)) {
+		mirror_write_unadmit(mi, rl_pb(bio)->lsector);
+		mirror_write_end(a, bio, BLK_STS_IOERR);
+	}
+}
+
+/*
+ * A write, split to one slot and one intent region. It goes at once if
+ * its intent is durable already, the window lock lets it pass and the
+ * bioset has room without waiting (map must not wait for the bioset while
+ * clones it queued may hold member slots in the caller's pending bio
+ * list); otherwise the mirror's work item takes it: it makes the intent
+ * durable (which sleeps) and may wait for the bioset; a write the window
+ * holds off is queued again when the window closes.
  */
 static int mirror_map_write(struct rl_array *a, struct bio *bio)
 {
 	struct rl_mirror *mi = rl_mirror(a);
-	unsigned long flags;
+	struct rl_bio *pb = rl_pb(bio);
+	sector_t len;
 
-	if (rl_nr_failed(a) > a->redundancy)
+	if (rl_nr_failed(a) > a->redundancy || (a->md && rl_md_failed(a->md)))
 		return DM_MAPIO_KILL;
-	if (mirror_write_clones(a, bio, GFP_NOWAIT))
-		return DM_MAPIO_SUBMITTED;
+	len = rl_mirror_split_len(pb->lsector, bio_sectors(bio),
+				  mirror_split_shift(a));
+	if (len < bio_sectors(bio))
+		dm_accept_partial_bio(bio, len);
 
-	spin_lock_irqsave(&mi->lock, flags);
-	bio_list_add(&mi->writes, bio);
-	spin_unlock_irqrestore(&mi->lock, flags);
-	queue_work(a->wq, &mi->retry_work);
+	if (a->md && !rl_md_intent_try(a->md, rl_md_region(rl_md_state(a->md),
+							   pb->lsector))) {
+		mirror_defer(mi, &mi->writes, bio);
+		return DM_MAPIO_SUBMITTED;
+	}
+	if (!mirror_write_admit(mi, bio))
+		return DM_MAPIO_SUBMITTED;	/* parked behind the window */
+	if (!mirror_write_clones(a, bio, GFP_NOWAIT)) {
+		mirror_write_unadmit(mi, pb->lsector);
+		mirror_defer(mi, &mi->ready, bio);
+	}
 	return DM_MAPIO_SUBMITTED;
 }
 
-/* Serve failed reads again elsewhere, and writes map deferred. */
+/*
+ * Serve failed reads again elsewhere; make deferred writes' intent durable
+ * and clone them.
+ */
 static void mirror_retry_work(struct work_struct *ws)
 {
 	struct rl_mirror *mi = container_of(ws, struct rl_mirror, retry_work);
-	struct bio_list list, writes;
+	struct rl_array *a = mi->a;
+	struct bio_list list, writes, ready;
 	struct bio *bio;
 
 	spin_lock_irq(&mi->lock);
 	list = mi->retry;
 	writes = mi->writes;
+	ready = mi->ready;
 	bio_list_init(&mi->retry);
 	bio_list_init(&mi->writes);
+	bio_list_init(&mi->ready);
 	spin_unlock_irq(&mi->lock);
 
 	while ((bio = bio_list_pop(&list))) {
-		if (!mirror_map_read(mi->a, bio)) {
+		if (!mirror_map_read(a, bio)) {
 			bio->bi_status = BLK_STS_IOERR;
 			bio_endio(bio);
 		}
 	}
 	while ((bio = bio_list_pop(&writes))) {
-		if (rl_nr_failed(mi->a) > mi->a->redundancy ||
-		    !mirror_write_clones(mi->a, bio, GFP_NOIO)) {
+		u64 region = rl_md_region(rl_md_state(a->md),
+					  rl_pb(bio)->lsector);
+
+		if (rl_md_intent_start(a->md, region)) {
 			bio->bi_status = BLK_STS_IOERR;
 			bio_endio(bio);
+			continue;
 		}
+		mirror_write_ready(a, bio);
 	}
+	while ((bio = bio_list_pop(&ready)))
+		mirror_write_ready(a, bio);
 }
 
 static int mirror_map(struct rl_array *a, struct bio *bio)
@@ -290,31 +668,347 @@ static int mirror_map(struct rl_array *a, struct bio *bio)
 static int mirror_end_io(struct rl_array *a, struct bio *bio,
 			 blk_status_t *error)
 {
-	struct rl_mirror *mi = rl_mirror(a);
-	unsigned long flags;
-
 	if (!rl_end_remapped(a, bio, *error))
 		return DM_ENDIO_DONE;
 
 	/* send it to another member */
-	spin_lock_irqsave(&mi->lock, flags);
-	bio_list_add(&mi->retry, bio);
-	spin_unlock_irqrestore(&mi->lock, flags);
-	queue_work(a->wq, &mi->retry_work);
+	mirror_defer(rl_mirror(a), &rl_mirror(a)->retry, bio);
 	return DM_ENDIO_INCOMPLETE;
+}
+
+/* ---------------------------------------------------------- sync jobs --- */
+
+/*
+ * Open the window [s, s + len) (member sectors after data_offset): from now
+ * on writes to its bucket wait, and once those in flight have ended the
+ * window is ours. Sleeps.
+ */
+static void mirror_window_open(struct rl_mirror *mi, sector_t s, sector_t len)
+{
+	bool wait;
+
+	spin_lock_irq(&mi->lock);
+	mi->win.start = s;
+	mi->win.len = len;
+	reinit_completion(&mi->win_drained);
+	wait = mi->bucket_writes[rl_mirror_bucket(s)] != 0;
+	mi->win_draining = wait;
+	spin_unlock_irq(&mi->lock);
+	if (wait)
+		wait_for_completion(&mi->win_drained);
+}
+
+/* Close the window and queue the writes it held off again. */
+static void mirror_window_close(struct rl_mirror *mi)
+{
+	bool kick;
+
+	spin_lock_irq(&mi->lock);
+	mi->win.len = 0;
+	kick = !bio_list_empty(&mi->win_waiting);
+	bio_list_merge(&mi->ready, &mi->win_waiting);
+	bio_list_init(&mi->win_waiting);
+	spin_unlock_irq(&mi->lock);
+	if (kick)
+		queue_work(mi->a->wq, &mi->retry_work);
+}
+
+/* Start counting background I/Os: one reference held by the issuer. */
+static void mirror_bg_begin(struct rl_mirror *mi)
+{
+	atomic_set(&mi->bg_pending, 1);
+	reinit_completion(&mi->bg_done);
+	mi->bg_read_err = 0;
+	mi->bg_write_err = 0;
+}
+
+static void mirror_bg_put(struct rl_mirror *mi)
+{
+	if (atomic_dec_and_test(&mi->bg_pending))
+		complete(&mi->bg_done);
+}
+
+/*
+ * Drop the issuer's reference, wait for the background I/Os, and fail the
+ * members they failed on. Returns 0 or -EIO.
+ */
+static int mirror_bg_wait(struct rl_array *a, const char *job)
+{
+	struct rl_mirror *mi = rl_mirror(a);
+	unsigned int m;
+	char why[32];
+
+	mirror_bg_put(mi);
+	wait_for_completion(&mi->bg_done);
+	if (!mi->bg_read_err && !mi->bg_write_err)
+		return 0;
+	snprintf(why, sizeof(why), "%s read error", job);
+	for_each_set_bit(m, &mi->bg_read_err, a->geom.nr_members)
+		rl_member_fail(a, m, why);
+	snprintf(why, sizeof(why), "%s write error", job);
+	for_each_set_bit(m, &mi->bg_write_err, a->geom.nr_members)
+		rl_member_fail(a, m, why);
+	return -EIO;
+}
+
+static void mirror_copy_done(int read_err, unsigned long write_err,
+			     void *context)
+{
+	struct rl_mirror_copy *c = context;
+	struct rl_mirror *mi = c->mi;
+	unsigned int i;
+
+	if (read_err)
+		set_bit(c->src, &mi->bg_read_err);
+	for_each_set_bit(i, &write_err, c->nr)
+		set_bit(c->member[i], &mi->bg_write_err);
+	mirror_bg_put(mi);
+}
+
+static void mirror_copy_issue(struct rl_array *a, struct rl_mirror_copy *c,
+			      struct dm_io_region *from)
+{
+	struct dm_io_region to[DM_KCOPYD_MAX_REGIONS];
+	unsigned int i;
+
+	for (i = 0; i < c->nr; i++) {
+		to[i] = *from;
+		to[i].bdev = a->members[c->member[i]].dev->bdev;
+		atomic64_inc(&a->members[c->member[i]].io[RL_DATA_WRITE]);
+	}
+	atomic64_inc(&a->members[c->src].io[RL_DATA_READ]);
+	atomic_inc(&c->mi->bg_pending);
+	dm_kcopyd_copy(c->mi->kc, from, c->nr, to, 0, mirror_copy_done, c);
+}
+
+/*
+ * Copy [s, s + len) from member @src over the members in @dests with
+ * dm-kcopyd, DM_KCOPYD_MAX_REGIONS at a time, and wait. Sleeps.
+ */
+static int mirror_copy(struct rl_array *a, unsigned int src,
+		       unsigned long dests, sector_t s, sector_t len,
+		       const char *job)
+{
+	struct rl_mirror *mi = rl_mirror(a);
+	struct dm_io_region from = {
+		.bdev = a->members[src].dev->bdev,
+		.sector = a->geom.data_offset + s,
+		.count = len,
+	};
+	struct rl_mirror_copy *c = NULL;
+	unsigned int m, k = 0;
+
+	mirror_bg_begin(mi);
+	for_each_set_bit(m, &dests, a->geom.nr_members) {
+		if (!c) {
+			c = &mi->copy[k++];
+			c->src = src;
+			c->nr = 0;
+		}
+		c->member[c->nr++] = m;
+		if (c->nr == DM_KCOPYD_MAX_REGIONS) {
+			mirror_copy_issue(a, c, &from);
+			c = NULL;
+		}
+	}
+	if (c)
+		mirror_copy_issue(a, c, &from);
+	return mirror_bg_wait(a, job);
+}
+
+static void mirror_read_done(unsigned long error, void *context)
+{
+	struct rl_mirror_buf *b = context;
+
+	if (error)
+		set_bit(b->member, &b->mi->bg_read_err);
+	mirror_bg_put(b->mi);
+}
+
+/* dm-io on member @m's [s, s + len) to or from @data. */
+static int mirror_dm_io(struct rl_array *a, unsigned int m, blk_opf_t opf,
+			void *data, sector_t s, sector_t len,
+			io_notify_fn fn, void *context)
+{
+	struct rl_mirror *mi = rl_mirror(a);
+	struct dm_io_request req = {
+		.bi_opf = opf,
+		.mem.type = DM_IO_VMA,
+		.mem.ptr.vma = data,
+		.notify.fn = fn,
+		.notify.context = context,
+		.client = mi->io,
+	};
+	struct dm_io_region where = {
+		.bdev = a->members[m].dev->bdev,
+		.sector = a->geom.data_offset + s,
+		.count = len,
+	};
+
+	atomic64_inc(&a->members[m].io[op_is_write(opf) ? RL_DATA_WRITE :
+				     RL_DATA_READ]);
+	return dm_io(&req, 1, &where, NULL, IOPRIO_DEFAULT);
+}
+
+/*
+ * Check (and with @repair, repair) [s, s + len): read it from every member
+ * not in @unreadable, compare each copy with @src's, count the sectors
+ * where any differs in req->mismatches, and for repair write @src's copy
+ * over each differing member, from its first to its last differing
+ * sector. Sleeps.
+ */
+static int mirror_check(struct rl_array *a, unsigned int src,
+			unsigned long unreadable, sector_t s, sector_t len,
+			struct rl_sync_req *req, bool repair)
+{
+	struct rl_mirror *mi = rl_mirror(a);
+	const char *job = repair ? "repair" : "check";
+	unsigned int m, nr = a->geom.nr_members;
+	unsigned int first[RL_MAX_MEMBERS], last[RL_MAX_MEMBERS];
+	unsigned long differ = 0;
+	int r;
+
+	mirror_bg_begin(mi);
+	for (m = 0; m < nr; m++) {
+		if (test_bit(m, &unreadable))
+			continue;
+		atomic_inc(&mi->bg_pending);
+		if (mirror_dm_io(a, m, REQ_OP_READ, mi->buf[m].data, s, len,
+				 mirror_read_done, &mi->buf[m])) {
+			set_bit(m, &mi->bg_read_err);
+			mirror_bg_put(mi);
+		}
+	}
+	r = mirror_bg_wait(a, job);
+	if (r)
+		return r;
+
+	bitmap_zero(mi->diff, len);
+	for (m = 0; m < nr; m++) {
+		if (m == src || test_bit(m, &unreadable))
+			continue;
+		if (rl_mirror_diff(mi->buf[src].data, mi->buf[m].data, len,
+				   mi->diff, &first[m], &last[m]))
+			__set_bit(m, &differ);
+	}
+	req->mismatches += bitmap_weight(mi->diff, len);
+	if (!repair)
+		return 0;
+
+	for_each_set_bit(m, &differ, nr) {
+		sector_t off = first[m];
+
+		if (mirror_dm_io(a, m, REQ_OP_WRITE,
+				 mi->buf[src].data + (off << SECTOR_SHIFT),
+				 s + off, last[m] - off + 1, NULL, NULL)) {
+			rl_member_fail(a, m, "repair write error");
+			r = -EIO;
+		}
+	}
+	return r;
+}
+
+/*
+ * Extra limit of a window at @s of @len: it must not straddle the cursor
+ * of a member being rebuilt, so that every sector of the window has the
+ * same readable members (and the same source as the reads there).
+ */
+static sector_t mirror_clip_cursors(struct rl_array *a, sector_t s,
+				    sector_t len)
+{
+	unsigned long rebuilding = READ_ONCE(a->rebuilding);
+	unsigned int m;
+
+	for_each_set_bit(m, &rebuilding, a->geom.nr_members) {
+		sector_t c = READ_ONCE(a->rebuild_cursor[m]);
+
+		if (c > s && c < s + len)
+			len = c - s;
+	}
+	return len;
+}
+
+/*
+ * Background work on one window from req->msector (see the contract in
+ * struct rl_scheme_ops and the top of this file). Sleeps.
+ */
+static int mirror_sync_range(struct rl_array *a, struct rl_sync_req *req)
+{
+	struct rl_mirror *mi = rl_mirror(a);
+	unsigned int nr = a->geom.nr_members, src;
+	sector_t s = req->msector, len, max;
+	unsigned long unreadable, dests;
+	int r;
+
+	if (s >= a->member_sectors || !req->len)
+		return -EINVAL;
+	if (req->job == RL_SYNC_REBUILD && req->target >= nr)
+		return -EINVAL;
+	max = req->job == RL_SYNC_CHECK || req->job == RL_SYNC_REPAIR ?
+		mi->check_sectors : RL_MIRROR_SLOT_SECTORS;
+	len = rl_mirror_window_len(s, min(req->len, a->member_sectors - s),
+				   max);
+	len = mirror_clip_cursors(a, s, len);
+	req->len = len;
+
+	unreadable = mirror_unreadable(a, s, len);
+	if (req->job == RL_SYNC_REBUILD)
+		__set_bit(req->target, &unreadable);
+	src = rl_mirror_source(unreadable, nr);
+	if (src == RL_NONE)
+		return -EIO;
+
+	mirror_window_open(mi, s, len);
+	switch (req->job) {
+	case RL_SYNC_RESYNC:
+		/* every member that has not failed, rebuilt ones included */
+		dests = ~READ_ONCE(a->failed) & GENMASK(nr - 1, 0) & ~BIT(src);
+		r = dests ? mirror_copy(a, src, dests, s, len, "resync") : 0;
+		break;
+	case RL_SYNC_REBUILD:
+		r = rl_member_failed(a, req->target) ? -EIO :
+			mirror_copy(a, src, BIT(req->target), s, len,
+				    "rebuild");
+		break;
+	case RL_SYNC_CHECK:
+	case RL_SYNC_REPAIR:
+		r = mirror_check(a, src, unreadable, s, len, req,
+				 req->job == RL_SYNC_REPAIR);
+		break;
+	default:
+		r = -EINVAL;
+		break;
+	}
+	mirror_window_close(mi);
+	return r;
+}
+
+static void mirror_free(struct rl_array *a, struct rl_mirror *mi)
+{
+	unsigned int m;
+
+	for (m = 0; m < a->geom.nr_members; m++)
+		vfree(mi->buf[m].data);
+	if (mi->io)
+		dm_io_client_destroy(mi->io);
+	if (mi->kc)
+		dm_kcopyd_client_destroy(mi->kc);
+	bioset_exit(&mi->bs);
+	kfree(mi);
 }
 
 static int mirror_ctr(struct rl_array *a)
 {
+	unsigned int nr = a->geom.nr_members, m, k;
 	struct rl_mirror *mi;
 	int r;
 
-	mi = kzalloc(sizeof(*mi), GFP_KERNEL);
+	mi = kzalloc(struct_size(mi, buf, nr), GFP_KERNEL);
 	if (!mi) {
 		a->ti->error = "Cannot allocate mirror state";
 		return -ENOMEM;
 	}
-	r = bioset_init(&mi->bs, BIO_POOL_SIZE * a->geom.nr_members,
+	r = bioset_init(&mi->bs, BIO_POOL_SIZE * nr,
 			offsetof(struct rl_mirror_clone, clone),
 			BIOSET_NEED_RESCUER);
 	if (r) {
@@ -322,22 +1016,59 @@ static int mirror_ctr(struct rl_array *a)
 		a->ti->error = "Cannot allocate mirror bioset";
 		return r;
 	}
+	mi->kc = dm_kcopyd_client_create(NULL);
+	if (IS_ERR(mi->kc)) {
+		r = PTR_ERR(mi->kc);
+		mi->kc = NULL;
+		a->ti->error = "Cannot create mirror kcopyd client";
+		goto bad;
+	}
+	mi->io = dm_io_client_create();
+	if (IS_ERR(mi->io)) {
+		r = PTR_ERR(mi->io);
+		mi->io = NULL;
+		a->ti->error = "Cannot create mirror dm-io client";
+		goto bad;
+	}
+	/* check windows: the budget shared by the members, at most a slot */
+	mi->check_sectors = clamp_t(unsigned int,
+				    rounddown_pow_of_two(RL_MIRROR_CHECK_BUDGET /
+							 nr >> SECTOR_SHIFT),
+				    RL_MIRROR_CHECK_MIN, RL_MIRROR_SLOT_SECTORS);
+	for (m = 0; m < nr; m++) {
+		mi->buf[m].mi = mi;
+		mi->buf[m].member = m;
+		mi->buf[m].data = vmalloc((size_t)mi->check_sectors <<
+					  SECTOR_SHIFT);
+		if (!mi->buf[m].data) {
+			r = -ENOMEM;
+			a->ti->error = "Cannot allocate mirror check buffers";
+			goto bad;
+		}
+	}
+	for (k = 0; k < RL_MIRROR_COPY_GROUPS; k++)
+		mi->copy[k].mi = mi;
+	atomic_set(&mi->bg_pending, 0);
+	init_completion(&mi->bg_done);
+	init_completion(&mi->win_drained);
 	spin_lock_init(&mi->lock);
 	bio_list_init(&mi->retry);
 	bio_list_init(&mi->writes);
+	bio_list_init(&mi->ready);
+	bio_list_init(&mi->win_waiting);
 	INIT_WORK(&mi->retry_work, mirror_retry_work);
 	mi->a = a;
 	a->scheme = mi;
-	a->ti->num_discard_bios = a->geom.nr_members;
+	a->ti->num_discard_bios = nr;
 	return 0;
+bad:
+	mirror_free(a, mi);
+	return r;
 }
 
 static void mirror_dtr(struct rl_array *a)
 {
-	struct rl_mirror *mi = rl_mirror(a);
-
-	bioset_exit(&mi->bs);
-	kfree(mi);
+	mirror_free(a, rl_mirror(a));
 }
 
 const struct rl_scheme_ops rl_mirror_ops = {
@@ -352,4 +1083,5 @@ const struct rl_scheme_ops rl_mirror_ops = {
 	.dtr = mirror_dtr,
 	.map = mirror_map,
 	.end_io = mirror_end_io,
+	.sync_range = mirror_sync_range,
 };
