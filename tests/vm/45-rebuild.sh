@@ -40,7 +40,7 @@ wait_rebuilt() {
 	done
 }
 
-for SCHEME in ${RL_REBUILD_SCHEMES:-raid5 raid4}; do
+for SCHEME in ${RL_REBUILD_SCHEMES:-raid5 raid4 mirror}; do
 	if [ "$SCHEME" = mirror ]; then
 		NR=3 ROLES="$(disk 0) $(disk 1) $(disk 2)" SPARES="$(disk 3)"
 	else
