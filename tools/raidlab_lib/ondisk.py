@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 BLOCK = 4096
 BLOCK_SECTORS = BLOCK >> 9
-MD_MAGIC = 0x31304D4442414C52       # "RLABMD01"
+MD_MAGIC = 0x31304D4442414C52       # bytes "RLABDM01" (metadata.h comment: "RLABMD01")
 MSB_MAGIC = 0x3130424D42414C52      # "RLABMB01"
 MD_VERSION = 1
 MD_SB_CSUM_XOR = 0x52D1A5B0
