@@ -590,14 +590,14 @@ def register(verbs):
     p.add_argument("--force", action="store_true", help="assemble even if too many are missing")
     p.add_argument("--dry-run", action="store_true")
     _add_json(p)
-    p.set_defaults(func=cmd_assemble)
+    p.set_defaults(func=cmd_assemble, more_positionals="devices")
 
     p = verbs.add_parser("detail", help="members, health, sync, metadata of an array")
     p.add_argument("name", nargs="?")
     p.add_argument("devices", nargs="*", help="with --metadata: member superblocks to show")
     p.add_argument("--metadata", help="offline: dump this metadata device's superblocks")
     _add_json(p)
-    p.set_defaults(func=cmd_detail)
+    p.set_defaults(func=cmd_detail, more_positionals="devices")
 
     p = verbs.add_parser("status", help="the status line, parsed")
     p.add_argument("name")
