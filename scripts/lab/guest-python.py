@@ -36,7 +36,7 @@ EXTRA = ("encodings.utf_8", "encodings.ascii", "encodings.latin_1", "encodings.a
 def exercise():
     """Import the tool and run what the guest runs, on scratch files."""
     sys.path.insert(0, str(ROOT / "tools"))
-    from raidlab_lib import admin, cli, logwrites, ondisk  # noqa: F401
+    from raidlab_lib import admin, cli, logwrites
     with tempfile.TemporaryDirectory() as d, contextlib.redirect_stdout(io.StringIO()):
         imgs = []
         for i in range(4):

@@ -97,8 +97,9 @@ def img(tmp_path, name, mib, block0=None):
 
 
 def msb(role, events=3, uuid=UUID, dev=None):
-    return od.encode_msb(od.MsbState(role=role, uuid=uuid, dev_uuid=dev or bytes([role & 0xff]) * 16,
-                                     events=events, nr_members=4, chunk_sectors=128,
+    dev = dev or bytes([role & 0xff]) * 16
+    return od.encode_msb(od.MsbState(role=role, uuid=uuid, dev_uuid=dev, events=events,
+                                     nr_members=4, chunk_sectors=128,
                                      member_sectors=(8 << 11) - 2048, scheme="raid5"))
 
 

@@ -270,8 +270,20 @@ def plan_assemble(metadata, devices, spares=(), scanned=False, force=False,
     return plan
 
 
+def has_holders(path):
+    """True if another block device is stacked on @path (a dm table, md,
+    a partition): the upper device is the one to scan."""
+    try:
+        st = os.stat(path)
+        d = f"/sys/dev/block/{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}"
+        return bool(os.listdir(d + "/holders"))
+    except OSError:
+        return False
+
+
 def scan_devices(exclude=()):
-    """Block devices to look at with --scan: one path per device."""
+    """Block devices to look at with --scan: one path per device, none that
+    another device is stacked on (the upper one is scanned instead)."""
     seen, out = set(), []
     excl = set()
     for e in exclude:
@@ -284,7 +296,7 @@ def scan_devices(exclude=()):
             if not blockdev.is_block(p):
                 continue
             i = blockdev.dev_id(p)
-            if i in seen or i in excl:
+            if i in seen or i in excl or has_holders(p):
                 continue
             seen.add(i)
             out.append(p)

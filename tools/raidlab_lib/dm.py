@@ -233,12 +233,34 @@ def dmsetup(*args, input=None, check=True):
     return p.stdout
 
 
+def kernel_reason(before=None):
+    """The last "raidlab: ..." or "table: ..." line of the kernel log (the
+    ti->error of a refused table line), or None."""
+    try:
+        p = subprocess.run(["dmesg"], capture_output=True, text=True)
+    except OSError:
+        return None
+    lines = p.stdout.splitlines()[before or 0:]
+    for ln in reversed(lines):
+        if "device-mapper: table:" in ln or "device-mapper: raidlab:" in ln:
+            return ln.split("] ", 1)[-1].strip()
+    return None
+
+
+def _load(verb, name, table):
+    try:
+        dmsetup(verb, name, input=table.line() + "\n")
+    except DmError as e:
+        why = kernel_reason()
+        raise DmError(f"{e}" + (f" (kernel: {why})" if why else "")) from None
+
+
 def create(name, table):
-    dmsetup("create", name, input=table.line() + "\n")
+    _load("create", name, table)
 
 
 def reload(name, table):
-    dmsetup("reload", name, input=table.line() + "\n")
+    _load("reload", name, table)
 
 
 def message(name, *words):

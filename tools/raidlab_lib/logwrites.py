@@ -291,8 +291,7 @@ def register(verbs):
     p.add_argument("--to", type=int, metavar="K", help="replay entries [FROM, K)")
     p.add_argument("--from", dest="start", type=int, default=0, metavar="J",
                    help="first entry to replay (the device holds [0, J) already)")
-    p.add_argument("--dest", action="append", metavar="DEV",
-                   help="replay target (one per log, in order)")
+    p.add_argument("--dest", action="append", metavar="DEV", help="replay target")
     p.add_argument("--discard", choices=("zero", "skip"), default="zero",
                    help="replay discards as zeroes (default) or skip them")
     p.add_argument("--json", action="store_true")
@@ -344,17 +343,12 @@ def cmd_replay_log(a):
                 print("\n".join(map(str, pts)))
             return 0
         if a.to is not None:
-            dests = a.dest or []
-            if len(dests) != len(logs):
-                print("raidlab: --to needs one --dest per log", file=sys.stderr)
-                return 2
-            tos = [a.to] if len(logs) == 1 else None
-            if tos is None:
-                print("raidlab: replay one log per call (points differ per member)",
+            if len(logs) != 1 or len(a.dest or []) != 1:
+                print("raidlab: --to replays one log onto one --dest (call it per member)",
                       file=sys.stderr)
                 return 2
-            n = logs[0].replay(dests[0], a.start, a.to, a.discard)
-            print(f"{a.logs[0]}: replayed entries [{a.start}, {a.to}) ({n}) onto {dests[0]}")
+            n = logs[0].replay(a.dest[0], a.start, a.to, a.discard)
+            print(f"{a.logs[0]}: replayed entries [{a.start}, {a.to}) ({n}) onto {a.dest[0]}")
             return 0
         print("raidlab: nothing to do (--list, --list-points, --mark or --to)", file=sys.stderr)
         return 2

@@ -36,7 +36,8 @@ class Progress:
             eta = self.hms(per * (self.total - self.done))
         else:
             eta = "?"
-        return f"[{bar}] {self.done}/{self.total} {self.unit}  {self.hms(el)} elapsed  ETA {eta}  {note}"
+        return (f"[{bar}] {self.done}/{self.total} {self.unit}  {self.hms(el)} elapsed  "
+                f"ETA {eta}  {note}")
 
     def update(self, done=None, total=None, note=""):
         if self.t_first is None:
