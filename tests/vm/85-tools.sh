@@ -8,8 +8,10 @@
 #   2. fuzz-lines is deterministic in the guest too;
 #   3. the array verbs: with dm-raidlab >= 1.3 (metadata device, superblocks,
 #      spares: issue 4) create -> fio verify -> stop -> assemble -> detail
-#      --json -> fail -> rebuild onto the spare -> check, and refusals of
-#      disks holding superblocks; with an older module only what it has:
+#      --json -> fail -> rebuild onto the spare -> check, refusals of disks
+#      holding superblocks and of stale members, and the kernel refusing
+#      metadata and member superblocks damaged by `raidlab corrupt`; with an
+#      older module only what it has:
 #      create --no-metadata, status/detail --json, fail.
 # vm-opts: --disks 6 --timeout 900
 . "$RL_TESTS/lib.sh"
@@ -136,5 +138,26 @@ run $RL stop r5
 # the failed member is stale now: assemble leaves it out
 $RL assemble r5 --metadata "$MD" --json $M "$SP" >/tmp/asm2.json 2>/tmp/asm2.err
 check "assemble refuses the stale member 1" grep -q "$(disk 1): \(stale\|failed\|wrong-disk\)" /tmp/asm2.err
+TABLE=$(python3 -c 'import json; print(json.load(open("/tmp/asm2.json"))["table"])')
+dmsetup info r5 >/dev/null 2>&1 && run $RL stop r5
+
+# corrupted superblocks: the kernel refuses the table line with a message
+# (the tool's own decoder validated each block before damaging it)
+dd if="$MD" of=/tmp/md.img bs=4k count=2 2>/dev/null
+MX=$(echo "$TABLE" | awk '{ print $NF }')   # the last role's disk
+dd if="$MX" of=/tmp/mx.img bs=4k count=1 iflag=direct 2>/dev/null
+for kind in flip truncate magic version feature uuid geometry chunk; do
+	run $RL corrupt "$MD" --kind "$kind" --bits 8 --seed 1 >/dev/null
+	dm_refused raidlab "$TABLE" ""
+	dd if=/tmp/md.img of="$MD" bs=4k count=2 conv=fsync,notrunc 2>/dev/null
+done
+for kind in uuid stale role dev-uuid; do
+	run $RL corrupt "$MX" --member --kind "$kind" --seed 1 >/dev/null
+	dm_refused raidlab "$TABLE" ""
+	dd if=/tmp/mx.img of="$MX" bs=4k count=1 oflag=direct conv=fsync,notrunc 2>/dev/null
+done
+# one slot torn: the other (older) one loads
+run $RL corrupt "$MD" --kind flip --slot newest --bits 8 --seed 2
+check "one damaged slot: the array loads from the other" dm_create r5 "$TABLE"
 dmsetup info r5 >/dev/null 2>&1 && run $RL stop r5
 finish

@@ -9,7 +9,7 @@ a verb run in the VM guest (python3 under TCG) starts quickly.
 import argparse
 import sys
 
-from . import admin, dm, fuzz, logwrites, ondisk
+from . import admin, corrupt, dm, fuzz, logwrites, ondisk
 
 LAB_VERBS = ("model", "bench", "trace", "sched-bench")
 
@@ -32,6 +32,7 @@ def build_parser(lab=True):
     admin.register(verbs)
     logwrites.register(verbs)
     fuzz.register(verbs)
+    corrupt.register(verbs)
     return parser
 
 
