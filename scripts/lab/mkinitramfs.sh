@@ -4,6 +4,7 @@
 # Build the VM lab's base initramfs and the uncompressed kernel it boots.
 #
 #   scripts/lab/mkinitramfs.sh [--force]
+#   RL_GUEST_PYTHON=0 scripts/lab/mkinitramfs.sh    (no python3 in the guest)
 #
 # Outputs (cached; rebuilt only when an input changes):
 #   build/vm/base.cpio        uncompressed newc cpio, padded to 512 bytes
@@ -27,6 +28,7 @@ VMDIR=$ROOT/build/vm
 DEBDIR=$ROOT/build/debs
 KVER=${KVER:-$("$ROOT/scripts/kver.sh")}
 FORCE=0
+GUEST_PYTHON=${RL_GUEST_PYTHON:-1}
 [ "${1:-}" = "--force" ] && FORCE=1
 
 say() { echo "mkinitramfs: $*" >&2; }
@@ -151,6 +153,7 @@ stamp() {
 	echo "modules ${MODULES[*]}"
 	sha256sum "$LAB/mkinitramfs.sh" "$LAB/guest-init.sh" "$LAB/guest-python.py" | sed "s|$ROOT/||"
 	# the guest's python modules follow what tools/raidlab imports
+	echo "guest-python $GUEST_PYTHON"
 	dpkg-query -W "$(basename "$(readlink -f /usr/bin/python3)")-minimal" 2>/dev/null || true
 	/usr/bin/python3 "$LAB/guest-python.py" --list 2>/dev/null | sha256sum | sed 's/ .*/ python-modules/'
 }
@@ -249,8 +252,8 @@ put "$DEBROOT/sbin/mdmon" sbin
 # binary and only the standard-library modules the tool loads, byte-compiled
 # in usr/lib/python3XX.zip (scripts/lab/guest-python.py); ~9 MB. Without it
 # (no python3 on the host, or the tool fails to import) the guest has none
-# and the tests that need it skip.
-if PYBIN=$(readlink -f /usr/bin/python3 2>/dev/null) && [ -x "$PYBIN" ]; then
+# and the tests that need it skip. RL_GUEST_PYTHON=0 leaves it out.
+if [ "$GUEST_PYTHON" = 1 ] && PYBIN=$(readlink -f /usr/bin/python3 2>/dev/null) && [ -x "$PYBIN" ]; then
 	if sos=$("$PYBIN" "$LAB/guest-python.py" --stage "$STAGE" 2>"$VMDIR/guest-python.log"); then
 		put "$PYBIN" usr/bin
 		link "$(basename "$PYBIN")" usr/bin/python3
