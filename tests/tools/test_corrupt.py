@@ -15,9 +15,10 @@ from test_raidlab_admin import md_sb, msb
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
-MD_EXPECT = {"flip": "checksum|magic", "truncate": "checksum", "magic": "magic",
-             "csum": "checksum", "version": "version", "feature": "feature",
-             "geometry": "member", "chunk": "chunk", "zero": "Blank"}
+MD_EXPECT = {"flip": "bad checksum|bad magic", "truncate": "bad checksum", "magic": "bad magic",
+             "csum": "bad checksum", "version": "unsupported version",
+             "feature": "unknown incompatible feature", "geometry": "member state out of range",
+             "chunk": "chunk size is not a power of two", "zero": "is blank"}
 
 
 @pytest.mark.parametrize("kind", sorted(MD_EXPECT))

@@ -92,9 +92,7 @@ def test_sb_offsets_by_hand():
     blk = od.encode_sb(st)
     u32 = lambda o: struct.unpack_from("<I", blk, o)[0]   # noqa: E731
     u64 = lambda o: struct.unpack_from("<Q", blk, o)[0]   # noqa: E731
-    # RL_MD_MAGIC 0x31304d4442414c52 little endian: "RLABDM01" (metadata.h's
-    # comment says "RLABMD01"; the value is what counts)
-    assert blk[8:16] == b"RLABDM01"
+    assert blk[8:16] == b"RLABMD01"
     assert u32(16) == 1 and u64(32) == 5 and u64(40) == 3
     assert blk[48:64] == UUID and blk[64:80].rstrip(b"\0") == b"raid5"
     assert u32(80) == 4 and u32(84) == 128 and u64(88) == 2048
@@ -123,11 +121,11 @@ def test_blank_and_corrupt_rejected():
         with pytest.raises(od.FormatError) as e:
             od.decode_sb(bytes(bad))
         assert not isinstance(e.value, od.BlankError)
-    with pytest.raises(od.FormatError, match="Short"):
+    with pytest.raises(od.FormatError, match="short"):
         od.decode_sb(good[:4000])
-    with pytest.raises(od.FormatError, match="magic"):
+    with pytest.raises(od.FormatError, match="Metadata superblock: bad magic"):
         od.decode_sb(good[:8] + b"X" + good[9:])
-    with pytest.raises(od.FormatError, match="checksum"):
+    with pytest.raises(od.FormatError, match="Member superblock: bad checksum"):
         od.decode_msb(hand_msb(csum=1234))
     # a member superblock never validates as a metadata superblock
     with pytest.raises(od.FormatError):
@@ -135,29 +133,67 @@ def test_blank_and_corrupt_rejected():
 
 
 @pytest.mark.parametrize("change,msg", [
-    (dict(version=2), "version"),
-    (dict(incompat=1), "feature"),
-    (dict(ro_compat=4), "feature"),
-    (dict(nr_members=2), "member count"),
-    (dict(chunk_sectors=100), "chunk"),
-    (dict(data_offset=0), "data offset"),
-    (dict(nr_regions=3), "region count"),
-    (dict(array_sectors=4 << 20), "array length"),
-    (dict(bitmap_blocks=0), "bitmap"),
-    (dict(scheme="raid6"), "scheme"),
+    (dict(version=2), "unsupported version"),
+    (dict(incompat=1), "unknown incompatible feature"),
+    (dict(ro_compat=4), "unknown read-only feature"),
+    (dict(nr_members=0), "invalid number of members"),
+    (dict(nr_members=33), "invalid number of members"),
+    (dict(chunk_sectors=100), "chunk size is not a power of two"),
+    (dict(region_shift=2), "region shift out of range"),
+    (dict(nr_regions=3), "region count does not match"),
+    (dict(bitmap_blocks=2), "bad bitmap placement"),
+    (dict(bitmap_start=1), "bad bitmap placement"),
+    (dict(resync_cursor=(1 << 20) + 1), "resync cursor past the end"),
+    (dict(areas=[od.Area(7, 2, 16)]), "bad record area"),
+    (dict(areas=[od.Area(7, 3, 16), od.Area(7, 19, 1)]), "duplicate record area"),
 ])
-def test_bad_geometry_rejected(change, msg):
+def test_bad_superblocks_rejected(change, msg):
     st = make_sb(**change)
     if "nr_members" in change:
-        st.members = st.members[:change["nr_members"]]
-    with pytest.raises(od.FormatError, match=msg):
-        od.decode_sb(od.encode_sb(st))
+        st.members = st.members[:change["nr_members"]] + \
+            [od.MemberDisk()] * max(0, change["nr_members"] - 4)
+    blk = od.encode_sb(st) if change.get("nr_members", 4) <= 32 else None
+    if blk is None:                                  # encode refuses 33: write it by hand
+        b = bytearray(od.encode_sb(make_sb()))
+        struct.pack_into("<I", b, 80, 33)
+        struct.pack_into("<I", b, 0, od.block_csum(b, od.MD_SB_CSUM_XOR))
+        blk = bytes(b)
+    with pytest.raises(od.FormatError, match="Metadata superblock: " + msg):
+        od.decode_sb(blk)
+
+
+def test_kernel_only_checks_what_it_checks():
+    # scheme and length are the table comparison's business, not decode's
+    st = od.decode_sb(od.encode_sb(make_sb(scheme="raid6", array_sectors=1 << 40)))
+    assert od.check_sb_for_tools(st) == ["unknown scheme 'raid6'"]
+    st = od.decode_sb(od.encode_sb(make_sb(array_sectors=1 << 40, data_offset=0)))
+    assert len(od.check_sb_for_tools(st)) == 2
+
+
+def test_scheme_name_and_tail():
+    b = bytearray(od.encode_sb(make_sb()))
+    b[64:80] = b"raid5\0x" + bytes(9)                # not NUL padded
+    struct.pack_into("<I", b, 0, od.block_csum(b, od.MD_SB_CSUM_XOR))
+    with pytest.raises(od.FormatError, match="bad scheme name"):
+        od.decode_sb(bytes(b))
+    b = bytearray(od.encode_sb(make_sb()))
+    b[3000] = 1                                      # after the structure
+    struct.pack_into("<I", b, 0, od.block_csum(b, od.MD_SB_CSUM_XOR))
+    with pytest.raises(od.FormatError, match="garbage after the structure"):
+        od.decode_sb(bytes(b))
+    b = bytearray(hand_msb())
+    b[200] = 1
+    struct.pack_into("<I", b, 0, od.block_csum(b, od.MSB_CSUM_XOR))
+    with pytest.raises(od.FormatError, match="Member superblock: garbage"):
+        od.decode_msb(bytes(b))
+    with pytest.raises(od.FormatError, match="role out of range"):
+        od.decode_msb(hand_msb(role=4))
 
 
 def test_bad_member_state():
     st = make_sb()
     st.members[1].state = 9
-    with pytest.raises(od.FormatError, match="member state"):
+    with pytest.raises(od.FormatError, match="member state out of range"):
         od.decode_sb(od.encode_sb(st))
 
 
@@ -180,16 +216,23 @@ def test_bitmap_round_trip():
     assert blk[24] == 0x81 and blk[25] == 0x01       # bit r of byte k = region 8k + r
     nr, seq, regions = od.decode_bitmap(blk, 2)
     assert (nr, seq, regions) == (2, 11, [0, 7, 8, 100, od.BITS_PER_BLOCK - 1])
-    with pytest.raises(od.FormatError, match="wrong place"):
+    with pytest.raises(od.FormatError, match="misplaced"):
         od.decode_bitmap(blk, 3)
+    with pytest.raises(od.FormatError, match="bit past the last region"):
+        od.decode_bitmap(blk, 2, nbits=101)
     bad = bytearray(blk)
     bad[500] ^= 4
-    with pytest.raises(od.FormatError, match="checksum"):
+    with pytest.raises(od.FormatError, match="bad checksum"):
         od.decode_bitmap(bytes(bad))
     with pytest.raises(ValueError):
         od.encode_bitmap(2, 1, [od.BITS_PER_BLOCK])
 
 
-def test_default_region_shift():
-    assert od.default_region_shift(1 << 20) == 11
-    assert (1 << 30) >> od.default_region_shift(1 << 30) <= 65536
+def test_region_helpers():
+    # rl_md_default_region_shift(member_sectors, chunk): at least the chunk and
+    # a page, at most 65536 regions
+    assert od.default_region_shift(1 << 20, 128) == 7
+    assert od.default_region_shift(1 << 19, 1) == 3 and od.default_region_shift(1 << 20, 1) == 4
+    assert od.default_region_shift(1 << 30, 128) == 14
+    assert od.nr_regions_of(1000, 3) == 125 and od.nr_regions_of(1001, 3) == 126
+    assert od.bitmap_blocks_of(od.BITS_PER_BLOCK + 1) == 2

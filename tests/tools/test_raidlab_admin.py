@@ -18,7 +18,7 @@ UUID = bytes(range(16))
 STATUS_11 = ("0 6291456 raidlab raid5 4 AADA degraded 128 resync 393216/6291456 10 20 "
              "30 40 50 60 1:2:3:4 5:6:7:8 0:0:0:0 9:9:9:9 fifo 32 100 7")
 STATUS_13 = ("0 6291456 raidlab raid5 4 AARA degraded 128 recover 1000/6291456 0 0 0 0 0 0 "
-             "0:0:0:0 0:0:0:0 0:0:0:0 0:0:0:0 satf 8 1 2 dax ok 3 1 17 future-field 42")
+             "0:0:0:0 0:0:0:0 0:0:0:0 0:0:0:0 satf 8 1 2 17 dax ok 3 1 future-field 42")
 
 
 def test_parse_status_current():
@@ -41,7 +41,15 @@ def test_parse_status_extended_and_extra():
     assert st.mismatches == 17 and st.extra == ["future-field", "42"]
     assert st.to_json()["synced"] == 1000
     st = dm.parse_status(STATUS_13.replace("dax ok", "- -"))
-    assert st.md_backend is None and st.md_state is None
+    assert st.md_backend is None and st.md_state is None and st.intent_dirty_regions == 3
+    # a module with the metadata fields but no mismatch count
+    st = dm.parse_status(STATUS_13.replace(" 17 dax", " dax"))
+    assert st.mismatches is None and st.md_backend == "dax" and st.spares_available == 1
+    # with the mismatch count but no metadata fields
+    st = dm.parse_status(STATUS_11 + " 5")
+    assert st.mismatches == 5 and st.md_backend is None
+    with pytest.raises(dm.ParseError):
+        dm.parse_status(STATUS_11.replace("fifo 32 100", "fifo x 100"))
 
 
 @pytest.mark.parametrize("line", [
@@ -105,11 +113,12 @@ def msb(role, events=3, uuid=UUID, dev=None):
 
 def md_sb(events=3, failed=()):
     ms = (8 << 11) - 2048
-    shift = od.default_region_shift(ms)
+    shift = od.default_region_shift(ms, 128)
+    nr = od.nr_regions_of(ms, shift)
     return od.encode_sb(od.MdState(
         scheme="raid5", nr_members=4, chunk_sectors=128, seq=4, events=events, uuid=UUID,
         member_sectors=ms, array_sectors=dm.max_length("raid5", 4, 128, ms),
-        region_shift=shift, nr_regions=-(-ms >> shift), bitmap_start=2, bitmap_blocks=1,
+        region_shift=shift, nr_regions=nr, bitmap_start=2, bitmap_blocks=od.bitmap_blocks_of(nr),
         members=[od.MemberDisk(od.MS_FAILED if i in failed else od.MS_IN_SYNC, 0,
                                bytes([i]) * 16) for i in range(4)]))
 
@@ -205,7 +214,7 @@ def test_assemble_failed_role_and_blank_metadata(tmp_path):
         admin.plan_assemble(img(tmp_path, "md0", 4), disks)
     bad = bytearray(md_sb())
     bad[100] ^= 1
-    with pytest.raises(admin.ToolError, match="checksum"):
+    with pytest.raises(admin.ToolError, match="bad checksum"):
         admin.plan_assemble(img(tmp_path, "mdx", 4, bytes(bad)), disks)
 
 

@@ -6,9 +6,10 @@
 #      and marks, a replay to a mark and to the end compared with the logged
 #      device, an incremental replay;
 #   2. fuzz-lines is deterministic in the guest too;
-#   3. the array verbs: with dm-raidlab >= 1.3 (metadata device, superblocks,
+#   3. the array verbs: with dm-raidlab >= 1.2 (metadata device, superblocks,
 #      spares: issue 4) create -> fio verify -> stop -> assemble -> detail
-#      --json -> fail -> rebuild onto the spare -> check, refusals of disks
+#      --json -> fail -> (with background jobs: a mismatch count in the
+#      status) rebuild onto the spare -> check, refusals of disks
 #      holding superblocks and of stale members, and the kernel refusing
 #      metadata and member superblocks damaged by `raidlab corrupt`; with an
 #      older module only what it has:
@@ -84,8 +85,8 @@ M="$(disk 0) $(disk 1) $(disk 2) $(disk 3)"
 for d in $M; do wipe "$d" 4; done
 FIO_RUNTIME=${FIO_RUNTIME:-8}
 
-if [ $((major * 1000 + minor)) -lt 1003 ]; then
-	log "dm-raidlab $ver has no metadata device (1.3, issue 4): the verbs it supports only"
+if [ $((major * 1000 + minor)) -lt 1002 ]; then
+	log "dm-raidlab $ver has no metadata device (1.2, issue 4): the verbs it supports only"
 	expect_fail $RL create r5 --scheme raid5 --chunk 128 $M
 	run $RL create r5 --scheme raid5 --chunk 128 --no-metadata --assume-clean $M
 	check "create: the kernel took the computed length" \
@@ -106,7 +107,7 @@ if [ $((major * 1000 + minor)) -lt 1003 ]; then
 	finish
 fi
 
-# ---- dm-raidlab >= 1.3: metadata device, superblocks, spares ----
+# ---- dm-raidlab >= 1.2: metadata device, superblocks, spares ----
 MD=$(pmem_dev)
 SP=$(disk 4)
 wipe "$SP" 4
@@ -127,14 +128,23 @@ check "assemble --scan: every role and the spare found" \
 fio_verify /dev/mapper/r5 64M || not_ok "fio verify after assemble"
 
 run $RL fail r5 1
-run $RL rebuild r5 --wait --timeout 600
-$RL status r5 --json >/tmp/st.json
-check "rebuilt onto the spare: 4 alive, no spare left" \
-	jcheck 'd["health"] == "AAAA" and d["spares_available"] == 0' </tmp/st.json
-fio_verify /dev/mapper/r5 64M || not_ok "fio verify after rebuild"
-$RL check r5 --wait --timeout 600 --json >/tmp/chk.json
-check "check after rebuild: no mismatch" jcheck 'd["mismatches"] == 0' </tmp/chk.json
-run $RL stop r5
+# background jobs (rebuild onto spares, check, repair: the sync work of issue
+# 4) show as a mismatch count in the status; without them the spare stays
+if $RL status r5 --json | jcheck 'd["mismatches"] is not None'; then
+	run $RL rebuild r5 --wait --timeout 600
+	$RL status r5 --json >/tmp/st.json
+	check "rebuilt onto the spare: 4 alive, no spare left" \
+		jcheck 'd["health"] == "AAAA" and d["spares_available"] == 0' </tmp/st.json
+	fio_verify /dev/mapper/r5 64M || not_ok "fio verify after rebuild"
+	$RL check r5 --wait --timeout 600 --json >/tmp/chk.json
+	check "check after rebuild: no mismatch" jcheck 'd["mismatches"] == 0' </tmp/chk.json
+else
+	log "no background jobs in dm-raidlab $ver: rebuild and check not tested"
+	$RL status r5 --json >/tmp/st.json
+	check "fail 1: degraded, the spare still available" \
+		jcheck 'd["health"] == "ADAA" and d["spares_available"] == 1' </tmp/st.json
+	fio_verify /dev/mapper/r5 64M || not_ok "fio verify degraded"
+fi
 # the failed member is stale now: assemble leaves it out
 $RL assemble r5 --metadata "$MD" --json $M "$SP" >/tmp/asm2.json 2>/tmp/asm2.err
 check "assemble refuses the stale member 1" grep -q "$(disk 1): \(stale\|failed\|wrong-disk\)" /tmp/asm2.err

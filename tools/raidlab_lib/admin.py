@@ -16,6 +16,7 @@ from . import blockdev, dm, ondisk
 from .progress import Progress
 
 REDUNDANCY = {"raid0": 0, "mirror": None, "raid4": 1, "raid5": 1}
+RATE_MESSAGE = "sync_rate"  # KiB/s bound of background work (resync, rebuild, check, repair)
 SCAN_GLOBS = ("/dev/rl/*", "/dev/sd*", "/dev/vd*", "/dev/mapper/*")
 WRITE_VERBS_NEED = (1, 3)   # dm-raidlab version with metadata, spares, check/repair
 
@@ -199,6 +200,10 @@ def plan_assemble(metadata, devices, spares=(), scanned=False, force=False,
             raise ToolError(f"{metadata}: blank metadata (a new array: use create)")
         raise ToolError(f"{metadata}: no valid superblock: "
                         + "; ".join(f"slot {i}: {e}" for i, e in enumerate(errors)))
+    bad = ondisk.check_sb_for_tools(md)
+    if bad:
+        raise ToolError(f"{metadata}: cannot build a table from this superblock: "
+                        + "; ".join(bad))
     roles = [dm.MISSING] * md.nr_members
     role_cand = [None] * md.nr_members
     spare_paths, cands, problems = [], [], []
@@ -346,8 +351,9 @@ def md_dump(path):
         dirty = 0
         for b in range(st.bitmap_blocks):
             blk = blockdev.read_at(path, (st.bitmap_start + b) * ondisk.BLOCK, ondisk.BLOCK)
+            nbits = min(st.nr_regions - b * ondisk.BITS_PER_BLOCK, ondisk.BITS_PER_BLOCK)
             try:
-                dirty += len(ondisk.decode_bitmap(blk, st.bitmap_start + b)[2])
+                dirty += len(ondisk.decode_bitmap(blk, st.bitmap_start + b, nbits)[2])
             except ondisk.BlankError:
                 pass
             except ondisk.FormatError as e:
@@ -522,7 +528,7 @@ def cmd_repair(a):
 
 def cmd_rebuild(a):
     if a.rate:
-        dm.message(a.name, "rebuild_rate", a.rate)
+        dm.message(a.name, RATE_MESSAGE, a.rate)
     st = dm.status(a.name)
     if st.sync_action != "recover" and "R" not in st.health:
         if "D" in st.health and not st.spares_available:
@@ -636,7 +642,7 @@ def register(verbs):
     p = verbs.add_parser("rebuild", help="rebuild progress onto a spare")
     p.add_argument("name")
     p.add_argument("--wait", action="store_true")
-    p.add_argument("--rate", type=int, help="rebuild_rate in KiB/s")
+    p.add_argument("--rate", type=int, help="bound background work to KiB/s (sync_rate)")
     p.add_argument("--timeout", type=float, default=0)
     _add_json(p)
     p.set_defaults(func=cmd_rebuild)

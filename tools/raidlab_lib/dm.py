@@ -25,7 +25,9 @@ MISSING = "-"
 
 # ------------------------------------------------------------- status ---
 # INFO status, after "<start> <len> raidlab": the fixed head, one
-# "<dr>:<dw>:<pr>:<pw>" word per member, then the tail. (name, type)
+# "<dr>:<dw>:<pr>:<pw>" word per member, then the tail. (name, type[,
+# "optional"]): an optional field that does not parse as its type is absent
+# (a module without that feature) and its word goes to the next field.
 STATUS_HEAD = (
     ("scheme", str), ("nr_devs", int), ("health", str), ("array_state", str),
     ("chunk_sectors", int), ("sync_action", str), ("sync_progress", str),
@@ -34,11 +36,11 @@ STATUS_HEAD = (
 )
 STATUS_TAIL = (
     ("sched", str), ("queue_depth", int), ("fg_issued", int), ("bg_issued", int),
-    # issue 4 (version 1.3): the metadata service and spares
+    # background jobs (sync.c): sectors found inconsistent by the last check/repair
+    ("mismatches", int, "optional"),
+    # the metadata service and spares
     ("md_backend", str), ("md_state", str), ("intent_dirty_regions", int),
     ("spares_available", int),
-    # check/repair: sectors found inconsistent by the last check or repair
-    ("mismatches", int),
 )
 HEALTH = {"A": "alive", "D": "failed", "R": "rebuilding"}
 SYNC_ACTIONS = ("idle", "resync", "frozen", "recover", "check", "repair")
@@ -110,13 +112,25 @@ def parse_status(line):
         members.append(dict(zip(("data_reads", "data_writes", "parity_reads", "parity_writes"),
                                 map(int, parts))))
     w = w[n:]
-    for (name, typ), word in zip(STATUS_TAIL, w):
-        fields[name] = _conv(typ, word)
-    for name, _ in STATUS_TAIL[len(w):]:
+    k = 0
+    for spec in STATUS_TAIL:
+        name, typ = spec[:2]
         fields[name] = None
+        if k >= len(w):
+            continue
+        try:
+            fields[name] = _conv(typ, w[k])
+        except ValueError:
+            # an "optional" field a module without that feature does not
+            # print: the word is the next field's
+            if "optional" in spec[2:]:
+                continue
+            raise ParseError(f"status field {name}: {w[k]!r}") from None
+        k += 1
+    w = w[k:]
     for m, c in zip(members, fields["health"]):
         m["health"] = HEALTH.get(c, c)
-    return Status(start, length, fields, members, w[len(STATUS_TAIL):])
+    return Status(start, length, fields, members, w)
 
 
 # -------------------------------------------------------------- table ---

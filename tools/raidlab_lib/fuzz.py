@@ -14,7 +14,7 @@ from . import dm, ondisk
 SCHEMES = tuple(ondisk.SCHEMES)
 POLICIES = ("fifo", "look", "rlook", "satf", "rsatf")
 MESSAGES = ("fail", "reset_counters", "sched", "geom", "tracker", "check", "repair", "idle",
-            "rebuild_rate")
+            "sync_rate", "rebuild_rate")
 NUMS = ("0", "-1", "1", "7", "8", "9", "4096", "2049", "2048", "4294967295", "4294967296",
         "18446744073709551615", "18446744073709551616", "99999999999999999999999", "0x10",
         "1e3", "+5", " ", "08", "-0", "1.5", "nan")
@@ -75,7 +75,7 @@ class Gen:
             return [m, str(r.randint(0, 7))]
         if m == "geom":
             return [m, str(r.randint(0, 7)), "sectors=1000,rpm=7200"]
-        if m == "rebuild_rate":
+        if m in ("sync_rate", "rebuild_rate"):
             return [m, str(r.choice((0, 1, 1024, 100000)))]
         return [m]
 

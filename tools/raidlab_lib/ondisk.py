@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 BLOCK = 4096
 BLOCK_SECTORS = BLOCK >> 9
-MD_MAGIC = 0x31304D4442414C52       # bytes "RLABDM01" (metadata.h comment: "RLABMD01")
+MD_MAGIC = 0x3130444D42414C52       # "RLABMD01" (the md branch's value; main had 0x31304d44...)
 MSB_MAGIC = 0x3130424D42414C52      # "RLABMB01"
 MD_VERSION = 1
 MD_SB_CSUM_XOR = 0x52D1A5B0
@@ -38,11 +38,13 @@ ROLE_SPARE = 0xFFFFFFFE
 BITMAP_HDR = 24
 BITS_PER_BLOCK = (BLOCK - BITMAP_HDR) * 8
 SB_SLOTS = (0, 1)                   # metadata blocks of the two superblock slots
+MD_MIN_REGION = 8                   # sectors
+MD_MAX_REGION_SHIFT = 40
+MD_DEFAULT_REGIONS = 65536
+MD_MAX_REGIONS = 1 << 20
 
 # Which bytes the checksum covers: from the end of the csum field to the end
-# of the 4 KiB block ("every block carries a crc32c of its bytes after the
-# csum field"). If metadata.c settles on the structure's size instead, set
-# this to "struct".
+# of the 4 KiB block, as metadata.c's rl_md_csum(block, RL_MD_BLOCK, xor).
 CSUM_SPAN = "block"
 
 # Schemes and their data columns (dm-raidlab/{raid0,mirror,raid4,raid5}.c);
@@ -226,35 +228,30 @@ class MsbState:
 
 
 # ---------------------------------------------------------- superblock ---
-def _check_block(block, magic_off, magic, xor, what, size):
+# The checks and messages of metadata.c's rl_md_sb_decode(), rl_msb_decode()
+# and rl_md_bitmap_decode(), in the same order.
+def _check_block(block, magic, xor, what, size):
     if len(block) < BLOCK:
-        raise FormatError(f"Short {what} block")
+        raise FormatError(f"{what}: short block")
     block = bytes(block[:BLOCK])
     if not any(block):
-        raise BlankError(f"Blank {what}")
-    if struct.unpack_from("<Q", block, magic_off)[0] != magic:
-        raise FormatError(f"Bad {what} magic")
+        raise BlankError(f"{what} is blank")
+    if struct.unpack_from("<Q", block, 8)[0] != magic:
+        raise FormatError(f"{what}: bad magic")
     if struct.unpack_from("<I", block, 0)[0] != block_csum(block, xor, size):
-        raise FormatError(f"Bad {what} checksum")
+        raise FormatError(f"{what}: bad checksum")
     return block
 
 
-def _check_features(version, compat, incompat, ro_compat):
-    if version != MD_VERSION:
-        raise FormatError("Unsupported metadata version")
-    if incompat & ~INCOMPAT_SUPP or ro_compat & ~RO_COMPAT_SUPP:
-        raise FormatError("Unsupported metadata feature")
+def _scheme_ok(raw):
+    """NUL terminated, and NUL padded after the name (rl_md_scheme_ok())."""
+    n = raw.find(b"\0")
+    return n > 0 and not any(raw[n:])
 
 
-def _check_geometry(scheme, nr_members, chunk_sectors, data_offset):
-    if scheme not in SCHEMES:
-        raise FormatError("Unknown scheme in metadata")
-    if not MIN_MEMBERS[scheme] <= nr_members <= MD_MAX_MEMBERS:
-        raise FormatError("Impossible geometry: member count")
-    if chunk_sectors < 8 or chunk_sectors & (chunk_sectors - 1) or chunk_sectors > 2048 * 1024:
-        raise FormatError("Impossible geometry: chunk size")
-    if data_offset != MD_DATA_OFFSET:
-        raise FormatError("Impossible geometry: data offset")
+def _check_tail(block, size, what):
+    if any(block[size:]):
+        raise FormatError(f"{what}: garbage after the structure")
 
 
 def encode_sb(st):
@@ -282,48 +279,78 @@ def encode_sb(st):
 
 def decode_sb(block):
     """Validate and decode a metadata superblock block (MdState)."""
-    block = _check_block(block, 8, MD_MAGIC, MD_SB_CSUM_XOR, "superblock", SB_SIZE)
+    what = "Metadata superblock"
+    block = _check_block(block, MD_MAGIC, MD_SB_CSUM_XOR, what, SB_SIZE)
     (_, flags, _, version, compat, incompat, ro_compat, seq, events, uuid, scheme, nr_members,
      chunk, data_offset, member_sectors, array_sectors, resync_cursor, mismatches,
      region_shift, nr_areas, nr_regions, bitmap_start, bitmap_blocks) = _SB_HEAD.unpack_from(block)
-    _check_features(version, compat, incompat, ro_compat)
-    scheme = _scheme_str(scheme)
-    _check_geometry(scheme, nr_members, chunk, data_offset)
-    if nr_areas > MD_MAX_AREAS:
-        raise FormatError("Impossible geometry: area count")
-    if region_shift > 40 or member_sectors == 0:
-        raise FormatError("Impossible geometry: region size")
-    if nr_regions != -(-member_sectors >> region_shift):
-        raise FormatError("Impossible geometry: region count")
-    if bitmap_start < len(SB_SLOTS) or bitmap_blocks * BITS_PER_BLOCK < nr_regions:
-        raise FormatError("Impossible geometry: bitmap")
-    if array_sectors == 0 or array_sectors > member_sectors * data_columns(scheme, nr_members):
-        raise FormatError("Impossible geometry: array length")
-    if resync_cursor > member_sectors:
-        raise FormatError("Impossible geometry: resync cursor")
-    st = MdState(scheme=scheme, nr_members=nr_members, chunk_sectors=chunk, flags=flags, seq=seq,
-                 events=events, uuid=uuid, data_offset=data_offset,
+    if version != MD_VERSION:
+        raise FormatError(f"{what}: unsupported version")
+    if incompat & ~INCOMPAT_SUPP:
+        raise FormatError(f"{what}: unknown incompatible feature")
+    if ro_compat & ~RO_COMPAT_SUPP:
+        raise FormatError(f"{what}: unknown read-only feature")
+    if not _scheme_ok(scheme):
+        raise FormatError(f"{what}: bad scheme name")
+    _check_tail(block, SB_SIZE, what)
+    st = MdState(scheme=_scheme_str(scheme), nr_members=nr_members, chunk_sectors=chunk,
+                 flags=flags, seq=seq, events=events, uuid=uuid, data_offset=data_offset,
                  member_sectors=member_sectors, array_sectors=array_sectors,
                  resync_cursor=resync_cursor, mismatches=mismatches, region_shift=region_shift,
                  nr_regions=nr_regions, bitmap_start=bitmap_start, bitmap_blocks=bitmap_blocks,
                  version=version, compat=compat, incompat=incompat, ro_compat=ro_compat)
+    # rl_md_sb_check()
+    if not 1 <= nr_members <= MD_MAX_MEMBERS:
+        raise FormatError(f"{what}: invalid number of members")
+    if not chunk or chunk & (chunk - 1):
+        raise FormatError(f"{what}: chunk size is not a power of two")
+    if not MD_MIN_REGION.bit_length() - 1 <= region_shift <= MD_MAX_REGION_SHIFT:
+        raise FormatError(f"{what}: region shift out of range")
+    if nr_regions != nr_regions_of(member_sectors, region_shift) or nr_regions > MD_MAX_REGIONS:
+        raise FormatError(f"{what}: region count does not match")
+    if bitmap_start < 2 or bitmap_blocks != bitmap_blocks_of(nr_regions):
+        raise FormatError(f"{what}: bad bitmap placement")
+    if nr_areas > MD_MAX_AREAS:
+        raise FormatError(f"{what}: too many record areas")
+    if resync_cursor > member_sectors:
+        raise FormatError(f"{what}: resync cursor past the end")
+    end = bitmap_start + bitmap_blocks
     off = _SB_HEAD.size
-    for _ in range(nr_areas):
+    for i in range(nr_areas):
         aid, _, start, blocks = _AREA.unpack_from(block, off)
-        if start < bitmap_start + bitmap_blocks or blocks == 0:
-            raise FormatError("Impossible geometry: record area")
+        if start < end or not blocks or start + blocks >= 1 << 64:
+            raise FormatError(f"{what}: bad record area")
+        end = start + blocks
+        if any(a.id == aid for a in st.areas):
+            raise FormatError(f"{what}: duplicate record area")
         st.areas.append(Area(aid, start, blocks))
         off += _AREA.size
     off = _SB_HEAD.size + MD_MAX_AREAS * _AREA.size
     for i in range(nr_members):
         state, _, cursor, dev_uuid = _MEMBER.unpack_from(block, off)
         if state not in MEMBER_STATES:
-            raise FormatError("Bad member state")
+            raise FormatError(f"{what}: member state out of range")
         if cursor > member_sectors:
-            raise FormatError("Impossible geometry: rebuild cursor")
+            raise FormatError(f"{what}: rebuild cursor past the end")
         st.members.append(MemberDisk(state, cursor, dev_uuid))
         off += _MEMBER.size
     return st
+
+
+def check_sb_for_tools(st):
+    """Checks the kernel leaves to the table comparison at open; the tools
+    need them to build a table from the superblock. Returns problems."""
+    out = []
+    if st.scheme not in SCHEMES:
+        out.append(f"unknown scheme {st.scheme!r}")
+    elif st.nr_members < MIN_MEMBERS[st.scheme]:
+        out.append(f"{st.nr_members} members is too few for {st.scheme}")
+    elif not st.array_sectors or \
+            st.array_sectors > st.member_sectors * data_columns(st.scheme, st.nr_members):
+        out.append("array length does not fit the members")
+    if st.data_offset != MD_DATA_OFFSET:
+        out.append(f"data offset {st.data_offset}, not {MD_DATA_OFFSET}")
+    return out
 
 
 def newest_sb(blocks):
@@ -361,17 +388,25 @@ def encode_msb(st):
 
 def decode_msb(block):
     """Validate and decode a member superblock (MsbState)."""
-    block = _check_block(block, 8, MSB_MAGIC, MSB_CSUM_XOR, "member superblock", MSB_SIZE)
+    what = "Member superblock"
+    block = _check_block(block, MSB_MAGIC, MSB_CSUM_XOR, what, MSB_SIZE)
     (_, flags, _, version, role, uuid, dev_uuid, events, nr_members, chunk, data_offset,
      member_sectors, scheme) = _MSB.unpack_from(block)
-    _check_features(version, 0, 0, 0)
-    scheme = _scheme_str(scheme)
-    _check_geometry(scheme, nr_members, chunk, data_offset)
-    if role != ROLE_SPARE and role >= nr_members:
-        raise FormatError("Bad member role")
+    if version != MD_VERSION:
+        raise FormatError(f"{what}: unsupported version")
+    if not _scheme_ok(scheme):
+        raise FormatError(f"{what}: bad scheme name")
+    _check_tail(block, MSB_SIZE, what)
+    if not 1 <= nr_members <= MD_MAX_MEMBERS:
+        raise FormatError(f"{what}: invalid number of members")
+    if role >= nr_members and role != ROLE_SPARE:
+        raise FormatError(f"{what}: role out of range")
+    if not chunk or chunk & (chunk - 1):
+        raise FormatError(f"{what}: chunk size is not a power of two")
     return MsbState(role=role, uuid=uuid, dev_uuid=dev_uuid, events=events,
                     nr_members=nr_members, chunk_sectors=chunk, data_offset=data_offset,
-                    member_sectors=member_sectors, scheme=scheme, flags=flags, version=version)
+                    member_sectors=member_sectors, scheme=_scheme_str(scheme), flags=flags,
+                    version=version)
 
 
 # ----------------------------------------------------------------- bitmap ---
@@ -388,29 +423,46 @@ def encode_bitmap(blocknr, seq, regions):
     return bytes(b)
 
 
-def decode_bitmap(block, blocknr=None):
-    """Validate a bitmap block; returns (blocknr, seq, sorted local regions set).
-    A bit r of byte k is region k * 8 + r (the kernel's test_bit on a
-    little-endian unsigned long array)."""
+def decode_bitmap(block, blocknr=None, nbits=BITS_PER_BLOCK):
+    """Validate a bitmap block holding @nbits regions; returns (blocknr, seq,
+    sorted local regions). Bit r of byte k is region k * 8 + r (the kernel's
+    __set_bit_le())."""
+    what = "Metadata bitmap block"
     if len(block) < BLOCK:
-        raise FormatError("Short bitmap block")
+        raise FormatError(f"{what}: short block")
     block = bytes(block[:BLOCK])
     if not any(block):
-        raise BlankError("Blank bitmap block")
+        raise BlankError(f"{what} is blank")
     _, _, nr, seq = _BITMAP_HDR.unpack_from(block)
     if struct.unpack_from("<I", block, 0)[0] != block_csum(block, MD_BITMAP_CSUM_XOR):
-        raise FormatError("Bad bitmap checksum")
+        raise FormatError(f"{what}: bad checksum")
     if blocknr is not None and nr != blocknr:
-        raise FormatError("Bitmap block in the wrong place")
+        raise FormatError(f"{what}: misplaced")
+    if not 0 < nbits <= BITS_PER_BLOCK:
+        raise FormatError(f"{what}: past the last region")
     regions = [k * 8 + r for k, byte in enumerate(block[BITMAP_HDR:]) if byte
                for r in range(8) if byte >> r & 1]
+    if regions and regions[-1] >= nbits:
+        raise FormatError(f"{what}: bit past the last region")
     return nr, seq, regions
 
 
-def default_region_shift(member_sectors, min_sectors=2048):
-    """rl_md_default_region_shift(): regions of at least @min_sectors, at most
-    65536 regions. (The kernel's is authoritative; this mirrors metadata.h.)"""
-    shift = max(min_sectors - 1, 0).bit_length()
-    while (member_sectors + (1 << shift) - 1) >> shift > 65536:
+def nr_regions_of(member_sectors, shift):
+    """rl_md_nr_regions()."""
+    return -(-member_sectors >> shift)
+
+
+def bitmap_blocks_of(nr_regions):
+    """rl_md_bitmap_blocks()."""
+    return -(-nr_regions // BITS_PER_BLOCK)
+
+
+def default_region_shift(member_sectors, min_sectors):
+    """rl_md_default_region_shift(): regions of at least @min_sectors (the
+    kernel passes the chunk size) and of a page, at most 65536 regions."""
+    m = max(min_sectors, 1)
+    shift = max((m - 1).bit_length(), MD_MIN_REGION.bit_length() - 1)
+    while shift < MD_MAX_REGION_SHIFT and \
+            nr_regions_of(member_sectors, shift) > MD_DEFAULT_REGIONS:
         shift += 1
     return shift
