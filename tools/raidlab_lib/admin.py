@@ -251,7 +251,8 @@ def plan_assemble(metadata, devices, spares=(), scanned=False, force=False,
         role_cand[r] = c
         roles[r] = path
     for c in cands:
-        if c.verdict in ("foreign", "wrong-disk", "stale", "newer", "duplicate", "invalid") \
+        if c.verdict in ("foreign", "wrong-disk", "stale", "newer", "duplicate", "invalid",
+                         "failed") \
                 and not (scanned and c.verdict in ("foreign", "invalid")):
             problems.append(f"{c.path}: {c.verdict}: {c.why}")
     if len(spare_paths) > dm.MAX_SPARES:
