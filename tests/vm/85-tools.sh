@@ -130,7 +130,10 @@ fio_verify /dev/mapper/r5 64M || not_ok "fio verify after assemble"
 run $RL fail r5 1
 # background jobs (rebuild onto spares, check, repair: the sync work of issue
 # 4) show as a mismatch count in the status; without them the spare stays
-if $RL status r5 --json | python3 -c 'import json, sys; sys.exit(json.load(sys.stdin)["mismatches"] is None)'; then
+SYNC=0
+$RL status r5 --json | python3 -c 'import json, sys; sys.exit(json.load(sys.stdin)["mismatches"] is None)' &&
+	SYNC=1
+if [ $SYNC = 1 ]; then
 	run $RL rebuild r5 --wait --timeout 600
 	$RL status r5 --json >/tmp/st.json
 	check "rebuilt onto the spare: 4 alive, no spare left" \
@@ -149,7 +152,10 @@ run $RL stop r5
 # the failed member is stale now: assemble leaves it out
 $RL assemble r5 --metadata "$MD" --json $M "$SP" >/tmp/asm2.json 2>/tmp/asm2.err ||
 	{ not_ok "assemble after the failure"; cat /tmp/asm2.err; }
-check "assemble refuses the failed member 1" grep -q "$(disk 1): \(stale\|failed\|wrong-disk\)" /tmp/asm2.err
+# (sync.c records a failure in the metadata; without it the member comes back)
+if [ $SYNC = 1 ]; then
+	check "assemble refuses the failed member 1" grep -q "$(disk 1): \(stale\|failed\|wrong-disk\)" /tmp/asm2.err
+fi
 TABLE=$(python3 -c 'import json; print(json.load(open("/tmp/asm2.json"))["table"])') ||
 	die "no table from assemble"
 log "table: $TABLE"
