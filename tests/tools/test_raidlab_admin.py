@@ -253,3 +253,12 @@ def test_wait_action():
     st = admin.wait_action("x", "repair", status=idle, stream=buf, start_grace=2,
                            sleep=lambda s: t.__setitem__(0, t[0] + s), now=lambda: t[0])
     assert st.sync_action == "idle"
+
+
+def test_rebuild_stopped_is_an_error(monkeypatch):
+    frozen = dm.parse_status(STATUS_13.replace("recover 1000", "frozen 1000"))
+    monkeypatch.setattr(dm, "status", lambda name: frozen)
+    monkeypatch.setattr(admin, "wait_action", lambda *a, **k: frozen)
+    args = type("A", (), dict(name="r5", rate=None, wait=True, timeout=0, json=True))
+    with pytest.raises(admin.ToolError, match="not running \\(frozen"):
+        admin.cmd_rebuild(args)

@@ -136,7 +136,7 @@ SYNC=0
 $RL status r5 --json | python3 -c 'import json, sys; sys.exit(json.load(sys.stdin)["mismatches"] is None)' &&
 	SYNC=1
 if [ $SYNC = 1 ]; then
-	run $RL rebuild r5 --wait --timeout 900
+	check "rebuild onto the spare runs to its end" $RL rebuild r5 --wait --timeout 900
 	$RL status r5 --json >/tmp/st.json
 	check "rebuilt onto the spare: 4 alive, no spare left" \
 		jcheck 'd["health"] == "AAAA" and d["spares_available"] == 0' </tmp/st.json

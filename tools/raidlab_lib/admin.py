@@ -543,6 +543,10 @@ def cmd_rebuild(a):
         out_json(st.to_json())
     else:
         print_status(a.name, st)
+    if a.wait and "R" in st.health and st.sync_action != "recover":
+        raise ToolError(f"{a.name}: a member is still rebuilding but the rebuild is not "
+                        f"running ({st.sync_action} at {st.synced}/{st.total}): the kernel "
+                        "log says why")
     return 0
 
 
