@@ -4,6 +4,7 @@
 # Build the VM lab's base initramfs and the uncompressed kernel it boots.
 #
 #   scripts/lab/mkinitramfs.sh [--force]
+#   RL_GUEST_PYTHON=0 scripts/lab/mkinitramfs.sh    (no python3 in the guest)
 #
 # Outputs (cached; rebuilt only when an input changes):
 #   build/vm/base.cpio        uncompressed newc cpio, padded to 512 bytes
@@ -13,6 +14,7 @@
 # The image holds busybox-static (+ applet links), kmod, dmsetup, fio,
 # e2fsprogs, xfsprogs and mdadm (unpacked from `apt-get download`ed .debs into
 # build/debs, never installed on the host), blktrace/blkparse, ndctl/daxctl,
+# python3 with the standard-library modules tools/raidlab uses (guest-python.py),
 # every shared library they need (ldd), the guest init (scripts/lab/guest-init.sh)
 # and the kernel modules the lab uses with their dependencies (modprobe -D),
 # depmod'ed in a staging tree so that modprobe works in the guest.
@@ -26,6 +28,7 @@ VMDIR=$ROOT/build/vm
 DEBDIR=$ROOT/build/debs
 KVER=${KVER:-$("$ROOT/scripts/kver.sh")}
 FORCE=0
+GUEST_PYTHON=${RL_GUEST_PYTHON:-1}
 [ "${1:-}" = "--force" ] && FORCE=1
 
 say() { echo "mkinitramfs: $*" >&2; }
@@ -148,7 +151,11 @@ stamp() {
 	dpkg-query -W "${HOSTPKGS[@]}" 2>/dev/null || true
 	echo "debs $DEBSUM"
 	echo "modules ${MODULES[*]}"
-	sha256sum "$LAB/mkinitramfs.sh" "$LAB/guest-init.sh" | sed "s|$ROOT/||"
+	sha256sum "$LAB/mkinitramfs.sh" "$LAB/guest-init.sh" "$LAB/guest-python.py" | sed "s|$ROOT/||"
+	# the guest's python modules follow what tools/raidlab imports
+	echo "guest-python $GUEST_PYTHON"
+	dpkg-query -W "$(basename "$(readlink -f /usr/bin/python3)")-minimal" 2>/dev/null || true
+	/usr/bin/python3 "$LAB/guest-python.py" --list 2>/dev/null | sha256sum | sed 's/ .*/ python-modules/'
 }
 STAMP=$VMDIR/base.stamp
 OUT=$VMDIR/base.cpio
@@ -241,6 +248,21 @@ for t in xfs_admin xfs_info; do
 done
 put "$DEBROOT/sbin/mdadm" sbin
 put "$DEBROOT/sbin/mdmon" sbin
+# python3 for tools/raidlab (array verbs, replay-log, fuzz-lines): the host's
+# binary and only the standard-library modules the tool loads, byte-compiled
+# in usr/lib/python3XX.zip (scripts/lab/guest-python.py); ~9 MB. Without it
+# (no python3 on the host, or the tool fails to import) the guest has none
+# and the tests that need it skip. RL_GUEST_PYTHON=0 leaves it out.
+if [ "$GUEST_PYTHON" = 1 ] && PYBIN=$(readlink -f /usr/bin/python3 2>/dev/null) && [ -x "$PYBIN" ]; then
+	if sos=$("$PYBIN" "$LAB/guest-python.py" --stage "$STAGE" 2>"$VMDIR/guest-python.log"); then
+		put "$PYBIN" usr/bin
+		link "$(basename "$PYBIN")" usr/bin/python3
+		for so in $sos; do add_libs "$so"; done
+	else
+		say "warning: guest python3 not staged (see $VMDIR/guest-python.log)"
+		rm -rf usr/lib/python3*
+	fi
+fi
 
 # shared libraries at the paths ldd reported (plus the loader)
 for l in "${!LIBS[@]}"; do

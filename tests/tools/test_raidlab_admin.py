@@ -1,0 +1,264 @@
+# SPDX-License-Identifier: GPL-2.0
+"""raidlab array verbs without a kernel: status and table lines, the
+length rule (rl_check_length), create and assemble planned over image
+files holding hand-made superblocks, and the progress wait loop."""
+import io
+import subprocess
+import sys
+import pathlib
+
+import pytest
+
+from raidlab_lib import admin, blockdev, dm, ondisk as od
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+UUID = bytes(range(16))
+
+# a 1.1 status line (Documentation/dm-raidlab.rst) and one with the 1.3 tail
+STATUS_11 = ("0 6291456 raidlab raid5 4 AADA degraded 128 resync 393216/6291456 10 20 "
+             "30 40 50 60 1:2:3:4 5:6:7:8 0:0:0:0 9:9:9:9 fifo 32 100 7")
+STATUS_13 = ("0 6291456 raidlab raid5 4 AARA degraded 128 recover 1000/6291456 0 0 0 0 0 0 "
+             "0:0:0:0 0:0:0:0 0:0:0:0 0:0:0:0 satf 8 1 2 17 dax ok 3 1 future-field 42")
+
+
+def test_parse_status_current():
+    st = dm.parse_status(STATUS_11)
+    assert (st.scheme, st.nr_devs, st.health, st.array_state) == ("raid5", 4, "AADA", "degraded")
+    assert (st.sync_action, st.synced, st.total) == ("resync", 393216, 6291456)
+    assert st.members[1] == {"data_reads": 5, "data_writes": 6, "parity_reads": 7,
+                             "parity_writes": 8, "health": "alive"}
+    assert st.members[2]["health"] == "failed"
+    assert (st.sched, st.queue_depth, st.fg_issued, st.bg_issued) == ("fifo", 32, 100, 7)
+    # fields of a newer module are None here
+    assert st.md_backend is None and st.mismatches is None and st.extra == []
+
+
+def test_parse_status_extended_and_extra():
+    st = dm.parse_status(STATUS_13)
+    assert st.member_health() == ["alive", "alive", "rebuilding", "alive"]
+    assert (st.md_backend, st.md_state, st.intent_dirty_regions, st.spares_available) == \
+        ("dax", "ok", 3, 1)
+    assert st.mismatches == 17 and st.extra == ["future-field", "42"]
+    assert st.to_json()["synced"] == 1000
+    st = dm.parse_status(STATUS_13.replace("dax ok", "- -"))
+    assert st.md_backend is None and st.md_state is None and st.intent_dirty_regions == 3
+    # a module with the metadata fields but no mismatch count
+    st = dm.parse_status(STATUS_13.replace(" 17 dax", " dax"))
+    assert st.mismatches is None and st.md_backend == "dax" and st.spares_available == 1
+    # with the mismatch count but no metadata fields
+    st = dm.parse_status(STATUS_11 + " 5")
+    assert st.mismatches == 5 and st.md_backend is None
+    with pytest.raises(dm.ParseError):
+        dm.parse_status(STATUS_11.replace("fifo 32 100", "fifo x 100"))
+
+
+@pytest.mark.parametrize("line", [
+    "0 100 linear 8:0 0",
+    "0 100 raidlab raid5 4 AAA degraded 128 idle 0/100 0 0 0 0 0 0 0:0:0:0 0:0:0:0 0:0:0:0",
+    "0 100 raidlab raid5 2 AA optimal 128 idle 0/100 0 0 0 0 0 0 0:0:0 0:0:0:0",
+    "0 100 raidlab raid5",
+])
+def test_parse_status_rejects(line):
+    with pytest.raises(dm.ParseError):
+        dm.parse_status(line)
+
+
+def test_table_round_trip():
+    line = ("0 6291456 raidlab raid5 11 chunk_size 128 assume_clean metadata 259:0 spare 8:64 "
+            "spare 8:80 region_size 4096 4 8:0 - 8:32 8:48")
+    t = dm.parse_table(line)
+    assert t.scheme == "raid5" and t.devs == ["8:0", "-", "8:32", "8:48"]
+    assert t.get("metadata") == "259:0" and t.get_all("spare") == ["8:64", "8:80"]
+    assert t.get("assume_clean", "x") is None
+    assert t.line() == line
+    t.add("spare", "/dev/sdx")
+    assert dm.parse_table(t.line()).get_all("spare")[-1] == "/dev/sdx"
+    assert t.line().split()[4] == "13"
+    for bad in ("0 1 raidlab raid5 3 chunk_size 8 2 a b", "0 1 raidlab raid5 1 bogus 1 a",
+                "0 1 raidlab raid5 1 chunk_size 1 a", "0 1 raidlab raid5 0 3 a b"):
+        with pytest.raises(dm.ParseError):
+            dm.parse_table(bad)
+
+
+def test_length_rule():
+    # raid5 over 4: three data columns, whole rows
+    assert dm.max_length("raid5", 4, 128, 1000) == 7 * 128 * 3
+    assert dm.max_length("raid0", 3, 8, 20) == 2 * 8 * 3
+    assert dm.max_length("mirror", 2, 128, 1001) == 1001
+    assert dm.check_length("raid5", 4, 128, 1000, 7 * 384) is None
+    assert dm.check_length("raid5", 4, 128, 1000, 8 * 384) == \
+        "Target length exceeds the members' capacity"
+    assert dm.check_length("raid5", 4, 128, 1000, 385) == \
+        "Target length is not a multiple of the stripe width"
+    assert dm.check_length("mirror", 3, 128, 1000, 0) == "Zero target length"
+    assert dm.check_length("mirror", 3, 128, 1000, 999) is None
+
+
+# ---------------------------------------------------------- on images ---
+def img(tmp_path, name, mib, block0=None):
+    p = tmp_path / name
+    with open(p, "wb") as f:
+        f.truncate(mib << 20)
+        if block0:
+            f.write(block0)
+    return str(p)
+
+
+def msb(role, events=3, uuid=UUID, dev=None):
+    dev = dev or bytes([role & 0xff]) * 16
+    return od.encode_msb(od.MsbState(role=role, uuid=uuid, dev_uuid=dev, events=events,
+                                     nr_members=4, chunk_sectors=128,
+                                     member_sectors=(8 << 11) - 2048, scheme="raid5"))
+
+
+def md_sb(events=3, failed=()):
+    ms = (8 << 11) - 2048
+    shift = od.default_region_shift(ms, 128)
+    nr = od.nr_regions_of(ms, shift)
+    return od.encode_sb(od.MdState(
+        scheme="raid5", nr_members=4, chunk_sectors=128, seq=4, events=events, uuid=UUID,
+        member_sectors=ms, array_sectors=dm.max_length("raid5", 4, 128, ms),
+        region_shift=shift, nr_regions=nr, bitmap_start=2, bitmap_blocks=od.bitmap_blocks_of(nr),
+        members=[od.MemberDisk(od.MS_FAILED if i in failed else od.MS_IN_SYNC, 0,
+                               bytes([i]) * 16) for i in range(4)]))
+
+
+def test_plan_create(tmp_path):
+    m = [img(tmp_path, f"m{i}", 8 + i) for i in range(4)]
+    md = img(tmp_path, "md", 4)
+    sp = img(tmp_path, "sp", 9)
+    p = admin.plan_create("raid5", m, md, [sp], chunk=128, region_size=4096, sched="satf")
+    ms = (8 << 11) - 2048
+    assert p.member_sectors == ms
+    assert p.table.line() == (f"0 {(ms // 128) * 128 * 3} raidlab raid5 10 chunk_size 128 sched "
+                              f"satf metadata {md} spare {sp} region_size 4096 4 " + " ".join(m))
+    assert p.zero[0] == (md, 1 << 20) and (m[2], 1 << 20) in p.zero and (sp, 1 << 20) in p.zero
+    # a missing member is allowed where the scheme survives it
+    p = admin.plan_create("raid5", [m[0], "-", m[2], m[3]], md)
+    assert p.table.devs[1] == "-"
+    with pytest.raises(admin.ToolError, match="more than raid5 survives"):
+        admin.plan_create("raid5", [m[0], "-", "-", m[3]], md)
+    with pytest.raises(admin.ToolError, match="same device"):
+        admin.plan_create("raid5", [m[0], m[1], m[2], m[0]], md)
+    with pytest.raises(admin.ToolError, match="needs 3"):
+        admin.plan_create("raid5", m[:2], md)
+    with pytest.raises(admin.ToolError, match="smaller"):
+        admin.plan_create("raid5", m[1:], md, [img(tmp_path, "tiny", 2)])
+    with pytest.raises(admin.ToolError, match="assume-clean"):
+        admin.plan_create("mirror", m, md, assume_clean=True)
+
+
+def test_create_refuses_superblocks(tmp_path):
+    m = [img(tmp_path, f"m{i}", 8) for i in range(3)] + [img(tmp_path, "m3", 8, msb(3))]
+    md = img(tmp_path, "md", 4)
+    with pytest.raises(admin.ToolError, match=r"role 3\); use --force"):
+        admin.plan_create("raid5", m, md)
+    p = admin.plan_create("raid5", m, md, force=True)
+    assert "overwritten" in p.notes[0]
+    md2 = img(tmp_path, "md2", 4, md_sb())
+    with pytest.raises(admin.ToolError, match="holds the metadata"):
+        admin.plan_create("raid5", m[:3] + [img(tmp_path, "m4", 8)], md2)
+
+
+def test_create_dry_run_cli(tmp_path):
+    m = [img(tmp_path, f"m{i}", 8) for i in range(3)]
+    md = img(tmp_path, "md", 4)
+    r = subprocess.run([sys.executable, str(ROOT / "tools" / "raidlab"), "create", "x",
+                        "--scheme", "raid4", "--chunk", "64", "--metadata", md, "--dry-run",
+                        "--json"] + m, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    import json
+    d = json.loads(r.stdout)
+    assert d["table"].split()[3:9] == ["raid4", "4", "chunk_size", "64", "metadata", md]
+    # nothing was written
+    assert blockdev.read_at(md, 0, 4096) == bytes(4096)
+
+
+def test_plan_assemble(tmp_path):
+    md = img(tmp_path, "md", 4, md_sb(events=5))
+    d = {
+        "m0": img(tmp_path, "m0", 8, msb(0, 5)),
+        "m1": img(tmp_path, "m1", 8, msb(1, 6)),            # a commit torn after the msbs
+        "m2": img(tmp_path, "m2", 8, msb(2, 4)),            # stale
+        "m3": img(tmp_path, "m3", 8, msb(3, 5)),
+        "sp": img(tmp_path, "sp", 8, msb(od.ROLE_SPARE, 5, dev=b"\xee" * 16)),
+        "foreign": img(tmp_path, "foreign", 8, msb(0, 5, uuid=b"\x99" * 16)),
+        "wrong": img(tmp_path, "wrong", 8, msb(2, 5, dev=b"\x77" * 16)),
+        "blank": img(tmp_path, "blank", 8),
+        "new": img(tmp_path, "new", 8),
+    }
+    p = admin.plan_assemble(md, [d[k] for k in ("m3", "foreign", "m2", "m0", "sp", "wrong",
+                                                "m1", "blank")], spares=[d["new"]])
+    assert p.roles == [d["m0"], d["m1"], "-", d["m3"]]
+    assert p.spares == [d["sp"], d["new"]]
+    verdict = {c.path: c.verdict for c in p.candidates}
+    assert verdict[d["m2"]] == "stale" and verdict[d["foreign"]] == "foreign"
+    assert verdict[d["wrong"]] == "wrong-disk" and verdict[d["blank"]] == "blank"
+    assert any("stale" in x for x in p.problems) and any("foreign" in x for x in p.problems)
+    t = p.table
+    assert t.devs == [d["m0"], d["m1"], "-", d["m3"]] and t.get("metadata") == md
+    assert t.get("chunk_size") == 128 and t.get_all("spare") == [d["sp"], d["new"]]
+    assert t.length == dm.max_length("raid5", 4, 128, (8 << 11) - 2048)
+    # two missing: more than raid5 survives
+    with pytest.raises(admin.ToolError, match="2 of 4 members missing"):
+        admin.plan_assemble(md, [d["m0"], d["m1"]])
+    assert admin.plan_assemble(md, [d["m0"], d["m1"]], force=True).roles[2:] == ["-", "-"]
+
+
+def test_assemble_failed_role_and_blank_metadata(tmp_path):
+    md = img(tmp_path, "md", 4, md_sb(events=5, failed=(3,)))
+    disks = [img(tmp_path, f"m{i}", 8, msb(i, 5)) for i in range(4)]
+    p = admin.plan_assemble(md, disks)
+    assert p.roles[3] == "-" and p.candidates[3].verdict == "failed"
+    with pytest.raises(admin.ToolError, match="blank metadata"):
+        admin.plan_assemble(img(tmp_path, "md0", 4), disks)
+    bad = bytearray(md_sb())
+    bad[100] ^= 1
+    with pytest.raises(admin.ToolError, match="bad checksum"):
+        admin.plan_assemble(img(tmp_path, "mdx", 4, bytes(bad)), disks)
+
+
+def test_detail_offline_json(tmp_path):
+    md = img(tmp_path, "md", 4)
+    blockdev.write_at(md, 4096, md_sb(events=5))
+    blockdev.write_at(md, 8192, od.encode_bitmap(2, 1, [1, 2, 3]))
+    d = admin.md_dump(md)
+    assert d["loaded_slot"] == 1 and d["slots"][0]["blank"] and d["bitmap_dirty_regions"] == 3
+    assert d["superblock"]["events"] == 5
+
+
+class FakeArray:
+    """dm.status() of an array whose check goes 0 -> 50 -> 100 % then idle."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self, name):
+        self.calls += 1
+        steps = [("idle", 0), ("check", 0), ("check", 50), ("check", 100), ("idle", 100)]
+        act, done = steps[min(self.calls - 1, len(steps) - 1)]
+        return dm.parse_status(STATUS_13.replace("recover 1000/6291456", f"{act} {done}/100"))
+
+
+def test_wait_action():
+    buf = io.StringIO()
+    t = [0.0]
+    st = admin.wait_action("x", "check", status=FakeArray(), stream=buf,
+                           sleep=lambda s: t.__setitem__(0, t[0] + s), now=lambda: t[0])
+    assert st.sync_action == "idle" and st.mismatches == 17
+    lines = buf.getvalue().splitlines()
+    assert "50/100 sectors" in lines[1] and "100/100" in lines[-1]
+    # never started: give up after the grace period
+    idle = lambda n: dm.parse_status(STATUS_13.replace("recover 1000", "idle 6291456"))  # noqa
+    st = admin.wait_action("x", "repair", status=idle, stream=buf, start_grace=2,
+                           sleep=lambda s: t.__setitem__(0, t[0] + s), now=lambda: t[0])
+    assert st.sync_action == "idle"
+
+
+def test_rebuild_stopped_is_an_error(monkeypatch):
+    frozen = dm.parse_status(STATUS_13.replace("recover 1000", "frozen 1000"))
+    monkeypatch.setattr(dm, "status", lambda name: frozen)
+    monkeypatch.setattr(admin, "wait_action", lambda *a, **k: frozen)
+    args = type("A", (), dict(name="r5", rate=None, wait=True, timeout=0, json=True))
+    with pytest.raises(admin.ToolError, match="not running \\(frozen"):
+        admin.cmd_rebuild(args)

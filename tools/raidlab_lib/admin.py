@@ -1,0 +1,659 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The array verbs (mdadm-like): create, assemble, detail, status, stop,
+fail, check, repair, rebuild, add-spare. See Documentation/raidlab-tools.rst.
+
+Pure planning (plan_create, plan_assemble) is separate from the I/O, so the
+tests can run it on image files without a kernel.
+"""
+import glob
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+
+from . import blockdev, dm, ondisk
+from .progress import Progress
+
+REDUNDANCY = {"raid0": 0, "mirror": None, "raid4": 1, "raid5": 1}
+RATE_MESSAGE = "sync_rate"  # KiB/s bound of background work (resync, rebuild, check, repair)
+SCAN_GLOBS = ("/dev/rl/*", "/dev/sd*", "/dev/vd*", "/dev/mapper/*")
+WRITE_VERBS_NEED = (1, 3)   # dm-raidlab version with metadata, spares, check/repair
+
+
+class ToolError(Exception):
+    pass
+
+
+def redundancy(scheme, n):
+    r = REDUNDANCY[scheme]
+    return n - 1 if r is None else min(r, n - 1)
+
+
+def out_json(obj):
+    json.dump(obj, sys.stdout, indent=2, sort_keys=False)
+    sys.stdout.write("\n")
+
+
+def human_sectors(s):
+    b = s * 512
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if b < 1024 or unit == "TiB":
+            return f"{b:.1f} {unit}" if unit != "B" else f"{b} B"
+        b /= 1024
+
+
+# --------------------------------------------------------------- create ---
+@dataclass
+class CreatePlan:
+    table: dm.Table
+    zero: list                  # [(path, bytes)] to zero before dmsetup create
+    member_sectors: int
+    notes: list = field(default_factory=list)
+
+
+def plan_create(scheme, members, metadata, spares=(), chunk=128, region_size=None,
+                assume_clean=False, sched=None, queue_depth=None, force=False,
+                size=blockdev.size_sectors, read_msb=blockdev.read_msb, read_md=blockdev.read_md):
+    """Check the disks and build the table line of a new array."""
+    if scheme not in ondisk.SCHEMES:
+        raise ToolError(f"unknown scheme {scheme!r} (one of {', '.join(ondisk.SCHEMES)})")
+    n = len(members)
+    if not ondisk.MIN_MEMBERS[scheme] <= n <= ondisk.MD_MAX_MEMBERS:
+        raise ToolError(f"{scheme} needs {ondisk.MIN_MEMBERS[scheme]}..{ondisk.MD_MAX_MEMBERS} "
+                        f"members, got {n}")
+    if len(spares) > dm.MAX_SPARES:
+        raise ToolError(f"at most {dm.MAX_SPARES} spares")
+    if chunk < 8 or chunk & (chunk - 1):
+        raise ToolError("chunk must be a power of two of at least 8 sectors")
+    if ondisk.SCHEMES[scheme] == "parity" and chunk > 2048:
+        raise ToolError("chunk too large for a parity scheme (at most 2048 sectors)")
+    if assume_clean and ondisk.SCHEMES[scheme] != "parity":
+        raise ToolError("--assume-clean needs a parity scheme")
+    present = [m for m in members if m != dm.MISSING]
+    missing = n - len(present)
+    if missing > redundancy(scheme, n):
+        raise ToolError(f"{missing} missing members: more than {scheme} survives")
+    disks = present + list(spares) + ([metadata] if metadata else [])
+    ids = {}
+    for d in disks:
+        try:
+            i = blockdev.dev_id(d)
+        except OSError as e:
+            raise ToolError(f"{d}: {e.strerror}") from None
+        if i in ids:
+            raise ToolError(f"{d}: same device as {ids[i]}")
+        ids[i] = d
+    notes = []
+    for d in present + list(spares):
+        msb, _ = read_msb(d)
+        if msb is not None:
+            what = (f"{d}: holds a member superblock of array {ondisk.uuid_str(msb.uuid)} "
+                    f"({'spare' if msb.is_spare else 'role %d' % msb.role})")
+            if not force:
+                raise ToolError(what + "; use --force to overwrite")
+            notes.append(what + ": overwritten (--force)")
+    offset = ondisk.MD_DATA_OFFSET if metadata else 0
+    if metadata:
+        slot, st, _ = read_md(metadata)
+        if st is not None:
+            what = (f"{metadata}: holds the metadata of array {ondisk.uuid_str(st.uuid)} "
+                    f"({st.scheme}, {st.nr_members} members)")
+            if not force:
+                raise ToolError(what + "; use --force to overwrite")
+            notes.append(what + ": overwritten (--force)")
+    sizes = {d: size(d) for d in present + list(spares)}
+    smallest = min(sizes[d] for d in present)
+    if smallest <= offset:
+        raise ToolError("member device too small")
+    member_sectors = smallest - offset
+    for s in spares:
+        if sizes[s] < smallest:
+            raise ToolError(f"spare {s} is smaller than the members ({sizes[s]} < {smallest} "
+                            "sectors)")
+    length = dm.max_length(scheme, n, chunk, member_sectors)
+    if length <= 0:
+        raise ToolError("members too small for one row")
+    t = dm.Table(scheme=scheme, devs=list(members), length=length)
+    t.add("chunk_size", chunk)
+    if assume_clean:
+        t.add("assume_clean")
+    if sched:
+        t.add("sched", sched)
+    if queue_depth:
+        t.add("queue_depth", queue_depth)
+    if metadata:
+        t.add("metadata", metadata)
+    for s in spares:
+        t.add("spare", s)
+    if region_size:
+        t.add("region_size", region_size)
+    zero = []
+    if metadata:
+        zero.append((metadata, 1 << 20))
+        zero += [(d, ondisk.MD_DATA_OFFSET * 512) for d in present + list(spares)]
+    return CreatePlan(t, zero, member_sectors, notes)
+
+
+def cmd_create(a):
+    metadata = None if a.no_metadata else a.metadata
+    if not metadata and not a.no_metadata:
+        raise ToolError("--metadata DEV is required (or --no-metadata for an array without "
+                        "superblocks)")
+    plan = plan_create(a.scheme, a.members, metadata, a.spare or [], a.chunk, a.region_size,
+                       a.assume_clean, a.sched, a.queue_depth, a.force)
+    for note in plan.notes:
+        print("raidlab: " + note, file=sys.stderr)
+    if not a.dry_run:
+        for path, nbytes in plan.zero:
+            blockdev.zero(path, 0, nbytes)
+        dm.create(a.name, plan.table)
+    if a.json:
+        out_json({"name": a.name, "table": plan.table.line(), "member_sectors":
+                  plan.member_sectors, "array_sectors": plan.table.length,
+                  "dry_run": a.dry_run, "zeroed": [p for p, _ in plan.zero]})
+    else:
+        print(plan.table.line())
+    return 0
+
+
+# ------------------------------------------------------------- assemble ---
+@dataclass
+class Candidate:
+    path: str
+    msb: object = None
+    error: object = None
+    verdict: str = ""           # member, spare, stale, foreign, wrong-disk, failed, blank, ...
+    why: str = ""
+
+    def to_json(self):
+        return {"path": self.path, "verdict": self.verdict, "why": self.why,
+                "superblock": self.msb.to_json() if self.msb else None,
+                "error": str(self.error) if self.error else None}
+
+
+@dataclass
+class AssemblePlan:
+    md: object
+    slot: int
+    roles: list                 # path or "-" per member
+    spares: list
+    candidates: list
+    table: dm.Table = None
+    problems: list = field(default_factory=list)
+
+    def to_json(self):
+        return {"uuid": ondisk.uuid_str(self.md.uuid), "slot": self.slot,
+                "events": self.md.events, "roles": self.roles, "spares": self.spares,
+                "table": self.table.line() if self.table else None,
+                "problems": self.problems, "devices": [c.to_json() for c in self.candidates]}
+
+
+def plan_assemble(metadata, devices, spares=(), scanned=False, force=False,
+                  read_msb=blockdev.read_msb, read_md=blockdev.read_md, sched=None):
+    """Put every device holding a member superblock of the metadata's array
+    in its role; refuse stale, foreign and unknown disks (as rl_md_open()
+    would); missing roles become "-"."""
+    slot, md, errors = read_md(metadata)
+    if md is None:
+        if ondisk.all_blank(errors):
+            raise ToolError(f"{metadata}: blank metadata (a new array: use create)")
+        raise ToolError(f"{metadata}: no valid superblock: "
+                        + "; ".join(f"slot {i}: {e}" for i, e in enumerate(errors)))
+    bad = ondisk.check_sb_for_tools(md)
+    if bad:
+        raise ToolError(f"{metadata}: cannot build a table from this superblock: "
+                        + "; ".join(bad))
+    roles = [dm.MISSING] * md.nr_members
+    role_cand = [None] * md.nr_members
+    spare_paths, cands, problems = [], [], []
+    explicit_spares = list(spares)
+    for path in list(devices) + explicit_spares:
+        c = Candidate(path)
+        cands.append(c)
+        c.msb, c.error = read_msb(path)
+        s = c.msb
+        if s is None:
+            if path in explicit_spares:
+                c.verdict, c.why = "spare", "blank disk named with --spare"
+                spare_paths.append(path)
+            else:
+                c.verdict = "blank" if isinstance(c.error, ondisk.BlankError) else "invalid"
+                c.why = str(c.error)
+            continue
+        if s.uuid != md.uuid:
+            c.verdict, c.why = "foreign", f"belongs to array {ondisk.uuid_str(s.uuid)}"
+            continue
+        if s.is_spare:
+            c.verdict, c.why = "spare", "spare of this array"
+            spare_paths.append(path)
+            continue
+        r = s.role
+        m = md.members[r]
+        if s.dev_uuid != m.dev_uuid:
+            c.verdict = "wrong-disk"
+            c.why = (f"claims role {r} but the metadata knows disk {ondisk.uuid_str(m.dev_uuid)} "
+                     "there")
+            continue
+        if m.state == ondisk.MS_FAILED:
+            c.verdict, c.why = "failed", f"role {r} is failed in the metadata"
+            continue
+        if s.events < md.events:
+            c.verdict, c.why = "stale", f"events {s.events} < the metadata's {md.events}"
+            continue
+        if s.events > md.events + 1:
+            c.verdict, c.why = "newer", f"events {s.events} > the metadata's {md.events} + 1"
+            continue
+        if role_cand[r] is not None:
+            c.verdict, c.why = "duplicate", f"role {r} already taken by {role_cand[r].path}"
+            continue
+        c.verdict, c.why = "member", f"role {r}"
+        role_cand[r] = c
+        roles[r] = path
+    for c in cands:
+        if c.verdict in ("foreign", "wrong-disk", "stale", "newer", "duplicate", "invalid",
+                         "failed") \
+                and not (scanned and c.verdict in ("foreign", "invalid")):
+            problems.append(f"{c.path}: {c.verdict}: {c.why}")
+    if len(spare_paths) > dm.MAX_SPARES:
+        problems.append(f"{len(spare_paths)} spares, using the first {dm.MAX_SPARES}")
+        spare_paths = spare_paths[:dm.MAX_SPARES]
+    missing = sum(1 for r in roles if r == dm.MISSING)
+    plan = AssemblePlan(md, slot, roles, spare_paths, cands, problems=problems)
+    if missing > redundancy(md.scheme, md.nr_members) and not force:
+        raise ToolError(f"{missing} of {md.nr_members} members missing, more than {md.scheme} "
+                        "survives: " + json.dumps(plan.to_json()["roles"]) + "".join(
+                            "\n  " + p for p in problems))
+    t = dm.Table(scheme=md.scheme, devs=roles, length=md.array_sectors)
+    t.add("chunk_size", md.chunk_sectors)
+    if sched:
+        t.add("sched", sched)
+    t.add("metadata", metadata)
+    for s in spare_paths:
+        t.add("spare", s)
+    t.add("region_size", 1 << md.region_shift)
+    plan.table = t
+    return plan
+
+
+def has_holders(path):
+    """True if another block device is stacked on @path (a dm table, md,
+    a partition): the upper device is the one to scan."""
+    try:
+        st = os.stat(path)
+        d = f"/sys/dev/block/{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}"
+        return bool(os.listdir(d + "/holders"))
+    except OSError:
+        return False
+
+
+def scan_devices(exclude=()):
+    """Block devices to look at with --scan: one path per device, none that
+    another device is stacked on (the upper one is scanned instead)."""
+    seen, out = set(), []
+    excl = set()
+    for e in exclude:
+        try:
+            excl.add(blockdev.dev_id(e))
+        except OSError:
+            pass
+    for g in SCAN_GLOBS:
+        for p in sorted(glob.glob(g)):
+            if not blockdev.is_block(p):
+                continue
+            i = blockdev.dev_id(p)
+            if i in seen or i in excl or has_holders(p):
+                continue
+            seen.add(i)
+            out.append(p)
+    return out
+
+
+def cmd_assemble(a):
+    devices = list(a.devices)
+    if a.scan:
+        excl = [a.metadata] + ([f"/dev/mapper/{a.name}"] if a.name else [])
+        devices += [d for d in scan_devices(excl) if d not in devices and d not in (a.spare or [])]
+    if not devices:
+        raise ToolError("no devices: name them or use --scan")
+    plan = plan_assemble(a.metadata, devices, a.spare or [], scanned=a.scan, force=a.force,
+                         sched=a.sched)
+    for p in plan.problems:
+        print("raidlab: refused " + p, file=sys.stderr)
+    if not a.dry_run:
+        dm.create(a.name, plan.table)
+    if a.json:
+        d = plan.to_json()
+        d.update(name=a.name, dry_run=a.dry_run)
+        out_json(d)
+    else:
+        print(plan.table.line())
+    return 0
+
+
+# ------------------------------------------------------- detail, status ---
+def md_dump(path):
+    """Offline view of a metadata device: both slots, and which one loads."""
+    raw = blockdev.read_at(path, 0, ondisk.BLOCK * len(ondisk.SB_SLOTS))
+    slots = []
+    for i in ondisk.SB_SLOTS:
+        blk = raw[i * ondisk.BLOCK:(i + 1) * ondisk.BLOCK]
+        try:
+            st = ondisk.decode_sb(blk)
+            slots.append({"slot": i, "valid": True, "seq": st.seq, "sb": st.to_json()})
+        except ondisk.FormatError as e:
+            slots.append({"slot": i, "valid": False, "blank": isinstance(e, ondisk.BlankError),
+                          "error": str(e)})
+    slot, st, _ = ondisk.newest_sb([raw[i * ondisk.BLOCK:(i + 1) * ondisk.BLOCK]
+                                    for i in ondisk.SB_SLOTS])
+    d = {"metadata": path, "loaded_slot": slot, "slots": slots,
+         "superblock": st.to_json() if st else None}
+    if st and st.bitmap_blocks:
+        dirty = 0
+        for b in range(st.bitmap_blocks):
+            blk = blockdev.read_at(path, (st.bitmap_start + b) * ondisk.BLOCK, ondisk.BLOCK)
+            nbits = min(st.nr_regions - b * ondisk.BITS_PER_BLOCK, ondisk.BITS_PER_BLOCK)
+            try:
+                dirty += len(ondisk.decode_bitmap(blk, st.bitmap_start + b, nbits)[2])
+            except ondisk.BlankError:
+                pass
+            except ondisk.FormatError as e:
+                d.setdefault("bitmap_errors", []).append(f"block {st.bitmap_start + b}: {e}")
+        d["bitmap_dirty_regions"] = dirty
+    return d
+
+
+def live_detail(name):
+    st = dm.status(name)
+    t = dm.table(name)
+    d = {"name": name, "status": st.to_json(), "table": t.line()}
+    md = t.get("metadata")
+    members = []
+    for i, dev in enumerate(t.devs):
+        m = {"role": i, "device": dev, "health": st.member_health()[i]}
+        m.update(st.members[i])
+        members.append(m)
+    d["members"] = members
+    d["spares"] = t.get_all("spare")
+    if md:
+        try:
+            d["metadata"] = md_dump(dm.dev_path(md))
+        except (OSError, dm.DmError) as e:
+            d["metadata"] = {"metadata": md, "error": str(e)}
+    return d
+
+
+def print_status(name, st):
+    print(f"{name}: {st.scheme}, {st.nr_devs} members, chunk {st.chunk_sectors} sectors, "
+          f"{st.length} sectors ({human_sectors(st.length)})")
+    pct = 100.0 * st.synced / st.total if st.total else 100.0
+    mm = st.fields.get("mismatches")
+    print(f"  state {st.array_state}, health {st.health}, sync {st.sync_action} "
+          f"{st.synced}/{st.total} ({pct:.1f} %)" + ("" if mm is None else f", mismatches {mm}"))
+    if st.md_backend is not None or st.md_state is not None:
+        print(f"  metadata {st.md_backend or '-'} ({st.md_state or '-'}), intent dirty regions "
+              f"{st.intent_dirty_regions}, spares available {st.spares_available}")
+
+
+def print_md(d, indent="  "):
+    sb = d.get("superblock")
+    if d.get("error"):
+        print(f"{indent}metadata {d['metadata']}: {d['error']}")
+        return
+    for s in d["slots"]:
+        state = f"seq {s['seq']}" if s["valid"] else s["error"]
+        print(f"{indent}slot {s['slot']}: {state}")
+    if not sb:
+        print(f"{indent}no valid superblock")
+        return
+    print(f"{indent}array {sb['uuid']}: {sb['scheme']}, {sb['nr_members']} members, chunk "
+          f"{sb['chunk_sectors']}, {sb['array_sectors']} sectors, events {sb['events']}, "
+          f"{'clean' if sb['clean'] else 'not clean'}")
+    print(f"{indent}resync cursor {sb['resync_cursor']}/{sb['member_sectors']}, mismatches "
+          f"{sb['mismatches']}, regions {sb['nr_regions']} x {1 << sb['region_shift']} sectors"
+          + (f", {d['bitmap_dirty_regions']} dirty" if "bitmap_dirty_regions" in d else ""))
+    for i, m in enumerate(sb["members"]):
+        cur = f" cursor {m['cursor']}" if m["state"] == "rebuilding" else ""
+        print(f"{indent}  role {i:2d}: {m['state']:<10} disk {m['dev_uuid']}{cur}")
+
+
+def cmd_detail(a):
+    if a.metadata:
+        d = md_dump(a.metadata)
+        d["devices"] = []
+        for p in a.devices:
+            s, e = blockdev.read_msb(p)
+            d["devices"].append({"path": p, "superblock": s.to_json() if s else None,
+                                 "error": str(e) if e else None})
+        if a.json:
+            out_json(d)
+            return 0
+        print(f"{a.metadata}:")
+        print_md(d)
+        for x in d["devices"]:
+            s = x["superblock"]
+            if s:
+                print(f"  {x['path']}: array {s['uuid']} role {s['role']} disk {s['dev_uuid']} "
+                      f"events {s['events']}")
+            else:
+                print(f"  {x['path']}: {x['error']}")
+        return 0
+    if not a.name:
+        raise ToolError("detail needs NAME or --metadata DEV")
+    d = live_detail(a.name)
+    if a.json:
+        out_json(d)
+        return 0
+    print_status(a.name, dm.parse_status(dm.dmsetup("status", a.name).strip()))
+    print("  role  health      device")
+    for m in d["members"]:
+        print(f"  {m['role']:4d}  {m['health']:<10}  {m['device']}")
+    for s in d["spares"]:
+        print(f"  spare             {s}")
+    if "metadata" in d:
+        print(f"  metadata device {d['metadata'].get('metadata')} (on disk):")
+        print_md(d["metadata"], "    ")
+    return 0
+
+
+def cmd_status(a):
+    st = dm.status(a.name)
+    if a.json:
+        d = st.to_json()
+        d["name"] = a.name
+        out_json(d)
+    else:
+        print_status(a.name, st)
+    return 0
+
+
+def cmd_stop(a):
+    dm.dmsetup("remove", "--retry", a.name)
+    return 0
+
+
+# ------------------------------------------------------ messages, waits ---
+def wait_action(name, action, timeout=0, start_grace=5.0, interval=0.5, stream=sys.stderr,
+                status=dm.status, sleep=time.sleep, now=time.monotonic):
+    """Show a progress bar while the array's sync_action is @action; returns
+    the last status. If the action is not seen within @start_grace seconds it
+    is taken as already finished."""
+    t0 = now()
+    st = status(name)
+    prog = Progress(st.total, stream=stream, unit="sectors")
+    seen = False
+    while True:
+        if st.sync_action == action:
+            seen = True
+            prog.update(st.synced, total=st.total, note=action)
+        elif seen or now() - t0 > start_grace:
+            break
+        if timeout and now() - t0 > timeout:
+            prog.finish()
+            raise ToolError(f"{name}: {action} still running after {timeout} s")
+        sleep(interval)
+        st = status(name)
+    if seen:
+        prog.update(st.total if st.sync_action == "idle" else st.synced, note=st.sync_action)
+        prog.finish()
+    return st
+
+
+def cmd_fail(a):
+    dm.message(a.name, "fail", a.idx)
+    return 0
+
+
+def _sync_verb(a, action):
+    dm.message(a.name, action)
+    if not a.wait:
+        return 0
+    st = wait_action(a.name, action, a.timeout)
+    mm = st.fields.get("mismatches")
+    if a.json:
+        out_json({"name": a.name, "action": action, "sync_action": st.sync_action,
+                  "mismatches": mm})
+    else:
+        print(f"{a.name}: {action} done ({st.sync_action}), mismatches "
+              f"{'-' if mm is None else mm}")
+    return 0
+
+
+def cmd_check(a):
+    return _sync_verb(a, "check")
+
+
+def cmd_repair(a):
+    return _sync_verb(a, "repair")
+
+
+def cmd_rebuild(a):
+    if a.rate:
+        dm.message(a.name, RATE_MESSAGE, a.rate)
+    st = dm.status(a.name)
+    if st.sync_action != "recover" and "R" not in st.health:
+        if "D" in st.health and not st.spares_available:
+            raise ToolError(f"{a.name}: degraded ({st.health}) and no spare: add one with "
+                            "`raidlab add-spare`")
+        print(f"{a.name}: nothing to rebuild ({st.health}, {st.sync_action})")
+        return 0
+    if a.wait:
+        st = wait_action(a.name, "recover", a.timeout)
+    if a.json:
+        out_json(st.to_json())
+    else:
+        print_status(a.name, st)
+    if a.wait and "R" in st.health and st.sync_action != "recover":
+        raise ToolError(f"{a.name}: a member is still rebuilding but the rebuild is not "
+                        f"running ({st.sync_action} at {st.synced}/{st.total}): the kernel "
+                        "log says why")
+    return 0
+
+
+def cmd_add_spare(a):
+    t = dm.table(a.name)
+    if not t.get("metadata"):
+        raise ToolError(f"{a.name}: spares need a metadata device in the table")
+    if len(t.get_all("spare")) >= dm.MAX_SPARES:
+        raise ToolError(f"{a.name}: already {dm.MAX_SPARES} spares")
+    mine = blockdev.dev_id(a.dev)
+    for d in t.devs + t.get_all("spare") + [t.get("metadata")]:
+        if d != dm.MISSING and blockdev.dev_id(dm.dev_path(d)) == mine:
+            raise ToolError(f"{a.dev} is already in {a.name}'s table ({d})")
+    msb, _ = blockdev.read_msb(a.dev)
+    if msb is not None and not a.force:
+        raise ToolError(f"{a.dev}: holds a member superblock of array "
+                        f"{ondisk.uuid_str(msb.uuid)}; use --force to overwrite")
+    sizes = [blockdev.size_sectors(dm.dev_path(d)) for d in t.devs if d != dm.MISSING]
+    if sizes and blockdev.size_sectors(a.dev) < min(sizes):
+        raise ToolError(f"{a.dev} is smaller than the members")
+    blockdev.zero(a.dev, 0, ondisk.MD_DATA_OFFSET * 512)
+    t.add("spare", a.dev)
+    dm.reload(a.name, t)
+    dm.dmsetup("suspend", a.name)
+    dm.dmsetup("resume", a.name)
+    print(t.line())
+    return 0
+
+
+# ------------------------------------------------------------ argparse ---
+def _add_json(p):
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def register(verbs):
+    p = verbs.add_parser("create", help="zero the disks, build the table line, dmsetup create",
+                         description="Create an array: refuse disks holding a member superblock "
+                         "(unless --force), zero the metadata device and the members' first MiB, "
+                         "and load the table (the kernel formats the zeroed metadata).")
+    p.add_argument("name")
+    p.add_argument("members", nargs="+", help="member devices; - for a missing one")
+    p.add_argument("--scheme", required=True, choices=sorted(ondisk.SCHEMES))
+    p.add_argument("--chunk", type=int, default=128, help="chunk in sectors (default 128)")
+    p.add_argument("--metadata", help="metadata device (pmem or any block device)")
+    p.add_argument("--no-metadata", action="store_true",
+                   help="no metadata device: no superblocks, members used from sector 0")
+    p.add_argument("--spare", action="append", help="spare device (repeatable, up to 4)")
+    p.add_argument("--region-size", type=int, help="write-intent region in sectors")
+    p.add_argument("--assume-clean", action="store_true")
+    p.add_argument("--sched", help="member queue policy")
+    p.add_argument("--queue-depth", type=int)
+    p.add_argument("--force", action="store_true", help="overwrite disks of another array")
+    p.add_argument("--dry-run", action="store_true", help="print the table line, touch nothing")
+    _add_json(p)
+    p.set_defaults(func=cmd_create)
+
+    p = verbs.add_parser("assemble", help="find the members of an array and dmsetup create it")
+    p.add_argument("name")
+    p.add_argument("devices", nargs="*", help="candidate member and spare devices")
+    p.add_argument("--metadata", required=True)
+    p.add_argument("--scan", action="store_true", help="also look at " + " ".join(SCAN_GLOBS))
+    p.add_argument("--spare", action="append", help="a blank disk to add as a spare")
+    p.add_argument("--sched")
+    p.add_argument("--force", action="store_true", help="assemble even if too many are missing")
+    p.add_argument("--dry-run", action="store_true")
+    _add_json(p)
+    p.set_defaults(func=cmd_assemble, more_positionals="devices")
+
+    p = verbs.add_parser("detail", help="members, health, sync, metadata of an array")
+    p.add_argument("name", nargs="?")
+    p.add_argument("devices", nargs="*", help="with --metadata: member superblocks to show")
+    p.add_argument("--metadata", help="offline: dump this metadata device's superblocks")
+    _add_json(p)
+    p.set_defaults(func=cmd_detail, more_positionals="devices")
+
+    p = verbs.add_parser("status", help="the status line, parsed")
+    p.add_argument("name")
+    _add_json(p)
+    p.set_defaults(func=cmd_status)
+
+    p = verbs.add_parser("stop", help="dmsetup remove")
+    p.add_argument("name")
+    p.set_defaults(func=cmd_stop)
+
+    p = verbs.add_parser("fail", help="mark a member failed (message fail)")
+    p.add_argument("name")
+    p.add_argument("idx", type=int)
+    p.set_defaults(func=cmd_fail)
+
+    for verb, func in (("check", cmd_check), ("repair", cmd_repair)):
+        p = verbs.add_parser(verb, help=f"start a {verb} of the redundancy")
+        p.add_argument("name")
+        p.add_argument("--wait", action="store_true", help="progress bar until done, mismatches")
+        p.add_argument("--timeout", type=float, default=0)
+        _add_json(p)
+        p.set_defaults(func=func)
+
+    p = verbs.add_parser("rebuild", help="rebuild progress onto a spare")
+    p.add_argument("name")
+    p.add_argument("--wait", action="store_true")
+    p.add_argument("--rate", type=int, help="bound background work to KiB/s (sync_rate)")
+    p.add_argument("--timeout", type=float, default=0)
+    _add_json(p)
+    p.set_defaults(func=cmd_rebuild)
+
+    p = verbs.add_parser("add-spare", help="zero a disk and reload the table with it as a spare")
+    p.add_argument("name")
+    p.add_argument("dev")
+    p.add_argument("--force", action="store_true")
+    p.set_defaults(func=cmd_add_spare)

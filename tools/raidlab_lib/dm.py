@@ -1,0 +1,319 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The raidlab target as userspace sees it: table lines (build and parse),
+the status line (parse), and dmsetup.
+
+The status fields are listed once, in STATUS_HEAD / STATUS_TAIL below
+(Documentation/dm-raidlab.rst, "Status output"); fields a newer module
+appends after the known ones are kept in Status.extra, and known fields an
+older module does not print are None.
+"""
+import os
+import subprocess
+from dataclasses import dataclass, field
+
+from . import ondisk
+
+TARGET = "raidlab"
+
+# Optional table arguments: key -> takes a value. "spare" may repeat.
+OPT_ARGS = {
+    "chunk_size": True, "stripe_cache": True, "assume_clean": False, "sched": True,
+    "queue_depth": True, "metadata": True, "spare": True, "region_size": True,
+}
+MAX_SPARES = 4
+MISSING = "-"
+
+# ------------------------------------------------------------- status ---
+# INFO status, after "<start> <len> raidlab": the fixed head, one
+# "<dr>:<dw>:<pr>:<pw>" word per member, then the tail. (name, type[,
+# "optional"]): an optional field that does not parse as its type is absent
+# (a module without that feature) and its word goes to the next field.
+STATUS_HEAD = (
+    ("scheme", str), ("nr_devs", int), ("health", str), ("array_state", str),
+    ("chunk_sectors", int), ("sync_action", str), ("sync_progress", str),
+    ("logical_reads", int), ("logical_writes", int), ("data_reads", int),
+    ("data_writes", int), ("parity_reads", int), ("parity_writes", int),
+)
+STATUS_TAIL = (
+    ("sched", str), ("queue_depth", int), ("fg_issued", int), ("bg_issued", int),
+    # background jobs (sync.c): sectors found inconsistent by the last check/repair
+    ("mismatches", int, "optional"),
+    # the metadata service and spares
+    ("md_backend", str), ("md_state", str), ("intent_dirty_regions", int),
+    ("spares_available", int),
+)
+HEALTH = {"A": "alive", "D": "failed", "R": "rebuilding"}
+SYNC_ACTIONS = ("idle", "resync", "frozen", "recover", "check", "repair")
+
+
+def _conv(typ, word):
+    if word == "-":
+        return None
+    return typ(word)
+
+
+@dataclass
+class Status:
+    start: int
+    length: int
+    fields: dict
+    members: list          # per member: {"data_reads":..., ...}
+    extra: list = field(default_factory=list)
+
+    def __getattr__(self, name):
+        try:
+            return self.__dict__["fields"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    @property
+    def synced(self):
+        return int(self.fields["sync_progress"].split("/")[0])
+
+    @property
+    def total(self):
+        return int(self.fields["sync_progress"].split("/")[1])
+
+    def member_health(self):
+        return [HEALTH.get(c, c) for c in self.fields["health"]]
+
+    def to_json(self):
+        d = dict(self.fields)
+        d.update(start=self.start, length=self.length, synced=self.synced, total=self.total,
+                 members=self.members, extra=self.extra)
+        return d
+
+
+class ParseError(ValueError):
+    pass
+
+
+def parse_status(line):
+    """Parse one `dmsetup status` line of a raidlab target."""
+    w = line.split()
+    if len(w) < 3 or w[2] != TARGET:
+        raise ParseError(f"not a {TARGET} status line: {line.strip()!r}")
+    start, length = int(w[0]), int(w[1])
+    w = w[3:]
+    if len(w) < len(STATUS_HEAD):
+        raise ParseError(f"status line too short: {line.strip()!r}")
+    fields = {}
+    for (name, typ), word in zip(STATUS_HEAD, w):
+        fields[name] = _conv(typ, word)
+    w = w[len(STATUS_HEAD):]
+    n = fields["nr_devs"]
+    if len(fields["health"]) != n or len(w) < n:
+        raise ParseError("member count does not match the health characters or counters")
+    members = []
+    for word in w[:n]:
+        parts = word.split(":")
+        if len(parts) != 4:
+            raise ParseError(f"bad member counters {word!r}")
+        members.append(dict(zip(("data_reads", "data_writes", "parity_reads", "parity_writes"),
+                                map(int, parts))))
+    w = w[n:]
+    k = 0
+    for spec in STATUS_TAIL:
+        name, typ = spec[:2]
+        fields[name] = None
+        if k >= len(w):
+            continue
+        try:
+            fields[name] = _conv(typ, w[k])
+        except ValueError:
+            # an "optional" field a module without that feature does not
+            # print: the word is the next field's
+            if "optional" in spec[2:]:
+                continue
+            raise ParseError(f"status field {name}: {w[k]!r}") from None
+        k += 1
+    w = w[k:]
+    for m, c in zip(members, fields["health"]):
+        m["health"] = HEALTH.get(c, c)
+    return Status(start, length, fields, members, w)
+
+
+# -------------------------------------------------------------- table ---
+@dataclass
+class Table:
+    """One raidlab table line."""
+    scheme: str
+    devs: list                                   # paths; MISSING for a missing member
+    length: int = 0
+    start: int = 0
+    opts: list = field(default_factory=list)     # [(key, value or None)], in order
+
+    def get(self, key, default=None):
+        for k, v in self.opts:
+            if k == key:
+                return v
+        return default
+
+    def get_all(self, key):
+        return [v for k, v in self.opts if k == key]
+
+    def set(self, key, value=None):
+        """Set (replace) a single-valued option."""
+        self.opts = [(k, v) for k, v in self.opts if k != key]
+        self.opts.append((key, value))
+
+    def add(self, key, value=None):
+        self.opts.append((key, value))
+
+    def opt_words(self):
+        words = []
+        for k, v in self.opts:
+            words.append(k)
+            if v is not None:
+                words.append(str(v))
+        return words
+
+    def line(self):
+        ow = self.opt_words()
+        return " ".join([str(self.start), str(self.length), TARGET, self.scheme, str(len(ow))]
+                        + ow + [str(len(self.devs))] + [str(d) for d in self.devs])
+
+
+def parse_table(line):
+    """Parse a raidlab table line (with start and length), as `dmsetup
+    table` prints it. Checks the word counts only; the kernel checks the rest."""
+    w = line.split()
+    if len(w) < 6 or w[2] != TARGET:
+        raise ParseError(f"not a {TARGET} table line: {line.strip()!r}")
+    start, length, scheme = int(w[0]), int(w[1]), w[3]
+    nopt = int(w[4])
+    ow, rest = w[5:5 + nopt], w[5 + nopt:]
+    if len(ow) != nopt or not rest:
+        raise ParseError("optional argument count does not match")
+    opts, i = [], 0
+    while i < len(ow):
+        k = ow[i]
+        if k not in OPT_ARGS:
+            raise ParseError(f"unknown optional argument {k!r}")
+        if OPT_ARGS[k]:
+            if i + 1 >= len(ow):
+                raise ParseError(f"{k} lacks a value")
+            opts.append((k, ow[i + 1]))
+            i += 2
+        else:
+            opts.append((k, None))
+            i += 1
+    ndev = int(rest[0])
+    devs = rest[1:]
+    if len(devs) != ndev:
+        raise ParseError("device count does not match the devices given")
+    return Table(scheme=scheme, devs=devs, length=length, start=start, opts=opts)
+
+
+def max_length(scheme, nr_members, chunk_sectors, member_sectors):
+    """The largest valid target length (the kernel's rl_check_length()):
+    whole rows of chunk * data columns, any length for a mirror."""
+    cols = ondisk.data_columns(scheme, nr_members)
+    if cols == 1:
+        return member_sectors
+    return (member_sectors // chunk_sectors) * chunk_sectors * cols
+
+
+def check_length(scheme, nr_members, chunk_sectors, member_sectors, length):
+    """rl_check_length(): None, or the kernel's message."""
+    cols = ondisk.data_columns(scheme, nr_members)
+    row = 1 if cols == 1 else cols * chunk_sectors
+    if not length:
+        return "Zero target length"
+    if length > max_length(scheme, nr_members, chunk_sectors, member_sectors):
+        return "Target length exceeds the members' capacity"
+    if length % row:
+        return "Target length is not a multiple of the stripe width"
+    return None
+
+
+# ------------------------------------------------------------ dmsetup ---
+class DmError(RuntimeError):
+    pass
+
+
+def dmsetup(*args, input=None, check=True):
+    """Run dmsetup; returns stdout. Raises DmError with its stderr."""
+    env = dict(os.environ)
+    env.setdefault("DM_DISABLE_UDEV", "1")
+    try:
+        p = subprocess.run(["dmsetup", *args], input=input, capture_output=True, text=True,
+                           env=env)
+    except FileNotFoundError:
+        raise DmError("dmsetup not found") from None
+    if check and p.returncode:
+        msg = (p.stderr.strip() or p.stdout.strip()).splitlines()
+        raise DmError(f"dmsetup {' '.join(args)}: " + (msg[-1] if msg else f"exit {p.returncode}"))
+    return p.stdout
+
+
+def kernel_reason(before=None):
+    """The last "raidlab: ..." or "table: ..." line of the kernel log (the
+    ti->error of a refused table line), or None."""
+    try:
+        p = subprocess.run(["dmesg"], capture_output=True, text=True)
+    except OSError:
+        return None
+    lines = p.stdout.splitlines()[before or 0:]
+    for ln in reversed(lines):
+        if "device-mapper: table:" in ln or "device-mapper: raidlab:" in ln:
+            return ln.split("] ", 1)[-1].strip()
+    return None
+
+
+def _load(verb, name, table):
+    try:
+        dmsetup(verb, name, input=table.line() + "\n")
+    except DmError as e:
+        why = kernel_reason()
+        raise DmError(f"{e}" + (f" (kernel: {why})" if why else "")) from None
+
+
+def create(name, table):
+    _load("create", name, table)
+
+
+def reload(name, table):
+    _load("reload", name, table)
+
+
+def message(name, *words):
+    return dmsetup("message", name, "0", *map(str, words))
+
+
+def status(name):
+    out = dmsetup("status", name).strip().splitlines()
+    if len(out) != 1:
+        raise DmError(f"{name}: expected one target, got {len(out)} lines")
+    return parse_status(out[0])
+
+
+def table(name):
+    out = dmsetup("table", name).strip().splitlines()
+    if len(out) != 1:
+        raise DmError(f"{name}: expected one target, got {len(out)} lines")
+    return parse_table(out[0])
+
+
+def target_version(target=TARGET):
+    """The loaded target's version tuple from `dmsetup targets`, or None."""
+    for ln in dmsetup("targets", check=False).splitlines():
+        w = ln.split()
+        if len(w) >= 2 and w[0] == target:
+            return tuple(int(x) for x in w[1].lstrip("v").split("."))
+    return None
+
+
+def dev_path(spec):
+    """A table's device word (path or major:minor) as a path to open."""
+    if ":" in spec and not spec.startswith("/"):
+        major, minor = spec.split(":")
+        p = f"/dev/block/{major}:{minor}"
+        if os.path.exists(p):
+            return p
+        for d in os.listdir("/sys/dev/block") if os.path.isdir("/sys/dev/block") else ():
+            if d == spec:
+                name = os.path.basename(os.readlink(f"/sys/dev/block/{d}"))
+                return f"/dev/{name}"
+        raise DmError(f"no device node for {spec}")
+    return spec
