@@ -569,9 +569,10 @@ def cmd_add_spare(a):
         raise ToolError(f"{a.dev} is smaller than the members")
     blockdev.zero(a.dev, 0, ondisk.MD_DATA_OFFSET * 512)
     t.add("spare", a.dev)
-    dm.reload(a.name, t)
-    dm.dmsetup("suspend", a.name)
-    dm.dmsetup("resume", a.name)
+    # the kernel refuses a second table over a live metadata device (both
+    # would commit to it): the array is stopped and assembled again
+    dm.dmsetup("remove", a.name)
+    dm.create(a.name, t)
     print(t.line())
     return 0
 
@@ -652,7 +653,7 @@ def register(verbs):
     _add_json(p)
     p.set_defaults(func=cmd_rebuild)
 
-    p = verbs.add_parser("add-spare", help="zero a disk and reload the table with it as a spare")
+    p = verbs.add_parser("add-spare", help="zero a disk and assemble the array again with it as a spare (the array must not be open)")
     p.add_argument("name")
     p.add_argument("dev")
     p.add_argument("--force", action="store_true")
