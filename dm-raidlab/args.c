@@ -10,8 +10,9 @@
  *   <opt_args>      any of, each at most once (spare: up to 4 times):
  *                     chunk_size <sectors>    power of two, 8 .. 2^21
  *                                             (parity schemes: .. 2048)
- *                     assume_clean            parity is consistent already:
- *                                             no resync (parity schemes)
+ *                     assume_clean            redundancy is consistent
+ *                                             already: no resync (not
+ *                                             raid0)
  *                     stripe_cache <nr>       stripe contexts, 4 .. 4096
  *                                             (parity schemes only; the
  *                                             default fits 16 MiB of
@@ -283,8 +284,8 @@ int rl_parse_args(unsigned int argc, char **argv, struct rl_args *args,
 		*error = "stripe_cache needs a parity scheme";
 		return -EINVAL;
 	}
-	if (!args->ops->parity && args->assume_clean) {
-		*error = "assume_clean needs a parity scheme";
+	if (!args->ops->redundancy && args->assume_clean) {
+		*error = "assume_clean needs a redundant scheme";
 		return -EINVAL;
 	}
 

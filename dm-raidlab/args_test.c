@@ -137,7 +137,7 @@ static const struct rl_args_bad rl_args_bad_cases[] = {
 	{ "raid0 4 queue_depth 4 queue_depth 4 2 a b", "Duplicate queue_depth" },
 	{ "raid5 5 chunk_size 8 3 a b c d", "Unknown optional argument" },
 	{ "raid5 2 assume_clean assume_clean 3 a b c", "Duplicate assume_clean" },
-	{ "raid0 1 assume_clean 2 a b", "assume_clean needs a parity scheme" },
+	{ "raid0 1 assume_clean 2 a b", "assume_clean needs a redundant scheme" },
 	{ "raid5 3 chunk_size 8 3 a b c", "Optional argument lacks a value" },
 	{ "raid5 1 chunk_size 3 a b c", "Optional argument lacks a value" },
 	{ "raid5 2 chunk_size 24 3 a b c", "chunk_size is not a power of two" },
