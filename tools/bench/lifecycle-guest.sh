@@ -40,6 +40,8 @@ done <"$PLAN"
 PMEM=$(pmem_dev) || die "bench: the lifecycle bench needs the lab's pmem"
 [ "$RL_NDISKS" -ge 6 ] || die "bench: needs 6 disks"
 say() { echo "bench: $*"; }
+NPOINT=0
+point() { NPOINT=$((NPOINT + 1)); say "point $NPOINT $*"; }
 now() { cut -d' ' -f1 /proc/uptime; }
 
 # table NAME SCHEME MDDEV|- SPARE|- OPTS: a table line over m0..m3 (mirror: m0, m1)
@@ -90,7 +92,7 @@ for scheme in $SCHEMES; do
 				--rw=write --size=$((MEMBER_MB / 2))M >/dev/null 2>&1
 			for k in 1 2; do
 				slice "$scheme-normal-$k" --rw=randrw --rwmixread=70
-				say "point $scheme normal $k"
+				point "$scheme normal $k"
 			done
 		fi
 		t0=$(now)
@@ -102,7 +104,7 @@ for scheme in $SCHEMES; do
 			while rl_health arr | grep -q R; do
 				k=$((k + 1))
 				slice "$scheme-rebuild-$k" --rw=randrw --rwmixread=70
-				say "point $scheme rebuild $k $(rl_sync arr)"
+				point "$scheme rebuild $k $(rl_sync arr)"
 				[ $k -gt 200 ] && die "bench: rebuild under load too long"
 			done
 		fi
@@ -128,7 +130,7 @@ for scheme in $SCHEMES; do
 		fresh "$mdd" $(disks 4)
 		dm_create arr "$(table "$scheme" "$mdd" - assume_clean)" || die "bench: create $scheme $md"
 		slice "$scheme-intent-$md" --rw=randwrite
-		say "point $scheme intent $md"
+		point "$scheme intent $md"
 		dm_remove arr
 	done
 done
