@@ -57,9 +57,10 @@ table() {
 	echo "0 $_len raidlab $_scheme $# $_w $_n $_devs"
 }
 
-fresh() { # zero the metadata and the members' first MiB
+fresh() { # zero the metadata and the members' space (assume_clean must be true)
 	for _d in "$@"; do
-		[ "$_d" = - ] || dd if=/dev/zero of="$_d" bs=1M count=4 conv=fsync 2>/dev/null
+		[ "$_d" = - ] || dd if=/dev/zero of="$_d" bs=1M count=$((MEMBER_MB + 2)) \
+			conv=fsync 2>/dev/null
 	done
 }
 
