@@ -6,7 +6,7 @@
  * <scheme> <#opt_args> [<opt_args>...] <#devs> <dev_path>...
  *
  *   <scheme>        raid0 | mirror | raid4 | raid5
- *   <#opt_args>     number of words that follow as optional arguments, 0 .. 9
+ *   <#opt_args>     number of words that follow as optional arguments, 0 .. 11
  *   <opt_args>      any of, each at most once:
  *                     chunk_size <sectors>    power of two, 8 .. 2^21
  *                                             (parity schemes: .. 2048)
@@ -22,6 +22,11 @@
  *                     queue_depth <nr>        member I/Os issued at once
  *                                             per member, 1 .. 1024
  *                                             (default 32)
+ *                     journal on|off          write-hole journal in the
+ *                                             metadata (journal.h; parity
+ *                                             schemes with a metadata
+ *                                             device; default: on when
+ *                                             the metadata is DAX)
  *   <#devs>         number of member devices
  *   <dev_path>      member device, used from sector 0
  */
@@ -115,6 +120,23 @@ static int rl_parse_opt(struct dm_arg_set *as, struct rl_args *args,
 		return 0;
 	}
 
+	if (!strcasecmp(key, "journal")) {
+		if (args->journal != RL_JNL_AUTO) {
+			*error = "Duplicate journal";
+			return -EINVAL;
+		}
+		key = dm_shift_arg(as);
+		if (!strcasecmp(key, "on")) {
+			args->journal = RL_JNL_ON;
+		} else if (!strcasecmp(key, "off")) {
+			args->journal = RL_JNL_OFF;
+		} else {
+			*error = "Invalid journal";
+			return -EINVAL;
+		}
+		return 0;
+	}
+
 	if (!strcasecmp(key, "stripe_cache")) {
 		if (args->stripes_set) {
 			*error = "Duplicate stripe_cache";
@@ -143,7 +165,7 @@ int rl_parse_args(unsigned int argc, char **argv, struct rl_args *args,
 		  char **error)
 {
 	static const struct dm_arg opt_args = {
-		0, 9, "Invalid number of optional arguments"
+		0, 11, "Invalid number of optional arguments"
 	};
 	static const struct dm_arg devs_arg = {
 		1, RL_MAX_MEMBERS, "Invalid number of devices"
@@ -197,6 +219,15 @@ int rl_parse_args(unsigned int argc, char **argv, struct rl_args *args,
 	}
 	if (!args->ops->parity && args->assume_clean) {
 		*error = "assume_clean needs a parity scheme";
+		return -EINVAL;
+	}
+
+	if (!args->ops->parity && args->journal != RL_JNL_AUTO) {
+		*error = "journal needs a parity scheme";
+		return -EINVAL;
+	}
+	if (!args->md_dev && args->journal != RL_JNL_AUTO) {
+		*error = "journal needs a metadata device";
 		return -EINVAL;
 	}
 

@@ -15,6 +15,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 
+#include "journal.h"
 #include "raidlab.h"
 #include "tracker.h"
 
@@ -104,6 +105,7 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	a->policy = args.policy;
 	a->opt_sched_set = args.policy != &rl_sched_fifo || args.depth_set;
 	a->queue_depth = args.queue_depth;
+	a->journal = args.journal;
 	a->track_stopped = true;	/* until the first resume */
 	INIT_WORK(&a->event_work, rl_event_work);
 	for (i = 0; i < args.nr_devs; i++) {
@@ -277,6 +279,7 @@ static const char *rl_array_state(struct rl_array *a)
  *        <dr>:<dw>:<pr>:<pw> for each member
  *        <sched_policy> <queue_depth> <fg_issued> <bg_issued>
  *        <mismatch_cnt>
+ *        <journal> <jnl_records> <jnl_bytes> <jnl_waits>
  * TABLE: the table line, with every option spelled out.
  */
 static void raidlab_status(struct dm_target *ti, status_type_t type,
@@ -289,7 +292,7 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
 	u64 issued[RL_NR_CLASSES] = { 0 };
 	const char *action;
 	sector_t synced, total;
-	u64 mismatches;
+	u64 mismatches, jrec = 0, jbytes = 0, jwaits = 0;
 
 	switch (type) {
 	case STATUSTYPE_INFO:
@@ -323,10 +326,15 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
 		}
 		DMEMIT(" %s %u %llu %llu %llu", READ_ONCE(a->policy)->name,
 		       a->queue_depth, issued[RL_FG], issued[RL_BG], mismatches);
+		if (a->jnl)
+			rl_jnl_counts(a->jnl, &jrec, &jbytes, &jwaits);
+		DMEMIT(" %s %llu %llu %llu", a->jnl ? rl_jnl_backend(a->jnl) : "off",
+		       jrec, jbytes, jwaits);
 		break;
 
 	case STATUSTYPE_TABLE:
-		nr_opt = 6 + (a->ops->parity ? 2 : 0) + a->assume_clean;
+		nr_opt = 6 + (a->ops->parity ? 2 : 0) + a->assume_clean +
+			 (a->journal != RL_JNL_AUTO ? 2 : 0);
 		DMEMIT("%s %u chunk_size %llu", a->ops->name, nr_opt,
 		       (unsigned long long)rl_chunk_sectors(&a->geom));
 		if (a->ops->parity)
@@ -335,6 +343,8 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
 			DMEMIT(" assume_clean");
 		DMEMIT(" sched %s queue_depth %u", READ_ONCE(a->policy)->name,
 		       a->queue_depth);
+		if (a->journal != RL_JNL_AUTO)
+			DMEMIT(" journal %s", a->journal == RL_JNL_ON ? "on" : "off");
 		DMEMIT(" %u", a->geom.nr_members);
 		for (i = 0; i < a->geom.nr_members; i++)
 			DMEMIT(" %s", a->members[i].dev->name);
