@@ -98,7 +98,8 @@ u64 rl_md_bitmap_blocks(u64 nr_regions)
  */
 u64 rl_md_nr_regions(u64 member_sectors, u32 shift)
 {
-	return (member_sectors + (1ULL << shift) - 1) >> shift;
+	return (member_sectors >> shift) +
+	       !!(member_sectors & ((1ULL << shift) - 1));
 }
 
 u32 rl_md_default_region_shift(u64 member_sectors, u32 min_sectors)
@@ -1298,6 +1299,23 @@ static int rl_md_check_size(struct rl_md *md, char **error)
 	return 0;
 }
 
+/* What makes @msb not member @i of the array @st describes, or NULL. */
+static char *rl_md_member_mismatch(const struct rl_md_state *st, unsigned int i,
+				   const struct rl_msb_state *msb)
+{
+	if (memcmp(msb->uuid, st->uuid, 16))
+		return "Member belongs to another array";
+	if (msb->role != i)
+		return "Member has another role in the array";
+	if (memcmp(msb->dev_uuid, st->members[i].dev_uuid, 16))
+		return "Member is not the disk the metadata knows in its role";
+	if (msb->events < st->events)
+		return "Member superblock is stale";
+	if (msb->events > st->events + 1)
+		return "Member superblock is newer than the metadata";
+	return NULL;
+}
+
 /* Check member @i of an existing array against the metadata. */
 static int rl_md_check_member(struct rl_md *md, unsigned int i, char **error)
 {
@@ -1332,19 +1350,9 @@ static int rl_md_check_member(struct rl_md *md, unsigned int i, char **error)
 		*error = r == -ENODATA ? "Member superblock is blank" : why;
 		return -EINVAL;
 	}
-	if (memcmp(msb.uuid, md->st.uuid, 16)) {
-		*error = "Member belongs to another array";
-	} else if (msb.role != i) {
-		*error = "Member has another role in the array";
-	} else if (memcmp(msb.dev_uuid, mm->dev_uuid, 16)) {
-		*error = "Member is not the disk the metadata knows in its role";
-	} else if (msb.events < md->st.events) {
-		*error = "Member superblock is stale";
-	} else if (msb.events > md->st.events + 1) {
-		*error = "Member superblock is newer than the metadata";
-	} else {
+	*error = rl_md_member_mismatch(&md->st, i, &msb);
+	if (!*error)
 		return 0;
-	}
 	DMERR("%s: member %u (%s) refused: %s (events %llu, metadata %llu, role %u)",
 	      rl_md_name(md), i, dev->name, *error, msb.events, md->st.events,
 	      msb.role);

@@ -41,7 +41,7 @@
 
 #define RL_MD_BLOCK		4096
 #define RL_MD_BLOCK_SECTORS	(RL_MD_BLOCK >> 9)
-#define RL_MD_MAGIC		0x31304d4442414c52ULL	/* "RLABMD01" */
+#define RL_MD_MAGIC		0x3130444d42414c52ULL	/* "RLABMD01" */
 #define RL_MSB_MAGIC		0x3130424d42414c52ULL	/* "RLABMB01" */
 #define RL_MD_VERSION		1
 #define RL_MD_SB_CSUM_XOR	0x52d1a5b0U
@@ -54,7 +54,7 @@
 #define RL_MD_MIN_REGION	8	/* sectors: a region is at least a page */
 #define RL_MD_MAX_REGION_SHIFT	40
 #define RL_MD_DEFAULT_REGIONS	65536	/* the default region size aims below */
-#define RL_MD_MAX_REGIONS	(1U << 20)	/* in-core counts: 4 MiB at most */
+#define RL_MD_MAX_REGIONS	BIT(20)	/* in-core counts: 4 MiB at most */
 
 /* superblock flags */
 #define RL_MD_CLEAN		BIT(0)	/* shut down cleanly: no intent bit is live */
