@@ -43,7 +43,7 @@
 #define RL_JNL_CSUM_XOR		0x4a4e4c31U
 #define RL_JNL_AREA_ID		0x4c4e4a52U		/* "RJNL" */
 #define RL_JNL_MIN_BLOCKS	2048			/* 8 MiB */
-#define RL_JNL_MAX_BLOCKS	(1U << 20)		/* 4 GiB */
+#define RL_JNL_MAX_BLOCKS	1048576U		/* 4 GiB */
 
 struct rl_jnl_ent_disk {
 	__le32 member;

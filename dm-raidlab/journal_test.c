@@ -355,13 +355,14 @@ static void rl_jnl_select_after_crash(struct kunit *test)
 	struct rl_plan *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
 	struct rl_jnl_rec *found = kunit_kcalloc(test, 5, sizeof(*found),
 						 GFP_KERNEL);
-	struct rl_jt_img img[5];
+	struct rl_jt_img *img = kunit_kcalloc(test, 5, sizeof(*img), GFP_KERNEL);
+	static const u64 pos[5] = { 40, 0, 10, 20, 30 };
 	struct rl_geom g;
 	unsigned int i, n = 0;
-	static const u64 pos[5] = { 40, 0, 10, 20, 30 };
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_ASSERT_NOT_NULL(test, found);
+	KUNIT_ASSERT_NOT_NULL(test, img);
 	rl_jt_geom(&g, 4);
 	for (i = 0; i < 5; i++) {
 		KUNIT_ASSERT_EQ(test, rl_plan_access(&g, i, 0, 8, RL_PLAN_WRITE,
