@@ -229,8 +229,9 @@ static void rl_args_journal(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		argc = rl_split(test, cases[i].line, argv);
+		error = NULL;
 		KUNIT_ASSERT_EQ_MSG(test, rl_parse_args(argc, argv, &args, &error),
-				    0, "%s: %s", cases[i].line, error ? error : "");
+				    0, "%s", error);
 		KUNIT_EXPECT_EQ_MSG(test, args.journal, cases[i].mode, "%s",
 				    cases[i].line);
 		KUNIT_EXPECT_EQ(test, args.nr_devs, 3U);
