@@ -15,8 +15,9 @@
 # parity: it must read back intact, because the journal record of the
 # torn write was replayed at construction. The same sequence with
 # `journal off` must lose it (D1 xor old D0 xor new D0): the negative
-# control shows the test can fail.
-# vm-opts: --disks 4 --timeout 900
+# control shows the test can fail. A third round keeps the metadata on a
+# plain disk (dm-bufio) with `journal on`: the same replay through dm-bufio.
+# vm-opts: --disks 5 --timeout 900
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
 need_raidlab
@@ -27,6 +28,8 @@ m0=$(disk 0)
 m1=$(disk 1)
 m2=$(disk 2)
 m3=$(disk 3)
+m4=$(disk 4)
+MD=$pm
 L=24576			# 64 rows of 3 x 64 KiB: 4 MiB of each member
 IMG=/tmp/crash
 MEMBER_MB=6		# 1 MiB of superblock area + 4 MiB of data, rounded up
@@ -34,7 +37,7 @@ PMEM_MB=40		# superblocks, bitmap and the journal area (~16 MiB)
 
 # r5_line OPTS DEV0 DEV1 DEV2 DEV3
 r5_line() {
-	_o="chunk_size 128 assume_clean metadata $pm${1:+ $1}"
+	_o="chunk_size 128 assume_clean metadata $MD${1:+ $1}"
 	shift
 	echo "0 $L raidlab raid5 $(echo "$_o" | wc -w) $_o 4 $*"
 }
@@ -51,9 +54,9 @@ image() { # save|load
 		fi
 	done
 	if [ "$1" = save ]; then
-		dd if="$pm" of="$IMG.pmem" bs=1M count=$PMEM_MB iflag=direct 2>/dev/null
+		dd if="$MD" of="$IMG.md" bs=1M count=$PMEM_MB iflag=direct 2>/dev/null
 	else
-		dd if="$IMG.pmem" of="$pm" bs=1M oflag=direct conv=fsync 2>/dev/null
+		dd if="$IMG.md" of="$MD" bs=1M oflag=direct conv=fsync 2>/dev/null
 	fi
 }
 
@@ -69,7 +72,7 @@ round() {
 	_opts=$2
 	log "---- $_n: ${_opts:-journal by default} ----"
 	for _d in "$m0" "$m1" "$m2" "$m3"; do wipe "$_d" 8 || die "wipe $_d"; done
-	wipe "$pm" $PMEM_MB || die "wipe pmem"
+	wipe "$MD" $PMEM_MB || die "wipe the metadata device"
 	dm_create dly "0 $(sectors "$m3") delay $m3 0 0" || die "dm-delay"
 	check "$_n: created" dm_create r5 "$(r5_line "$_opts" "$m0" "$m1" "$m2" /dev/mapper/dly)"
 	dmsetup status r5
@@ -133,5 +136,11 @@ check "journal: the torn write reads back whole (replayed)" test "$D0_HEX" = "$n
 round "journal off" "journal off" off
 check "journal off: nothing replayed" test "$REPLAYED" = 0
 check "journal off (negative control): member 1's data is lost" test "$D1_OK" = 0
+
+MD=$m4
+round "bufio journal on" "journal on" bufio
+check "bufio journal on: the torn write's record was replayed" test "$REPLAYED" = 1
+check "bufio journal on: member 1's flushed data rebuilt intact" test "$D1_OK" = 1
+check "bufio journal on: the torn write reads back whole" test "$D0_HEX" = "$new_hex"
 
 finish
