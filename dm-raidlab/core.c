@@ -318,6 +318,8 @@ static void raidlab_resume(struct dm_target *ti)
 {
 	struct rl_array *a = ti->private;
 
+	if (a->md)
+		rl_md_resume(a->md);
 	if (a->ops->resume)
 		a->ops->resume(a);
 	rl_sync_start(a);

@@ -445,7 +445,7 @@ struct rl_md {
 	u8 spare_uuid[RL_MAX_SPARES][16];
 
 	struct mutex io_mutex;		/* bitmap writes, the clear pass */
-	bool clean_durable;		/* RL_MD_CLEAN on the device (io_mutex) */
+	bool clean_durable;		/* RL_MD_CLEAN may be on the device (io_mutex) */
 	spinlock_t ilock;		/* the bitmaps and counts below */
 	unsigned long *bits;		/* durable */
 	unsigned long *pending;		/* being made durable */
@@ -966,7 +966,7 @@ int rl_md_intent_flush(struct rl_md *md, bool clean)
 	spin_lock_irq(&md->ilock);
 	empty = bitmap_empty(md->bits, nr) && bitmap_empty(md->pending, nr);
 	spin_unlock_irq(&md->ilock);
-	if (clean && empty && !md->clean_durable) {
+	if (clean && empty) {
 		rl_md_lock(md);
 		md->st.flags |= RL_MD_CLEAN;
 		ret = rl_md_commit(md, false);
@@ -977,6 +977,13 @@ int rl_md_intent_flush(struct rl_md *md, bool clean)
 out:
 	mutex_unlock(&md->io_mutex);
 	return ret;
+}
+
+void rl_md_resume(struct rl_md *md)
+{
+	mutex_lock(&md->io_mutex);
+	md->clean_durable = true;
+	mutex_unlock(&md->io_mutex);
 }
 
 static void rl_md_clear_work(struct work_struct *ws)
@@ -1379,7 +1386,13 @@ static int rl_md_check_members(struct rl_md *md, char **error)
 			return r;
 		}
 		if (r) {
+			/* a new spare: claim it, so no other array takes it */
 			get_random_bytes(md->spare_uuid[i], 16);
+			if (rl_md_msb_write(md, a->spares[i]->bdev, RL_ROLE_SPARE,
+					    md->spare_uuid[i])) {
+				*error = "Cannot write a spare's superblock";
+				return -EIO;
+			}
 			continue;
 		}
 		if (memcmp(msb.uuid, md->st.uuid, 16) ||

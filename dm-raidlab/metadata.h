@@ -325,6 +325,12 @@ const unsigned long *rl_md_dirty_at_load(struct rl_md *md);
  * state's).
  */
 int rl_md_intent_flush(struct rl_md *md, bool clean);
+/*
+ * The target is resumed: the next bit to be set first commits RL_MD_CLEAN
+ * away, whoever set it meanwhile (a table suspended after this one was
+ * loaded over the same device: a reload). Process context.
+ */
+void rl_md_resume(struct rl_md *md);
 /* Count of set bits (status), and intent writes so far. Any context. */
 void rl_md_intent_counts(struct rl_md *md, u64 *dirty, u64 *writes);
 

@@ -39,6 +39,16 @@ flip_byte() {
 		dd of="$1" bs=1 seek="$2" count=1 conv=notrunc,fsync 2>/dev/null
 }
 
+# md_flags DEV: the flags of DEV's newest superblock slot (1: clean)
+md_flags() {
+	dd if="$1" of=/tmp/sl bs=4096 count=2 iflag=direct 2>/dev/null
+	_s0=$(od -An -tu4 -j32 -N4 /tmp/sl | tr -d ' ')
+	_s1=$(od -An -tu4 -j$((4096 + 32)) -N4 /tmp/sl | tr -d ' ')
+	_o=4
+	[ "$_s1" -gt "$_s0" ] && _o=$((4096 + 4))
+	od -An -tu4 -j$_o -N4 /tmp/sl | tr -d ' '
+}
+
 blank_all() {
 	for _d in "$m0" "$m1" "$m2" "$m3" "$m4" "$m5" "$pm"; do
 		wipe "$_d" 4 || die "wipe $_d"
@@ -59,10 +69,17 @@ round() {
 	check "raid5: table line names the metadata device and region size" \
 		sh -c "dmsetup table r5 | grep -q ' metadata [0-9]*:[0-9]* region_size 128 3 '"
 	check "mirror: region_size 8 kept" sh -c "dmsetup table mi | grep -q ' region_size 8 '"
+	check "raid5 ($2): live array: clean flag cleared" test "$(md_flags "$1")" = 0
+	check "mirror ($4): live array: clean flag cleared" test "$(md_flags "$3")" = 0
+	check "raid5 ($2): suspend: clean flag set" dm_suspend r5
+	check "raid5 ($2): suspended: clean flag on the device" test "$(md_flags "$1")" = 1
+	check "raid5 ($2): resume" dm_resume r5
 	FIO_RUNTIME=10 check "raid5 ($2): fio write" fio_write /dev/mapper/r5 $SIZE
 	FIO_RUNTIME=10 check "mirror ($4): fio write" fio_write /dev/mapper/mi $SIZE
 	dm_remove r5
 	dm_remove mi
+	check "raid5 ($2): removed: clean flag set" test "$(md_flags "$1")" = 1
+	check "mirror ($4): removed: clean flag set" test "$(md_flags "$3")" = 1
 	check "raid5 ($2): re-created from the same table" \
 		dm_create r5 "$(r5_line "$1" "$m0" "$m1" "$m2")"
 	check "mirror ($4): re-created from the same table" \
