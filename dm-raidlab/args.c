@@ -6,7 +6,7 @@
  * <scheme> <#opt_args> [<opt_args>...] <#devs> <dev_path>...
  *
  *   <scheme>        raid0 | mirror | raid4 | raid5
- *   <#opt_args>     number of words that follow as optional arguments, 0 .. 21
+ *   <#opt_args>     number of words that follow as optional arguments, 0 .. 23
  *   <opt_args>      any of, each at most once (spare: up to 4 times):
  *                     chunk_size <sectors>    power of two, 8 .. 2^21
  *                                             (parity schemes: .. 2048)
@@ -23,6 +23,11 @@
  *                     queue_depth <nr>        member I/Os issued at once
  *                                             per member, 1 .. 1024
  *                                             (default 32)
+ *                     journal on|off          write-hole journal in the
+ *                                             metadata (journal.h; parity
+ *                                             schemes with a metadata
+ *                                             device; default: on when
+ *                                             the metadata is DAX)
  *                     metadata <dev>          metadata device (metadata.h):
  *                                             members keep a superblock and
  *                                             their data starts at 1 MiB
@@ -129,6 +134,23 @@ static int rl_parse_opt(struct dm_arg_set *as, struct rl_args *args,
 		return 0;
 	}
 
+	if (!strcasecmp(key, "journal")) {
+		if (args->journal != RL_JNL_AUTO) {
+			*error = "Duplicate journal";
+			return -EINVAL;
+		}
+		key = dm_shift_arg(as);
+		if (!strcasecmp(key, "on")) {
+			args->journal = RL_JNL_ON;
+		} else if (!strcasecmp(key, "off")) {
+			args->journal = RL_JNL_OFF;
+		} else {
+			*error = "Invalid journal";
+			return -EINVAL;
+		}
+		return 0;
+	}
+
 	if (!strcasecmp(key, "stripe_cache")) {
 		if (args->stripes_set) {
 			*error = "Duplicate stripe_cache";
@@ -232,7 +254,7 @@ int rl_parse_args(unsigned int argc, char **argv, struct rl_args *args,
 		  char **error)
 {
 	static const struct dm_arg opt_args = {
-		0, 13 + 2 * RL_MAX_SPARES, "Invalid number of optional arguments"
+		0, 15 + 2 * RL_MAX_SPARES, "Invalid number of optional arguments"
 	};
 	static const struct dm_arg devs_arg = {
 		1, RL_MAX_MEMBERS, "Invalid number of devices"
@@ -286,6 +308,15 @@ int rl_parse_args(unsigned int argc, char **argv, struct rl_args *args,
 	}
 	if (!args->ops->redundancy && args->assume_clean) {
 		*error = "assume_clean needs a redundant scheme";
+		return -EINVAL;
+	}
+
+	if (!args->ops->parity && args->journal != RL_JNL_AUTO) {
+		*error = "journal needs a parity scheme";
+		return -EINVAL;
+	}
+	if (!args->md_dev && args->journal != RL_JNL_AUTO) {
+		*error = "journal needs a metadata device";
 		return -EINVAL;
 	}
 

@@ -178,6 +178,15 @@ static const struct rl_args_bad rl_args_bad_cases[] = {
 	{ "mirror 0 2 - -", "More members missing than the scheme survives" },
 	{ "raid5 22 metadata md " RL_T_SPARES " " RL_T_OPTS " 3 a b c",
 	  "Invalid number of optional arguments" },
+	{ "raid5 2 journal on 3 a b c", "journal needs a metadata device" },
+	{ "raid5 2 journal off 3 a b c", "journal needs a metadata device" },
+	{ "mirror 4 metadata md journal on 2 a b", "journal needs a parity scheme" },
+	{ "raid5 4 metadata md journal maybe 3 a b c", "Invalid journal" },
+	{ "raid5 6 metadata md journal on journal off 3 a b c", "Duplicate journal" },
+	{ "raid5 3 metadata md journal 3 a b c", "Optional argument lacks a value" },
+	{ "raid5 24 metadata md " RL_T_SPARES " " RL_T_OPTS
+	  " journal on stripe_cache 4 queue_depth 1 x 3 a b c",
+	  "Invalid number of optional arguments" },
 };
 
 static void rl_args_bad_desc(const struct rl_args_bad *c, char *desc)
@@ -200,6 +209,35 @@ static void rl_args_parse_bad(struct kunit *test)
 }
 
 /* Parity stripe buffers are whole pages: a smaller chunk is refused. */
+/* journal on|off, and the default (auto: on when the metadata is DAX) */
+static void rl_args_journal(struct kunit *test)
+{
+	static const struct {
+		const char *line;
+		enum rl_jnl_mode mode;
+	} cases[] = {
+		{ "raid5 2 metadata md 3 a b c", RL_JNL_AUTO },
+		{ "raid5 4 metadata md journal off 3 a b c", RL_JNL_OFF },
+		{ "raid4 4 JOURNAL ON metadata md 3 a b c", RL_JNL_ON },
+		{ "raid5 23 metadata md " RL_T_SPARES " " RL_T_OPTS
+		  " journal on stripe_cache 4 queue_depth 1 3 a b c", RL_JNL_ON },
+		{ "raid5 0 3 a b c", RL_JNL_AUTO },
+	};
+	char *argv[RL_ARGS_MAX], *error = NULL;
+	struct rl_args args;
+	unsigned int i, argc;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		argc = rl_split(test, cases[i].line, argv);
+		error = NULL;
+		KUNIT_ASSERT_EQ_MSG(test, rl_parse_args(argc, argv, &args, &error),
+				    0, "%s", error);
+		KUNIT_EXPECT_EQ_MSG(test, args.journal, cases[i].mode, "%s",
+				    cases[i].line);
+		KUNIT_EXPECT_EQ(test, args.nr_devs, 3U);
+	}
+}
+
 static void rl_args_chunk_vs_page(struct kunit *test)
 {
 	char line[64], *argv[RL_ARGS_MAX], *error = NULL;
@@ -255,6 +293,7 @@ static void rl_args_length(struct kunit *test)
 static struct kunit_case rl_args_test_cases[] = {
 	KUNIT_CASE_PARAM(rl_args_parse_good, rl_args_good_gen_params),
 	KUNIT_CASE_PARAM(rl_args_parse_bad, rl_args_bad_gen_params),
+	KUNIT_CASE(rl_args_journal),
 	KUNIT_CASE(rl_args_chunk_vs_page),
 	KUNIT_CASE(rl_args_length),
 	{}

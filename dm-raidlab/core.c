@@ -18,6 +18,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 
+#include "journal.h"
 #include "metadata.h"
 #include "raidlab.h"
 #include "tracker.h"
@@ -165,6 +166,7 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	a->policy = args.policy;
 	a->opt_sched_set = args.policy != &rl_sched_fifo || args.depth_set;
 	a->queue_depth = args.queue_depth;
+	a->journal = args.journal;
 	a->track_stopped = true;	/* until the first resume */
 	INIT_WORK(&a->event_work, rl_event_work);
 	for (i = 0; i < args.nr_devs; i++) {
@@ -362,6 +364,7 @@ static const char *rl_array_state(struct rl_array *a)
  *        <sched_policy> <queue_depth> <fg_issued> <bg_issued>
  *        <mismatch_cnt>
  *        <md_backend> <md_state> <intent_dirty_regions> <spares>
+ *        <journal> <jnl_records> <jnl_bytes> <jnl_waits>
  * TABLE: the table line, with every option spelled out.
  */
 static void raidlab_status(struct dm_target *ti, status_type_t type,
@@ -374,7 +377,7 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
 	u64 issued[RL_NR_CLASSES] = { 0 };
 	const char *action;
 	sector_t synced, total;
-	u64 mismatches;
+	u64 mismatches, jrec = 0, jbytes = 0, jwaits = 0;
 	unsigned int spares = 0;
 	u64 dirty = 0, writes;
 
@@ -418,11 +421,16 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
 		DMEMIT(" %s %s %llu %u", a->md ? rl_md_backend(a->md) : "-",
 		       !a->md ? "-" : rl_md_failed(a->md) ? "readonly" : "ok",
 		       dirty, spares);
+		if (a->jnl)
+			rl_jnl_counts(a->jnl, &jrec, &jbytes, &jwaits);
+		DMEMIT(" %s %llu %llu %llu", a->jnl ? rl_jnl_backend(a->jnl) : "off",
+		       jrec, jbytes, jwaits);
 		break;
 
 	case STATUSTYPE_TABLE:
 		nr_opt = 6 + (a->ops->parity ? 2 : 0) + a->assume_clean +
-			 (a->md ? 4 + 2 * spares : 0);
+			 (a->md ? 4 + 2 * spares : 0) +
+			 (a->journal != RL_JNL_AUTO ? 2 : 0);
 		DMEMIT("%s %u chunk_size %llu", a->ops->name, nr_opt,
 		       (unsigned long long)rl_chunk_sectors(&a->geom));
 		if (a->ops->parity)
@@ -438,6 +446,8 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
 				if (a->spares[i])
 					DMEMIT(" spare %s", a->spares[i]->name);
 		}
+		if (a->journal != RL_JNL_AUTO)
+			DMEMIT(" journal %s", a->journal == RL_JNL_ON ? "on" : "off");
 		DMEMIT(" %u", a->geom.nr_members);
 		for (i = 0; i < a->geom.nr_members; i++)
 			DMEMIT(" %s", a->members[i].dev ?

@@ -35,6 +35,13 @@
 #define RL_DEFAULT_QUEUE_DEPTH	32	/* member I/Os in flight per member */
 #define RL_MAX_QUEUE_DEPTH	1024
 
+/* The journal option (journal.h). */
+enum rl_jnl_mode {
+	RL_JNL_AUTO,		/* on with a DAX metadata device */
+	RL_JNL_ON,
+	RL_JNL_OFF,
+};
+
 /* Kinds of member I/O counted in the status line. */
 enum rl_io_kind {
 	RL_DATA_READ,
@@ -110,6 +117,7 @@ struct rl_member {
 
 struct rl_scheme_ops;
 struct rl_sync;
+struct rl_jnl;
 
 /* Background jobs (sync.c), run one range at a time by ->sync_range. */
 enum rl_sync_job {
@@ -156,6 +164,8 @@ struct rl_array {
 	unsigned long replacements;	/* set by rl_md_open(), see metadata.h */
 
 	struct rl_md *md;		/* metadata device, or NULL */
+	enum rl_jnl_mode journal;	/* the journal option */
+	struct rl_jnl *jnl;		/* write-hole journal (journal.h), or NULL */
 	struct dm_dev *md_dev;
 	unsigned int region_shift;	/* region_size from the table, or 0 */
 	unsigned int nr_spares;
@@ -307,6 +317,7 @@ struct rl_args {
 	unsigned int nr_spares;
 	const char *spares[RL_MAX_SPARES];
 	unsigned int region_sectors;	/* region_size, or 0: the default */
+	enum rl_jnl_mode journal;	/* journal on|off, or auto */
 };
 
 const struct rl_scheme_ops *rl_scheme_find(const char *name);

@@ -12,9 +12,13 @@
  * A context serves one bio at a time through three steps in its work item:
  *
  *   PLAN    rl_plan_access() decides the member reads and writes
- *   READ    the reads land in the context's per-member chunk buffers
- *   WRITE   new data is copied in, parity formed with xor_blocks(), and the
- *           writes issued; the bio ends when they have landed
+ *   READ    the reads land in the context's per-member chunk buffers;
+ *           new data is copied in, parity formed with xor_blocks()
+ *   LOG     with a journal (journal.h), a partial-row write's member
+ *           writes are logged and made durable first (the context waits
+ *           here, off the workqueue, while the ring is full)
+ *   WRITE   the writes are issued (REQ_FUA when journaled); the bio ends
+ *           when they have landed, after its journal record is retired
  *
  * Contexts and their buffers and bios are allocated once at construction
  * (stripe_cache of them): nothing is allocated per I/O. A member that fails
@@ -32,6 +36,7 @@
 #include <linux/log2.h>
 #include <linux/slab.h>
 
+#include "journal.h"
 #include "metadata.h"
 #include "parity.h"
 #include "stripe.h"
@@ -42,6 +47,7 @@
 enum rl_stripe_step {
 	RL_STEP_PLAN,
 	RL_STEP_READ_DONE,
+	RL_STEP_LOG,
 	RL_STEP_WRITE_DONE,
 	RL_STEP_END,
 };
@@ -66,6 +72,9 @@ struct rl_stripe {
 	bool sync;			/* a background job on the row, no bio */
 	enum rl_sync_job job;		/* which, if sync */
 	u64 region;			/* write intent held, or RL_NO_REGION */
+	bool journaled;			/* record jseq is live in the journal */
+	u64 jseq;
+	struct rl_jnl_waiter jw;	/* waiting for journal space */
 	atomic_t pending;		/* member I/Os in flight, plus a bias */
 	unsigned long io_failed;	/* members whose I/O failed this step */
 	unsigned int attempts;
@@ -397,16 +406,36 @@ static bool rl_stripe_step(struct rl_stripe *s)
 			rl_plan_compute(&s->plan, &a->geom, s->bufs, s->bio,
 					s->bio ? rl_pb(s->bio)->lsector -
 						 rl_row_start(&a->geom, s->row) : 0);
-		if (!rl_plan_writes(&s->plan)) {
-			s->step = RL_STEP_END;
-			return true;
+		s->step = rl_plan_writes(&s->plan) ? RL_STEP_LOG : RL_STEP_END;
+		return true;
+
+	case RL_STEP_LOG:
+		if (a->jnl && !s->sync && rl_jnl_wanted(&s->plan, &a->geom)) {
+			int r = rl_jnl_log(a->jnl, &s->plan, s->bufs, &s->jw,
+					   &s->jseq);
+
+			if (r == -EAGAIN)
+				return false;	/* requeued when there is space */
+			if (r) {
+				s->status = BLK_STS_IOERR;
+				s->step = RL_STEP_END;
+				return true;
+			}
+			s->journaled = true;
 		}
 		s->step = RL_STEP_WRITE_DONE;
 		flags_in = s->bio ? s->bio->bi_opf &
 				    (REQ_FUA | REQ_SYNC | REQ_META | REQ_PRIO) : 0;
+		/* a record is retired only once its writes are durable */
+		if (s->journaled)
+			flags_in |= REQ_FUA;
 		return rl_stripe_issue(s, s->plan.write, REQ_OP_WRITE | flags_in);
 
 	case RL_STEP_WRITE_DONE:
+		if (s->journaled) {
+			rl_jnl_done(a->jnl, s->jseq);
+			s->journaled = false;
+		}
 		if (s->io_failed) {
 			rl_stripe_fail_members(s, "write error");
 			/* what did not land is rebuilt from the rest */
@@ -477,6 +506,8 @@ static struct rl_stripe *rl_stripe_alloc(struct rl_engine *e)
 	bio_list_init(&s->waiting);
 	INIT_WORK(&s->work, rl_stripe_work);
 	s->region = RL_NO_REGION;
+	INIT_LIST_HEAD(&s->jw.node);
+	s->jw.work = &s->work;
 	for (m = 0; m < g->nr_members; m++) {
 		struct rl_stripe_col *c = &s->col[m];
 
@@ -543,6 +574,13 @@ int rl_stripe_ctr(struct rl_array *a)
 	}
 	a->scheme = e;
 
+	/* replay what a crash left in the journal, before any I/O */
+	r = rl_jnl_init(a, &ti->error);
+	if (r) {
+		rl_stripe_dtr(a);
+		return r;
+	}
+
 	/* one row per bio at most; reads are trimmed to a chunk in map */
 	r = dm_set_target_max_io_len(ti, (sector_t)a->geom.nr_data <<
 				     a->geom.chunk_shift);
@@ -568,6 +606,7 @@ void rl_stripe_dtr(struct rl_array *a)
 
 	if (!e)
 		return;
+	rl_jnl_free(a);
 	for (i = 0; i < e->nr_stripes; i++)
 		rl_stripe_free(e->stripes[i], a->geom.nr_members, chunk_bytes);
 	kfree(e->stripes);

@@ -18,6 +18,7 @@
 #   rl_mismatches NAME                  mismatch count of the last check/repair
 #   rl_scrub NAME check|repair [SECS]   run one and print its mismatch count
 #   rl_md NAME                          "md_backend md_state dirty_regions spares"
+#   rl_jnl NAME                         "journal records bytes waits" (write-hole journal)
 #   rl_wrap_members PREFIX N            dm-linear over each of the first N disks,
 #                                       /dev/mapper/PREFIX0..; prints the paths
 #   rl_swap_error NAME                  make dm device NAME fail every I/O
@@ -97,6 +98,7 @@ rl_scrub() {
 	rl_mismatches "$1"
 }
 rl_md() { echo "$(rl_tail "$1" 6) $(rl_tail "$1" 7) $(rl_tail "$1" 8) $(rl_tail "$1" 9)"; }
+rl_jnl() { echo "$(rl_tail "$1" 10) $(rl_tail "$1" 11) $(rl_tail "$1" 12) $(rl_tail "$1" 13)"; }
 
 rl_wrap_members() {
 	_p=$1
