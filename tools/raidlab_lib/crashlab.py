@@ -29,7 +29,7 @@ import sys
 import threading
 import time
 
-from . import crash, dm, logwrites, ondisk
+from . import crash, dm, dmioctl, logwrites, ondisk
 
 MiB = 1 << 20
 
@@ -50,22 +50,45 @@ def run(*cmd, check=True, input=None):
     return p
 
 
+_CTL = None
+
+
+def ctl():
+    """The device-mapper control (ioctls: a dmsetup process per call costs
+    a few hundred milliseconds under TCG)."""
+    global _CTL
+    if _CTL is None:
+        _CTL = dmioctl.Control()
+    return _CTL
+
+
 def dm_create(name, line):
-    dm.dmsetup("create", name, input=line + "\n")
+    try:
+        ctl().create(name, [line])
+    except OSError as e:
+        raise dm.DmError(f"create {name} ({line}): {e.strerror}") from None
 
 
 def dm_remove(name):
-    for i in range(20):
-        try:
-            dm.dmsetup("remove", name)
-            return
-        except dm.DmError as e:
-            if any(x in str(e).lower() for x in ("no such device", "not found",
-                                                  "does not exist")):
-                return
-            if i == 19:
-                raise
-            time.sleep(0.2)
+    try:
+        ctl().remove(name)
+    except OSError as e:
+        raise dm.DmError(f"remove {name}: {e.strerror}") from None
+
+
+def dm_status(name):
+    out = ctl().status(name)
+    if len(out) != 1:
+        raise dm.DmError(f"{name}: expected one target, got {len(out)}")
+    return dm.parse_status(out[0])
+
+
+def dm_message(name, *words):
+    try:
+        return ctl().message(name, " ".join(map(str, words)))
+    except OSError as e:
+        raise dm.DmError(f"message {name} {' '.join(map(str, words))}: {e.strerror}") \
+            from None
 
 
 def zero_range(path, nbytes, chunk=MiB):
@@ -169,7 +192,7 @@ class Rig:
 
 
 def sync_state(name):
-    st = dm.status(name)
+    st = dm_status(name)
     return st.sync_action, st.fields.get("mismatches"), st
 
 
@@ -190,7 +213,7 @@ def wait_idle(name, timeout=300, interval=0.1):
 def run_check(name, timeout=300):
     """Message check, wait until idle; returns (mismatches, seconds)."""
     t0 = time.monotonic()
-    dm.message(name, "check")
+    dm_message(name, "check")
     wait_idle(name, timeout)
     _, mm, _ = sync_state(name)
     return mm, time.monotonic() - t0
@@ -351,12 +374,12 @@ class CrashTest:
                 "lazy_itable_init=0,lazy_journal_init=0,nodiscard", dev)
             mount(dev)
             os.sync()
-            dm.message("lw", "mark", "g0")
+            dm_message("lw", "mark", "g0")
             state, files = {}, 0
             for g in range(1, a.generations + 1):
                 files += fs_apply_gen(self.wl, g, state)
                 state = self.wl.states(g)[g]
-                dm.message("lw", "mark", f"g{g}")
+                dm_message("lw", "mark", f"g{g}")
                 log(f"record {a.scheme} ext4 generation {g}: {len(state)} files")
             umount()
             stats["file_ops"] = files
@@ -364,18 +387,18 @@ class CrashTest:
             d = DirectDev(dev, write=True)
             try:
                 d.flush()
-                dm.message("lw", "mark", "g0")
+                dm_message("lw", "mark", "g0")
                 blocks = 0
                 for g in range(1, a.generations + 1):
                     blocks += run_block_gen(d, self.wl, g, a.threads)
                     d.flush()
-                    dm.message("lw", "mark", f"g{g}")
+                    dm_message("lw", "mark", f"g{g}")
                     if g % max(1, a.generations // 5) == 0 or g == a.generations:
                         log(f"record {a.scheme} generation {g}/{a.generations}")
             finally:
                 d.close()
             stats["blocks_written"] = blocks
-        st = dm.status(rig.name)
+        st = dm_status(rig.name)
         stats["array_writes"] = st.logical_writes
         rig.down()
         dm_remove("lw")
