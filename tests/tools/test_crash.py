@@ -236,13 +236,20 @@ def test_select_points(tmp_path):
     assert ks == [x.k for x in crash.select_points(ents, 10, 4, g0 + 1)]
     kinds = crash.count_kinds(pts)
     assert kinds["flush"] == 7 and kinds["fua"] == 3 and kinds["end"] == 1
-    assert 1 <= kinds["random"] <= 10
+    assert 1 <= kinds["random"] <= 10 and kinds["write"] == 1
+    first = next(x.k for x in pts if x.kind == "write")
+    assert first == g0 + 2 and not ents[first - 1][0] & (lw.FLUSH | lw.MARK)
+    many = crash.select_points(ents, seed=4, start=g0 + 1, total=20)
+    assert len(many) == 20 and len({x.k for x in many}) == 20
+    assert len(crash.select_points(ents, seed=4, start=g0 + 1, total=10 ** 6)) == \
+        len(ents) - g0
     for x in pts:
         marks = [crash.mark_gen(m) for f, m in ents[:x.k] if f & crash.MARK
                  and crash.mark_gen(m) is not None]
         assert x.gen == marks[-1]
     few = crash.select_points(ents, 0, 0, g0 + 1, max_flush=3)
     assert crash.count_kinds(few)["flush"] + crash.count_kinds(few)["fua"] == 3
+    assert crash.count_kinds(crash.select_points(ents, 0, 0, g0 + 1, max_flush=0))["flush"] == 0
     assert few[-1].k == len(ents)
 
 

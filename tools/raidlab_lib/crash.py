@@ -364,13 +364,16 @@ class Point:
     gen: int            # the last mark g<N> before it
 
 
-def select_points(entries, random_n=0, seed=0, start=0, max_flush=None):
+def select_points(entries, random_n=0, seed=0, start=0, max_flush=None, total=None):
     """The crash points of a log: just after every FLUSH and FUA entry,
-    @random_n random points, and the end, all >= @start (the mark g0:
-    the array created and flushed), sorted, each once. Every point gets
-    the generation of its last mark. @entries are (flags, mark name) pairs
-    in log order. @max_flush keeps an evenly spread subset of the flush and
-    FUA points (None: all)."""
+    just after the first write after @start ("write": for an array without
+    a write-intent bitmap, a row whose data or parity alone has landed),
+    @random_n random points (or, with @total, random points until there
+    are @total in all, as far as the log has distinct ones), and the end,
+    all >= @start (the mark g0: the array created and flushed), sorted,
+    each once. Every point gets the generation of its last mark. @entries
+    are (flags, mark name) pairs in log order. @max_flush keeps an evenly
+    spread subset of the flush and FUA points (None: all)."""
     n = len(entries)
     gen_at = []             # gen_at[k]: last mark generation among entries [0, k)
     cur = None
@@ -395,18 +398,27 @@ def select_points(entries, random_n=0, seed=0, start=0, max_flush=None):
         keep = {ks[round(i * (len(ks) - 1) / max(max_flush - 1, 1))] for i in range(max_flush)} \
             if max_flush > 0 else set()
         kinds = {k: v for k, v in kinds.items() if k in keep}
+    first = next((i + 1 for i in range(max(start - 1, 0), n)
+                  if not entries[i][0] & (MARK | FLUSH)), None)
+    if first is not None:
+        kinds.setdefault(first, "write")
     rng = random.Random(f"raidlab-crash-points:{seed}")
     if n >= start:
-        for _ in range(random_n):
-            k = rng.randint(start, n)
-            kinds.setdefault(k, "random")
+        if total is not None:
+            tries, want = 0, min(total, n - start + 1)
+            while len(kinds) < want - (n not in kinds) and tries < 20 * want:
+                tries += 1
+                kinds.setdefault(rng.randint(start, n), "random")
+        else:
+            for _ in range(random_n):
+                kinds.setdefault(rng.randint(start, n), "random")
     if kinds.get(n) in (None, "random"):
         kinds[n] = "end"
     return [Point(k, kinds[k], gen_at[k]) for k in sorted(kinds) if gen_at[k] is not None]
 
 
 def count_kinds(points):
-    out = {"flush": 0, "fua": 0, "random": 0, "end": 0}
+    out = {"flush": 0, "fua": 0, "write": 0, "random": 0, "end": 0}
     for p in points:
         out[p.kind] = out.get(p.kind, 0) + 1
     return out
