@@ -259,3 +259,34 @@ def test_late_control_point(tmp_path):
     ents = [(e.flags, e.mark) for e in lw.Log(p).entries()]
     k, against = crash.late_control_point(ents)
     assert ents[k - 1][1] == f"g{against - 1}" and against >= 2
+
+
+# --------------------------------------------------------- crash-bench ---
+def test_crash_bench_script_and_summary(tmp_path):
+    import argparse
+    import json
+    from raidlab_lib import crashbench
+    a = argparse.Namespace(schemes=["raid5", "mirror"], workloads=["block", "ext4"], points=50,
+                           generations=None, seed=3, data_mib=4)
+    s = crashbench.guest_script(a)
+    assert s.count("crash-test --scheme") == 4 and "--total-points 50" in s
+    assert "--workload ext4" in s and "--controls" in s
+    vm = tmp_path / "vm"
+    vm.mkdir()
+    for scheme, fails in (("raid5", 0), ("mirror", 1)):
+        d = {"scheme": scheme, "workload": "block",
+             "checked": {"flush": 10, "fua": 0, "write": 1, "random": 38, "end": 1},
+             "failures": [{"index": 4}] * fails, "controls_ok": True,
+             "log": {"entries": 400}, "workload_params": {"generations": 4},
+             "record": {"seconds": 3.0}, "replay_seconds": 80.0,
+             "points": [{"seconds": 1.5, "check_s": 0.5, "resync_s": 0.1}] * 50}
+        (vm / f"crash-{scheme}-block.json").write_text(json.dumps(d))
+    rows = crashbench.summarize(tmp_path, wall=100)
+    assert [(r["scheme"], r["points"], r["failures"]) for r in rows] == \
+        [("mirror", 50, 1), ("raid5", 50, 0)]
+    assert rows[0]["s_per_point"] == 1.5
+    csv = (tmp_path / "summary.csv").read_text().splitlines()
+    assert csv[0].startswith("scheme,workload,points,flush") and len(csv) == 3
+    assert json.loads((tmp_path / "summary.json").read_text())["wall_s"] == 100
+    pytest.importorskip("matplotlib")
+    assert (tmp_path / "crash-points.png").stat().st_size > 1000

@@ -9,7 +9,7 @@ a verb run in the VM guest (python3 under TCG) starts quickly.
 import argparse
 import sys
 
-from . import admin, crashlab, dm, fuzz, logwrites, ondisk
+from . import admin, crashbench, crashlab, dm, fuzz, logwrites, ondisk
 
 LAB_VERBS = ("model", "bench", "trace", "sched-bench")
 
@@ -33,6 +33,7 @@ def build_parser(lab=True):
     logwrites.register(verbs)
     fuzz.register(verbs)
     crashlab.register(verbs)
+    crashbench.register(verbs)
     return parser
 
 

@@ -414,7 +414,7 @@ class CrashTest:
         if g0 is None:
             raise HarnessError("no mark g0 in the log")
         pts = crash.select_points(pairs, self.a.random, self.a.seed, start=g0 + 1,
-                                  max_flush=self.a.max_flush)
+                                  max_flush=self.a.max_flush, total=self.a.total_points)
         self.result["log"] = {"entries": len(ents),
                               "flush": sum(1 for f, _ in pairs if f & crash.FLUSH),
                               "fua": sum(1 for f, _ in pairs if f & crash.FUA
@@ -629,7 +629,8 @@ class CrashTest:
         write_out(self.result, a.out, f"crash-{a.scheme}-{a.workload}")
         c = self.result["checked"]
         log(f"RESULT {a.scheme} {a.workload}: {sum(c.values())} points "
-            f"(flush {c['flush']}, fua {c['fua']}, random {c['random']}, end {c['end']}), "
+            f"(flush {c['flush']}, fua {c['fua']}, write {c['write']}, random {c['random']}, "
+            f"end {c['end']}), "
             f"{fails} failed, controls "
             f"{'-' if not a.controls else ('ok' if self.result['controls_ok'] else 'FAILED')}, "
             f"{self.result['seconds']:.0f} s")
@@ -690,6 +691,8 @@ def register(verbs):
     p.add_argument("--threads", type=int, default=4, help="writers in flight (block)")
     p.add_argument("--points", "--random", dest="random", type=int, default=10,
                    help="random crash points besides every FLUSH and FUA (default 10)")
+    p.add_argument("--total-points", type=int, metavar="N",
+                   help="instead of --points: random points until N points in all")
     p.add_argument("--max-flush", type=int, help="at most this many FLUSH/FUA points "
                    "(evenly spread; default all)")
     p.add_argument("--chunk", type=int, default=32, help="chunk in sectors (default 32)")
