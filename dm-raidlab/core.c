@@ -144,8 +144,13 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	r = a->ops->ctr(a);
 	if (r)
 		goto bad_wq;
+	r = rl_sync_init(a, &ti->error);
+	if (r)
+		goto bad_scheme;
 	return 0;
 
+bad_scheme:
+	a->ops->dtr(a);
 bad_wq:
 	destroy_workqueue(a->wq);
 bad_put:
@@ -160,6 +165,7 @@ static void raidlab_dtr(struct dm_target *ti)
 	struct rl_array *a = ti->private;
 
 	rl_track_quiesce(a);
+	rl_sync_free(a);
 	destroy_workqueue(a->wq);
 	a->ops->dtr(a);
 	rl_track_free(a);
@@ -214,6 +220,7 @@ static void raidlab_presuspend(struct dm_target *ti)
 	struct rl_array *a = ti->private;
 
 	rl_track_stop(a);
+	rl_sync_stop(a);
 	if (a->ops->presuspend)
 		a->ops->presuspend(a);
 }
@@ -225,6 +232,7 @@ static void raidlab_presuspend_undo(struct dm_target *ti)
 
 	if (a->ops->resume)
 		a->ops->resume(a);
+	rl_sync_start(a);
 	rl_track_start(a);
 }
 
@@ -234,6 +242,7 @@ static void raidlab_resume(struct dm_target *ti)
 
 	if (a->ops->resume)
 		a->ops->resume(a);
+	rl_sync_start(a);
 	rl_track_start(a);
 }
 
@@ -241,6 +250,7 @@ static void raidlab_postsuspend(struct dm_target *ti)
 {
 	struct rl_array *a = ti->private;
 
+	rl_sync_wait(a);
 	if (a->ops->postsuspend)
 		a->ops->postsuspend(a);
 	rl_track_quiesce(a);
@@ -249,7 +259,8 @@ static void raidlab_postsuspend(struct dm_target *ti)
 
 static const char *rl_array_state(struct rl_array *a)
 {
-	unsigned int nr = rl_nr_failed(a);
+	unsigned int nr = hweight_long(READ_ONCE(a->failed) |
+				       READ_ONCE(a->rebuilding));
 
 	if (!nr)
 		return "optimal";
@@ -265,6 +276,7 @@ static const char *rl_array_state(struct rl_array *a)
  *        <data_reads> <data_writes> <parity_reads> <parity_writes>
  *        <dr>:<dw>:<pr>:<pw> for each member
  *        <sched_policy> <queue_depth> <fg_issued> <bg_issued>
+ *        <mismatch_cnt>
  * TABLE: the table line, with every option spelled out.
  */
 static void raidlab_status(struct dm_target *ti, status_type_t type,
@@ -275,24 +287,25 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
 	unsigned int sz = 0, i, k, nr_opt;
 	u64 io[RL_NR_KINDS] = { 0 };
 	u64 issued[RL_NR_CLASSES] = { 0 };
-	const char *action = "idle";
-	sector_t synced = ti->len;
+	const char *action;
+	sector_t synced, total;
+	u64 mismatches;
 
 	switch (type) {
 	case STATUSTYPE_INFO:
 		DMEMIT("%s %u ", a->ops->name, a->geom.nr_members);
 		for (i = 0; i < a->geom.nr_members; i++)
-			DMEMIT("%c", rl_member_failed(a, i) ? 'D' : 'A');
+			DMEMIT("%c", rl_member_failed(a, i) ? 'D' :
+			       test_bit(i, &a->rebuilding) ? 'R' : 'A');
 		for (i = 0; i < a->geom.nr_members; i++)
 			for (k = 0; k < RL_NR_KINDS; k++)
 				io[k] += atomic64_read(&a->members[i].io[k]);
-		if (a->ops->sync_status)
-			a->ops->sync_status(a, &synced, &action);
+		rl_sync_status(a, &synced, &total, &action, &mismatches);
 		DMEMIT(" %s %llu %s %llu/%llu %llu %llu %llu %llu %llu %llu",
 		       rl_array_state(a),
 		       (unsigned long long)rl_chunk_sectors(&a->geom),
 		       action, (unsigned long long)synced,
-		       (unsigned long long)ti->len,
+		       (unsigned long long)total,
 		       (unsigned long long)atomic64_read(&a->logical[READ]),
 		       (unsigned long long)atomic64_read(&a->logical[WRITE]),
 		       io[RL_DATA_READ], io[RL_DATA_WRITE],
@@ -308,8 +321,8 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
 			for (k = 0; k < RL_NR_CLASSES; k++)
 				issued[k] += READ_ONCE(m->q.dispatched[k]);
 		}
-		DMEMIT(" %s %u %llu %llu", READ_ONCE(a->policy)->name,
-		       a->queue_depth, issued[RL_FG], issued[RL_BG]);
+		DMEMIT(" %s %u %llu %llu %llu", READ_ONCE(a->policy)->name,
+		       a->queue_depth, issued[RL_FG], issued[RL_BG], mismatches);
 		break;
 
 	case STATUSTYPE_TABLE:
@@ -347,6 +360,7 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
  *   geom <idx> <line>  load member <idx>'s calibrated geometry (tracker.h)
  *                      and start tracking its head
  *   tracker <idx>      print member <idx>'s tracker status
+ *   check, repair, idle, sync_rate <KiB/s>   background jobs (sync.c)
  */
 static int raidlab_message(struct dm_target *ti, unsigned int argc,
 			   char **argv, char *result, unsigned int maxlen)
@@ -396,6 +410,10 @@ static int raidlab_message(struct dm_target *ti, unsigned int argc,
 			return r;
 		}
 	}
+
+	r = rl_sync_message(a, argc, argv);
+	if (r <= 0)
+		return r;
 
 	if (argc == 1 && !strcasecmp(argv[0], "reset_counters")) {
 		for (i = 0; i < a->geom.nr_members; i++) {

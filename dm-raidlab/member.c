@@ -26,6 +26,7 @@ void rl_member_fail(struct rl_array *a, unsigned int m, const char *why)
 	DMERR("%s: member %u (%s) failed: %s", dm_table_device_name(a->ti->table),
 	      m, a->members[m].dev->name, why);
 	schedule_work(&a->event_work);
+	rl_sync_member_failed(a);
 }
 
 /*

@@ -116,8 +116,14 @@ static void rl_plan_rcw(const struct rl_parity_layout *l,
  * only matters while no member has failed: once one has, the rows that hold
  * data written since are consistent, and the others hold nothing to lose.
  *
- * Return: 0, or -EIO if the row has lost more than it can rebuild, or for
- * a resync of a row with a failed member.
+ * RL_PLAN_DO_REBUILD plans the rebuild of the one failed member's chunk from
+ * the rest of the row; RL_PLAN_DO_CHECK the read of the whole row, every
+ * member, for rl_plan_check() (no write: a repair adds the parity write
+ * when it finds a mismatch). Both ignore @off and @len.
+ *
+ * Return: 0, or -EIO if the row has lost more than it can rebuild, for a
+ * resync or a check of a row with a failed member, or for a rebuild with
+ * other than one.
  */
 int rl_plan_access(const struct rl_geom *g, u64 row, u32 off, u32 len,
 		   unsigned int flags, unsigned long failed, struct rl_plan *p)
@@ -136,6 +142,23 @@ int rl_plan_access(const struct rl_geom *g, u64 row, u32 off, u32 len,
 
 	failed &= GENMASK(g->nr_members - 1, 0);
 	nr_failed = hweight_long(failed);
+
+	if (flags & (RL_PLAN_DO_REBUILD | RL_PLAN_DO_CHECK)) {
+		bool rebuild = flags & RL_PLAN_DO_REBUILD;
+
+		if (nr_failed != (rebuild ? 1 : 0))
+			return -EIO;
+		p->mode = rebuild ? RL_PLAN_REBUILD : RL_PLAN_CHECK;
+		p->prange.lo = 0;
+		p->prange.hi = chunk;
+		p->missing = rebuild ? __ffs(failed) : RL_NONE;
+		for (m = 0; m < g->nr_members; m++)
+			if (m != p->missing)
+				rl_plan_read(p, m, p->prange);
+		if (rebuild)
+			rl_plan_write(p, p->missing, p->prange);
+		return 0;
+	}
 
 	if (flags & RL_PLAN_RESYNC) {
 		if (nr_failed)
@@ -331,6 +354,7 @@ void rl_plan_compute(const struct rl_plan *p, const struct rl_geom *g,
 		break;
 	case RL_PLAN_RECON_WRITE:
 	case RL_PLAN_RECON_READ:
+	case RL_PLAN_REBUILD:
 		/* the missing member is the xor of the rest of the row */
 		for (m = 0; m < g->nr_members; m++)
 			if (m != p->missing)
@@ -340,6 +364,8 @@ void rl_plan_compute(const struct rl_plan *p, const struct rl_geom *g,
 			rl_plan_copy_bio(p, l, g, buf, bio, off, true);
 			break;
 		}
+		if (p->mode == RL_PLAN_REBUILD)
+			break;
 		nr = 0;
 		fallthrough;
 	case RL_PLAN_RCW:
@@ -354,5 +380,44 @@ void rl_plan_compute(const struct rl_plan *p, const struct rl_geom *g,
 	case RL_PLAN_READ:
 		rl_plan_copy_bio(p, l, g, buf, bio, off, true);
 		break;
+	case RL_PLAN_CHECK:
+		break;	/* rl_plan_check() */
 	}
+}
+
+/**
+ * rl_plan_check() - compare a row's parity with its data
+ * @p: an RL_PLAN_CHECK plan, whose reads have landed in @buf
+ * @g: geometry, with its parity layout
+ * @buf: one chunk buffer per member
+ * @repair: on a mismatch, leave the right parity in the parity buffer and
+ *	add its write to @p
+ *
+ * Return: the sectors of the chunk whose parity is not the xor of the data.
+ */
+u32 rl_plan_check(struct rl_plan *p, const struct rl_geom *g,
+		  struct page **const *buf, bool repair)
+{
+	const struct rl_parity_layout *l = g->layout;
+	unsigned int chunk = rl_chunk_sectors(g), k, sec;
+	struct page **pbuf = buf[p->pmember];
+	struct page **src[RL_MAX_MEMBERS];
+	u32 bad = 0;
+
+	/* P ^= D0 ^ ... ^ Dn-1: zero where the parity is right */
+	for (k = 0; k < g->nr_data; k++)
+		src[k] = buf[l->data_member(g, p->row, k)];
+	rl_parity_xor(pbuf, src, g->nr_data, 0, chunk << SECTOR_SHIFT);
+	for (sec = 0; sec < chunk; sec++) {
+		unsigned int byte = sec << SECTOR_SHIFT;
+
+		if (memchr_inv(page_address(pbuf[byte >> PAGE_SHIFT]) +
+			       offset_in_page(byte), 0, SECTOR_SIZE))
+			bad++;
+	}
+	if (bad && repair) {
+		rl_parity_gen(pbuf, src, g->nr_data, 0, chunk << SECTOR_SHIFT);
+		rl_plan_write(p, p->pmember, p->prange);
+	}
+	return bad;
 }

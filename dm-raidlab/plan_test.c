@@ -525,7 +525,93 @@ static void rl_plan_rmw_keeps_bad_parity(struct kunit *test)
 	rl_st_model_free(md);
 }
 
+/*
+ * Rebuild: each member in turn is overwritten with garbage and rebuilt
+ * from the rest; the plan reads every other member whole and writes only
+ * the rebuilt one. A rebuild with no or two failed members is refused.
+ */
+static void rl_plan_rebuild_each_member(struct kunit *test)
+{
+	struct rl_st_model *md = kunit_kzalloc(test, sizeof(*md), GFP_KERNEL);
+	struct rl_plan *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	unsigned int n = 5, f, pos;
+
+	KUNIT_ASSERT_NOT_NULL(test, md);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	rl_st_model_init(test, md, &rl_raid5_layout, n);
+	KUNIT_EXPECT_EQ(test, rl_plan_access(&md->g, md->row, 0, 0,
+					     RL_PLAN_DO_REBUILD, 0, p), -EIO);
+	KUNIT_EXPECT_EQ(test, rl_plan_access(&md->g, md->row, 0, 0,
+					     RL_PLAN_DO_REBUILD, BIT(0) | BIT(3),
+					     p), -EIO);
+	for (f = 0; f < n; f++) {
+		for (pos = 0; pos < RL_ST_BYTES; pos++)
+			*rl_st_at(md->disk[f], pos) = rl_st_rand(md);
+		KUNIT_ASSERT_EQ(test, rl_plan_access(&md->g, md->row, 0, 0,
+						     RL_PLAN_DO_REBUILD, BIT(f), p), 0);
+		KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_REBUILD);
+		KUNIT_EXPECT_EQ(test, p->missing, f);
+		KUNIT_EXPECT_EQ(test, p->nr_reads, n - 1);
+		KUNIT_EXPECT_EQ(test, p->nr_writes, 1);
+		KUNIT_EXPECT_EQ(test, p->write[f].hi, RL_ST_CHUNK);
+		rl_st_io(md, p->read, false);
+		rl_plan_compute(p, &md->g, md->buf, NULL, 0);
+		rl_st_io(md, p->write, true);
+		/* all members good again: data and parity */
+		rl_st_check_row(test, md, 0, "rebuilt");
+	}
+	rl_st_model_free(md);
+}
+
+/*
+ * Check and repair: a consistent row has no mismatch; spoilt parity is
+ * counted (in sectors) and a repair makes the row consistent; a check
+ * changes nothing.
+ */
+static void rl_plan_check_and_repair(struct kunit *test)
+{
+	struct rl_st_model *md = kunit_kzalloc(test, sizeof(*md), GFP_KERNEL);
+	struct rl_plan *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	unsigned int n = 4, pm;
+
+	KUNIT_ASSERT_NOT_NULL(test, md);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	rl_st_model_init(test, md, &rl_raid5_layout, n);
+	pm = md->l->parity_member(&md->g, md->row);
+	KUNIT_EXPECT_EQ(test, rl_plan_access(&md->g, md->row, 0, 0,
+					     RL_PLAN_DO_CHECK, BIT(1), p), -EIO);
+
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&md->g, md->row, 0, 0,
+					     RL_PLAN_DO_CHECK, 0, p), 0);
+	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_CHECK);
+	KUNIT_EXPECT_EQ(test, p->nr_reads, n);
+	KUNIT_EXPECT_EQ(test, p->nr_writes, 0);
+	rl_st_io(md, p->read, false);
+	KUNIT_EXPECT_EQ(test, rl_plan_check(p, &md->g, md->buf, true), 0);
+	KUNIT_EXPECT_EQ(test, p->nr_writes, 0);
+
+	/* spoil sectors 2 and 9 of the parity */
+	*rl_st_at(md->disk[pm], 2 * SECTOR_SIZE + 7) ^= 0x10;
+	*rl_st_at(md->disk[pm], 9 * SECTOR_SIZE) ^= 0x01;
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&md->g, md->row, 0, 0,
+					     RL_PLAN_DO_CHECK, 0, p), 0);
+	rl_st_io(md, p->read, false);
+	KUNIT_EXPECT_EQ(test, rl_plan_check(p, &md->g, md->buf, false), 2);
+	KUNIT_EXPECT_EQ(test, p->nr_writes, 0);
+
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&md->g, md->row, 0, 0,
+					     RL_PLAN_DO_CHECK, 0, p), 0);
+	rl_st_io(md, p->read, false);
+	KUNIT_EXPECT_EQ(test, rl_plan_check(p, &md->g, md->buf, true), 2);
+	KUNIT_EXPECT_EQ(test, p->nr_writes, 1);
+	rl_st_io(md, p->write, true);
+	rl_st_check_row(test, md, 0, "repaired");
+	rl_st_model_free(md);
+}
+
 static struct kunit_case rl_plan_test_cases[] = {
+	KUNIT_CASE(rl_plan_rebuild_each_member),
+	KUNIT_CASE(rl_plan_check_and_repair),
 	KUNIT_CASE(rl_plan_full_row_and_resync),
 	KUNIT_CASE(rl_plan_rmw_keeps_bad_parity),
 	KUNIT_CASE(rl_plan_small_write_is_rmw),

@@ -265,14 +265,6 @@ struct rl_scheme_ops {
 	/* The table is live again: (re)start background work. Optional. */
 	void (*resume)(struct rl_array *a);
 
-	/*
-	 * Progress of making redundancy consistent: array sectors done, and
-	 * the action ("resync", "frozen", "idle"). Optional: without it the
-	 * whole length is reported done and idle.
-	 */
-	void (*sync_status)(struct rl_array *a, sector_t *done,
-			    const char **action);
-
 	/* Queue limits for the array. Optional. */
 	void (*io_hints)(struct rl_array *a, struct queue_limits *limits);
 
@@ -350,6 +342,15 @@ void rl_sync_free(struct rl_array *a);
 void rl_sync_start(struct rl_array *a);	/* resume */
 void rl_sync_stop(struct rl_array *a);	/* presuspend: no new range */
 void rl_sync_wait(struct rl_array *a);	/* postsuspend: range in flight done */
+/* rl_member_fail() calls it: record the failure, look for a spare. */
+void rl_sync_member_failed(struct rl_array *a);
+/*
+ * A range of req->job is done: move its cursor. ->sync_range calls it
+ * before foreground I/O to the range may go on when the cursor matters to
+ * that I/O (the stripe engine's rebuild: a write above the cursor skips
+ * the rebuilding member).
+ */
+void rl_sync_advance(struct rl_array *a, const struct rl_sync_req *req);
 /*
  * True if redundancy at member sector @msector may be inconsistent with the
  * data: not resynced yet since creation, or in a region dirty at an unclean

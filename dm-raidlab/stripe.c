@@ -18,15 +18,26 @@
  *
  * Contexts and their buffers and bios are allocated once at construction
  * (stripe_cache of them): nothing is allocated per I/O. A member that fails
- * a read makes the context plan the access again around it. The resync
- * (see struct rl_engine) goes through a context like any access.
+ * a read makes the context plan the access again around it.
+ *
+ * Background jobs (sync.c: resync, rebuild, check, repair) go through
+ * contexts like any access, a row per context, a few rows at a time
+ * (rl_stripe_sync_range()), their member I/O in the queues' background
+ * class. With a metadata device, a write first marks its row's region in
+ * the write-intent bitmap (rl_md_intent_start()), so that after a crash
+ * only dirty regions are resynced and the parity of a torn partial-row
+ * write is made consistent again.
  */
 #include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
 
+#include "metadata.h"
 #include "parity.h"
 #include "stripe.h"
+
+#define RL_SYNC_PARALLEL	4	/* rows of a background range at once */
+#define RL_NO_REGION		U64_MAX
 
 enum rl_stripe_step {
 	RL_STEP_PLAN,
@@ -52,7 +63,9 @@ struct rl_stripe {
 	struct bio_list waiting;	/* later accesses to the same row */
 	struct work_struct work;
 	enum rl_stripe_step step;
-	bool sync;			/* a resync of the row, no bio */
+	bool sync;			/* a background job on the row, no bio */
+	enum rl_sync_job job;		/* which, if sync */
+	u64 region;			/* write intent held, or RL_NO_REGION */
 	atomic_t pending;		/* member I/Os in flight, plus a bias */
 	unsigned long io_failed;	/* members whose I/O failed this step */
 	unsigned int attempts;
@@ -74,18 +87,15 @@ struct rl_engine {
 	struct rl_stripe **stripes;
 
 	/*
-	 * Resync: rows below sync_cursor have parity consistent with their
-	 * data. Writes to the others recompute the whole row's parity, so
-	 * written data is never left on an inconsistent row; the resync work
-	 * walks the cursor to nr_rows one row at a time, in a stripe context
-	 * like any access, while no member has failed and the target is not
-	 * suspended.
+	 * Background ranges (rl_stripe_sync_range()): sync_want keeps the
+	 * last free context for them; sync_pending counts their rows in
+	 * flight.
 	 */
-	u64 nr_rows;
-	u64 sync_cursor;		/* READ_ONCE: read without the lock */
-	bool sync_busy;			/* a resync stripe is active */
-	bool sync_stopped;		/* suspended */
-	struct work_struct resync;
+	bool sync_want;
+	atomic_t sync_pending;
+	atomic_t sync_errors;
+	atomic64_t sync_mismatches;
+	const struct rl_sync_req *sync_req;
 	wait_queue_head_t sync_wait;
 };
 
@@ -129,13 +139,6 @@ static void rl_engine_queue(struct rl_engine *e, struct bio *bio)
 	queue_work(e->a->wq, &e->dispatch);
 }
 
-/* A resync row could start: called with the lock held. */
-static bool rl_resync_wanted(struct rl_engine *e)
-{
-	return !e->sync_busy && !e->sync_stopped &&
-	       e->sync_cursor < e->nr_rows && !READ_ONCE(e->a->failed);
-}
-
 /* Give each incoming bio to its row's context, or a free one. */
 static void rl_engine_dispatch(struct work_struct *ws)
 {
@@ -154,9 +157,9 @@ static void rl_engine_dispatch(struct work_struct *ws)
 			bio_list_add(&s->waiting, bio);
 			continue;
 		}
-		/* keep the last free context for the resync, or it starves */
+		/* keep the last free context for background work, or it starves */
 		if (list_empty(&e->free) ||
-		    (list_is_singular(&e->free) && rl_resync_wanted(e)))
+		    (list_is_singular(&e->free) && e->sync_want))
 			break;	/* a context that goes idle kicks us again */
 		bio_list_pop(&e->incoming);
 		s = list_first_entry(&e->free, struct rl_stripe, lnode);
@@ -247,76 +250,74 @@ static bool rl_stripe_issue(struct rl_stripe *s, const struct rl_span *spans,
 	return atomic_dec_and_test(&s->pending);
 }
 
-/* Plan the context's access: a resync, or its bio. */
+static const unsigned int rl_sync_plan_flags[RL_NR_SYNC_JOBS] = {
+	[RL_SYNC_RESYNC] = RL_PLAN_RESYNC,
+	[RL_SYNC_REBUILD] = RL_PLAN_DO_REBUILD,
+	[RL_SYNC_CHECK] = RL_PLAN_DO_CHECK,
+	[RL_SYNC_REPAIR] = RL_PLAN_DO_CHECK,
+};
+
+/* Plan the context's access: a background job, or its bio. */
 static int rl_stripe_plan(struct rl_stripe *s)
 {
-	struct rl_engine *e = s->e;
-	struct rl_array *a = e->a;
+	struct rl_array *a = s->e->a;
+	sector_t msector = s->row << a->geom.chunk_shift;
 	unsigned int flags = 0;
 	u32 off = 0, len = 0;
 
 	if (s->sync) {
-		flags = RL_PLAN_RESYNC;
+		flags = rl_sync_plan_flags[s->job];
 	} else {
 		off = rl_pb(s->bio)->lsector - rl_row_start(&a->geom, s->row);
 		len = bio_sectors(s->bio);
 		if (op_is_write(bio_op(s->bio)))
 			flags = RL_PLAN_WRITE;
-		if (s->row >= READ_ONCE(e->sync_cursor))
+		if (rl_sync_suspect(a, msector))
 			flags |= RL_PLAN_FULL_ROW;
 	}
 	return rl_plan_access(&a->geom, s->row, off, len, flags,
-			      READ_ONCE(a->failed), &s->plan);
-}
-
-/* A resync stripe finished its row. Called without the engine lock. */
-static void rl_stripe_sync_done(struct rl_stripe *s)
-{
-	struct rl_engine *e = s->e;
-	unsigned long flags;
-	bool done = false;
-
-	spin_lock_irqsave(&e->lock, flags);
-	if (!s->status && e->sync_cursor == s->row) {
-		WRITE_ONCE(e->sync_cursor, s->row + 1);
-		done = e->sync_cursor == e->nr_rows;
-	}
-	e->sync_busy = false;
-	spin_unlock_irqrestore(&e->lock, flags);
-	wake_up_all(&e->sync_wait);
-	if (done)
-		DMINFO("%s: resync complete", dm_table_device_name(e->a->ti->table));
+			      rl_unreadable_at(a, msector), &s->plan);
 }
 
 /*
- * Start the resync of the row at the cursor, if there is one to do and a
- * context for it. A busy row or a full pool is retried when a context goes
- * idle (RL_STEP_END).
+ * Before a plan that may write anything but a rebuilding member, the row's
+ * region is marked in the write-intent bitmap. Returns false if the
+ * metadata has failed: the access must fail.
  */
-static void rl_engine_resync(struct work_struct *ws)
+static bool rl_stripe_intent(struct rl_stripe *s)
 {
-	struct rl_engine *e = container_of(ws, struct rl_engine, resync);
-	struct rl_stripe *s;
-	unsigned long flags;
-	u64 row;
+	struct rl_array *a = s->e->a;
+	u64 region;
 
-	spin_lock_irqsave(&e->lock, flags);
-	row = e->sync_cursor;
-	if (!rl_resync_wanted(e) || rl_stripe_lookup(e, row) ||
-	    list_empty(&e->free))
-		goto out;
-	s = list_first_entry(&e->free, struct rl_stripe, lnode);
-	list_del_init(&s->lnode);
-	s->row = row;
-	s->bio = NULL;
-	s->sync = true;
-	s->step = RL_STEP_PLAN;
-	s->attempts = 0;
-	hlist_add_head(&s->hnode, &e->hash[hash_64(row, e->hash_bits)]);
-	e->sync_busy = true;
-	queue_work(e->a->wq, &s->work);
-out:
-	spin_unlock_irqrestore(&e->lock, flags);
+	if (!a->md || s->region != RL_NO_REGION)
+		return true;
+	if (s->sync ? s->job == RL_SYNC_REBUILD || s->job == RL_SYNC_CHECK :
+		      !rl_plan_writes(&s->plan))
+		return true;
+	region = rl_md_region(rl_md_state(a->md), s->row << a->geom.chunk_shift);
+	if (rl_md_intent_start(a->md, region))
+		return false;
+	s->region = region;
+	return true;
+}
+
+/* A background row finished. Called before the row is unlocked. */
+static void rl_stripe_sync_done(struct rl_stripe *s)
+{
+	struct rl_engine *e = s->e;
+	struct rl_array *a = e->a;
+	struct rl_sync_req req = *e->sync_req;
+
+	if (s->status) {
+		atomic_inc(&e->sync_errors);
+	} else if (s->job == RL_SYNC_REBUILD) {
+		/* foreground writes to the row must include the member now */
+		req.msector = s->row << a->geom.chunk_shift;
+		req.len = rl_chunk_sectors(&a->geom);
+		rl_sync_advance(a, &req);
+	}
+	if (atomic_dec_and_test(&e->sync_pending))
+		wake_up_all(&e->sync_wait);
 }
 
 static void rl_stripe_fail_members(struct rl_stripe *s, const char *why)
@@ -341,7 +342,7 @@ static bool rl_stripe_step(struct rl_stripe *s)
 	switch (s->step) {
 	case RL_STEP_PLAN:
 		s->status = BLK_STS_OK;
-		if (rl_stripe_plan(s)) {
+		if (rl_stripe_plan(s) || !rl_stripe_intent(s)) {
 			s->status = BLK_STS_IOERR;
 			s->step = RL_STEP_END;
 			return true;
@@ -358,9 +359,14 @@ static bool rl_stripe_step(struct rl_stripe *s)
 			s->step = s->status ? RL_STEP_END : RL_STEP_PLAN;
 			return true;
 		}
-		rl_plan_compute(&s->plan, &a->geom, s->bufs, s->bio,
-				s->bio ? rl_pb(s->bio)->lsector -
-					 rl_row_start(&a->geom, s->row) : 0);
+		if (s->plan.mode == RL_PLAN_CHECK)
+			atomic64_add(rl_plan_check(&s->plan, &a->geom, s->bufs,
+						   s->job == RL_SYNC_REPAIR),
+				     &e->sync_mismatches);
+		else
+			rl_plan_compute(&s->plan, &a->geom, s->bufs, s->bio,
+					s->bio ? rl_pb(s->bio)->lsector -
+						 rl_row_start(&a->geom, s->row) : 0);
 		if (!rl_plan_writes(&s->plan)) {
 			s->step = RL_STEP_END;
 			return true;
@@ -381,6 +387,10 @@ static bool rl_stripe_step(struct rl_stripe *s)
 		return true;
 
 	case RL_STEP_END:
+		if (s->region != RL_NO_REGION) {
+			rl_md_intent_end(a->md, s->region);
+			s->region = RL_NO_REGION;
+		}
 		if (s->sync) {
 			rl_stripe_sync_done(s);
 		} else {
@@ -401,8 +411,8 @@ static bool rl_stripe_step(struct rl_stripe *s)
 		list_add(&s->lnode, &e->free);
 		if (!bio_list_empty(&e->incoming))
 			queue_work(a->wq, &e->dispatch);
-		if (rl_resync_wanted(e))
-			queue_work(a->wq, &e->resync);
+		if (e->sync_want)
+			wake_up_all(&e->sync_wait);
 		spin_unlock_irqrestore(&e->lock, flags);
 		return false;	/* @s may be reused from here on */
 	}
@@ -452,6 +462,7 @@ static struct rl_stripe *rl_stripe_alloc(struct rl_engine *e)
 	INIT_LIST_HEAD(&s->lnode);
 	bio_list_init(&s->waiting);
 	INIT_WORK(&s->work, rl_stripe_work);
+	s->region = RL_NO_REGION;
 	for (m = 0; m < g->nr_members; m++) {
 		struct rl_stripe_col *c = &s->col[m];
 
@@ -501,11 +512,7 @@ int rl_stripe_ctr(struct rl_array *a)
 	bio_list_init(&e->incoming);
 	INIT_LIST_HEAD(&e->free);
 	INIT_WORK(&e->dispatch, rl_engine_dispatch);
-	INIT_WORK(&e->resync, rl_engine_resync);
 	init_waitqueue_head(&e->sync_wait);
-	e->nr_rows = div_u64(a->ti->len, a->geom.nr_data) >> a->geom.chunk_shift;
-	e->sync_cursor = a->assume_clean ? e->nr_rows : 0;
-	e->sync_stopped = true;		/* until the first resume */
 	e->hash_bits = ilog2(roundup_pow_of_two(a->stripe_cache));
 	e->hash = kcalloc(1U << e->hash_bits, sizeof(*e->hash), GFP_KERNEL);
 	e->stripes = kcalloc(a->stripe_cache, sizeof(*e->stripes), GFP_KERNEL);
@@ -559,12 +566,14 @@ int rl_stripe_map(struct rl_array *a, struct bio *bio)
 {
 	struct rl_engine *e = rl_engine(a);
 	struct rl_bio *pb = rl_pb(bio);
+	unsigned long bad;
 	struct rl_loc loc;
 
 	if (bio_op(bio) == REQ_OP_READ) {
 		rl_trim_to_chunk(a, bio);
 		rl_stripe_map_sector(&a->geom, pb->lsector, &loc);
-		if (!rl_member_failed(a, loc.member)) {
+		bad = rl_unreadable_at(a, loc.sector - a->geom.data_offset);
+		if (!test_bit(loc.member, &bad)) {
 			rl_remap(a, bio, loc.member, loc.sector);
 			return DM_MAPIO_SUBMITTED;
 		}
@@ -603,51 +612,78 @@ void rl_stripe_io_hints(struct rl_array *a, struct queue_limits *limits)
 	limits->max_sectors = max(limits->max_sectors, row);
 }
 
-/* No new resync row from here on. */
-void rl_stripe_presuspend(struct rl_array *a)
+/*
+ * Take a free context for background row @row, if the row is not busy and
+ * one is free. Called with the lock held.
+ */
+static struct rl_stripe *rl_stripe_grab(struct rl_engine *e, u64 row)
 {
-	struct rl_engine *e = rl_engine(a);
+	struct rl_stripe *s;
 
-	spin_lock_irq(&e->lock);
-	e->sync_stopped = true;
-	spin_unlock_irq(&e->lock);
+	if (rl_stripe_lookup(e, row) || list_empty(&e->free))
+		return NULL;
+	s = list_first_entry(&e->free, struct rl_stripe, lnode);
+	list_del_init(&s->lnode);
+	s->row = row;
+	s->bio = NULL;
+	s->sync = true;
+	s->step = RL_STEP_PLAN;
+	s->attempts = 0;
+	hlist_add_head(&s->hnode, &e->hash[hash_64(row, e->hash_bits)]);
+	return s;
 }
 
-/* Wait for the resync row in flight, so no I/O is issued while suspended. */
-void rl_stripe_postsuspend(struct rl_array *a)
+static bool rl_stripe_sync_start(struct rl_engine *e, u64 row,
+				 enum rl_sync_job job)
 {
-	struct rl_engine *e = rl_engine(a);
-
-	rl_stripe_presuspend(a);
-	wait_event(e->sync_wait, !READ_ONCE(e->sync_busy));
-}
-
-void rl_stripe_resume(struct rl_array *a)
-{
-	struct rl_engine *e = rl_engine(a);
+	struct rl_stripe *s;
 
 	spin_lock_irq(&e->lock);
-	e->sync_stopped = false;
+	s = rl_stripe_grab(e, row);
+	if (s) {
+		s->job = job;
+		atomic_inc(&e->sync_pending);
+	}
 	spin_unlock_irq(&e->lock);
-	queue_work(a->wq, &e->resync);
+	if (s)
+		queue_work(e->a->wq, &s->work);
+	return s;
 }
 
 /*
- * Resync progress: array sectors whose parity is known consistent, and
- * what the resync is doing: "resync", "frozen" (stopped by a failed member
- * or a suspend) or "idle" (done).
+ * ->sync_range: the rows of the range, RL_SYNC_PARALLEL at a time, each in
+ * a stripe context under its row lock like a foreground access.
  */
-void rl_stripe_sync_status(struct rl_array *a, sector_t *done,
-			   const char **action)
+int rl_stripe_sync_range(struct rl_array *a, struct rl_sync_req *req)
 {
 	struct rl_engine *e = rl_engine(a);
-	u64 cursor = READ_ONCE(e->sync_cursor);
+	u64 row = req->msector >> a->geom.chunk_shift;
+	u64 end = DIV_ROUND_UP_ULL(req->msector + req->len,
+				   rl_chunk_sectors(&a->geom));
+	u64 next = row;
 
-	*done = (cursor * a->geom.nr_data) << a->geom.chunk_shift;
-	if (cursor >= e->nr_rows)
-		*action = "idle";
-	else if (READ_ONCE(e->sync_stopped) || READ_ONCE(a->failed))
-		*action = "frozen";
-	else
-		*action = "resync";
+	end = min_t(u64, end, row + RL_SYNC_PARALLEL);
+	e->sync_req = req;
+	atomic_set(&e->sync_errors, 0);
+	atomic64_set(&e->sync_mismatches, 0);
+	atomic_set(&e->sync_pending, 1);	/* bias */
+	spin_lock_irq(&e->lock);
+	e->sync_want = true;
+	spin_unlock_irq(&e->lock);
+	while (next < end) {
+		wait_event(e->sync_wait, rl_stripe_sync_start(e, next, req->job));
+		next++;
+	}
+	spin_lock_irq(&e->lock);
+	e->sync_want = false;
+	if (!bio_list_empty(&e->incoming))
+		queue_work(a->wq, &e->dispatch);
+	spin_unlock_irq(&e->lock);
+	if (!atomic_dec_and_test(&e->sync_pending))
+		wait_event(e->sync_wait, !atomic_read(&e->sync_pending));
+
+	req->msector = row << a->geom.chunk_shift;
+	req->len = (end - row) << a->geom.chunk_shift;
+	req->mismatches = atomic64_read(&e->sync_mismatches);
+	return atomic_read(&e->sync_errors) ? -EIO : 0;
 }

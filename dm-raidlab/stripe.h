@@ -38,6 +38,8 @@ enum rl_plan_mode {
 	RL_PLAN_RCW,		/* reconstruct-write: P = xor of the row */
 	RL_PLAN_RECON_WRITE,	/* rebuild a failed column, then as RCW */
 	RL_PLAN_NO_PARITY,	/* parity member failed: data only */
+	RL_PLAN_REBUILD,	/* write the one failed member from the rest */
+	RL_PLAN_CHECK,		/* read the whole row: parity against data */
 };
 
 /* A sector range within a chunk; empty when lo == hi. */
@@ -68,16 +70,20 @@ static inline bool rl_span_empty(struct rl_span s)
 #define RL_PLAN_WRITE		BIT(0)	/* a write (else a read) */
 #define RL_PLAN_FULL_ROW	BIT(1)	/* row not known consistent: recompute all of its parity */
 #define RL_PLAN_RESYNC		BIT(2)	/* no access: make the row's parity consistent */
+#define RL_PLAN_DO_REBUILD	BIT(3)	/* no access: rebuild the failed member's chunk */
+#define RL_PLAN_DO_CHECK	BIT(4)	/* no access: read the row to compare parity */
 
 int rl_plan_access(const struct rl_geom *g, u64 row, u32 off, u32 len,
 		   unsigned int flags, unsigned long failed, struct rl_plan *p);
 
 void rl_plan_compute(const struct rl_plan *p, const struct rl_geom *g,
 		     struct page **const *buf, struct bio *bio, u32 off);
+u32 rl_plan_check(struct rl_plan *p, const struct rl_geom *g,
+		  struct page **const *buf, bool repair);
 
 static inline bool rl_plan_writes(const struct rl_plan *p)
 {
-	return p->mode != RL_PLAN_READ && p->mode != RL_PLAN_RECON_READ;
+	return p->nr_writes != 0;
 }
 
 u64 rl_row_of(const struct rl_geom *g, sector_t lsector, unsigned int *col);
@@ -104,19 +110,12 @@ unsigned int rl_stripe_data_columns(unsigned int nr_members);
 	.map = rl_stripe_map,					\
 	.end_io = rl_stripe_end_io,				\
 	.io_hints = rl_stripe_io_hints,				\
-	.presuspend = rl_stripe_presuspend,			\
-	.postsuspend = rl_stripe_postsuspend,			\
-	.resume = rl_stripe_resume,				\
-	.sync_status = rl_stripe_sync_status
+	.sync_range = rl_stripe_sync_range
 int rl_stripe_ctr(struct rl_array *a);
 void rl_stripe_dtr(struct rl_array *a);
 int rl_stripe_map(struct rl_array *a, struct bio *bio);
 int rl_stripe_end_io(struct rl_array *a, struct bio *bio, blk_status_t *error);
 void rl_stripe_io_hints(struct rl_array *a, struct queue_limits *limits);
-void rl_stripe_presuspend(struct rl_array *a);
-void rl_stripe_postsuspend(struct rl_array *a);
-void rl_stripe_resume(struct rl_array *a);
-void rl_stripe_sync_status(struct rl_array *a, sector_t *done,
-			   const char **action);
+int rl_stripe_sync_range(struct rl_array *a, struct rl_sync_req *req);
 
 #endif /* DM_RAIDLAB_STRIPE_H */

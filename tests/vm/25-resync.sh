@@ -28,6 +28,16 @@ for scheme in raid5 raid4; do
 	check "$scheme: resync reported" test "$(rl_st arr 6)" = resync -o "$(rl_st arr 6)" = idle
 	check "$scheme: resync finishes" rl_wait_sync arr 120
 	check "$scheme: synced = total" test "$(rl_sync arr)" = "idle $((ROWS * 256))/$((ROWS * 256))"
+	check "$scheme: check after resync finds 0 mismatches" \
+		test "$(rl_scrub arr check)" = 0
+	# spoil 1 MiB of member 2 (data and parity chunks) under the array
+	dd if=/dev/urandom of="$(disk 2)" bs=64K count=16 seek=4 conv=fsync 2>/dev/null
+	n=$(rl_scrub arr check)
+	log "$scheme: check after spoiling member 2: $n mismatched sectors"
+	check "$scheme: check counts the spoilt sectors" test "${n:-0}" -gt 1000
+	n2=$(rl_scrub arr repair)
+	check "$scheme: repair counts them too" test "$n2" = "$n"
+	check "$scheme: check after repair: 0" test "$(rl_scrub arr check)" = 0
 	rl_snapshot arr /tmp/before
 	check "$scheme: fail member 1" dm_message arr fail 1
 	rl_snapshot arr /tmp/after
@@ -40,6 +50,9 @@ dirty
 RL_OPTS=assume_clean RL_LEN=$((ROWS * 64 * 4)) check "raid5 assume_clean: create" \
 	rl_create arr raid5 64 $(disks 5)
 check "raid5 assume_clean: nothing to resync" test "$(rl_st arr 6)" = idle
+n=$(rl_scrub arr check)
+log "control: check over dirty disks taken as clean: $n mismatched sectors"
+check "raid5 assume_clean: check finds the inconsistent parity" test "${n:-0}" -gt 0
 rl_snapshot arr /tmp/before
 dm_message arr fail 1
 rl_snapshot arr /tmp/after

@@ -14,6 +14,9 @@
 #   rl_counters NAME                    "lreads lwrites dreads dwrites preads pwrites"
 #   rl_member_counters NAME I           "dr dw pr pw" of member I
 #   rl_queues NAME                      "policy queue_depth fg_issued bg_issued"
+#   rl_tail NAME K                      K-th word after the member counters
+#   rl_mismatches NAME                  mismatch count of the last check/repair
+#   rl_scrub NAME check|repair [SECS]   run one and print its mismatch count
 #   rl_wrap_members PREFIX N            dm-linear over each of the first N disks,
 #                                       /dev/mapper/PREFIX0..; prints the paths
 #   rl_swap_error NAME                  make dm device NAME fail every I/O
@@ -76,7 +79,22 @@ rl_counters() { dmsetup status "$1" | awk '{ print $11, $12, $13, $14, $15, $16 
 rl_member_counters() {
 	dmsetup status "$1" | awk -v i="$2" '{ split($(17 + i), c, ":"); print c[1], c[2], c[3], c[4] }'
 }
-rl_queues() { dmsetup status "$1" | awk '{ print $(NF - 3), $(NF - 2), $(NF - 1), $NF }'; }
+# the fields after the per-member counters: K = 1 is the queue policy
+rl_tail() { dmsetup status "$1" | awk -v k="$2" '{ print $(3 + 13 + $5 + k) }'; }
+rl_queues() { echo "$(rl_tail "$1" 1) $(rl_tail "$1" 2) $(rl_tail "$1" 3) $(rl_tail "$1" 4)"; }
+rl_mismatches() { rl_tail "$1" 5; }
+# start a check or repair and wait for it: prints the mismatch count
+rl_scrub() {
+	dm_message "$1" "$2" || return 1
+	_i=0
+	sleep 0.2
+	while [ "$(rl_st "$1" 6)" = "$2" ]; do
+		_i=$((_i + 1))
+		[ "$_i" -gt $((${3:-120} * 5)) ] && return 1
+		sleep 0.2
+	done
+	rl_mismatches "$1"
+}
 
 rl_wrap_members() {
 	_p=$1

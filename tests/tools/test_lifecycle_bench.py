@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0
+"""raidlab lifecycle-bench: rows, ratios and files from the guest's output."""
+import json
+
+from raidlab_lib.bench import lifecycle
+
+
+def _fio(path, r_iops, r_p90_ms, w_iops, w_p90_ms):
+    def side(iops, p90):
+        return {"iops": iops, "clat_ns": {"percentile": {"90.000000": p90 * 1e6}}}
+    path.write_text(json.dumps({"jobs": [{"read": side(r_iops, r_p90_ms),
+                                          "write": side(w_iops, w_p90_ms)}]}))
+
+
+def _guest_dir(tmp_path):
+    d = tmp_path / "vm" / "lifecycle"
+    d.mkdir(parents=True)
+    (d / "events.txt").write_text(
+        "rebuild raid5 busy 40.00 524288 3\ncheck raid5 busy 0\n"
+        "rebuild raid5 idle 20.00 524288 0\ncheck raid5 idle 0\n")
+    _fio(d / "raid5-normal-1.json", 100, 2.0, 40, 4.0)
+    _fio(d / "raid5-normal-2.json", 100, 4.0, 40, 6.0)
+    _fio(d / "raid5-rebuild-1.json", 50, 9.0, 20, 10.0)
+    _fio(d / "raid5-intent-none.json", 0, 0, 1000, 1.0)
+    _fio(d / "raid5-intent-dax.json", 0, 0, 900, 1.1)
+    _fio(d / "raid5-intent-bufio.json", 0, 0, 500, 2.0)
+    return tmp_path
+
+
+def test_rebuild_rows(tmp_path):
+    rows = lifecycle.collect(_guest_dir(tmp_path))
+    busy = next(r for r in rows if r["experiment"] == "rebuild" and r["config"] == "busy")
+    idle = next(r for r in rows if r["experiment"] == "rebuild" and r["config"] == "idle")
+    # 524288 sectors = 256 MiB in 40 s and 20 s
+    assert abs(busy["rate_mib_s"] - 6.4) < 1e-9
+    assert abs(idle["rate_mib_s"] - 12.8) < 1e-9
+    assert busy["normal_read_p90_ms"] == 3.0
+    assert busy["rebuild_read_p90_ms"] == 9.0
+    assert busy["p90_ratio_read"] == 3.0
+    assert busy["mismatches"] == 0
+
+
+def test_intent_ratios(tmp_path):
+    rows = lifecycle.collect(_guest_dir(tmp_path))
+    by = {r["config"]: r for r in rows if r["experiment"] == "intent"}
+    assert set(by) == {"none", "dax", "bufio"}
+    assert by["none"]["iops_vs_none"] == 1.0
+    assert abs(by["dax"]["iops_vs_none"] - 0.9) < 1e-9
+    assert abs(by["bufio"]["iops_vs_none"] - 0.5) < 1e-9
+
+
+def test_finish_writes_files_and_flags_mismatches(tmp_path):
+    out = _guest_dir(tmp_path)
+    assert lifecycle.finish(out, 12.0, "cmd") == 0
+    for f in ("lifecycle.csv", "lifecycle.json", "summary.md"):
+        assert (out / f).exists()
+    assert "| raid5 | busy | 40.0 | 6.4 |" in (out / "summary.md").read_text()
+    ev = out / "vm" / "lifecycle" / "events.txt"
+    ev.write_text(ev.read_text().replace("check raid5 idle 0", "check raid5 idle 7"))
+    assert lifecycle.finish(out, 12.0, "cmd") == 1

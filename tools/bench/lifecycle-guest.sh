@@ -1,0 +1,136 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# raidlab lifecycle-bench, guest side (busybox sh, run through the VM lab by
+# tools/raidlab_lib/bench/lifecycle.py). Its argument is a plan file of
+# "set KEY VALUE" lines: runtime SECS (one fio slice), member_mb MiB (member
+# space each array uses), schemes "raid5 mirror", depth N (fio iodepth).
+#
+# Two experiments, both with the metadata on the lab's pmem (DAX):
+#
+#   rebuild  an array with a spare; fio slices of random 4 KiB 70/30
+#            read/write before a failure (normal), then member 1 is failed,
+#            the spare takes its role and fio slices run until the rebuild
+#            ends (during). Then the same array with no load: the rebuild
+#            time alone (idle).
+#   intent   raid5 and mirror random 4 KiB writes with no metadata device,
+#            with metadata on pmem (DAX) and on a plain disk (dm-bufio): the
+#            cost of the write-intent bitmap that closes the write hole.
+#
+# Output in /out/lifecycle/: fio JSON per slice, NAME-PHASE-K.json, and
+# events.txt ("rebuild SCHEME LOAD SECONDS SECTORS" lines). Progress lines
+# on the console start with "bench:".
+. "$RL_TESTS/lib.sh"
+. "$RL_TESTS/raidlab.sh"
+need_raidlab
+
+PLAN=$1
+OUT=$RL_OUT/lifecycle
+mkdir -p "$OUT"
+RUNTIME=5 MEMBER_MB=256 SCHEMES="raid5 mirror" DEPTH=4
+while read -r w k v; do
+	[ "$w" = set ] || continue
+	case $k in
+	runtime) RUNTIME=$v ;;
+	member_mb) MEMBER_MB=$v ;;
+	schemes) SCHEMES=$v ;;
+	depth) DEPTH=$v ;;
+	esac
+done <"$PLAN"
+PMEM=$(pmem_dev) || die "bench: the lifecycle bench needs the lab's pmem"
+[ "$RL_NDISKS" -ge 6 ] || die "bench: needs 6 disks"
+say() { echo "bench: $*"; }
+now() { cut -d' ' -f1 /proc/uptime; }
+
+# table NAME SCHEME MDDEV|- SPARE|- OPTS: a table line over m0..m3 (mirror: m0, m1)
+table() {
+	_scheme=$1 _md=$2 _spare=$3 _opts=$4
+	if [ "$_scheme" = mirror ]; then _devs="$(disk 0) $(disk 1)"; _nd=1; _n=2
+	else _devs=$(disks 4); _nd=3; _n=4; fi
+	_len=$((MEMBER_MB * 2048 * _nd))
+	_w="chunk_size 64 $_opts"
+	[ "$_md" != - ] && _w="$_w metadata $_md"
+	[ "$_spare" != - ] && _w="$_w spare $_spare"
+	set -- $_w
+	echo "0 $_len raidlab $_scheme $# $_w $_n $_devs"
+}
+
+fresh() { # zero the metadata and the members' first MiB
+	for _d in "$@"; do
+		[ "$_d" = - ] || dd if=/dev/zero of="$_d" bs=1M count=4 conv=fsync 2>/dev/null
+	done
+}
+
+slice() { # NAME FIO-ARGS...: one fio slice, JSON to $OUT/NAME.json
+	_name=$1
+	shift
+	fio --name="$_name" --filename=/dev/mapper/arr --direct=1 --ioengine=libaio \
+		--bs=4k --iodepth="$DEPTH" --time_based --runtime="$RUNTIME" \
+		--size=$((MEMBER_MB / 2))M --randrepeat=0 --output-format=json \
+		--output="$OUT/$_name.json" "$@" >/dev/null 2>&1 || die "bench: fio $_name"
+}
+
+wait_rebuilt() { # SECS: until no member is rebuilding
+	_i=0
+	while rl_health arr | grep -q R || [ "$(rl_st arr 6)" = recover ]; do
+		_i=$((_i + 1))
+		[ "$_i" -gt $(($1 * 5)) ] && return 1
+		sleep 0.2
+	done
+}
+
+for scheme in $SCHEMES; do
+	for load in busy idle; do
+		fresh "$PMEM" $(disks 5)
+		dm_create arr "$(table "$scheme" "$PMEM" "$(disk 4)" assume_clean)" ||
+			die "bench: create $scheme"
+		if [ $load = busy ]; then
+			# fill, so that reads and the rebuild touch written data
+			fio --name=fill --filename=/dev/mapper/arr --direct=1 --bs=1M \
+				--rw=write --size=$((MEMBER_MB / 2))M >/dev/null 2>&1
+			for k in 1 2; do
+				slice "$scheme-normal-$k" --rw=randrw --rwmixread=70
+				say "point $scheme normal $k"
+			done
+		fi
+		t0=$(now)
+		dm_message arr fail 1 || die "bench: fail"
+		sleep 0.5
+		rl_health arr | grep -q R || die "bench: $scheme: no rebuild started ($(rl_health arr))"
+		k=0
+		if [ $load = busy ]; then
+			while rl_health arr | grep -q R; do
+				k=$((k + 1))
+				slice "$scheme-rebuild-$k" --rw=randrw --rwmixread=70
+				say "point $scheme rebuild $k $(rl_sync arr)"
+				[ $k -gt 200 ] && die "bench: rebuild under load too long"
+			done
+		fi
+		wait_rebuilt 1800 || die "bench: $scheme rebuild did not end"
+		t1=$(now)
+		echo "rebuild $scheme $load $(echo "$t0 $t1" | awk '{ printf "%.2f", $2 - $1 }') \
+$((MEMBER_MB * 2048)) $k" >>"$OUT/events.txt"
+		say "rebuild $scheme $load done in $(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }') s"
+		n=$(rl_scrub arr check 600)
+		echo "check $scheme $load $n" >>"$OUT/events.txt"
+		dm_remove arr
+	done
+done
+
+# the write-intent bitmap: no metadata, pmem (DAX), a plain disk (dm-bufio)
+for scheme in $SCHEMES; do
+	for md in none dax bufio; do
+		case $md in
+		none) mdd=- ;;
+		dax) mdd=$PMEM ;;
+		bufio) mdd=$(disk 5) ;;
+		esac
+		fresh "$mdd" $(disks 4)
+		dm_create arr "$(table "$scheme" "$mdd" - assume_clean)" || die "bench: create $scheme $md"
+		slice "$scheme-intent-$md" --rw=randwrite
+		say "point $scheme intent $md"
+		dm_remove arr
+	done
+done
+say "finished"
+finish
