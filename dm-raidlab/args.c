@@ -6,8 +6,8 @@
  * <scheme> <#opt_args> [<opt_args>...] <#devs> <dev_path>...
  *
  *   <scheme>        raid0 | mirror | raid4 | raid5
- *   <#opt_args>     number of words that follow as optional arguments, 0 .. 9
- *   <opt_args>      any of, each at most once:
+ *   <#opt_args>     number of words that follow as optional arguments, 0 .. 21
+ *   <opt_args>      any of, each at most once (spare: up to 4 times):
  *                     chunk_size <sectors>    power of two, 8 .. 2^21
  *                                             (parity schemes: .. 2048)
  *                     assume_clean            parity is consistent already:
@@ -22,8 +22,18 @@
  *                     queue_depth <nr>        member I/Os issued at once
  *                                             per member, 1 .. 1024
  *                                             (default 32)
+ *                     metadata <dev>          metadata device (metadata.h):
+ *                                             members keep a superblock and
+ *                                             their data starts at 1 MiB
+ *                     spare <dev>             a hot spare (needs metadata)
+ *                     region_size <sectors>   write-intent region, power of
+ *                                             two, >= chunk_size (needs
+ *                                             metadata; default: at most
+ *                                             65536 regions)
  *   <#devs>         number of member devices
- *   <dev_path>      member device, used from sector 0
+ *   <dev_path>      member device, or "-" for a missing one: it starts
+ *                   failed (not raid0, and no more of them than the scheme
+ *                   survives)
  */
 #include <linux/kernel.h>
 #include <linux/log2.h>
@@ -59,6 +69,9 @@ static int rl_parse_opt(struct dm_arg_set *as, struct rl_args *args,
 	};
 	static const struct dm_arg depth_arg = {
 		1, RL_MAX_QUEUE_DEPTH, "Invalid queue_depth"
+	};
+	static const struct dm_arg region_arg = {
+		RL_MIN_CHUNK, 1U << 31, "Invalid region_size"
 	};
 	const char *key = dm_shift_arg(as);
 
@@ -126,8 +139,83 @@ static int rl_parse_opt(struct dm_arg_set *as, struct rl_args *args,
 		return 0;
 	}
 
+	if (!strcasecmp(key, "metadata")) {
+		if (args->md_dev) {
+			*error = "Duplicate metadata";
+			return -EINVAL;
+		}
+		args->md_dev = dm_shift_arg(as);
+		return 0;
+	}
+
+	if (!strcasecmp(key, "spare")) {
+		if (args->nr_spares == RL_MAX_SPARES) {
+			*error = "Too many spares";
+			return -EINVAL;
+		}
+		args->spares[args->nr_spares++] = dm_shift_arg(as);
+		return 0;
+	}
+
+	if (!strcasecmp(key, "region_size")) {
+		if (args->region_sectors) {
+			*error = "Duplicate region_size";
+			return -EINVAL;
+		}
+		if (dm_read_arg(&region_arg, as, &args->region_sectors, error))
+			return -EINVAL;
+		if (!is_power_of_2(args->region_sectors)) {
+			*error = "region_size is not a power of two";
+			return -EINVAL;
+		}
+		return 0;
+	}
+
 	*error = "Unknown optional argument";
 	return -EINVAL;
+}
+
+/* The members and metadata options together. */
+static int rl_check_devs(struct rl_args *args, char **error)
+{
+	unsigned int i;
+
+	if (!args->md_dev && args->nr_spares) {
+		*error = "spare needs a metadata device";
+		return -EINVAL;
+	}
+	if (!args->md_dev && args->region_sectors) {
+		*error = "region_size needs a metadata device";
+		return -EINVAL;
+	}
+	if (args->region_sectors && args->region_sectors < args->chunk_sectors) {
+		*error = "region_size smaller than chunk_size";
+		return -EINVAL;
+	}
+	if ((args->md_dev && !strcmp(args->md_dev, "-"))) {
+		*error = "The metadata device cannot be missing";
+		return -EINVAL;
+	}
+	for (i = 0; i < args->nr_spares; i++) {
+		if (!strcmp(args->spares[i], "-")) {
+			*error = "A spare cannot be missing";
+			return -EINVAL;
+		}
+	}
+	for (i = 0; i < args->nr_devs; i++)
+		if (!strcmp(args->devs[i], "-"))
+			args->nr_missing++;
+	if (!args->nr_missing)
+		return 0;
+	if (!args->ops->redundancy) {
+		*error = "A missing member needs a redundant scheme";
+		return -EINVAL;
+	}
+	if (args->nr_missing > min(args->ops->redundancy, args->nr_devs - 1)) {
+		*error = "More members missing than the scheme survives";
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /**
@@ -143,7 +231,7 @@ int rl_parse_args(unsigned int argc, char **argv, struct rl_args *args,
 		  char **error)
 {
 	static const struct dm_arg opt_args = {
-		0, 9, "Invalid number of optional arguments"
+		0, 13 + 2 * RL_MAX_SPARES, "Invalid number of optional arguments"
 	};
 	static const struct dm_arg devs_arg = {
 		1, RL_MAX_MEMBERS, "Invalid number of devices"
@@ -214,7 +302,7 @@ int rl_parse_args(unsigned int argc, char **argv, struct rl_args *args,
 		return -EINVAL;
 	}
 	args->devs = as.argv;
-	return 0;
+	return rl_check_devs(args, error);
 }
 
 /**

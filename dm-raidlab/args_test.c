@@ -9,7 +9,10 @@
 
 #include "raidlab.h"
 
-#define RL_ARGS_MAX 16
+#define RL_ARGS_MAX 48
+/* the most optional words: 8 for spares, 9 here, 4 more (21) */
+#define RL_T_SPARES "spare s1 spare s2 spare s3 spare s4"
+#define RL_T_OPTS "chunk_size 8 region_size 8 assume_clean sched look"
 
 /* Split a line into words in a kunit-managed copy. */
 static unsigned int rl_split(struct kunit *test, const char *line, char **argv)
@@ -34,6 +37,10 @@ struct rl_args_good {
 	unsigned int nr_devs;
 	const char *sched;		/* NULL: the default, fifo */
 	unsigned int depth;		/* 0: the default */
+	const char *md;			/* metadata device */
+	unsigned int nr_spares;
+	unsigned int region;		/* region_size */
+	unsigned int nr_missing;
 };
 
 static const struct rl_args_good rl_args_good_cases[] = {
@@ -51,6 +58,19 @@ static const struct rl_args_good rl_args_good_cases[] = {
 	{ "raid0 4 SCHED satf queue_depth 7 2 a b", "raid0", RL_DEFAULT_CHUNK, 0, 2, "satf", 7 },
 	{ "mirror 2 sched rlook 2 a b", "mirror", RL_DEFAULT_CHUNK, 0, 2, "rlook" },
 	{ "mirror 2 sched fifo 2 a b", "mirror", RL_DEFAULT_CHUNK, 0, 2, "fifo" },
+	{ "raid5 2 metadata /dev/pmem0 3 a b c", "raid5", RL_DEFAULT_CHUNK, 0, 3,
+	  NULL, 0, "/dev/pmem0" },
+	{ "mirror 6 spare s1 METADATA md spare s2 2 a b", "mirror", RL_DEFAULT_CHUNK,
+	  0, 2, NULL, 0, "md", 2 },
+	{ "raid5 4 metadata md region_size 128 3 a b c", "raid5", RL_DEFAULT_CHUNK,
+	  0, 3, NULL, 0, "md", 0, 128 },
+	{ "raid0 4 metadata md region_size 2147483648 2 a b", "raid0",
+	  RL_DEFAULT_CHUNK, 0, 2, NULL, 0, "md", 0, 1U << 31 },
+	{ "raid5 0 3 a - c", "raid5", RL_DEFAULT_CHUNK, 0, 3, NULL, 0, NULL, 0, 0, 1 },
+	{ "mirror 2 metadata md 3 - b -", "mirror", RL_DEFAULT_CHUNK, 0, 3, NULL, 0,
+	  "md", 0, 0, 2 },
+	{ "raid5 21 metadata md " RL_T_SPARES " " RL_T_OPTS " stripe_cache 4 queue_depth 1 3 a b c",
+	  "raid5", 8, 4, 3, "look", 1, "md", 4, 8 },
 };
 
 static void rl_args_good_desc(const struct rl_args_good *c, char *desc)
@@ -66,6 +86,7 @@ static void rl_args_parse_good(struct kunit *test)
 	char *argv[RL_ARGS_MAX], *error = NULL;
 	unsigned int argc = rl_split(test, c->line, argv);
 	struct rl_args args;
+	unsigned int i;
 
 	KUNIT_ASSERT_EQ_MSG(test, rl_parse_args(argc, argv, &args, &error), 0,
 			    "%s", error ? error : "");
@@ -81,6 +102,19 @@ static void rl_args_parse_good(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, args.queue_depth,
 			c->depth ? c->depth : RL_DEFAULT_QUEUE_DEPTH);
 	KUNIT_EXPECT_EQ(test, args.depth_set, c->depth != 0);
+	if (c->md)
+		KUNIT_EXPECT_STREQ(test, args.md_dev, c->md);
+	else
+		KUNIT_EXPECT_NULL(test, args.md_dev);
+	KUNIT_EXPECT_EQ(test, args.nr_spares, c->nr_spares);
+	for (i = 0; i < args.nr_spares; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "s%u", i + 1);
+		KUNIT_EXPECT_STREQ(test, args.spares[i], name);
+	}
+	KUNIT_EXPECT_EQ(test, args.region_sectors, c->region);
+	KUNIT_EXPECT_EQ(test, args.nr_missing, c->nr_missing);
 }
 
 struct rl_args_bad {
@@ -124,6 +158,26 @@ static const struct rl_args_bad rl_args_bad_cases[] = {
 	{ "raid0 0 1 a", "Too few devices for the scheme" },
 	{ "mirror 0 1 a", "Too few devices for the scheme" },
 	{ "raid0 0 33 a b c d e f g h i j k l m n", "Invalid number of devices" },
+	{ "raid5 2 spare s 3 a b c", "spare needs a metadata device" },
+	{ "mirror 2 region_size 1024 2 a b", "region_size needs a metadata device" },
+	{ "raid5 4 metadata md region_size 1000 3 a b c", "region_size is not a power of two" },
+	{ "raid5 4 metadata md region_size 4 3 a b c", "Invalid region_size" },
+	{ "raid5 6 metadata md chunk_size 256 region_size 128 3 a b c",
+	  "region_size smaller than chunk_size" },
+	{ "raid5 6 metadata md region_size 1024 region_size 1024 3 a b c",
+	  "Duplicate region_size" },
+	{ "raid5 4 metadata md metadata md2 3 a b c", "Duplicate metadata" },
+	{ "raid5 1 metadata 3 a b c", "Optional argument lacks a value" },
+	{ "raid5 12 metadata md spare s1 spare s2 spare s3 spare s4 spare s5 3 a b c",
+	  "Too many spares" },
+	{ "raid5 2 metadata - 3 a b c", "The metadata device cannot be missing" },
+	{ "raid5 4 metadata md spare - 3 a b c", "A spare cannot be missing" },
+	{ "raid0 0 2 a -", "A missing member needs a redundant scheme" },
+	{ "raid5 0 3 - b -", "More members missing than the scheme survives" },
+	{ "raid4 2 metadata md 3 a - -", "More members missing than the scheme survives" },
+	{ "mirror 0 2 - -", "More members missing than the scheme survives" },
+	{ "raid5 22 metadata md " RL_T_SPARES " " RL_T_OPTS " 3 a b c",
+	  "Invalid number of optional arguments" },
 };
 
 static void rl_args_bad_desc(const struct rl_args_bad *c, char *desc)

@@ -7,6 +7,9 @@
  *   <start> <len> raidlab <scheme> <#opt_args> [<opt_args>...]
  *                         <#devs> <dev_path>...
  *
+ * With "metadata <dev>" the array keeps its state on <dev> (metadata.c):
+ * member superblocks, member states, the write-intent bitmap.
+ *
  * This file is the target itself: construction, the map and end_io hooks
  * that hand bios to the scheme, status, messages and device iteration.
  * Each scheme lives in a file of its own behind struct rl_scheme_ops.
@@ -15,6 +18,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 
+#include "metadata.h"
 #include "raidlab.h"
 #include "tracker.h"
 
@@ -25,38 +29,78 @@ static void rl_event_work(struct work_struct *ws)
 	dm_table_event(a->ti->table);
 }
 
-static void rl_put_members(struct rl_array *a, unsigned int nr)
+/*
+ * Every device of the table in one list: the members (NULL if missing),
+ * then the metadata device, then the spares.
+ */
+static struct dm_dev **rl_dev_slot(struct rl_array *a, unsigned int i)
 {
-	while (nr--)
-		dm_put_device(a->ti, a->members[nr].dev);
+	if (i < a->geom.nr_members)
+		return &a->members[i].dev;
+	if (i == a->geom.nr_members)
+		return &a->md_dev;
+	return &a->spares[i - a->geom.nr_members - 1];
 }
 
-/* Open the members, refuse duplicates, and find the usable member size. */
+static void rl_put_members(struct rl_array *a, unsigned int nr)
+{
+	struct dm_dev **d;
+
+	while (nr--) {
+		d = rl_dev_slot(a, nr);
+		if (*d)
+			dm_put_device(a->ti, *d);
+		*d = NULL;
+	}
+}
+
+/*
+ * Open the members ("-": missing, failed from the start), the metadata
+ * device and the spares, refuse duplicates, and find the usable member
+ * size.
+ */
 static int rl_get_members(struct rl_array *a, const struct rl_args *args)
 {
 	struct dm_target *ti = a->ti;
+	unsigned int nr = args->nr_devs + 1 + args->nr_spares;
 	sector_t smallest = ~(sector_t)0;
+	struct dm_dev **d, **e;
+	const char *path;
 	unsigned int i, j;
 	int r;
 
-	for (i = 0; i < args->nr_devs; i++) {
-		struct rl_member *m = &a->members[i];
-
-		r = dm_get_device(ti, args->devs[i],
-				  dm_table_get_mode(ti->table), &m->dev);
+	a->nr_spares = args->nr_spares;
+	for (i = 0; i < nr; i++) {
+		d = rl_dev_slot(a, i);
+		if (i < args->nr_devs)
+			path = args->devs[i];
+		else if (i == args->nr_devs)
+			path = args->md_dev;
+		else
+			path = args->spares[i - args->nr_devs - 1];
+		if (!path || !strcmp(path, "-")) {
+			if (i < args->nr_devs)
+				set_bit(i, &a->failed);
+			continue;
+		}
+		r = dm_get_device(ti, path, dm_table_get_mode(ti->table), d);
 		if (r) {
-			ti->error = "Member device lookup failed";
+			ti->error = i < args->nr_devs ? "Member device lookup failed" :
+				    i == args->nr_devs ? "Metadata device lookup failed" :
+				    "Spare device lookup failed";
 			goto bad;
 		}
 		for (j = 0; j < i; j++) {
-			if (a->members[j].dev->bdev->bd_dev == m->dev->bdev->bd_dev) {
+			e = rl_dev_slot(a, j);
+			if (*e && (*e)->bdev->bd_dev == (*d)->bdev->bd_dev) {
 				ti->error = "Same device given twice";
-				dm_put_device(ti, m->dev);
 				r = -EINVAL;
+				i++;
 				goto bad;
 			}
 		}
-		smallest = min(smallest, bdev_nr_sectors(m->dev->bdev));
+		if (i < args->nr_devs)
+			smallest = min(smallest, bdev_nr_sectors((*d)->bdev));
 	}
 
 	if (smallest <= a->geom.data_offset) {
@@ -69,6 +113,21 @@ static int rl_get_members(struct rl_array *a, const struct rl_args *args)
 bad:
 	rl_put_members(a, i);
 	return r;
+}
+
+/* Spares must hold a member's data. */
+static int rl_check_spares(struct rl_array *a)
+{
+	unsigned int j;
+
+	for (j = 0; j < a->nr_spares; j++) {
+		if (bdev_nr_sectors(a->spares[j]->bdev) <
+		    a->geom.data_offset + a->member_sectors) {
+			a->ti->error = "Spare device too small";
+			return -EINVAL;
+		}
+	}
+	return 0;
 }
 
 /*
@@ -96,7 +155,9 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	a->geom.nr_members = args.nr_devs;
 	a->geom.nr_data = args.ops->data_columns(args.nr_devs);
 	a->geom.chunk_shift = ilog2(args.chunk_sectors);
-	a->geom.data_offset = 0;
+	a->geom.data_offset = args.md_dev ? RL_MD_DATA_OFFSET : 0;
+	if (args.region_sectors)
+		a->region_shift = ilog2(args.region_sectors);
 	a->redundancy = min(args.ops->redundancy, args.nr_devs - 1);
 	a->stripe_cache = args.stripe_cache;
 	a->opt_stripes_set = args.stripes_set;
@@ -128,6 +189,9 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		a->member_sectors = div_u64(ti->len, a->geom.nr_data);
 	else
 		a->member_sectors = ti->len;
+	r = rl_check_spares(a);
+	if (r)
+		goto bad_put;
 
 	a->wq = alloc_workqueue("kraidlabd", WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
 	if (!a->wq) {
@@ -141,9 +205,15 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	ti->per_io_data_size = sizeof(struct rl_bio);
 	ti->num_flush_bios = a->geom.nr_members;
 
+	if (a->md_dev) {
+		r = rl_md_open(a, a->md_dev, &a->md, &ti->error);
+		if (r)
+			goto bad_wq;
+	}
+
 	r = a->ops->ctr(a);
 	if (r)
-		goto bad_wq;
+		goto bad_md;
 	r = rl_sync_init(a, &ti->error);
 	if (r)
 		goto bad_scheme;
@@ -151,10 +221,12 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 
 bad_scheme:
 	a->ops->dtr(a);
+bad_md:
+	rl_md_close(a->md);
 bad_wq:
 	destroy_workqueue(a->wq);
 bad_put:
-	rl_put_members(a, a->geom.nr_members);
+	rl_put_members(a, a->geom.nr_members + 1 + a->nr_spares);
 bad_free:
 	kfree(a);
 	return r;
@@ -163,14 +235,19 @@ bad_free:
 static void raidlab_dtr(struct dm_target *ti)
 {
 	struct rl_array *a = ti->private;
+	unsigned int i;
 
 	rl_track_quiesce(a);
 	rl_sync_free(a);
 	destroy_workqueue(a->wq);
 	a->ops->dtr(a);
+	rl_md_close(a->md);
 	rl_track_free(a);
 	cancel_work_sync(&a->event_work);
-	rl_put_members(a, a->geom.nr_members);
+	rl_put_members(a, a->geom.nr_members + 1 + a->nr_spares);
+	for (i = 0; i < a->nr_spares; i++)
+		if (a->retired[i])
+			dm_put_device(ti, a->retired[i]);
 	kfree(a);
 }
 
@@ -184,6 +261,9 @@ static int raidlab_map(struct dm_target *ti, struct bio *bio)
 
 	if (bio->bi_opf & REQ_PREFLUSH)
 		return rl_map_duplicate(a, bio);
+	/* the metadata cannot record what a write changes: refuse writes */
+	if (a->md && op_is_write(bio_op(bio)) && rl_md_failed(a->md))
+		return DM_MAPIO_KILL;
 
 	if (bio_op(bio) == REQ_OP_READ)
 		atomic64_inc(&a->logical[READ]);
@@ -255,6 +335,8 @@ static void raidlab_postsuspend(struct dm_target *ti)
 		a->ops->postsuspend(a);
 	rl_track_quiesce(a);
 	flush_workqueue(a->wq);
+	if (a->md)
+		rl_md_intent_flush(a->md, true);	/* clean shutdown */
 }
 
 static const char *rl_array_state(struct rl_array *a)
@@ -277,6 +359,7 @@ static const char *rl_array_state(struct rl_array *a)
  *        <dr>:<dw>:<pr>:<pw> for each member
  *        <sched_policy> <queue_depth> <fg_issued> <bg_issued>
  *        <mismatch_cnt>
+ *        <md_backend> <md_state> <intent_dirty_regions> <spares>
  * TABLE: the table line, with every option spelled out.
  */
 static void raidlab_status(struct dm_target *ti, status_type_t type,
@@ -290,6 +373,11 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
 	const char *action;
 	sector_t synced, total;
 	u64 mismatches;
+	unsigned int spares = 0;
+	u64 dirty = 0, writes;
+
+	for (i = 0; i < a->nr_spares; i++)
+		spares += !!a->spares[i];
 
 	switch (type) {
 	case STATUSTYPE_INFO:
@@ -323,10 +411,16 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
 		}
 		DMEMIT(" %s %u %llu %llu %llu", READ_ONCE(a->policy)->name,
 		       a->queue_depth, issued[RL_FG], issued[RL_BG], mismatches);
+		if (a->md)
+			rl_md_intent_counts(a->md, &dirty, &writes);
+		DMEMIT(" %s %s %llu %u", a->md ? rl_md_backend(a->md) : "-",
+		       !a->md ? "-" : rl_md_failed(a->md) ? "readonly" : "ok",
+		       dirty, spares);
 		break;
 
 	case STATUSTYPE_TABLE:
-		nr_opt = 6 + (a->ops->parity ? 2 : 0) + a->assume_clean;
+		nr_opt = 6 + (a->ops->parity ? 2 : 0) + a->assume_clean +
+			 (a->md ? 4 + 2 * spares : 0);
 		DMEMIT("%s %u chunk_size %llu", a->ops->name, nr_opt,
 		       (unsigned long long)rl_chunk_sectors(&a->geom));
 		if (a->ops->parity)
@@ -335,9 +429,17 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
 			DMEMIT(" assume_clean");
 		DMEMIT(" sched %s queue_depth %u", READ_ONCE(a->policy)->name,
 		       a->queue_depth);
+		if (a->md) {
+			DMEMIT(" metadata %s region_size %llu", a->md_dev->name,
+			       1ULL << rl_md_state(a->md)->region_shift);
+			for (i = 0; i < a->nr_spares; i++)
+				if (a->spares[i])
+					DMEMIT(" spare %s", a->spares[i]->name);
+		}
 		DMEMIT(" %u", a->geom.nr_members);
 		for (i = 0; i < a->geom.nr_members; i++)
-			DMEMIT(" %s", a->members[i].dev->name);
+			DMEMIT(" %s", a->members[i].dev ?
+			       a->members[i].dev->name : "-");
 		break;
 
 	case STATUSTYPE_IMA:
@@ -440,8 +542,9 @@ static int raidlab_iterate_devices(struct dm_target *ti,
 	int r = 0;
 
 	for (i = 0; !r && i < a->geom.nr_members; i++)
-		r = fn(ti, a->members[i].dev, a->geom.data_offset,
-		       a->member_sectors, data);
+		if (a->members[i].dev)
+			r = fn(ti, a->members[i].dev, a->geom.data_offset,
+			       a->member_sectors, data);
 	return r;
 }
 
@@ -455,7 +558,7 @@ static void raidlab_io_hints(struct dm_target *ti, struct queue_limits *limits)
 
 static struct target_type raidlab_target = {
 	.name = "raidlab",
-	.version = {1, 1, 0},
+	.version = {1, 2, 0},
 	.module = THIS_MODULE,
 	.ctr = raidlab_ctr,
 	.dtr = raidlab_dtr,

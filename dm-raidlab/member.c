@@ -24,7 +24,7 @@ void rl_member_fail(struct rl_array *a, unsigned int m, const char *why)
 	if (test_and_set_bit(m, &a->failed))
 		return;
 	DMERR("%s: member %u (%s) failed: %s", dm_table_device_name(a->ti->table),
-	      m, a->members[m].dev->name, why);
+	      m, a->members[m].dev ? a->members[m].dev->name : "-", why);
 	schedule_work(&a->event_work);
 	rl_sync_member_failed(a);
 }

@@ -41,7 +41,7 @@
 
 #define RL_MD_BLOCK		4096
 #define RL_MD_BLOCK_SECTORS	(RL_MD_BLOCK >> 9)
-#define RL_MD_MAGIC		0x31304d4442414c52ULL	/* "RLABMD01" */
+#define RL_MD_MAGIC		0x3130444d42414c52ULL	/* "RLABMD01" */
 #define RL_MSB_MAGIC		0x3130424d42414c52ULL	/* "RLABMB01" */
 #define RL_MD_VERSION		1
 #define RL_MD_SB_CSUM_XOR	0x52d1a5b0U
@@ -51,6 +51,10 @@
 #define RL_MD_MAX_MEMBERS	32	/* == RL_MAX_MEMBERS */
 #define RL_MD_MAX_AREAS		8
 #define RL_MD_SCHEME_LEN	16
+#define RL_MD_MIN_REGION	8	/* sectors: a region is at least a page */
+#define RL_MD_MAX_REGION_SHIFT	40
+#define RL_MD_DEFAULT_REGIONS	65536	/* the default region size aims below */
+#define RL_MD_MAX_REGIONS	BIT(20)	/* in-core counts: 4 MiB at most */
 
 /* superblock flags */
 #define RL_MD_CLEAN		BIT(0)	/* shut down cleanly: no intent bit is live */
@@ -211,6 +215,20 @@ static inline u64 rl_md_region(const struct rl_md_state *st, u64 msector)
 
 /* The default region shift: regions of at least @min_sectors, at most 65536 regions. */
 u32 rl_md_default_region_shift(u64 member_sectors, u32 min_sectors);
+u64 rl_md_nr_regions(u64 member_sectors, u32 shift);
+u64 rl_md_bitmap_blocks(u64 nr_regions);
+
+/*
+ * Bitmap block @blocknr (a metadata block number) holding @nbits regions
+ * (at most RL_MD_BITS_PER_BLOCK), from or into @bits, the in-core bitmap
+ * of those regions (bit 0: the block's first region). Decode sets bits
+ * only; it returns 0, -ENODATA for a zeroed block, or -EINVAL with *error
+ * set (checksum, misplaced block, a bit past the last region).
+ */
+void rl_md_bitmap_encode(u64 blocknr, u64 seq, const unsigned long *bits,
+			 unsigned int nbits, void *block);
+int rl_md_bitmap_decode(const void *block, u64 blocknr, unsigned long *bits,
+			unsigned int nbits, char **error);
 
 /* ------------------------------------------------------------------------
  * The service (metadata.c). All calls may sleep unless said otherwise.
@@ -286,6 +304,12 @@ bool rl_md_intent_try(struct rl_md *md, u64 region);
 /* Any context. */
 void rl_md_intent_end(struct rl_md *md, u64 region);
 /*
+ * Regions [@first, @first + @nr) dirty at load are consistent again (the
+ * resync went past them): the clear pass may clear their bits. Until then
+ * it keeps them, so a crash before the resync still finds them dirty.
+ */
+void rl_md_intent_resynced(struct rl_md *md, u64 first, u64 nr);
+/*
  * Regions whose bit was set when the array was loaded after an unclean
  * shutdown: their redundancy must be made consistent before it is trusted.
  * The bitmap has state->nr_regions bits; NULL if none were set.
@@ -294,7 +318,11 @@ const unsigned long *rl_md_dirty_at_load(struct rl_md *md);
 /*
  * Clear the bits of idle regions: flush every live member, then clear and
  * commit. Called periodically by the service itself; exported for the
- * clean shutdown path (postsuspend), which also sets RL_MD_CLEAN.
+ * clean shutdown path (postsuspend), which also sets RL_MD_CLEAN (when no
+ * bit is left: regions dirty at load and not resynced keep theirs). The
+ * next intent_start() that sets a bit clears RL_MD_CLEAN first. Must not
+ * be called under rl_md_lock() (the lock order is the bitmap's, then the
+ * state's).
  */
 int rl_md_intent_flush(struct rl_md *md, bool clean);
 /* Count of set bits (status), and intent writes so far. Any context. */

@@ -157,8 +157,10 @@ struct rl_array {
 
 	struct rl_md *md;		/* metadata device, or NULL */
 	struct dm_dev *md_dev;
+	unsigned int region_shift;	/* region_size from the table, or 0 */
 	unsigned int nr_spares;
 	struct dm_dev *spares[RL_MAX_SPARES];	/* NULL once promoted */
+	struct dm_dev *retired[RL_MAX_SPARES];	/* the roles' disks spares replaced */
 	struct rl_sync *sync;		/* background work (sync.c) */
 	struct workqueue_struct *wq;
 	struct work_struct event_work;	/* dm_table_event() outside irq */
@@ -299,7 +301,12 @@ struct rl_args {
 	unsigned int queue_depth;
 	bool depth_set;
 	unsigned int nr_devs;
-	char **devs;			/* points into argv */
+	char **devs;			/* points into argv; "-": missing */
+	unsigned int nr_missing;
+	const char *md_dev;		/* metadata <dev>, or NULL */
+	unsigned int nr_spares;
+	const char *spares[RL_MAX_SPARES];
+	unsigned int region_sectors;	/* region_size, or 0: the default */
 };
 
 const struct rl_scheme_ops *rl_scheme_find(const char *name);

@@ -230,7 +230,11 @@ static bool rl_sync_lifecycle(struct rl_array *a)
 			rl_md_lock(a->md);
 			memcpy(rl_md_state(a->md)->members[m].dev_uuid, uuid, 16);
 			rl_md_unlock(a->md);
-			/* the failed disk's I/O has ended or carries its own bdev */
+			/*
+			 * The failed disk's I/O has ended or carries its own
+			 * bdev; its reference is dropped with the table.
+			 */
+			a->retired[j] = a->members[m].dev;
 			WRITE_ONCE(a->members[m].dev, a->spares[j]);
 			a->spares[j] = NULL;
 			rl_sync_start_rebuild(a, m);
@@ -330,8 +334,8 @@ static bool rl_sync_done(struct rl_array *a, const struct rl_sync_req *req)
 		if (end >= min_t(sector_t, (r + 1) << s->region_shift, total)) {
 			clear_bit(r, s->dirty);
 			s->dirty_left--;
-			/* the pin taken at load: the bit may clear now */
-			rl_md_intent_end(a->md, r);
+			/* the metadata kept its bit until now */
+			rl_md_intent_resynced(a->md, r, 1);
 			finished = !s->dirty_left;
 		}
 		break;
@@ -470,13 +474,15 @@ static void rl_sync_kick(struct rl_array *a)
  * Set-up, suspend and resume, status, messages
  */
 
-/* Load the dirty regions: pin each (its bit stays set) until resynced. */
+/*
+ * Load the dirty regions. The metadata keeps their bits set until
+ * rl_md_intent_resynced(), so a crash before their resync finds them again.
+ */
 static int rl_sync_load_dirty(struct rl_array *a)
 {
 	struct rl_sync *s = rl_sync(a);
 	const struct rl_md_state *st = rl_md_state(a->md);
 	const unsigned long *d = rl_md_dirty_at_load(a->md);
-	u64 r;
 
 	s->region_shift = st->region_shift;
 	s->nr_regions = st->nr_regions;
@@ -486,11 +492,7 @@ static int rl_sync_load_dirty(struct rl_array *a)
 	if (!s->dirty)
 		return -ENOMEM;
 	bitmap_copy(s->dirty, d, s->nr_regions);
-	for_each_set_bit(r, s->dirty, s->nr_regions) {
-		if (rl_md_intent_start(a->md, r))
-			return -EIO;
-		s->dirty_left++;
-	}
+	s->dirty_left = bitmap_weight(s->dirty, s->nr_regions);
 	if (s->dirty_left)
 		DMINFO("%s: unclean shutdown: %llu dirty regions to resync",
 		       dm_table_device_name(a->ti->table), s->dirty_left);

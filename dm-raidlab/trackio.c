@@ -191,6 +191,10 @@ int rl_track_set_geom(struct rl_array *a, unsigned int m, const char *line,
 	struct rl_refread *r = NULL;
 	int ret;
 
+	if (!mb->dev) {
+		*error = "geom: the member is missing";
+		return -ENODEV;
+	}
 	g = kzalloc(sizeof(*g), GFP_KERNEL);
 	if (!g)
 		return -ENOMEM;

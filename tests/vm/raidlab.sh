@@ -17,6 +17,7 @@
 #   rl_tail NAME K                      K-th word after the member counters
 #   rl_mismatches NAME                  mismatch count of the last check/repair
 #   rl_scrub NAME check|repair [SECS]   run one and print its mismatch count
+#   rl_md NAME                          "md_backend md_state dirty_regions spares"
 #   rl_wrap_members PREFIX N            dm-linear over each of the first N disks,
 #                                       /dev/mapper/PREFIX0..; prints the paths
 #   rl_swap_error NAME                  make dm device NAME fail every I/O
@@ -95,6 +96,7 @@ rl_scrub() {
 	done
 	rl_mismatches "$1"
 }
+rl_md() { echo "$(rl_tail "$1" 6) $(rl_tail "$1" 7) $(rl_tail "$1" 8) $(rl_tail "$1" 9)"; }
 
 rl_wrap_members() {
 	_p=$1

@@ -1,0 +1,602 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for the metadata encoding (suite dm_raidlab_metadata): the
+ * superblock, member superblock and bitmap blocks round-trip, and every
+ * corruption is refused with the right message.
+ */
+#include <kunit/test.h>
+#include <linux/crc32c.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "metadata.h"
+
+/* A superblock with every field set to something recognisable. */
+static void rl_mdt_state(struct rl_md_state *st)
+{
+	unsigned int i;
+
+	memset(st, 0, sizeof(*st));
+	st->flags = RL_MD_CLEAN;
+	st->seq = 0x0102030405060708ULL;
+	st->events = 77;
+	for (i = 0; i < 16; i++)
+		st->uuid[i] = 0xa0 + i;
+	strscpy(st->scheme, "raid5", sizeof(st->scheme));
+	st->nr_members = 5;
+	st->chunk_sectors = 128;
+	st->data_offset = RL_MD_DATA_OFFSET;
+	st->member_sectors = 1000000;
+	st->array_sectors = 4000000;
+	st->resync_cursor = 123456;
+	st->mismatches = 9;
+	st->region_shift = 7;
+	st->nr_regions = rl_md_nr_regions(st->member_sectors, st->region_shift);
+	st->bitmap_start = 2;
+	st->bitmap_blocks = rl_md_bitmap_blocks(st->nr_regions);
+	st->nr_areas = 2;
+	st->areas[0].id = 0x50;
+	st->areas[0].start = 2 + st->bitmap_blocks;
+	st->areas[0].blocks = 16;
+	st->areas[1].id = 0x51;
+	st->areas[1].start = st->areas[0].start + 16;
+	st->areas[1].blocks = 3;
+	for (i = 0; i < st->nr_members; i++) {
+		st->members[i].state = RL_MS_IN_SYNC;
+		memset(st->members[i].dev_uuid, i + 1, 16);
+	}
+	st->members[2].state = RL_MS_FAILED;
+	st->members[3].state = RL_MS_REBUILDING;
+	st->members[3].cursor = 4096;
+}
+
+static void rl_mdt_msb_state(struct rl_msb_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->role = 3;
+	memset(st->uuid, 0x5a, 16);
+	memset(st->dev_uuid, 0xc3, 16);
+	st->events = 12;
+	st->nr_members = 4;
+	st->chunk_sectors = 256;
+	st->data_offset = RL_MD_DATA_OFFSET;
+	st->member_sectors = 1 << 20;
+	strscpy(st->scheme, "mirror", sizeof(st->scheme));
+}
+
+static void *rl_mdt_block(struct kunit *test)
+{
+	void *b = kunit_kzalloc(test, RL_MD_BLOCK, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	return b;
+}
+
+/* The checksum as the format defines it, computed independently. */
+static void rl_mdt_resum(void *block, u32 xor)
+{
+	*(__le32 *)block = cpu_to_le32(crc32c(~0U, block + 4, RL_MD_BLOCK - 4) ^
+				       xor);
+}
+
+static void rl_md_test_sb_roundtrip(struct kunit *test)
+{
+	struct rl_md_state *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	struct rl_md_state *out = kunit_kzalloc(test, sizeof(*out), GFP_KERNEL);
+	void *b = rl_mdt_block(test);
+	const struct rl_md_sb *sb = b;
+	char *error = NULL;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	rl_mdt_state(st);
+	rl_md_sb_encode(st, b);
+	/* little endian on disk, and the checksum is the format's */
+	KUNIT_EXPECT_EQ(test, ((u8 *)b)[offsetof(struct rl_md_sb, seq)], 0x08);
+	KUNIT_EXPECT_EQ(test, ((u8 *)b)[offsetof(struct rl_md_sb, seq) + 7], 0x01);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(sb->csum),
+			crc32c(~0U, b + 4, RL_MD_BLOCK - 4) ^ RL_MD_SB_CSUM_XOR);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(sb->magic), RL_MD_MAGIC);
+	KUNIT_EXPECT_EQ(test, memcmp(&sb->magic, "RLABMD01", 8), 0);
+	KUNIT_ASSERT_EQ_MSG(test, rl_md_sb_decode(b, out, &error), 0, "%s",
+			    error ? error : "");
+	KUNIT_EXPECT_EQ(test, memcmp(st, out, sizeof(*st)), 0);
+	KUNIT_EXPECT_EQ(test, out->members[3].cursor, 4096);
+	KUNIT_EXPECT_STREQ(test, out->scheme, "raid5");
+}
+
+static void rl_md_test_msb_roundtrip(struct kunit *test)
+{
+	struct rl_msb_state st, out;
+	void *b = rl_mdt_block(test);
+	const struct rl_msb *msb = b;
+	char *error = NULL;
+
+	rl_mdt_msb_state(&st);
+	rl_msb_encode(&st, b);
+	KUNIT_EXPECT_EQ(test, memcmp(&msb->magic, "RLABMB01", 8), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(msb->csum),
+			crc32c(~0U, b + 4, RL_MD_BLOCK - 4) ^ RL_MSB_CSUM_XOR);
+	KUNIT_ASSERT_EQ(test, rl_msb_decode(b, &out, &error), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&st, &out, sizeof(st)), 0);
+
+	st.role = RL_ROLE_SPARE;
+	rl_msb_encode(&st, b);
+	KUNIT_ASSERT_EQ(test, rl_msb_decode(b, &out, &error), 0);
+	KUNIT_EXPECT_EQ(test, out.role, RL_ROLE_SPARE);
+}
+
+static void rl_md_test_zero(struct kunit *test)
+{
+	struct rl_md_state *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	struct rl_msb_state msb;
+	void *b = rl_mdt_block(test);
+	unsigned long bits[1] = { 0 };
+	char *error = NULL;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	KUNIT_EXPECT_EQ(test, rl_md_sb_decode(b, st, &error), -ENODATA);
+	KUNIT_EXPECT_EQ(test, rl_msb_decode(b, &msb, &error), -ENODATA);
+	KUNIT_EXPECT_EQ(test, rl_md_bitmap_decode(b, 2, bits, 10, &error),
+			-ENODATA);
+}
+
+/* Bit flips: 16 bytes per case, every bit of them, over both structures. */
+#define RL_MDT_FLIP_BYTES	16
+#define RL_MDT_SB_CASES		DIV_ROUND_UP(sizeof(struct rl_md_sb), RL_MDT_FLIP_BYTES)
+#define RL_MDT_MSB_CASES	DIV_ROUND_UP(sizeof(struct rl_msb), RL_MDT_FLIP_BYTES)
+
+static const void *rl_md_flip_gen(const void *prev, char *desc)
+{
+	static const unsigned int last = RL_MDT_SB_CASES + RL_MDT_MSB_CASES;
+	/* the parameter is a case number + 1 cast to a pointer */
+	uintptr_t n = (uintptr_t)prev;
+
+	if (n >= last)
+		return NULL;
+	if (n < RL_MDT_SB_CASES)
+		snprintf(desc, KUNIT_PARAM_DESC_SIZE, "sb bytes %zu..",
+			 (size_t)n * RL_MDT_FLIP_BYTES);
+	else
+		snprintf(desc, KUNIT_PARAM_DESC_SIZE, "msb bytes %zu..",
+			 (size_t)(n - RL_MDT_SB_CASES) * RL_MDT_FLIP_BYTES);
+	return (const void *)(n + 1);
+}
+
+static void rl_md_test_flip(struct kunit *test)
+{
+	uintptr_t n = (uintptr_t)test->param_value - 1;
+	bool is_sb = n < RL_MDT_SB_CASES;
+	size_t size = is_sb ? sizeof(struct rl_md_sb) : sizeof(struct rl_msb);
+	size_t first = (is_sb ? n : n - RL_MDT_SB_CASES) * RL_MDT_FLIP_BYTES;
+	size_t last = min(first + RL_MDT_FLIP_BYTES, size), i;
+	struct rl_md_state *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	struct rl_md_state *out = kunit_kzalloc(test, sizeof(*out), GFP_KERNEL);
+	struct rl_msb_state mst, mout;
+	u8 *good = rl_mdt_block(test), *b = rl_mdt_block(test);
+	unsigned int bit;
+	char *error;
+	int r;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	rl_mdt_state(st);
+	rl_mdt_msb_state(&mst);
+	if (is_sb)
+		rl_md_sb_encode(st, good);
+	else
+		rl_msb_encode(&mst, good);
+
+	for (i = first; i < last; i++) {
+		for (bit = 0; bit < 8; bit++) {
+			memcpy(b, good, RL_MD_BLOCK);
+			b[i] ^= 1 << bit;
+			error = NULL;
+			if (is_sb) {
+				r = rl_md_sb_decode(b, out, &error);
+				/* never success with other content */
+				if (!r)
+					KUNIT_EXPECT_EQ(test, memcmp(st, out, sizeof(*st)), 0);
+			} else {
+				r = rl_msb_decode(b, &mout, &error);
+				if (!r)
+					KUNIT_EXPECT_EQ(test, memcmp(&mst, &mout, sizeof(mst)), 0);
+			}
+			KUNIT_EXPECT_EQ_MSG(test, r, -EINVAL, "byte %zu bit %u", i, bit);
+			KUNIT_EXPECT_NOT_NULL(test, error);
+		}
+	}
+}
+
+/* Zeroed tails (a torn or truncated write) never validate. */
+static void rl_md_test_tails(struct kunit *test)
+{
+	struct rl_md_state *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	struct rl_md_state *out = kunit_kzalloc(test, sizeof(*out), GFP_KERNEL);
+	struct rl_msb_state mst, mout;
+	u8 *sbb = rl_mdt_block(test), *msbb = rl_mdt_block(test);
+	u8 *b = rl_mdt_block(test);
+	char *error;
+	size_t at;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	rl_mdt_state(st);
+	rl_mdt_msb_state(&mst);
+	rl_md_sb_encode(st, sbb);
+	rl_msb_encode(&mst, msbb);
+	for (at = 0; at < RL_MD_BLOCK; at += 64) {
+		memcpy(b, sbb, RL_MD_BLOCK);
+		memset(b + at, 0, RL_MD_BLOCK - at);
+		if (!memcmp(b, sbb, RL_MD_BLOCK))
+			continue;	/* the tail was zero already */
+		KUNIT_EXPECT_NE_MSG(test, rl_md_sb_decode(b, out, &error), 0,
+				    "sb zeroed from %zu", at);
+		memcpy(b, msbb, RL_MD_BLOCK);
+		memset(b + at, 0, RL_MD_BLOCK - at);
+		if (!memcmp(b, msbb, RL_MD_BLOCK))
+			continue;
+		KUNIT_EXPECT_NE_MSG(test, rl_msb_decode(b, &mout, &error), 0,
+				    "msb zeroed from %zu", at);
+	}
+	/* a write torn inside the member table */
+	memcpy(b, sbb, RL_MD_BLOCK);
+	memset(b + offsetof(struct rl_md_sb, members[2]), 0,
+	       RL_MD_BLOCK - offsetof(struct rl_md_sb, members[2]));
+	KUNIT_EXPECT_EQ(test, rl_md_sb_decode(b, out, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "Metadata superblock: bad checksum");
+}
+
+struct rl_mdt_bad {
+	const char *name;
+	void (*corrupt)(struct rl_md_state *st, struct rl_md_sb *sb);
+	const char *error;
+};
+
+static void rl_mdt_magic(struct rl_md_state *st, struct rl_md_sb *sb)
+{
+	sb->magic = cpu_to_le64(RL_MSB_MAGIC);
+}
+
+static void rl_mdt_version(struct rl_md_state *st, struct rl_md_sb *sb)
+{
+	sb->version = cpu_to_le32(RL_MD_VERSION + 1);
+}
+
+static void rl_mdt_incompat(struct rl_md_state *st, struct rl_md_sb *sb)
+{
+	sb->incompat = cpu_to_le32(BIT(5));
+}
+
+static void rl_mdt_ro_compat(struct rl_md_state *st, struct rl_md_sb *sb)
+{
+	sb->ro_compat = cpu_to_le32(BIT(0));
+}
+
+static void rl_mdt_members0(struct rl_md_state *st, struct rl_md_sb *sb)
+{
+	st->nr_members = 0;
+}
+
+static void rl_mdt_members33(struct rl_md_state *st, struct rl_md_sb *sb)
+{
+	sb->nr_members = cpu_to_le32(RL_MD_MAX_MEMBERS + 1);
+}
+
+static void rl_mdt_chunk(struct rl_md_state *st, struct rl_md_sb *sb)
+{
+	st->chunk_sectors = 24;
+}
+
+static void rl_mdt_chunk0(struct rl_md_state *st, struct rl_md_sb *sb)
+{
+	st->chunk_sectors = 0;
+}
+
+static void rl_mdt_areas(struct rl_md_state *st, struct rl_md_sb *sb)
+{
+	sb->nr_areas = cpu_to_le32(RL_MD_MAX_AREAS + 1);
+}
+
+static void rl_mdt_area_overlap(struct rl_md_state *st, struct rl_md_sb *sb)
+{
+	st->areas[0].start = 2;
+}
+
+static void rl_mdt_regions(struct rl_md_state *st, struct rl_md_sb *sb)
+{
+	st->nr_regions++;
+}
+
+static void rl_mdt_shift_low(struct rl_md_state *st, struct rl_md_sb *sb)
+{
+	st->region_shift = 2;
+	st->nr_regions = rl_md_nr_regions(st->member_sectors, 2);
+}
+
+static void rl_mdt_shift_high(struct rl_md_state *st, struct rl_md_sb *sb)
+{
+	st->region_shift = RL_MD_MAX_REGION_SHIFT + 1;
+	st->nr_regions = 1;
+}
+
+static void rl_mdt_bitmap(struct rl_md_state *st, struct rl_md_sb *sb)
+{
+	st->bitmap_blocks++;
+}
+
+static void rl_mdt_state0(struct rl_md_state *st, struct rl_md_sb *sb)
+{
+	st->members[4].state = 0;
+}
+
+static void rl_mdt_state4(struct rl_md_state *st, struct rl_md_sb *sb)
+{
+	st->members[0].state = RL_MS_REBUILDING + 1;
+}
+
+static void rl_mdt_scheme(struct rl_md_state *st, struct rl_md_sb *sb)
+{
+	memset(sb->scheme, 'x', sizeof(sb->scheme));
+}
+
+static void rl_mdt_garbage(struct rl_md_state *st, struct rl_md_sb *sb)
+{
+	((u8 *)sb)[RL_MD_BLOCK - 1] = 1;
+}
+
+static void rl_mdt_resync(struct rl_md_state *st, struct rl_md_sb *sb)
+{
+	st->resync_cursor = st->member_sectors + 1;
+}
+
+static const struct rl_mdt_bad rl_mdt_bad_cases[] = {
+	{ "magic", rl_mdt_magic, "Metadata superblock: bad magic" },
+	{ "version", rl_mdt_version, "Metadata superblock: unsupported version" },
+	{ "incompat", rl_mdt_incompat,
+	  "Metadata superblock: unknown incompatible feature" },
+	{ "ro_compat", rl_mdt_ro_compat,
+	  "Metadata superblock: unknown read-only feature" },
+	{ "0 members", rl_mdt_members0,
+	  "Metadata superblock: invalid number of members" },
+	{ "33 members", rl_mdt_members33,
+	  "Metadata superblock: invalid number of members" },
+	{ "chunk 24", rl_mdt_chunk,
+	  "Metadata superblock: chunk size is not a power of two" },
+	{ "chunk 0", rl_mdt_chunk0,
+	  "Metadata superblock: chunk size is not a power of two" },
+	{ "9 areas", rl_mdt_areas, "Metadata superblock: too many record areas" },
+	{ "area over bitmap", rl_mdt_area_overlap,
+	  "Metadata superblock: bad record area" },
+	{ "nr_regions", rl_mdt_regions,
+	  "Metadata superblock: region count does not match" },
+	{ "shift 2", rl_mdt_shift_low,
+	  "Metadata superblock: region shift out of range" },
+	{ "shift 41", rl_mdt_shift_high,
+	  "Metadata superblock: region shift out of range" },
+	{ "bitmap blocks", rl_mdt_bitmap,
+	  "Metadata superblock: bad bitmap placement" },
+	{ "state 0", rl_mdt_state0,
+	  "Metadata superblock: member state out of range" },
+	{ "state 4", rl_mdt_state4,
+	  "Metadata superblock: member state out of range" },
+	{ "scheme", rl_mdt_scheme, "Metadata superblock: bad scheme name" },
+	{ "garbage", rl_mdt_garbage,
+	  "Metadata superblock: garbage after the structure" },
+	{ "resync cursor", rl_mdt_resync,
+	  "Metadata superblock: resync cursor past the end" },
+};
+
+static void rl_mdt_bad_desc(const struct rl_mdt_bad *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rl_mdt_bad, rl_mdt_bad_cases, rl_mdt_bad_desc);
+
+/* A corrupted but correctly checksummed superblock names what is wrong. */
+static void rl_md_test_sb_bad(struct kunit *test)
+{
+	const struct rl_mdt_bad *c = test->param_value;
+	struct rl_md_state *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	struct rl_md_state *out = kunit_kzalloc(test, sizeof(*out), GFP_KERNEL);
+	void *b = rl_mdt_block(test);
+	char *error = NULL;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	rl_mdt_state(st);
+	c->corrupt(st, b);		/* state fields */
+	rl_md_sb_encode(st, b);
+	c->corrupt(st, b);		/* raw fields */
+	rl_mdt_resum(b, RL_MD_SB_CSUM_XOR);
+	KUNIT_EXPECT_EQ(test, rl_md_sb_decode(b, out, &error), -EINVAL);
+	KUNIT_ASSERT_NOT_NULL(test, error);
+	KUNIT_EXPECT_STREQ(test, error, c->error);
+}
+
+/* A block of one kind never validates as another. */
+static void rl_md_test_foreign(struct kunit *test)
+{
+	struct rl_md_state *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	struct rl_msb_state mst;
+	void *b = rl_mdt_block(test);
+	unsigned long bits[1];
+	char *error = NULL;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	rl_mdt_state(st);
+	rl_md_sb_encode(st, b);
+	rl_mdt_resum(b, RL_MSB_CSUM_XOR);
+	KUNIT_EXPECT_EQ(test, rl_md_sb_decode(b, st, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "Metadata superblock: bad checksum");
+	rl_mdt_resum(b, RL_MD_BITMAP_CSUM_XOR);
+	KUNIT_EXPECT_EQ(test, rl_md_sb_decode(b, st, &error), -EINVAL);
+
+	rl_mdt_msb_state(&mst);
+	rl_msb_encode(&mst, b);
+	KUNIT_EXPECT_EQ(test, rl_md_sb_decode(b, st, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "Metadata superblock: bad magic");
+	rl_mdt_resum(b, RL_MD_SB_CSUM_XOR);
+	KUNIT_EXPECT_EQ(test, rl_msb_decode(b, &mst, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "Member superblock: bad checksum");
+	KUNIT_EXPECT_EQ(test, rl_md_bitmap_decode(b, 0, bits, 1, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "Metadata bitmap block: bad checksum");
+}
+
+static void rl_md_test_msb_bad(struct kunit *test)
+{
+	struct rl_msb_state st, out;
+	struct rl_msb *msb;
+	void *b = rl_mdt_block(test);
+	char *error = NULL;
+
+	msb = b;
+	rl_mdt_msb_state(&st);
+	st.role = 4;		/* 4 members: roles 0 .. 3 */
+	rl_msb_encode(&st, b);
+	KUNIT_EXPECT_EQ(test, rl_msb_decode(b, &out, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "Member superblock: role out of range");
+
+	rl_mdt_msb_state(&st);
+	st.nr_members = 0;
+	rl_msb_encode(&st, b);
+	KUNIT_EXPECT_EQ(test, rl_msb_decode(b, &out, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "Member superblock: invalid number of members");
+
+	rl_mdt_msb_state(&st);
+	st.chunk_sectors = 100;
+	rl_msb_encode(&st, b);
+	KUNIT_EXPECT_EQ(test, rl_msb_decode(b, &out, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error,
+			   "Member superblock: chunk size is not a power of two");
+
+	rl_mdt_msb_state(&st);
+	rl_msb_encode(&st, b);
+	msb->version = cpu_to_le32(2);
+	rl_mdt_resum(b, RL_MSB_CSUM_XOR);
+	KUNIT_EXPECT_EQ(test, rl_msb_decode(b, &out, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "Member superblock: unsupported version");
+
+	msb->magic = cpu_to_le64(RL_MD_MAGIC);
+	rl_mdt_resum(b, RL_MSB_CSUM_XOR);
+	KUNIT_EXPECT_EQ(test, rl_msb_decode(b, &out, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "Member superblock: bad magic");
+}
+
+struct rl_mdt_shift {
+	u64 member_sectors;
+	u32 min_sectors;
+	u32 shift;
+};
+
+static const struct rl_mdt_shift rl_mdt_shift_cases[] = {
+	{ 1000, 8, 3 },			/* small: a page */
+	{ 1000, 0, 3 },			/* no minimum: still a page */
+	{ 1 << 20, 128, 7 },		/* the chunk bounds it below */
+	{ 1 << 20, 8, 4 },		/* 65536 regions of 16 sectors */
+	{ (1 << 20) + 1, 8, 5 },	/* one sector more: 32768 + 1 */
+	{ 1ULL << 30, 8, 14 },		/* 512 GiB members */
+	{ 1ULL << 30, 1 << 20, 20 },
+	{ 3000, 100, 7 },		/* minimum rounded up to a power of two */
+	{ U64_MAX >> 2, 8, RL_MD_MAX_REGION_SHIFT },
+};
+
+static void rl_mdt_shift_desc(const struct rl_mdt_shift *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%llu sectors, min %u",
+		 c->member_sectors, c->min_sectors);
+}
+
+KUNIT_ARRAY_PARAM(rl_mdt_shift, rl_mdt_shift_cases, rl_mdt_shift_desc);
+
+static void rl_md_test_default_shift(struct kunit *test)
+{
+	const struct rl_mdt_shift *c = test->param_value;
+	u32 shift = rl_md_default_region_shift(c->member_sectors, c->min_sectors);
+
+	KUNIT_EXPECT_EQ(test, shift, c->shift);
+	if (shift < RL_MD_MAX_REGION_SHIFT)
+		KUNIT_EXPECT_LE(test, rl_md_nr_regions(c->member_sectors, shift),
+				RL_MD_DEFAULT_REGIONS);
+}
+
+static void rl_md_test_regions(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, rl_md_nr_regions(0, 3), 0);
+	KUNIT_EXPECT_EQ(test, rl_md_nr_regions(8, 3), 1);
+	KUNIT_EXPECT_EQ(test, rl_md_nr_regions(9, 3), 2);
+	KUNIT_EXPECT_EQ(test, rl_md_bitmap_blocks(1), 1);
+	KUNIT_EXPECT_EQ(test, rl_md_bitmap_blocks(RL_MD_BITS_PER_BLOCK), 1);
+	KUNIT_EXPECT_EQ(test, rl_md_bitmap_blocks(RL_MD_BITS_PER_BLOCK + 1), 2);
+	KUNIT_EXPECT_EQ(test, offsetof(struct rl_md_bitmap_disk, bits), 24);
+}
+
+static void rl_md_test_bitmap(struct kunit *test)
+{
+	unsigned int nbits = 1000, i;
+	unsigned long *in = kunit_kcalloc(test, BITS_TO_LONGS(RL_MD_BITS_PER_BLOCK),
+					  sizeof(long), GFP_KERNEL);
+	unsigned long *out = kunit_kcalloc(test, BITS_TO_LONGS(RL_MD_BITS_PER_BLOCK),
+					   sizeof(long), GFP_KERNEL);
+	u8 *b = rl_mdt_block(test);
+	const struct rl_md_bitmap_disk *bd = (void *)b;
+	char *error = NULL;
+
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	for (i = 0; i < nbits; i += 7)
+		__set_bit(i, in);
+	__set_bit(nbits - 1, in);
+	rl_md_bitmap_encode(5, 42, in, nbits, b);
+	/* region k is bit k % 8 of byte k / 8 */
+	KUNIT_EXPECT_EQ(test, bd->bits[0], 0x81);	/* regions 0, 7 */
+	KUNIT_EXPECT_EQ(test, bd->bits[1], 0x40);	/* region 14 */
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(bd->seq), 42);
+	KUNIT_ASSERT_EQ(test, rl_md_bitmap_decode(b, 5, out, nbits, &error), 0);
+	KUNIT_EXPECT_TRUE(test, bitmap_equal(in, out, nbits));
+
+	KUNIT_EXPECT_EQ(test, rl_md_bitmap_decode(b, 6, out, nbits, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "Metadata bitmap block: misplaced");
+	KUNIT_EXPECT_EQ(test, rl_md_bitmap_decode(b, 5, out, nbits - 1, &error),
+			-EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "Metadata bitmap block: bit past the last region");
+	b[100] ^= 4;
+	KUNIT_EXPECT_EQ(test, rl_md_bitmap_decode(b, 5, out, nbits, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "Metadata bitmap block: bad checksum");
+
+	/* a full block: the last region is the last bit */
+	bitmap_zero(in, RL_MD_BITS_PER_BLOCK);
+	bitmap_zero(out, RL_MD_BITS_PER_BLOCK);
+	__set_bit(RL_MD_BITS_PER_BLOCK - 1, in);
+	rl_md_bitmap_encode(2, 1, in, RL_MD_BITS_PER_BLOCK, b);
+	KUNIT_EXPECT_EQ(test, b[RL_MD_BLOCK - 1], 0x80);
+	KUNIT_ASSERT_EQ(test, rl_md_bitmap_decode(b, 2, out, RL_MD_BITS_PER_BLOCK,
+						  &error), 0);
+	KUNIT_EXPECT_TRUE(test, bitmap_equal(in, out, RL_MD_BITS_PER_BLOCK));
+	/* encode ignores bits past nbits */
+	rl_md_bitmap_encode(2, 1, in, 10, b);
+	KUNIT_EXPECT_EQ(test, b[RL_MD_BLOCK - 1], 0);
+}
+
+static struct kunit_case rl_md_test_cases[] = {
+	KUNIT_CASE(rl_md_test_sb_roundtrip),
+	KUNIT_CASE(rl_md_test_msb_roundtrip),
+	KUNIT_CASE(rl_md_test_zero),
+	KUNIT_CASE_PARAM(rl_md_test_flip, rl_md_flip_gen),
+	KUNIT_CASE(rl_md_test_tails),
+	KUNIT_CASE_PARAM(rl_md_test_sb_bad, rl_mdt_bad_gen_params),
+	KUNIT_CASE(rl_md_test_foreign),
+	KUNIT_CASE(rl_md_test_msb_bad),
+	KUNIT_CASE_PARAM(rl_md_test_default_shift, rl_mdt_shift_gen_params),
+	KUNIT_CASE(rl_md_test_regions),
+	KUNIT_CASE(rl_md_test_bitmap),
+	{}
+};
+
+static struct kunit_suite rl_md_test_suite = {
+	.name = "dm_raidlab_metadata",
+	.test_cases = rl_md_test_cases,
+};
+
+kunit_test_suite(rl_md_test_suite);
