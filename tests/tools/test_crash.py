@@ -290,3 +290,17 @@ def test_crash_bench_script_and_summary(tmp_path):
     assert json.loads((tmp_path / "summary.json").read_text())["wall_s"] == 100
     pytest.importorskip("matplotlib")
     assert (tmp_path / "crash-points.png").stat().st_size > 1000
+
+
+def test_mismatch_cnt_follows_bg_issued():
+    from raidlab_lib import crashlab
+    line = ("0 8 raidlab raid5 3 AAA optimal 8 idle 8/8 0 0 0 0 0 0 0:0:0:0 0:0:0:0 0:0:0:0 "
+            "fifo 32 0 0 17 bufio ok 3 0")
+    assert crashlab.mismatch_cnt(line) == 17
+    assert crashlab.mismatch_cnt(line.replace(" 17 bufio ok 3 0", "")) is None
+    t = crashlab.Rig("raid5", 4, chunk=32, data_mib=4).table().line()
+    assert " metadata /dev/mapper/rlc-md " in t and "assume_clean" in t
+    assert t.endswith("4 /dev/mapper/rlc-m0 /dev/mapper/rlc-m1 /dev/mapper/rlc-m2 "
+                      "/dev/mapper/rlc-m3")
+    r = crashlab.Rig("mirror", 2, data_mib=4, md_mib=4)
+    assert r.slices("X")[2] == ("rlc-m1", f"0 {2048 + 8192} linear X {8192 + 2048 + 8192}")

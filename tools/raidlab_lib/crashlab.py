@@ -191,9 +191,19 @@ class Rig:
                 "region_size": self.region, "length": self.length, "used_sectors": self.used}
 
 
+def mismatch_cnt(line):
+    """<mismatch_cnt> of a raidlab status line: the first field after
+    <bg_issued> (Documentation/dm-raidlab.rst, "Status output"), or None."""
+    w = line.split()
+    n = int(w[4])
+    tail = w[3 + len(dm.STATUS_HEAD) + n:]
+    return int(tail[4]) if len(tail) > 4 and tail[4].isdigit() else None
+
+
 def sync_state(name):
-    st = dm_status(name)
-    return st.sync_action, st.fields.get("mismatches"), st
+    line = ctl().status(name)[0]
+    st = dm.parse_status(line)
+    return st.sync_action, mismatch_cnt(line), st
 
 
 def wait_idle(name, timeout=300, interval=0.1):
