@@ -18,7 +18,7 @@ UUID = bytes(range(16))
 STATUS_11 = ("0 6291456 raidlab raid5 4 AADA degraded 128 resync 393216/6291456 10 20 "
              "30 40 50 60 1:2:3:4 5:6:7:8 0:0:0:0 9:9:9:9 fifo 32 100 7")
 STATUS_13 = ("0 6291456 raidlab raid5 4 AARA degraded 128 recover 1000/6291456 0 0 0 0 0 0 "
-             "0:0:0:0 0:0:0:0 0:0:0:0 0:0:0:0 satf 8 1 2 dax ok 3 1 17 future-field 42")
+             "0:0:0:0 0:0:0:0 0:0:0:0 0:0:0:0 satf 8 1 2 17 dax ok 3 1 future-field 42")
 
 
 def test_parse_status_current():

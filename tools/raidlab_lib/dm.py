@@ -34,11 +34,11 @@ STATUS_HEAD = (
 )
 STATUS_TAIL = (
     ("sched", str), ("queue_depth", int), ("fg_issued", int), ("bg_issued", int),
-    # issue 4 (version 1.3): the metadata service and spares
-    ("md_backend", str), ("md_state", str), ("intent_dirty_regions", int),
-    ("spares_available", int),
     # check/repair: sectors found inconsistent by the last check or repair
     ("mismatches", int),
+    # issue 4 (version 1.2): the metadata service and spares
+    ("md_backend", str), ("md_state", str), ("intent_dirty_regions", int),
+    ("spares_available", int),
 )
 HEALTH = {"A": "alive", "D": "failed", "R": "rebuilding"}
 SYNC_ACTIONS = ("idle", "resync", "frozen", "recover", "check", "repair")
