@@ -64,14 +64,19 @@ crash() {
 		jcheck "$RL_OUT/90-$_n.json" "d['controls']['late']['detected'] and d['controls']['late']['lost'] > 0"
 	check "$_n: corrupt-block control detected" \
 		jcheck "$RL_OUT/90-$_n.json" "d['controls']['corrupt']['detected']"
+	# a scheme whose check this module refuses is verified without scrub
+	jcheck "$RL_OUT/90-$_n.json" "d.get('check_supported') is not False" >/dev/null ||
+		log "NOTE: $_n: check refused by dm-raidlab $ver: points verified without scrub"
 	[ "$_rc" -eq 0 ] || tail -30 /tmp/crash.log
 }
 
-crash raid5 15 --scheme raid5 --generations 3 --points 6 --seed 11
-crash mirror 15 --scheme mirror --generations 3 --points 6 --seed 12
-crash raid4 8 --scheme raid4 --generations 2 --points 3 --seed 13
-crash mirror-ext4 10 --scheme mirror --workload ext4 --data-mib 16 --generations 2 \
-	--max-flush 8 --points 2 --seed 14
+# raid4/raid5 log over a hundred flushes in three generations (write-intent
+# commits): an evenly spread dozen of them keeps the run within CI's budget
+crash raid5 15 --scheme raid5 --generations 3 --max-flush 12 --points 4 --seed 11
+crash mirror 15 --scheme mirror --generations 3 --max-flush 12 --points 4 --seed 12
+crash raid4 8 --scheme raid4 --generations 2 --max-flush 6 --points 2 --seed 13
+crash mirror-ext4 8 --scheme mirror --workload ext4 --data-mib 16 --generations 2 \
+	--max-flush 6 --points 2 --seed 14
 
 # ---- the write hole without a write-intent bitmap must be seen ----
 $RL crash-test $DEVS --scheme raid5 --no-metadata --generations 1 --max-flush 0 --points 0 \
