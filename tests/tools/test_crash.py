@@ -270,7 +270,7 @@ def test_crash_bench_script_and_summary(tmp_path):
                            generations=None, seed=3, data_mib=4)
     s = crashbench.guest_script(a)
     assert s.count("crash-test --scheme") == 4 and "--total-points 50" in s
-    assert "--workload ext4" in s and "--controls" in s
+    assert "--workload ext4" in s and "--controls" in s and "--max-flush 35" in s
     vm = tmp_path / "vm"
     vm.mkdir()
     for scheme, fails in (("raid5", 0), ("mirror", 1)):
