@@ -9,7 +9,6 @@ the output folder (default results/crash/): the guest's per-run JSON and CSV
 scheme by kind, failures, seconds per point).
 """
 import json
-import os
 import pathlib
 import subprocess
 import sys
@@ -46,10 +45,11 @@ def guest_script(a):
     for scheme, wl in configs(a.schemes, a.workloads):
         gens = a.generations or default_generations(a.points, wl)
         extra = " --data-mib 16" if wl == "ext4" else f" --data-mib {a.data_mib}"
+        max_flush = max(1, a.points * 7 // 10)
         lines.append(
             f'echo "crash-bench: start {scheme} {wl}"; '
             f'python3 "$RL_TOOLS/raidlab" crash-test --scheme {scheme} --workload {wl} '
-            f'--generations {gens} --total-points {a.points} --max-flush {max(1, a.points * 7 // 10)} '
+            f'--generations {gens} --total-points {a.points} --max-flush {max_flush} '
             f'--seed {a.seed} --controls{extra} '
             '--base "$(disk 0)" --log "$(disk 1)" --replay "$(disk 2)" --cow /dev/ram0 '
             '--out "$RL_OUT" || rc=1')
