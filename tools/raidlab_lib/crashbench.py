@@ -116,6 +116,7 @@ def summarize(out, wall=None):
                "failures": len(d.get("failures", [])),
                "failed_points": [f_["index"] for f_ in d.get("failures", [])][:50],
                "controls_ok": d.get("controls_ok"),
+               "check_supported": d.get("check_supported"),
                "log_entries": d.get("log", {}).get("entries"),
                "generations": d.get("workload_params", {}).get("generations"),
                "record_s": d.get("record", {}).get("seconds"),
@@ -129,7 +130,7 @@ def summarize(out, wall=None):
     summary = {"rows": rows, "wall_s": wall}
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     cols = ["scheme", "workload", "points"] + list(KINDS) + [
-        "failures", "controls_ok", "log_entries", "generations", "record_s", "replay_s",
+        "failures", "controls_ok", "check_supported", "log_entries", "generations", "record_s", "replay_s",
         "s_per_point", "mean_check_s", "mean_resync_s"]
     with open(out / "summary.csv", "w") as f:
         f.write(",".join(cols) + "\n")
@@ -215,7 +216,8 @@ def cmd_crash_bench(a):
         print(f"{r['scheme']:7s} {r['workload']:6s} {r['points']:6d} points "
               f"(flush {r['flush']}, fua {r['fua']}, random {r['random']}), "
               f"{r['failures']} failed, controls {'ok' if r['controls_ok'] else 'FAILED'}, "
-              f"{r['s_per_point']} s/point")
+              f"{r['s_per_point']} s/point"
+              + ("" if r["check_supported"] is not False else ", check refused: no scrub"))
     print(f"results in {out}" + (f" ({wall:.0f} s)" if wall else ""))
     bad = any(r["failures"] or not r["controls_ok"] for r in rows) or not rows
     return 1 if bad else 0
