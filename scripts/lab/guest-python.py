@@ -72,6 +72,15 @@ def exercise():
         except dm.DmError:
             pass
         admin.scan_devices()
+        # crash-test (crashlab.py): the workloads and verifiers in memory
+        from raidlab_lib import crash, crashlab  # noqa: F401
+        wl = crash.BlockWorkload(1, 64, 2, ops=4, row_blocks=12)
+        mem = crash.MemDevice(64)
+        crash.run_generation(wl, 1, mem.write)
+        mem.flush()
+        crash.verify_blocks(wl, 1, mem.read_blocks)
+        crash.verify_files(crash.FsWorkload(1, 2), 1, [], lambda n: b"")
+        crashlab.Rig("raid5", 4).table().line()
         try:
             cli.main(["detail", "--metadata", "/nonexistent"])
         except Exception:

@@ -9,7 +9,7 @@ a verb run in the VM guest (python3 under TCG) starts quickly.
 import argparse
 import sys
 
-from . import admin, corrupt, dm, fuzz, logwrites, ondisk
+from . import admin, corrupt, crashbench, crashlab, dm, fuzz, logwrites, ondisk
 
 LAB_VERBS = ("model", "bench", "trace", "sched-bench", "lifecycle-bench")
 
@@ -34,6 +34,8 @@ def build_parser(lab=True):
     logwrites.register(verbs)
     fuzz.register(verbs)
     corrupt.register(verbs)
+    crashlab.register(verbs)
+    crashbench.register(verbs)
     return parser
 
 
@@ -52,7 +54,7 @@ def main(argv):
     try:
         return args.func(args) or 0
     except (admin.ToolError, dm.DmError, dm.ParseError, ondisk.FormatError,
-            logwrites.LogError) as e:
+            logwrites.LogError, crashlab.HarnessError) as e:
         print(f"raidlab {args.verb}: {e}", file=sys.stderr)
         return 1
     except OSError as e:

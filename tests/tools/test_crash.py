@@ -1,0 +1,306 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Crash consistency, the pure parts (tools/raidlab_lib/crash.py): block
+content, generations, the verifier on an in-memory device that loses
+unflushed writes, the file-system model, crash point selection."""
+import random
+
+import pytest
+
+from raidlab_lib import crash
+from raidlab_lib import logwrites as lw
+
+
+def wl(**kw):
+    d = dict(seed=7, nblocks=256, generations=6, ops=12, max_run=8, row_blocks=12)
+    d.update(kw)
+    return crash.BlockWorkload(**d)
+
+
+# ---------------------------------------------------------- content ---
+def test_block_content_describes_itself():
+    b = crash.block_content(5, 3, 17)
+    assert len(b) == crash.BLOCK
+    info = crash.decode_block(b)
+    assert (info.kind, info.block, info.gen, info.seed) == ("valid", 17, 3, 5)
+    assert b == crash.block_content(5, 3, 17)
+    assert b != crash.block_content(5, 4, 17) and b != crash.block_content(5, 3, 18)
+    assert crash.decode_block(bytes(crash.BLOCK)).kind == "zero"
+
+
+@pytest.mark.parametrize("where", [0, 9, 40, 4095])
+def test_a_flipped_byte_is_corrupt(where):
+    b = bytearray(crash.block_content(5, 3, 17))
+    b[where] ^= 0x10
+    assert crash.decode_block(bytes(b)).kind == "corrupt"
+
+
+def test_torn_block_is_corrupt():
+    a, b = crash.block_content(1, 1, 2), crash.block_content(1, 2, 2)
+    assert crash.decode_block(a[:512] + b[512:]).kind == "corrupt"
+    assert crash.decode_block(b[:2048] + a[2048:]).kind == "corrupt"
+
+
+# ------------------------------------------------------- generations ---
+def test_generations_are_deterministic_disjoint_in_range():
+    w = wl()
+    for g in range(1, w.generations + 1):
+        runs = w.gen_runs(g)
+        assert runs == wl().gen_runs(g)
+        blocks = [b for s, n in runs for b in range(s, s + n)]
+        assert len(blocks) == len(set(blocks))
+        assert all(0 <= b < w.nblocks for b in blocks)
+    assert w.gen_runs(1) != w.gen_runs(2)
+    assert w.gen_runs(1) != wl(seed=8).gen_runs(1)
+
+
+def test_full_rows_are_aligned():
+    w = wl(ops=40)
+    rows = [(s, n) for g in range(1, 7) for s, n in w.gen_runs(g) if n == 12]
+    assert rows and all(s % 12 == 0 for s, n in rows)
+
+
+def test_allowed_sets():
+    w = wl()
+    h = w.history()
+    for n in range(0, w.generations + 1):
+        al = w.allowed(n)
+        for b, gens in h.items():
+            flushed = [g for g in gens if g <= n]
+            if not flushed and n + 1 not in gens:
+                assert b not in al
+                continue
+            exp = {flushed[-1] if flushed else 0} | ({n + 1} if n + 1 in gens else set())
+            assert al[b] == exp
+
+
+# ------------------------------------------ verifier on a memory device ---
+def record(w, dev, upto, crash_keep=None):
+    """Generations 1..upto flushed; then generation upto + 1 written and
+    crashed with crash_keep deciding what landed."""
+    for g in range(1, upto + 1):
+        crash.run_generation(w, g, dev.write)
+        dev.flush()
+    if upto < w.generations:
+        crash.run_generation(w, upto + 1, dev.write)
+        dev.crash(crash_keep or (lambda i, b: False))
+
+
+@pytest.mark.parametrize("keep", ["none", "all", "half"])
+def test_verify_accepts_every_possible_crash_state(keep):
+    w = wl()
+    rng = random.Random(3)
+    k = {"none": lambda i, b: False, "all": lambda i, b: True,
+         "half": lambda i, b: rng.random() < 0.5}[keep]
+    for n in range(0, w.generations):
+        dev = crash.MemDevice(w.nblocks)
+        record(w, dev, n, k)
+        r = crash.verify_blocks(w, n, dev.read_blocks, chunk_blocks=37)
+        assert r.failures == 0, r.to_json()
+        assert r.blocks == w.nblocks
+        if keep == "all" and n < w.generations:
+            assert r.in_flight > 0
+
+
+def test_verify_end_state():
+    w = wl()
+    dev = crash.MemDevice(w.nblocks)
+    record(w, dev, w.generations)
+    r = crash.verify_blocks(w, w.generations, dev.read_blocks)
+    assert r.failures == 0 and r.in_flight == 0
+
+
+def test_a_lost_flushed_write_is_reported():
+    w = wl()
+    dev = crash.MemDevice(w.nblocks)
+    record(w, dev, 3)
+    s, n = w.gen_runs(3)[0]
+    # generation 3's first run did not survive: the block holds its older value
+    for b in range(s, s + n):
+        older = [g for g in w.history(2).get(b, [])]
+        data = crash.block_content(w.seed, older[-1], b) if older else bytes(crash.BLOCK)
+        dev.durable[b * crash.BLOCK:(b + 1) * crash.BLOCK] = data
+    r = crash.verify_blocks(w, 3, dev.read_blocks)
+    # a block generation 4 rewrote may legally hold 4's value, not an older one
+    assert len(r.lost) == n
+    assert {x[0] for x in r.lost} == set(range(s, s + n))
+
+
+def test_one_generation_too_late_is_detected():
+    w = wl()
+    dev = crash.MemDevice(w.nblocks)
+    record(w, dev, 2)          # crash after mark g2, nothing of generation 3 landed
+    assert crash.verify_blocks(w, 2, dev.read_blocks).failures == 0
+    r = crash.verify_blocks(w, 3, dev.read_blocks)
+    g3 = {b for s, n in w.gen_runs(3) for b in range(s, s + n)}
+    assert {x[0] for x in r.lost} == g3
+
+
+def test_garbage_torn_and_misplaced_blocks():
+    w = wl()
+    dev = crash.MemDevice(w.nblocks)
+    record(w, dev, w.generations)
+    B = crash.BLOCK
+    dev.durable[5 * B:6 * B] = bytes(random.Random(1).randbytes(B))
+    dev.durable[6 * B:7 * B] = crash.block_content(w.seed, 1, 99)      # another block's
+    dev.durable[7 * B:8 * B] = crash.block_content(w.seed + 1, 1, 7)   # another seed's
+    t = bytearray(crash.block_content(w.seed, 2, 8))
+    t[1024:] = bytes(B - 1024)
+    dev.durable[8 * B:9 * B] = t
+    r = crash.verify_blocks(w, w.generations, dev.read_blocks)
+    assert 5 in r.corrupt and 8 in r.corrupt
+    assert {m[0] for m in r.misplaced} >= {6, 7}
+
+
+def test_a_block_from_the_future_is_misplaced():
+    w = wl()
+    dev = crash.MemDevice(w.nblocks)
+    record(w, dev, 1)
+    s, _ = w.gen_runs(4)[0]
+    dev.durable[s * crash.BLOCK:(s + 1) * crash.BLOCK] = crash.block_content(w.seed, 4, s)
+    r = crash.verify_blocks(w, 1, dev.read_blocks)
+    assert [m[0] for m in r.misplaced] == [s]
+
+
+# ---------------------------------------------------- file-system model ---
+def fs_apply(fw, g, files, keep=True):
+    for op, name, ver in fw.gen_ops(g, fw.states(g - 1)[g - 1]):
+        if not keep:
+            continue
+        if op == "delete":
+            files.pop(name, None)
+        else:
+            files[name] = fw.content(name, ver)
+
+
+def test_fs_model_and_verify():
+    fw = crash.FsWorkload(seed=3, generations=5, ops=8)
+    st = fw.states()
+    assert len(st) == 6 and any(st) and st == crash.FsWorkload(3, 5, 8).states()
+    ops = [op for g in range(1, 6) for op, _, _ in fw.gen_ops(g, st[g - 1])]
+    assert {"create", "replace"} <= set(ops)
+    files = {}
+    for n in range(0, 5):
+        fs_apply(fw, n, files) if n else None
+        # crash with nothing / everything of generation n + 1
+        for keep in (False, True):
+            f = dict(files)
+            fs_apply(fw, n + 1, f, keep)
+            r = crash.verify_files(fw, n, list(f), f.__getitem__)
+            assert r["failures"] == 0, r
+    # a lost file
+    f = dict(files)
+    gone = sorted(f)[0]
+    del f[gone]
+    r = crash.verify_files(fw, 4, list(f), f.__getitem__)
+    if gone not in {name for _, name, _ in fw.gen_ops(5, st[4])}:
+        assert r["lost"] == [gone]
+    # a corrupted one, an unexpected one; temporaries are ignored
+    f = dict(files)
+    name = sorted(f)[-1]
+    f[name] = f[name][:-1] + b"!"
+    f["zzz"] = b"x"
+    f["f000.tmp"] = b"partial"
+    r = crash.verify_files(fw, 4, list(f), f.__getitem__)
+    assert "zzz" in r["unexpected"] and r["failures"] >= 2
+
+
+# ------------------------------------------------------------- points ---
+def synthetic(path):
+    """g0, then per generation: writes, a flush per member, a FUA write,
+    the mark."""
+    w = lw.Writer(path)
+    w.write(0, bytes(512))
+    w.flush()
+    w.mark("g0")
+    for g in range(1, 4):
+        for i in range(3):
+            w.write(8 * i, bytes([g]) * 512)
+        w.write(100, bytes(512), flags=lw.FUA)
+        w.flush()
+        w.flush()
+        w.mark(f"g{g}")
+    w.write(200, bytes(512))
+    w.flush()
+    w.mark("dm-log-writes-end")
+    w.close()
+
+
+def test_select_points(tmp_path):
+    p = tmp_path / "log"
+    synthetic(p)
+    ents = [(e.flags, e.mark) for e in lw.Log(p).entries()]
+    g0 = next(i for i, (f, m) in enumerate(ents) if m == "g0")
+    pts = crash.select_points(ents, random_n=10, seed=4, start=g0 + 1)
+    ks = [x.k for x in pts]
+    assert ks == sorted(set(ks)) and ks[0] > g0
+    assert ks == [x.k for x in crash.select_points(ents, 10, 4, g0 + 1)]
+    kinds = crash.count_kinds(pts)
+    assert kinds["flush"] == 7 and kinds["fua"] == 3 and kinds["end"] == 1
+    assert 1 <= kinds["random"] <= 10 and kinds["write"] == 1
+    first = next(x.k for x in pts if x.kind == "write")
+    assert first == g0 + 2 and not ents[first - 1][0] & (lw.FLUSH | lw.MARK)
+    many = crash.select_points(ents, seed=4, start=g0 + 1, total=20)
+    assert len(many) == 20 and len({x.k for x in many}) == 20
+    assert len(crash.select_points(ents, seed=4, start=g0 + 1, total=10 ** 6)) == \
+        len(ents) - g0
+    for x in pts:
+        marks = [crash.mark_gen(m) for f, m in ents[:x.k] if f & crash.MARK
+                 and crash.mark_gen(m) is not None]
+        assert x.gen == marks[-1]
+    few = crash.select_points(ents, 0, 0, g0 + 1, max_flush=3)
+    assert crash.count_kinds(few)["flush"] + crash.count_kinds(few)["fua"] == 3
+    assert crash.count_kinds(crash.select_points(ents, 0, 0, g0 + 1, max_flush=0))["flush"] == 0
+    assert few[-1].k == len(ents)
+
+
+def test_late_control_point(tmp_path):
+    p = tmp_path / "log"
+    synthetic(p)
+    ents = [(e.flags, e.mark) for e in lw.Log(p).entries()]
+    k, against = crash.late_control_point(ents)
+    assert ents[k - 1][1] == f"g{against - 1}" and against >= 2
+
+
+# --------------------------------------------------------- crash-bench ---
+def test_crash_bench_script_and_summary(tmp_path):
+    import argparse
+    import json
+    from raidlab_lib import crashbench
+    a = argparse.Namespace(schemes=["raid5", "mirror"], workloads=["block", "ext4"], points=50,
+                           generations=None, seed=3, data_mib=4)
+    s = crashbench.guest_script(a)
+    assert s.count("crash-test --scheme") == 4 and "--total-points 50" in s
+    assert "--workload ext4" in s and "--controls" in s and "--max-flush 35" in s
+    vm = tmp_path / "vm"
+    vm.mkdir()
+    for scheme, fails in (("raid5", 0), ("mirror", 1)):
+        d = {"scheme": scheme, "workload": "block",
+             "checked": {"flush": 10, "fua": 0, "write": 1, "random": 38, "end": 1},
+             "failures": [{"index": 4}] * fails, "controls_ok": True,
+             "log": {"entries": 400}, "workload_params": {"generations": 4},
+             "record": {"seconds": 3.0}, "replay_seconds": 80.0,
+             "points": [{"seconds": 1.5, "check_s": 0.5, "resync_s": 0.1}] * 50}
+        (vm / f"crash-{scheme}-block.json").write_text(json.dumps(d))
+    rows = crashbench.summarize(tmp_path, wall=100)
+    assert [(r["scheme"], r["points"], r["failures"]) for r in rows] == \
+        [("mirror", 50, 1), ("raid5", 50, 0)]
+    assert rows[0]["s_per_point"] == 1.5
+    csv = (tmp_path / "summary.csv").read_text().splitlines()
+    assert csv[0].startswith("scheme,workload,points,flush") and len(csv) == 3
+    assert json.loads((tmp_path / "summary.json").read_text())["wall_s"] == 100
+    pytest.importorskip("matplotlib")
+    assert (tmp_path / "crash-points.png").stat().st_size > 1000
+
+
+def test_mismatch_cnt_follows_bg_issued():
+    from raidlab_lib import crashlab
+    line = ("0 8 raidlab raid5 3 AAA optimal 8 idle 8/8 0 0 0 0 0 0 0:0:0:0 0:0:0:0 0:0:0:0 "
+            "fifo 32 0 0 17 bufio ok 3 0")
+    assert crashlab.mismatch_cnt(line) == 17
+    assert crashlab.mismatch_cnt(line.replace(" 17 bufio ok 3 0", "")) is None
+    t = crashlab.Rig("raid5", 4, chunk=32, data_mib=4).table().line()
+    assert " metadata /dev/mapper/rlc-md " in t and "assume_clean" in t
+    assert t.endswith("4 /dev/mapper/rlc-m0 /dev/mapper/rlc-m1 /dev/mapper/rlc-m2 "
+                      "/dev/mapper/rlc-m3")
+    r = crashlab.Rig("mirror", 2, data_mib=4, md_mib=4)
+    assert r.slices("X")[2] == ("rlc-m1", f"0 {2048 + 8192} linear X {8192 + 2048 + 8192}")
