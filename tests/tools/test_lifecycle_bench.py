@@ -58,3 +58,24 @@ def test_finish_writes_files_and_flags_mismatches(tmp_path):
     ev = out / "vm" / "lifecycle" / "events.txt"
     ev.write_text(ev.read_text().replace("check raid5 idle 0", "check raid5 idle 7"))
     assert lifecycle.finish(out, 12.0, "cmd") == 1
+
+
+def test_runner_follow_yields_prefixed_lines(tmp_path):
+    """runner.follow: the console's lines with the prefixes, logged, until exit."""
+    import io
+    from raidlab_lib.bench import runner
+
+    console = tmp_path / "console.log"
+    console.write_text("noise\nbench: point 1 a\r\nFAIL: x\nbench: partial")
+
+    class Proc:
+        polls = 0
+
+        def poll(self):
+            self.polls += 1
+            return 0
+
+    log = io.StringIO()
+    got = list(runner.follow(Proc(), console, ("bench:", "FAIL"), log))
+    assert got == ["bench: point 1 a", "FAIL: x"]
+    assert log.getvalue() == "bench: point 1 a\nFAIL: x\n"

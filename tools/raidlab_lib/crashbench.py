@@ -58,6 +58,8 @@ def guest_script(a):
 
 
 def run_vm(a, out):
+    from .bench.runner import follow     # host only: not in the guest's python
+
     vm_out = out / "vm"
     script = out / "crash-guest.sh"
     script.write_text(guest_script(a))
@@ -67,38 +69,21 @@ def run_vm(a, out):
     prog = Progress(a.points * n_cfg, stream=sys.stderr)
     prog.update(0, note="booting")
     t0 = time.monotonic()
-    base, cur, pos, buf = 0, 0, 0, ""
+    base, cur = 0, 0
     with open(out / "vm-run.log", "w") as clog:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 text=True, bufsize=1)
-        console = vm_out / "console.log"
-        while True:
-            rc = proc.poll()
-            if console.exists():
-                with open(console, errors="replace") as f:
-                    f.seek(pos)
-                    chunk = f.read()
-                    pos = f.tell()
-                buf += chunk
-                *lines, buf = buf.split("\n")
-                for ln in lines:
-                    ln = ln.replace("\r", "")
-                    if not ln.startswith(("crash", "FAIL", "SKIP")):
-                        continue
-                    clog.write(ln + "\n")
-                    w = ln.split()
-                    if ln.startswith("crash-bench: start"):
-                        base += cur
-                        cur = 0
-                        prog.update(base, note=" ".join(w[2:4]))
-                    elif len(w) > 3 and w[2] == "point" and "/" in w[3]:
-                        cur = int(w[3].split("/")[0])
-                        prog.update(base + cur, note=f"{w[1]} {w[4]}")
-                    elif " FAIL" in ln or ln.startswith("crash: RESULT"):
-                        prog.update(note=ln[7:60])
-            if rc is not None:
-                break
-            time.sleep(1.0)
+        for ln in follow(proc, vm_out / "console.log", ("crash", "FAIL", "SKIP"), clog):
+            w = ln.split()
+            if ln.startswith("crash-bench: start"):
+                base += cur
+                cur = 0
+                prog.update(base, note=" ".join(w[2:4]))
+            elif len(w) > 3 and w[2] == "point" and "/" in w[3]:
+                cur = int(w[3].split("/")[0])
+                prog.update(base + cur, note=f"{w[1]} {w[4]}")
+            elif " FAIL" in ln or ln.startswith("crash: RESULT"):
+                prog.update(note=ln[7:60])
         clog.write(proc.stdout.read())
     prog.finish()
     return proc.returncode, time.monotonic() - t0

@@ -26,6 +26,30 @@ def wrapper_script(plan_text, guest="bench/guest.sh"):
             f"RAIDLAB_PLAN_END\nexec sh \"$RL_TOOLS/{guest}\" /tmp/bench.plan\n")
 
 
+def follow(proc, console, prefixes, clog):
+    """Yield the lines of a running vm-run's console log that start with one
+    of @prefixes, as they come, each also written to @clog, until @proc
+    exits."""
+    pos, buf = 0, ""
+    while True:
+        rc = proc.poll()
+        if console.exists():
+            with open(console, errors="replace") as f:
+                f.seek(pos)
+                chunk = f.read()
+                pos = f.tell()
+            buf += chunk
+            *lines, buf = buf.split("\n")
+            for ln in lines:
+                ln = ln.replace("\r", "")
+                if ln.startswith(prefixes):
+                    clog.write(ln + "\n")
+                    yield ln
+        if rc is not None:
+            return
+        time.sleep(1.0)
+
+
 def run(plan_text, out_dir, disks, max_points, per_job_points, timeout, log=sys.stderr,
         guest="bench/guest.sh"):
     """Boot the lab, run the plan. Returns (vm-run exit code, wall seconds).
@@ -50,36 +74,17 @@ def run(plan_text, out_dir, disks, max_points, per_job_points, timeout, log=sys.
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 text=True, bufsize=1, env=dict(os.environ))
         # vm-run --quiet prints only its summary; follow the console log instead
-        vm_log = vm_out / "console.log"
-        pos = 0
-        buf = ""
-        while True:
-            rc = proc.poll()
-            if vm_log.exists():
-                with open(vm_log, errors="replace") as f:
-                    f.seek(pos)
-                    chunk = f.read()
-                    pos = f.tell()
-                buf += chunk
-                *lines, buf = buf.split("\n")
-                for ln in lines:
-                    ln = ln.replace("\r", "")
-                    if not ln.startswith(("bench:", "SKIP", "FAIL")):
-                        continue
-                    clog.write(ln + "\n")
-                    w = ln.split()
-                    if len(w) > 2 and w[1] == "point":
-                        done_pts = int(w[2])
-                        prog.update(done_pts, estimate, note=" ".join(w[3:7]))
-                    elif len(w) > 5 and w[1] == "done":
-                        # a finished search: its unused ladder steps leave the total
-                        estimate -= per_job_points - int(w[5])
-                        prog.update(done_pts, estimate, note=f"{w[2]} {w[3]} done")
-                    elif not ln.startswith("bench: point"):
-                        prog.update(note=ln[:60])
-            if rc is not None:
-                break
-            time.sleep(1.0)
+        for ln in follow(proc, vm_out / "console.log", ("bench:", "SKIP", "FAIL"), clog):
+            w = ln.split()
+            if len(w) > 2 and w[1] == "point":
+                done_pts = int(w[2])
+                prog.update(done_pts, estimate, note=" ".join(w[3:7]))
+            elif len(w) > 5 and w[1] == "done":
+                # a finished search: its unused ladder steps leave the total
+                estimate -= per_job_points - int(w[5])
+                prog.update(done_pts, estimate, note=f"{w[2]} {w[3]} done")
+            elif not ln.startswith("bench: point"):
+                prog.update(note=ln[:60])
         tail = proc.stdout.read()
         clog.write(tail)
     prog.finish()
