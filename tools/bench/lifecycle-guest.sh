@@ -9,9 +9,9 @@
 # Two experiments, both with the metadata on the lab's pmem (DAX):
 #
 #   rebuild  an array with a spare; fio slices of random 4 KiB 70/30
-#            read/write before a failure (normal), then member 1 is failed,
-#            the spare takes its role and fio slices run until the rebuild
-#            ends (during). Then the same array with no load: the rebuild
+#            read/write before a failure and after the rebuild (normal),
+#            then member 1 is failed, the spare takes its role and fio
+#            slices run until the rebuild ends (during). Then the same array with no load: the rebuild
 #            time alone (idle).
 #   intent   raid5 and mirror random 4 KiB writes with no metadata device,
 #            with metadata on pmem (DAX) and on a plain disk (dm-bufio): the
@@ -111,6 +111,14 @@ for scheme in $SCHEMES; do
 		fi
 		wait_rebuilt 1800 || die "bench: $scheme rebuild did not end"
 		t1=$(now)
+		if [ $load = busy ]; then
+			# normal again after the rebuild: drift of the host's load
+			# shows as a difference between before and after
+			for k in 3 4; do
+				slice "$scheme-normal-$k" --rw=randrw --rwmixread=70
+				point "$scheme normal $k"
+			done
+		fi
 		echo "rebuild $scheme $load $(echo "$t0 $t1" | awk '{ printf "%.2f", $2 - $1 }') \
 $((MEMBER_MB * 2048)) $k" >>"$OUT/events.txt"
 		say "rebuild $scheme $load done in $(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }') s"

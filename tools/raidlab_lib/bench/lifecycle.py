@@ -186,7 +186,7 @@ def run(args):
         return 0
     out.mkdir(parents=True, exist_ok=True)
     timeout = args.timeout or 3600
-    points = len(args.schemes) * 12
+    points = len(args.schemes) * 14
     rc, wall = runner.run(text, out, 6, points, 1, timeout, guest="bench/lifecycle-guest.sh")
     if rc == 77:
         return 77
