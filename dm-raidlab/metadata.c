@@ -1101,7 +1101,8 @@ static void rl_md_format_state(struct rl_md *md)
 	st->resync_cursor = a->assume_clean ? a->member_sectors : 0;
 	st->region_shift = a->region_shift ? a->region_shift :
 		rl_md_default_region_shift(a->member_sectors,
-					   rl_chunk_sectors(&a->geom));
+					   max_t(u32, rl_chunk_sectors(&a->geom),
+						 RL_MD_DEFAULT_REGION));
 	st->nr_regions = rl_md_nr_regions(a->member_sectors, st->region_shift);
 	st->bitmap_start = 2;
 	st->bitmap_blocks = rl_md_bitmap_blocks(st->nr_regions);

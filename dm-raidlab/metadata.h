@@ -52,6 +52,7 @@
 #define RL_MD_MAX_AREAS		8
 #define RL_MD_SCHEME_LEN	16
 #define RL_MD_MIN_REGION	8	/* sectors: a region is at least a page */
+#define RL_MD_DEFAULT_REGION	2048	/* sectors: default regions are at least 1 MiB */
 #define RL_MD_MAX_REGION_SHIFT	40
 #define RL_MD_DEFAULT_REGIONS	65536	/* the default region size aims below */
 #define RL_MD_MAX_REGIONS	BIT(20)	/* in-core counts: 4 MiB at most */

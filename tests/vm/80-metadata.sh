@@ -67,7 +67,7 @@ round() {
 		test "$(md_fields r5)" = "$2 ok 0 0"
 	check "mirror: status shows $4 ok" test "$(md_fields mi)" = "$4 ok 0 0"
 	check "raid5: table line names the metadata device and region size" \
-		sh -c "dmsetup table r5 | grep -q ' metadata [0-9]*:[0-9]* region_size 128 3 '"
+		sh -c "dmsetup table r5 | grep -q ' metadata [0-9]*:[0-9]* region_size 2048 3 '"
 	check "mirror: region_size 8 kept" sh -c "dmsetup table mi | grep -q ' region_size 8 '"
 	check "raid5 ($2): live array: clean flag cleared" test "$(md_flags "$1")" = 0
 	check "mirror ($4): live array: clean flag cleared" test "$(md_flags "$3")" = 0

@@ -41,6 +41,7 @@ SB_SLOTS = (0, 1)                   # metadata blocks of the two superblock slot
 MD_MIN_REGION = 8                   # sectors
 MD_MAX_REGION_SHIFT = 40
 MD_DEFAULT_REGIONS = 65536
+MD_DEFAULT_REGION = 2048            # sectors: the kernel's default regions are at least this
 MD_MAX_REGIONS = 1 << 20
 
 # Which bytes the checksum covers: from the end of the csum field to the end
@@ -459,7 +460,8 @@ def bitmap_blocks_of(nr_regions):
 
 def default_region_shift(member_sectors, min_sectors):
     """rl_md_default_region_shift(): regions of at least @min_sectors (the
-    kernel passes the chunk size) and of a page, at most 65536 regions."""
+    kernel passes the larger of the chunk size and MD_DEFAULT_REGION) and of
+    a page, at most 65536 regions."""
     m = max(min_sectors, 1)
     shift = max((m - 1).bit_length(), MD_MIN_REGION.bit_length() - 1)
     while shift < MD_MAX_REGION_SHIFT and \
