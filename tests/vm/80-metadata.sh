@@ -167,6 +167,9 @@ expect_fail dm_message r5 geom 1 "x"
 dm_remove r5
 
 # -- a spare: blank at first, this array's spare afterwards -------------
+# on a new array: the one above records member 1 failed, and a spare would
+# take that role at once (45-rebuild tests that)
+blank_all
 dm_create sp "0 $((64 * 2048)) linear $pm $((160 * 2048))" || die "sp"
 wipe /dev/mapper/sp 4
 spline="0 $L5 raidlab raid5 6 chunk_size 128 metadata $m5 spare /dev/mapper/sp 3 $m0 $m1 $m2"
