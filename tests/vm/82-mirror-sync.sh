@@ -65,6 +65,16 @@ fio_bg() {
 	BG_PID=$!
 }
 
+# load_done WHAT: the background fio ended well, and its data verifies
+load_done() {
+	wait $BG_PID
+	_rc=$?
+	cat /tmp/fio_bg.log
+	check "fio write pass $1 ok" test $_rc = 0
+	drop_caches
+	check "data written $1 verifies" fio_verify /dev/mapper/arr $FIO_SIZE
+}
+
 # scrub_under_load JOB: run JOB again and again while fio writes; every run
 # must count 0 mismatches
 scrub_under_load() {
@@ -124,12 +134,7 @@ check "fail member 2 under load" dm_message arr fail 2
 log "status: $(dm_status arr)"
 check "member 2 shows dead" test "$(rl_health arr)" = AAD
 expect_fail dm_message arr check
-wait $BG_PID
-rc=$?
-cat /tmp/fio_bg.log
-check "fio write pass through the failure ok" test $rc = 0
-drop_caches
-check "data written through the failure verifies" fio_verify /dev/mapper/arr $FIO_SIZE
+load_done "through the failure"
 if [ $MD = 1 ]; then
 	check "stop the degraded array" dm_remove arr
 	before=$(dmesg | wc -l)
@@ -141,12 +146,7 @@ if [ $MD = 1 ]; then
 	check "the rebuild finishes" rl_wait_sync arr 600
 	check "member 2 in sync" test "$(rl_health arr)" = AAA
 	log "status after the rebuild: $(dm_status arr)"
-	wait $BG_PID
-	rc=$?
-	cat /tmp/fio_bg.log
-	check "fio write pass during the rebuild ok" test $rc = 0
-	drop_caches
-	check "data written during the rebuild verifies" fio_verify /dev/mapper/arr $FIO_SIZE
+	load_done "during the rebuild"
 	check "check after the rebuild: 0" test "$(rl_scrub arr check 300)" = 0
 	s0=$(area_sum "$M0")
 	check "member 1's data area equals member 0's" test "$(area_sum "$M1")" = "$s0"
