@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dm-raidlab parity logging (Stodolsky, Holland, Courtright, Gibson,
+ * CMU-CS-93-200, "paper 000"): the parity-log region manager, a shared
+ * service (plog_region.c), and what the scheme (plog.c) needs of it.
+ *
+ * LAYOUT (pure, struct rl_plog_layout). N members, chunk c sectors. The
+ * array is divided into B regions. Region r has L log members,
+ *
+ *   log member i  = (r * L + i) mod N,        i in [0, L)
+ *   data member t = (r * L + L + t) mod N,    t in [0, g), g = N - L
+ *
+ * so a sublog never shares a disk with the data it protects, and the log
+ * role rotates over the members region by region. On each of its g data
+ * members region r has a slice of S chunks (S a multiple of g): S - S/g
+ * data chunks, then S/g parity chunks, so that the region's parity is
+ * block-striped over its data members and read and written back with one
+ * sequential I/O per member at reintegration (paper Fig. 8-9). On each of
+ * its L log members it has a sublog of G chunks. A region holds S rows; a
+ * row has g - 1 data chunks and one parity chunk:
+ *
+ *   row i: parity on data member p = i mod g, in parity slot i / g
+ *          (member chunk: slice start + S - S/g + i / g)
+ *          data column k (0 .. g-2) on data member t = k < p ? k : k + 1,
+ *          in data slot (i / g) * (g - 1) + (p < t ? p : p - 1) ... see
+ *          rl_plog_map(); logical data chunk x of the region is row
+ *          x / (g - 1), column x mod (g - 1).
+ *
+ * The log-to-parity ratio is A = L * G / S (paper §2.3): G follows from the
+ * table's A, rounded to whole log segments.
+ *
+ * Members lay out regions one after another, each member its own way (a
+ * slice where it is a data member, a sublog where it is a log member), so
+ * region r starts on member m at
+ *
+ *   r * S + nlog(m, r) * (G - S) chunks,  nlog(m, r) = #{r' < r : m logs r'}
+ *
+ * Over a cycle of C = N / gcd(N, L) regions every member logs exactly
+ * C * L / N of them, so a cycle spans the same member chunks on every
+ * member; B is a multiple of C and every member uses the same span
+ * (member_chunks). Member chunks here are relative to the array's
+ * data_offset.
+ *
+ * B defaults to sqrt(TV / K) (TV: tracks on a member, K: tracks per log
+ * write; §2.4), moved within +-10 % (and to a multiple of C) to the value
+ * that wastes the least member space once S and G are rounded to whole
+ * tracks (S * c and G * c multiples of track_sectors when a track is at
+ * least a chunk). L defaults to the §6 balance rule (rl_plog_default_l()).
+ *
+ * SYNC COORDINATES. sync.c, the write-intent bitmap and rebuild cursors
+ * speak member sectors. Region r's key is rl_plog_region_key(): the last
+ * member sector (after data_offset) of its span on the member where that
+ * span ends last. Keys grow with r. A write to region r marks the intent
+ * region of its key; ->sync_range(msector, len) serves the one region
+ * rl_plog_region_at(msector) (the first whose key >= msector) and reports
+ * len up to key + 1; a member being rebuilt is readable in region r once
+ * its cursor is past the key (rl_unreadable_at(a, key)).
+ *
+ * LOG SEGMENTS. A log write is one segment of K * track_sectors sectors.
+ * Segment s of region r's current generation goes to sublog s mod L, at
+ * sector (s / L) * seg_sectors of the sublog; a region's log holds
+ * L * floor(G * c / seg_sectors) segments. A segment starts with
+ * hdr_sectors of header (struct rl_plog_seg_disk and its records'
+ * descriptors), then payload sectors. The header's crc32c covers header
+ * and payload; a segment counts only if its region and generation match
+ * the region table. Records are applied in log order (segment, then record
+ * within the segment): sequential reintegration, the simple algorithm of
+ * §2.5. A full-row write logs an OVERWRITE record holding the row's new
+ * parity (§2.5), so that no parity is written outside reintegration.
+ *
+ * DURABILITY. Log buffers are order-independent RAM images of segments
+ * (vmalloc, written and read with whole-segment member I/O). With a DAX
+ * metadata device each pool buffer has a twin in the record area
+ * RL_PLOG_AREA_ID, kept equal to it with memcpy_flushcache()
+ * (rl_plog_md_sync()), and the region table (generation, segments on
+ * disk) lives there too: a crash loses no parity update. A record is
+ * appended PENDING before its data write is issued and made COMMITTED when
+ * the data write has completed; recovery applies committed records and
+ * recomputes from data the parity of rows with a pending one (the data
+ * write may or may not have landed). Without DAX, buffers are RAM only;
+ * a region is marked in the write-intent bitmap while it has unapplied
+ * records, and recovery recomputes the parity of the dirty regions, as
+ * the paper does.
+ */
+#ifndef DM_RAIDLAB_PLOG_H
+#define DM_RAIDLAB_PLOG_H
+
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+
+#define RL_PLOG_AREA_ID		0x474f4c50U	/* "PLOG" */
+#define RL_PLOG_SEG_MAGIC	0x47534c50U	/* "PLSG" */
+#define RL_PLOG_SEG_CSUM_XOR	0x9e3c41d7U
+
+#define RL_PLOG_DEF_TRACK	256	/* sectors: track_sectors default */
+#define RL_PLOG_DEF_K		1	/* log_tracks default */
+#define RL_PLOG_DEF_A		1000	/* log_ratio default, thousandths */
+#define RL_PLOG_MAX_K		64
+#define RL_PLOG_MAX_SEG		8192	/* sectors: one log write, 4 MiB at most */
+#define RL_PLOG_MAX_REGIONS	65536
+
+enum rl_plog_rec_type {
+	RL_PLOG_UPDATE = 1,	/* parity ^= payload */
+	RL_PLOG_OVERWRITE = 2,	/* parity = payload */
+};
+
+enum rl_plog_rec_state {
+	RL_PLOG_PENDING = 1,	/* data write issued, not known landed */
+	RL_PLOG_COMMITTED = 2,	/* data write landed: apply it */
+};
+
+/* One record's descriptor, in the segment header. 16 bytes. */
+struct rl_plog_rec_disk {
+	__le32 row;		/* row within the region */
+	u8 type;		/* enum rl_plog_rec_type */
+	u8 state;		/* enum rl_plog_rec_state */
+	__le16 off;		/* first sector within the chunk */
+	__le16 len;		/* sectors */
+	__le16 payload;		/* first payload sector within the segment */
+	__le32 reserved;
+} __packed;
+
+/* The segment header, then nr descriptors; hdr_sectors in all. */
+struct rl_plog_seg_disk {
+	__le32 csum;		/* crc32c of header and payload, ^ CSUM_XOR */
+	__le32 magic;		/* RL_PLOG_SEG_MAGIC */
+	__le64 region;
+	__le64 gen;		/* the region log's generation */
+	__le32 seg;		/* segment index within that generation */
+	__le16 nr;		/* records */
+	__le16 hdr_sectors;
+	__le32 payload_sectors;	/* payload sectors used */
+	__le32 reserved;
+	struct rl_plog_rec_disk recs[];
+} __packed;
+
+/* Table parameters; 0 means "the default". */
+struct rl_plog_params {
+	unsigned int nr_members;	/* N */
+	unsigned int chunk_sectors;	/* c */
+	unsigned int log_disks;		/* L */
+	unsigned int log_ratio;		/* A, thousandths */
+	unsigned int log_tracks;	/* K */
+	unsigned int track_sectors;
+	unsigned int regions;		/* B */
+};
+
+/* The layout: pure, filled by rl_plog_layout_init(). */
+struct rl_plog_layout {
+	unsigned int n, l, g;		/* members, log disks, data members */
+	unsigned int chunk_shift;
+	unsigned int k;			/* tracks per log write */
+	unsigned int track_sectors;
+	u32 cycle;			/* C: regions per cycle */
+	u32 nr_regions;			/* B, a multiple of C */
+	u32 slice;			/* S: chunks, a multiple of g */
+	u32 sublog;			/* G: chunks */
+	u32 seg_sectors;		/* K * track_sectors */
+	u32 hdr_sectors;		/* header sectors of a segment */
+	u32 max_recs;			/* descriptors that fit the header */
+	u32 segs;			/* segments in a region's log */
+	u64 cycle_chunks;		/* a cycle's span, the same on every member */
+	u64 member_chunks;		/* span used on every member */
+	u64 data_chunks;		/* capacity, in chunks */
+	unsigned int a_milli;		/* A achieved: 1000 * L * G / S */
+};
+
+/* Where a logical chunk lives. */
+struct rl_plog_loc {
+	u32 region;
+	u32 row;			/* within the region */
+	unsigned int col;		/* data column in the row */
+	unsigned int member;		/* data member */
+	u64 mchunk;			/* its member chunk */
+	unsigned int pmember;		/* the row's parity member */
+	u64 pchunk;			/* and the parity's member chunk */
+};
+
+/* plog_region.c: layout (pure, KUnit suite dm_raidlab_plog_layout) */
+unsigned int rl_plog_default_l(unsigned int nr_members);
+int rl_plog_layout_init(struct rl_plog_layout *lo,
+			const struct rl_plog_params *p, u64 member_sectors,
+			char **error);
+unsigned int rl_plog_log_member(const struct rl_plog_layout *lo, u32 region,
+				unsigned int i);
+unsigned int rl_plog_data_member(const struct rl_plog_layout *lo, u32 region,
+				 unsigned int t);
+/* index t of @m among region's data members, or RL_NONE if it logs it */
+unsigned int rl_plog_member_role(const struct rl_plog_layout *lo, u32 region,
+				 unsigned int m);
+/* first member chunk of region's slice or sublog on @m */
+u64 rl_plog_region_start(const struct rl_plog_layout *lo, unsigned int m,
+			 u32 region);
+void rl_plog_map(const struct rl_plog_layout *lo, u64 lchunk,
+		 struct rl_plog_loc *loc);
+/* the row's data member, chunk of column @col; and its parity */
+void rl_plog_row_loc(const struct rl_plog_layout *lo, u32 region, u32 row,
+		     unsigned int col, struct rl_plog_loc *loc);
+bool rl_plog_unmap(const struct rl_plog_layout *lo, unsigned int m,
+		   u64 mchunk, u64 *lchunk);
+/* segment @seg of region's log: member and member sector (rel. data_offset) */
+void rl_plog_seg_loc(const struct rl_plog_layout *lo, u32 region, u32 seg,
+		     unsigned int *member, u64 *msector);
+u64 rl_plog_region_key(const struct rl_plog_layout *lo, u32 region);
+u32 rl_plog_region_at(const struct rl_plog_layout *lo, u64 msector);
+
+/* plog_region.c: segments and records (pure, suite dm_raidlab_plog_log) */
+void rl_plog_seg_init(void *seg, const struct rl_plog_layout *lo, u32 region,
+		      u64 gen, u32 segno);
+/* payload sectors still free, given one more descriptor */
+u32 rl_plog_seg_room(const void *seg, const struct rl_plog_layout *lo);
+/*
+ * Append a record whose payload (@len sectors at @data) is copied in;
+ * returns its index, or -ENOSPC when it does not fit (the caller seals
+ * and writes the segment, and appends to a fresh one). What changed is
+ * reported by rl_plog_seg_dirty(), for rl_plog_md_sync().
+ */
+int rl_plog_seg_append(void *seg, const struct rl_plog_layout *lo,
+		       enum rl_plog_rec_type type, u32 row, u32 off, u32 len,
+		       const void *data, enum rl_plog_rec_state state);
+/* bytes of the image record @rec touched: header [0, *hdr_hi), payload [*lo, *hi) */
+void rl_plog_seg_dirty(const void *seg, unsigned int rec, unsigned int *hdr_hi,
+		       unsigned int *lo, unsigned int *hi);
+void rl_plog_seg_set_state(void *seg, unsigned int rec,
+			   enum rl_plog_rec_state state);
+/* all records COMMITTED? (a segment is written to disk only then) */
+bool rl_plog_seg_committed(const void *seg);
+void rl_plog_seg_seal(void *seg, const struct rl_plog_layout *lo);
+int rl_plog_seg_check(const void *seg, const struct rl_plog_layout *lo,
+		      u32 region, u64 gen, u32 segno, bool sealed,
+		      const char **why);
+
+/*
+ * Reintegration in memory: @parity is the region's S parity chunks (row i
+ * at byte i << (chunk_shift + 9)). Apply the COMMITTED records of @seg in
+ * order: UPDATE xors, OVERWRITE copies. Rows with a PENDING record are set
+ * in @recompute (S bits; NULL: pending records are a bug, -EINVAL) and
+ * their records skipped: the caller recomputes those rows from data.
+ */
+int rl_plog_apply(const struct rl_plog_layout *lo, const void *seg,
+		  void *parity, unsigned long *recompute);
+
+/* plog_region.c: the global log-buffer pool (§2.1), suite dm_raidlab_plog_pool */
+struct rl_plog_buf {
+	struct list_head list;
+	void *seg;			/* seg_sectors << 9 bytes, vmalloc */
+	unsigned int idx;		/* its twin on the metadata device */
+	u32 region;
+	unsigned int pending;		/* records not yet COMMITTED */
+};
+
+struct rl_plog_pool {
+	spinlock_t lock;
+	struct list_head free;
+	unsigned int nr, nr_free;
+	unsigned int min_free;		/* low-water mark, for status */
+	u64 gets, waits;		/* buffers handed out; gets that found none */
+	struct rl_plog_buf *bufs;
+};
+
+int rl_plog_pool_init(struct rl_plog_pool *pool, unsigned int nr,
+		      unsigned int seg_bytes);
+void rl_plog_pool_exit(struct rl_plog_pool *pool);
+/* NULL when the pool is exhausted (counted in ->waits); any context */
+struct rl_plog_buf *rl_plog_pool_get(struct rl_plog_pool *pool);
+void rl_plog_pool_put(struct rl_plog_pool *pool, struct rl_plog_buf *b);
+
+/*
+ * plog_region.c: durable state on a DAX metadata device. The record area
+ * holds a header, the region table (generation and segments on disk per
+ * region) and one twin per pool buffer. Not available on dm-bufio
+ * (rl_plog_md_open() returns -EOPNOTSUPP there: the scheme falls back to
+ * the intent bitmap).
+ */
+struct rl_md;
+struct rl_plog_md;
+
+int rl_plog_md_open(struct rl_md *md, const struct rl_plog_layout *lo,
+		    unsigned int nr_bufs, struct rl_plog_md **pmp,
+		    char **error);
+void rl_plog_md_close(struct rl_plog_md *pm);
+void rl_plog_md_region(struct rl_plog_md *pm, u32 region, u64 *gen,
+		       u32 *segs);
+/* durable on return */
+void rl_plog_md_set_region(struct rl_plog_md *pm, u32 region, u64 gen,
+			   u32 segs);
+/* copy bytes [lo, hi) of buffer @b's image to its twin, durable on return */
+void rl_plog_md_sync(struct rl_plog_md *pm, const struct rl_plog_buf *b,
+		     unsigned int lo, unsigned int hi);
+/* the twin is free again (its records are on disk or applied) */
+void rl_plog_md_release(struct rl_plog_md *pm, const struct rl_plog_buf *b);
+/*
+ * At construction: the twins that held records at the crash, to be
+ * applied after the region's on-disk segments. Returns the twin's image
+ * (read only) or NULL if twin @idx was free. A twin counts only if its
+ * region's generation matches the table and its segment index is not
+ * below the table's segments on disk (a crash between a log write's
+ * completion and the twin's release must not apply it twice); the caller
+ * checks, with rl_plog_seg_check(..., sealed = false).
+ *
+ * Order of durable steps: log write done -> set_region(gen, segs + 1) ->
+ * release the twin. Reintegration done: parity written and flushed ->
+ * set_region(gen + 1, 0) -> release the old generation's twins.
+ */
+const void *rl_plog_md_twin(struct rl_plog_md *pm, unsigned int idx);
+
+#endif /* DM_RAIDLAB_PLOG_H */
