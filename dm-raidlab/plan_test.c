@@ -908,7 +908,7 @@ static void rl_plan_pq_check_and_repair(struct kunit *test)
 {
 	struct rl_st_model *md = kunit_kzalloc(test, sizeof(*md), GFP_KERNEL);
 	struct rl_plan *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
-	unsigned int n = 5, pm, qm;
+	unsigned int n = 5, pm, qm, k;
 
 	KUNIT_ASSERT_NOT_NULL(test, md);
 	KUNIT_ASSERT_NOT_NULL(test, p);
@@ -952,6 +952,22 @@ static void rl_plan_pq_check_and_repair(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p->nr_writes, 2);
 	rl_st_io(md, p->write, true);
 	rl_st_check_row(test, md, 0, "P and Q repaired");
+
+	/* a data sector of each column: P and Q both wrong there */
+	for (k = 0; k < md->g.nr_data; k++) {
+		unsigned int dm = md->l->data_member(&md->g, md->row, k);
+
+		*rl_st_at(md->disk[dm], (3 + k) * SECTOR_SIZE + 9) ^= 0x20;
+		KUNIT_ASSERT_EQ(test, rl_plan_access(&md->g, md->row, 0, 0,
+						     RL_PLAN_DO_CHECK, 0, p), 0);
+		rl_st_io(md, p->read, false);
+		KUNIT_EXPECT_EQ(test, rl_plan_check(p, &md->g, md->buf, true), 2);
+		KUNIT_EXPECT_EQ(test, p->nr_writes, 2);
+		rl_st_io(md, p->write, true);
+		/* P and Q now agree with the spoilt data */
+		md->expect[k * RL_ST_BYTES + (3 + k) * SECTOR_SIZE + 9] ^= 0x20;
+		rl_st_check_row(test, md, 0, "data spoilt, parity repaired");
+	}
 	rl_st_model_free(md);
 }
 

@@ -1,10 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# raid6 (P+Q) over five members (dm-linear wrapped, so that an error target
-# can be swapped in under one) with a metadata device (pmem: the
-# write-intent bitmap and the write-hole journal, which logs the Q writes
-# too):
+# raid6 (P+Q):
+#   0. Six members, no metadata: small writes are read-modify-writes (old
+#      data, P and Q read; lib/raid6's xor_syndrome), fio verifies them and
+#      a check finds 0 mismatches.
+# Then five members (dm-linear wrapped, so that an error target can be
+# swapped in under one) with a metadata device (pmem: the write-intent
+# bitmap and the write-hole journal, which logs the Q writes too):
 #   1. fio writes and verifies; a check finds 0 mismatches.
 #   2. Under a verifying fio load one member fails (error target), then a
 #      second: the load's verify passes, the array is degraded (two D), the
@@ -73,6 +76,24 @@ relinear() { # I: the wrapped member I over its disk again
 		echo "0 $(sectors "$_d") linear $_d 0" | dmsetup load "rlm$1" &&
 		dmsetup resume "rlm$1"
 }
+
+# -- 0: six members, read-modify-write --------------------------------
+for d in $(disks 6); do
+	dd if=/dev/zero of="$d" bs=1M count=$MB oflag=direct 2>/dev/null || die "zero $d"
+done
+# shellcheck disable=SC2046
+check "create raid6 n=6" dm_create arr6 \
+	"0 $((MB * 2048 * 4)) raidlab raid6 3 chunk_size $CHUNK assume_clean 6 $(disks 6)"
+check "n=6: random 4k writes" fio_write /dev/mapper/arr6 16M
+set -- $(rl_counters arr6)
+log "n=6 counters: $* (lr lw dr dw pr pw)"
+# each write inside one chunk: old data, P and Q read; data, P and Q written
+check "n=6: read-modify-write (parity reads = 2 x data reads > 0)" \
+	test "$3" -gt 0 -a "$5" = $(($3 * 2)) -a "$6" = $(($4 * 2))
+drop_caches
+check "n=6: the writes verify" fio_verify /dev/mapper/arr6 16M
+check "n=6: check finds 0 mismatches" test "$(rl_scrub arr6 check 300)" = 0
+check "n=6: remove" dm_remove arr6
 
 # zeroes in the members' areas (assume_clean holds), garbage in the spares'
 wipe "$PM" 4
@@ -147,15 +168,22 @@ for m in 1 3; do
 done
 drop_caches
 check "pattern verifies after the rebuild" fio_verify /dev/mapper/arr $SIZE
-FIO_STATE_DIR=/tmp/fio.deg check "double-degraded writes verify after the rebuild" \
+FIO_STATE_DIR=/tmp/fio.deg FIO_BS=16k \
+	check "double-degraded writes verify after the rebuild" \
 	fio_verify /dev/mapper/arr 16M --offset=64M
 check "check after the rebuild: 0 mismatches" test "$(rl_scrub arr check 300)" = 0
 
 # -- 4: the negative control: corrupt Q, and a data chunk ----------------
+# Straight onto a member, made durable before the check reads it (without
+# conv=fsync busybox dd's write can sit in the page cache, and the check,
+# which reads the member with bios, would not see it yet).
+corrupt() { # DEV SECTOR COUNT
+	dd if=/dev/urandom of="$1" bs=512 seek="$2" count="$3" oflag=direct \
+		conv=notrunc,fsync 2>/dev/null && sync && blockdev --flushbufs "$1"
+}
 # row 0: P on member N - 1, Q on member 0, data on 1 .. N - 2
 # (member 0 is still rlm0; its chunk of row 0 is at DOFF)
-dd if=/dev/urandom of=/dev/mapper/rlm0 bs=512 seek=$DOFF count=8 oflag=direct 2>/dev/null ||
-	die "corrupt Q"
+corrupt /dev/mapper/rlm0 $DOFF 8 || die "corrupt Q"
 n=$(rl_scrub arr check 300)
 log "check after corrupting 8 sectors of Q: $n"
 check "check sees the corrupt Q: 8 mismatched sectors" test "$n" = 8
@@ -163,8 +191,7 @@ n=$(rl_scrub arr repair 300)
 check "repair counts them too" test "$n" = 8
 check "check after repair: 0" test "$(rl_scrub arr check 300)" = 0
 # row 1: P on member N - 2, Q on N - 1, data column 0 on member 0
-dd if=/dev/urandom of=/dev/mapper/rlm0 bs=512 seek=$((DOFF + CHUNK + 16)) count=2 \
-	oflag=direct 2>/dev/null || die "corrupt data"
+corrupt /dev/mapper/rlm0 $((DOFF + CHUNK + 16)) 2 || die "corrupt data"
 n=$(rl_scrub arr check 300)
 check "a corrupt data chunk is seen by P and Q: 4" test "$n" = 4
 check "repair after the data corruption" test "$(rl_scrub arr repair 300)" = 4
