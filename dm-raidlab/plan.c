@@ -15,6 +15,8 @@
 #include "parity.h"
 #include "stripe.h"
 
+static_assert(RL_PQ_MAX_DISKS >= RL_MAX_MEMBERS);
+
 /* ------------------------------------------------------------------------
  * Pure layout helpers
  */
