@@ -5,7 +5,7 @@
  *
  * <scheme> <#opt_args> [<opt_args>...] <#devs> <dev_path>...
  *
- *   <scheme>        raid0 | mirror | raid4 | raid5
+ *   <scheme>        raid0 | mirror | raid4 | raid5 | raid6
  *   <#opt_args>     number of words that follow as optional arguments, 0 .. 23
  *   <opt_args>      any of, each at most once (spare: up to 4 times):
  *                     chunk_size <sectors>    power of two, 8 .. 2^21
@@ -39,7 +39,7 @@
  *   <#devs>         number of member devices
  *   <dev_path>      member device, or "-" for a missing one: it starts
  *                   failed (not raid0, and no more of them than the scheme
- *                   survives)
+ *                   survives: one for raid4/raid5, two for raid6)
  */
 #include <linux/kernel.h>
 #include <linux/log2.h>
@@ -52,6 +52,7 @@ static const struct rl_scheme_ops *const rl_schemes[] = {
 	&rl_mirror_ops,
 	&rl_raid4_ops,
 	&rl_raid5_ops,
+	&rl_raid6_ops,
 };
 
 const struct rl_scheme_ops *rl_scheme_find(const char *name)

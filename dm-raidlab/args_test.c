@@ -71,6 +71,9 @@ static const struct rl_args_good rl_args_good_cases[] = {
 	  "md", 0, 0, 2 },
 	{ "raid5 21 metadata md " RL_T_SPARES " " RL_T_OPTS " stripe_cache 4 queue_depth 1 3 a b c",
 	  "raid5", 8, 4, 3, "look", 1, "md", 4, 8 },
+	{ "raid6 2 chunk_size 2048 4 a b c d", "raid6", 2048, 0, 4 },
+	{ "raid6 2 metadata md 5 a - c - e", "raid6", RL_DEFAULT_CHUNK, 0, 5, NULL, 0,
+	  "md", 0, 0, 2 },
 };
 
 static void rl_args_good_desc(const struct rl_args_good *c, char *desc)
@@ -176,6 +179,9 @@ static const struct rl_args_bad rl_args_bad_cases[] = {
 	{ "raid5 0 3 - b -", "More members missing than the scheme survives" },
 	{ "raid4 2 metadata md 3 a - -", "More members missing than the scheme survives" },
 	{ "mirror 0 2 - -", "More members missing than the scheme survives" },
+	{ "raid6 0 5 - b - d -", "More members missing than the scheme survives" },
+	{ "raid6 0 3 a b c", "Too few devices for the scheme" },
+	{ "raid6 2 chunk_size 4096 4 a b c d", "chunk_size too large for a parity scheme" },
 	{ "raid5 22 metadata md " RL_T_SPARES " " RL_T_OPTS " 3 a b c",
 	  "Invalid number of optional arguments" },
 	{ "raid5 2 journal on 3 a b c", "journal needs a metadata device" },

@@ -140,6 +140,49 @@ static void rl_jnl_wanted_plans(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, rl_jnl_wanted(p, &g));
 }
 
+/*
+ * raid6: a partial-row write's record holds data, P and Q; with P failed
+ * the Q write alone still makes it journaled; with P and Q failed nothing.
+ */
+static void rl_jnl_raid6_logs_q(struct kunit *test)
+{
+	struct rl_plan *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	struct rl_jnl_rec *rec = kunit_kzalloc(test, sizeof(*rec), GFP_KERNEL);
+	unsigned int i, pm, qm, dm;
+	bool has_q = false;
+	struct rl_geom g;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL(test, rec);
+	rl_jt_geom(&g, 6);
+	g.layout = &rl_raid6_layout;
+	g.nr_data = 4;
+	pm = g.layout->parity_member(&g, 3);
+	qm = g.layout->q_member(&g, 3);
+	dm = g.layout->data_member(&g, 3, 0);
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&g, 3, 4, 8, RL_PLAN_WRITE, 0, p), 0);
+	KUNIT_EXPECT_TRUE(test, rl_jnl_wanted(p, &g));
+	KUNIT_EXPECT_EQ(test, rl_jnl_rec_from_plan(rec, p, 6), 24U);
+	KUNIT_EXPECT_EQ(test, rec->nr, 3U);
+	for (i = 0; i < rec->nr; i++)
+		has_q |= rec->ent[i].member == qm;
+	KUNIT_EXPECT_TRUE(test, has_q);
+
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&g, 3, 4, 8, RL_PLAN_WRITE,
+					     BIT(pm), p), 0);
+	KUNIT_EXPECT_TRUE(test, rl_jnl_wanted(p, &g));
+	KUNIT_EXPECT_EQ(test, rl_jnl_rec_from_plan(rec, p, 6), 16U);
+	KUNIT_EXPECT_EQ(test, rec->nr, 2U);
+
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&g, 3, 4, 8, RL_PLAN_WRITE,
+					     BIT(pm) | BIT(qm), p), 0);
+	KUNIT_EXPECT_FALSE(test, rl_jnl_wanted(p, &g));
+	/* a full row is not journaled */
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&g, 3, 0, 4 * RL_JT_CHUNK,
+					     RL_PLAN_WRITE, BIT(dm), p), 0);
+	KUNIT_EXPECT_FALSE(test, rl_jnl_wanted(p, &g));
+}
+
 static void rl_jnl_encode_decode(struct kunit *test)
 {
 	struct rl_plan *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
@@ -387,6 +430,7 @@ static void rl_jnl_select_after_crash(struct kunit *test)
 static struct kunit_case rl_jnl_test_cases[] = {
 	KUNIT_CASE(rl_jnl_rec_of_small_write),
 	KUNIT_CASE(rl_jnl_wanted_plans),
+	KUNIT_CASE(rl_jnl_raid6_logs_q),
 	KUNIT_CASE(rl_jnl_encode_decode),
 	KUNIT_CASE(rl_jnl_torn_rejected),
 	KUNIT_CASE(rl_jnl_foreign_rejected),

@@ -2,7 +2,8 @@
 /*
  * KUnit tests for the layout mapping of every scheme: forward and inverse
  * maps agree over many sectors, chunk sizes and member counts, and the
- * parity layouts put exactly one parity chunk on each row.
+ * parity layouts put exactly one parity chunk on each row (two for raid6:
+ * P and Q).
  */
 #include <kunit/test.h>
 #include <linux/log2.h>
@@ -26,6 +27,10 @@ static const struct rl_layout_case rl_layout_cases[] = {
 	{ "raid5", 4, 128, 0 },		{ "raid5", 5, 16, 2048 },
 	{ "raid5", 6, 2048, 0 },	{ "raid5", 8, 32, 8 },
 	{ "raid5", 32, 8, 0 },
+	{ "raid6", 4, 8, 0 },		{ "raid6", 5, 16, 2048 },
+	{ "raid6", 6, 128, 0 },		{ "raid6", 7, 64, 8 },
+	{ "raid6", 8, 2048, 0 },	{ "raid6", 13, 8, 2048 },
+	{ "raid6", 32, 8, 0 },
 };
 
 static void rl_layout_desc(const struct rl_layout_case *c, char *desc)
@@ -180,10 +185,70 @@ static void rl_layout_known_positions(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, r4->unmap_sector(&g, 3, 8, &(sector_t){0}));
 }
 
+/*
+ * raid6 is md's left-symmetric raid6 (ALGORITHM_LEFT_SYMMETRIC): P on
+ * (n - 1) - (row mod n), Q after it, data after Q.
+ */
+static void rl_layout_raid6_positions(struct kunit *test)
+{
+	const struct rl_scheme_ops *r6 = rl_scheme_find("raid6");
+	const struct rl_parity_layout *l;
+	struct rl_geom g = { .nr_members = 5, .nr_data = 3, .chunk_shift = 3 };
+	/* logical chunk -> member, for rows 0..4 of a 5-member raid6 */
+	static const unsigned int r6_member[] = {
+		1, 2, 3,	/* row 0: Q  D0 D1 D2 P */
+		0, 1, 2,	/* row 1: D3 D4 D5 P  Q */
+		4, 0, 1,	/* row 2: D7 D8 P  Q  D6 */
+		3, 4, 0,	/* row 3: D11 P Q  D9 D10 */
+		2, 3, 4,	/* row 4: P  Q  D12 D13 D14 */
+	};
+	struct rl_loc loc;
+	unsigned int i, n;
+	u64 row;
+
+	KUNIT_ASSERT_NOT_NULL(test, r6);
+	l = r6->layout;
+	KUNIT_ASSERT_NOT_NULL(test, l->q_member);
+	KUNIT_EXPECT_EQ(test, r6->min_members, 4);
+	KUNIT_EXPECT_EQ(test, r6->redundancy, 2);
+	KUNIT_EXPECT_EQ(test, r6->data_columns(5), 3);
+	g.layout = l;
+	for (i = 0; i < ARRAY_SIZE(r6_member); i++) {
+		r6->map_sector(&g, (sector_t)i * 8 + 5, &loc);
+		KUNIT_EXPECT_EQ(test, loc.member, r6_member[i]);
+		KUNIT_EXPECT_EQ(test, loc.sector, (sector_t)(i / 3) * 8 + 5);
+		KUNIT_EXPECT_EQ(test, loc.col, i % 3);
+	}
+	/* P and Q, for many member counts: never data, Q right after P */
+	for (n = 4; n <= RL_MAX_MEMBERS; n++) {
+		g.nr_members = n;
+		g.nr_data = n - 2;
+		for (row = 0; row < 2 * n + 1; row++) {
+			unsigned int p = l->parity_member(&g, row);
+			unsigned int q = l->q_member(&g, row);
+
+			KUNIT_EXPECT_EQ(test, p, n - 1 - (unsigned int)(row % n));
+			KUNIT_EXPECT_EQ(test, q, (p + 1) % n);
+			KUNIT_EXPECT_EQ(test, l->member_col(&g, row, p), RL_NONE);
+			KUNIT_EXPECT_EQ(test, l->member_col(&g, row, q), RL_NONE);
+			KUNIT_EXPECT_EQ(test, l->data_member(&g, row, 0), (p + 2) % n);
+			for (i = 0; i < n - 2; i++) {
+				unsigned int m = l->data_member(&g, row, i);
+
+				KUNIT_EXPECT_EQ(test, l->member_col(&g, row, m), i);
+			}
+		}
+	}
+	/* single-parity layouts have no Q */
+	KUNIT_EXPECT_NULL(test, rl_raid5_layout.q_member);
+	KUNIT_EXPECT_NULL(test, rl_raid4_layout.q_member);
+}
+
 static struct kunit_case rl_layout_test_cases[] = {
 	KUNIT_CASE_PARAM(rl_layout_forward_inverse, rl_layout_gen_params),
 	KUNIT_CASE_PARAM(rl_layout_inverse_forward, rl_layout_gen_params),
 	KUNIT_CASE(rl_layout_known_positions),
+	KUNIT_CASE(rl_layout_raid6_positions),
 	{}
 };
 

@@ -3,16 +3,19 @@
  * dm-raidlab parity service. A chunk buffer is an array of order-0 pages
  * so that large chunks never need a high-order allocation; the helpers walk
  * a byte range page by page and hand each piece to xor_blocks(), at most
- * MAX_XOR_BLOCKS sources at a time.
+ * MAX_XOR_BLOCKS sources at a time, or for P+Q to lib/raid6 (raid6_call,
+ * raid6_2data_recov(), raid6_datap_recov()) with one pointer per disk.
  */
 #include <linux/highmem.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/raid/pq.h>
 #include <linux/raid/xor.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
 #include "parity.h"
+#include "raidlab.h"
 
 static inline void *rl_buf_addr(struct page **buf, unsigned int pos)
 {
@@ -74,6 +77,92 @@ void rl_buf_copy(struct page **dst, struct page **src, unsigned int off,
 		memcpy(rl_buf_addr(dst, pos), rl_buf_addr(src, pos), n);
 		pos += n;
 	}
+}
+
+/* The piece of [pos, end) that lies in pos's page. */
+static inline unsigned int rl_piece(unsigned int pos, unsigned int end)
+{
+	return min_t(unsigned int, end - pos, PAGE_SIZE - offset_in_page(pos));
+}
+
+/* The address of byte @pos in each of the @disks buffers. */
+static void rl_pq_addrs(void **addr, struct page **const *ptrs,
+			unsigned int disks, unsigned int pos)
+{
+	unsigned int i;
+
+	for (i = 0; i < disks; i++)
+		addr[i] = rl_buf_addr(ptrs[i], pos);
+}
+
+void rl_pq_gen(struct page **const *ptrs, unsigned int disks,
+	       unsigned int off, unsigned int len)
+{
+	unsigned int pos, n, end = off + len;
+	void *addr[RL_PQ_MAX_DISKS];
+
+	for (pos = off; pos < end; pos += n) {
+		n = rl_piece(pos, end);
+		rl_pq_addrs(addr, ptrs, disks, pos);
+		raid6_call.gen_syndrome(disks, n, addr);
+	}
+}
+
+void rl_pq_xor(struct page **const *ptrs, unsigned int disks,
+	       unsigned int start, unsigned int stop, unsigned int off,
+	       unsigned int len)
+{
+	unsigned int pos, n, end = off + len;
+	void *addr[RL_PQ_MAX_DISKS];
+
+	for (pos = off; pos < end; pos += n) {
+		n = rl_piece(pos, end);
+		rl_pq_addrs(addr, ptrs, disks, pos);
+		raid6_call.xor_syndrome(disks, start, stop, n, addr);
+	}
+}
+
+void rl_pq_recover(struct page **const *ptrs, unsigned int disks,
+		   unsigned int faila, unsigned int failb, unsigned int off,
+		   unsigned int len)
+{
+	unsigned int p = disks - 2, q = disks - 1, pos, n, end = off + len;
+	void *addr[RL_PQ_MAX_DISKS];
+
+	if (failb != RL_NONE && failb < faila)
+		swap(faila, failb);
+	/* now faila < failb, or failb is RL_NONE */
+	if (faila >= p) {
+		/* only P and/or Q lost: the syndrome again */
+		rl_pq_gen(ptrs, disks, off, len);
+		return;
+	}
+	if (failb == RL_NONE || failb == q) {
+		/* a data column from P and the others, then Q if lost */
+		struct page **src[RL_PQ_MAX_DISKS];
+		unsigned int i, nr = 0;
+
+		for (i = 0; i <= p; i++)
+			if (i != faila)
+				src[nr++] = ptrs[i];
+		rl_parity_gen(ptrs[faila], src, nr, off, len);
+		if (failb == q)
+			rl_pq_gen(ptrs, disks, off, len);
+		return;
+	}
+	for (pos = off; pos < end; pos += n) {
+		n = rl_piece(pos, end);
+		rl_pq_addrs(addr, ptrs, disks, pos);
+		if (failb == p)
+			raid6_datap_recov(disks, n, faila, addr);
+		else
+			raid6_2data_recov(disks, n, faila, failb, addr);
+	}
+}
+
+bool rl_pq_available(void)
+{
+	return raid6_call.gen_syndrome && raid6_call.xor_syndrome;
 }
 
 /* A buffer of @bytes (a multiple of PAGE_SIZE) in order-0 lowmem pages. */

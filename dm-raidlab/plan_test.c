@@ -6,7 +6,9 @@
  * against an in-memory model of a row's members: the plan's reads fill
  * buffers that start as garbage, rl_plan_compute() runs, the plan's writes
  * land, and the row must then hold the expected data with consistent parity,
- * with no I/O to a failed member.
+ * with no I/O to a failed member. raid6 rows are checked against P and Q of
+ * the expected data computed by the reference of pq_ref.h, under every
+ * failure of one or two members.
  */
 #include <kunit/test.h>
 #include <linux/bio.h>
@@ -14,6 +16,7 @@
 #include <linux/mm.h>
 
 #include "parity.h"
+#include "pq_ref.h"
 #include "stripe.h"
 
 #define RL_ST_CHUNK	16	/* sectors: two pages per chunk */
@@ -175,10 +178,12 @@ static void rl_st_model_init(struct kunit *test, struct rl_st_model *md,
 
 	rl_st_geom(&md->g, n);
 	md->g.layout = l;
+	if (l->q_member)
+		md->g.nr_data = n - 2;
 	md->l = l;
 	md->row = 11;
 	md->seed = n;
-	md->expect = kunit_kzalloc(test, (n - 1) * RL_ST_BYTES, GFP_KERNEL);
+	md->expect = kunit_kzalloc(test, md->g.nr_data * RL_ST_BYTES, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, md->expect);
 	for (m = 0; m < n; m++) {
 		md->disk[m] = rl_buf_alloc(RL_ST_BYTES, GFP_KERNEL);
@@ -186,7 +191,7 @@ static void rl_st_model_init(struct kunit *test, struct rl_st_model *md,
 		KUNIT_ASSERT_NOT_NULL(test, md->disk[m]);
 		KUNIT_ASSERT_NOT_NULL(test, md->buf[m]);
 	}
-	for (k = 0; k < n - 1; k++) {
+	for (k = 0; k < md->g.nr_data; k++) {
 		m = l->data_member(&md->g, md->row, k);
 		src[k] = md->disk[m];
 		for (pos = 0; pos < RL_ST_BYTES; pos++) {
@@ -194,8 +199,14 @@ static void rl_st_model_init(struct kunit *test, struct rl_st_model *md,
 			md->expect[k * RL_ST_BYTES + pos] = *rl_st_at(md->disk[m], pos);
 		}
 	}
-	rl_parity_gen(md->disk[l->parity_member(&md->g, md->row)], src, n - 1,
-		      0, RL_ST_BYTES);
+	if (l->q_member) {
+		src[k++] = md->disk[l->parity_member(&md->g, md->row)];
+		src[k++] = md->disk[l->q_member(&md->g, md->row)];
+		rl_pq_gen(src, n, 0, RL_ST_BYTES);
+	} else {
+		rl_parity_gen(md->disk[l->parity_member(&md->g, md->row)], src,
+			      n - 1, 0, RL_ST_BYTES);
+	}
 	for (pos = 0; pos < nr_pages; pos++) {
 		md->bio_pages[pos] = alloc_page(GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, md->bio_pages[pos]);
@@ -256,13 +267,81 @@ static void rl_st_io(struct rl_st_model *md, const struct rl_span *spans,
 	}
 }
 
+/*
+ * P+Q: every live member holds what it should for the expected data, its
+ * data, or P and Q by the reference: then any failed ones can be rebuilt.
+ */
+static int rl_st_pq_bad_member(struct rl_st_model *md, unsigned long failed,
+			       unsigned int *bad_pos)
+{
+	unsigned int nd = md->g.nr_data, k, m, pos;
+	unsigned int pm = md->l->parity_member(&md->g, md->row);
+	unsigned int qm = md->l->q_member(&md->g, md->row);
+	u8 d[RL_MAX_MEMBERS], p, q;
+
+	for (pos = 0; pos < RL_ST_BYTES; pos++) {
+		*bad_pos = pos;
+		for (k = 0; k < nd; k++) {
+			d[k] = md->expect[k * RL_ST_BYTES + pos];
+			m = md->l->data_member(&md->g, md->row, k);
+			if (!test_bit(m, &failed) && *rl_st_at(md->disk[m], pos) != d[k])
+				return m;
+		}
+		rl_pq_ref(d, nd, &p, &q);
+		if (!test_bit(pm, &failed) && *rl_st_at(md->disk[pm], pos) != p)
+			return pm;
+		if (!test_bit(qm, &failed) && *rl_st_at(md->disk[qm], pos) != q)
+			return qm;
+	}
+	return -1;
+}
+
+static void rl_st_check_row_pq(struct kunit *test, struct rl_st_model *md,
+			       unsigned long failed, const char *what)
+{
+	unsigned int pos;
+	int m = rl_st_pq_bad_member(md, failed, &pos);
+
+	if (m >= 0)
+		KUNIT_FAIL(test, "%s: member %d byte %u wrong", what, m, pos);
+}
+
+/* P+Q: give the failed members what they should hold, as a rebuild would. */
+static void rl_st_heal_pq(struct rl_st_model *md, unsigned long failed)
+{
+	unsigned int nd = md->g.nr_data, k, m, pos;
+	unsigned int pm = md->l->parity_member(&md->g, md->row);
+	unsigned int qm = md->l->q_member(&md->g, md->row);
+	u8 d[RL_MAX_MEMBERS], p, q;
+
+	for (pos = 0; pos < RL_ST_BYTES; pos++) {
+		for (k = 0; k < nd; k++) {
+			d[k] = md->expect[k * RL_ST_BYTES + pos];
+			m = md->l->data_member(&md->g, md->row, k);
+			if (test_bit(m, &failed))
+				*rl_st_at(md->disk[m], pos) = d[k];
+		}
+		rl_pq_ref(d, nd, &p, &q);
+		if (test_bit(pm, &failed))
+			*rl_st_at(md->disk[pm], pos) = p;
+		if (test_bit(qm, &failed))
+			*rl_st_at(md->disk[qm], pos) = q;
+	}
+}
+
 /* Check the row: each column as a reader would see it, and the parity. */
 static void rl_st_check_row(struct kunit *test, struct rl_st_model *md,
 			    unsigned long failed, const char *what)
 {
 	unsigned int n = md->g.nr_members, k, m, pos;
 	struct page **src[RL_MAX_MEMBERS];
-	struct page **tmp = rl_buf_alloc(RL_ST_BYTES, GFP_KERNEL);
+	struct page **tmp;
+
+	if (md->l->q_member) {
+		rl_st_check_row_pq(test, md, failed, what);
+		return;
+	}
+	tmp = rl_buf_alloc(RL_ST_BYTES, GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, tmp);
 	for (k = 0; k < n - 1; k++) {
@@ -609,6 +688,307 @@ static void rl_plan_check_and_repair(struct kunit *test)
 	rl_st_model_free(md);
 }
 
+/* ---- raid6: P and Q ------------------------------------------------ */
+
+static void rl_st_geom6(struct rl_geom *g, unsigned int n)
+{
+	rl_st_geom(g, n);
+	g->layout = &rl_raid6_layout;
+	g->nr_data = n - 2;
+}
+
+/* The I/O counts of P+Q plans, healthy and with one, two, three lost. */
+static void rl_plan_pq_counts(struct kunit *test)
+{
+	struct rl_plan *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	const struct rl_parity_layout *l = &rl_raid6_layout;
+	unsigned int n = 6, d0, d1, d2, pm, qm;
+	struct rl_geom g;
+	u64 row = 7;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	rl_st_geom6(&g, n);
+	d0 = l->data_member(&g, row, 0);
+	d1 = l->data_member(&g, row, 1);
+	d2 = l->data_member(&g, row, 2);
+	pm = l->parity_member(&g, row);
+	qm = l->q_member(&g, row);
+
+	/* small write: old data, P, Q; new data, P, Q */
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&g, row, 2, 4, RL_PLAN_WRITE, 0, p), 0);
+	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RMW);
+	KUNIT_EXPECT_EQ(test, p->qmember, qm);
+	KUNIT_EXPECT_EQ(test, p->nr_reads, 3);
+	KUNIT_EXPECT_EQ(test, p->nr_writes, 3);
+	KUNIT_EXPECT_FALSE(test, rl_span_empty(p->read[qm]));
+	KUNIT_EXPECT_FALSE(test, rl_span_empty(p->write[qm]));
+
+	/* full stripe: no reads, every member written */
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&g, row, 0, 4 * RL_ST_CHUNK,
+					     RL_PLAN_WRITE, 0, p), 0);
+	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RCW);
+	KUNIT_EXPECT_EQ(test, p->nr_reads, 0);
+	KUNIT_EXPECT_EQ(test, p->nr_writes, n);
+
+	/* three columns of four: reconstruct-write reads the fourth */
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&g, row, 0, 3 * RL_ST_CHUNK,
+					     RL_PLAN_WRITE, 0, p), 0);
+	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RCW);
+	KUNIT_EXPECT_EQ(test, p->nr_reads, 1);
+	KUNIT_EXPECT_EQ(test, p->nr_writes, 5);
+
+	/* a lost column read with another lost: the n - 2 others */
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&g, row, 1, 2, 0,
+					     BIT(d0) | BIT(d2), p), 0);
+	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RECON_READ);
+	KUNIT_EXPECT_EQ(test, p->nr_reads, n - 2);
+	KUNIT_EXPECT_EQ(test, p->missing, min(d0, d2));
+	KUNIT_EXPECT_EQ(test, p->missing2, max(d0, d2));
+	/* a live column with two lost: direct */
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&g, row, RL_ST_CHUNK + 1, 2, 0,
+					     BIT(d0) | BIT(pm), p), 0);
+	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_READ);
+	KUNIT_EXPECT_EQ(test, p->nr_reads, 1);
+
+	/* P lost: a small write updates data and Q from the rest of the row */
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&g, row, 2, 4, RL_PLAN_WRITE,
+					     BIT(pm), p), 0);
+	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RCW);
+	KUNIT_EXPECT_EQ(test, p->nr_reads, 3);
+	KUNIT_EXPECT_EQ(test, p->nr_writes, 2);
+	KUNIT_EXPECT_TRUE(test, rl_span_empty(p->write[pm]));
+	/* a lost column not written does not stop read-modify-write */
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&g, row, 2, 4, RL_PLAN_WRITE,
+					     BIT(d2), p), 0);
+	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RMW);
+	/* a written column lost with another: rebuilt first */
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&g, row, RL_ST_CHUNK - 2, 4,
+					     RL_PLAN_WRITE, BIT(d0) | BIT(qm), p), 0);
+	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_RECON_WRITE);
+	KUNIT_EXPECT_EQ(test, p->nr_reads, n - 2);
+	KUNIT_EXPECT_EQ(test, p->nr_writes, 2);	/* column 1 and P */
+	/* P and Q lost: data only */
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&g, row, 2, 4, RL_PLAN_WRITE,
+					     BIT(pm) | BIT(qm), p), 0);
+	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_NO_PARITY);
+	KUNIT_EXPECT_EQ(test, p->nr_reads, 0);
+	KUNIT_EXPECT_EQ(test, p->nr_writes, 1);
+
+	/* three lost: refused */
+	KUNIT_EXPECT_EQ(test, rl_plan_access(&g, row, 2, 4, RL_PLAN_WRITE,
+					     BIT(d0) | BIT(d1) | BIT(pm), p), -EIO);
+	KUNIT_EXPECT_EQ(test, rl_plan_access(&g, row, 2, 4, 0,
+					     BIT(d0) | BIT(d1) | BIT(pm), p), -EIO);
+
+	/* resync: every data column read, P and Q written */
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&g, row, 0, 0, RL_PLAN_RESYNC, 0, p), 0);
+	KUNIT_EXPECT_EQ(test, p->nr_reads, n - 2);
+	KUNIT_EXPECT_EQ(test, p->nr_writes, 2);
+	KUNIT_EXPECT_EQ(test, rl_plan_access(&g, row, 0, 0, RL_PLAN_RESYNC,
+					     BIT(qm), p), -EIO);
+	KUNIT_EXPECT_EQ(test, rl_plan_access(&g, row, 0, 0, RL_PLAN_DO_CHECK,
+					     BIT(qm), p), -EIO);
+
+	/* rebuild: of one of two lost, the others read, the one written */
+	KUNIT_ASSERT_EQ(test, rl_plan_rebuild(&g, row, qm, BIT(d1) | BIT(qm), p), 0);
+	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_REBUILD);
+	KUNIT_EXPECT_EQ(test, p->missing, qm);
+	KUNIT_EXPECT_EQ(test, p->missing2, d1);
+	KUNIT_EXPECT_EQ(test, p->nr_reads, n - 2);
+	KUNIT_EXPECT_EQ(test, p->nr_writes, 1);
+	KUNIT_EXPECT_EQ(test, p->write[qm].hi, RL_ST_CHUNK);
+	KUNIT_EXPECT_EQ(test, rl_plan_rebuild(&g, row, d0, BIT(d1), p), -EIO);
+	KUNIT_EXPECT_EQ(test, rl_plan_rebuild(&g, row, d0,
+					      BIT(d0) | BIT(d1) | BIT(d2), p), -EIO);
+	/* raid5 rebuilds one lost member only */
+	rl_st_geom(&g, n);
+	KUNIT_EXPECT_EQ(test, rl_plan_rebuild(&g, row, 0, BIT(0) | BIT(1), p), -EIO);
+	KUNIT_ASSERT_EQ(test, rl_plan_rebuild(&g, row, 0, BIT(0), p), 0);
+	KUNIT_EXPECT_EQ(test, p->qmember, RL_NONE);
+	KUNIT_EXPECT_EQ(test, p->missing2, RL_NONE);
+}
+
+static const unsigned int rl_plan_pq_members[] = { 4, 5, 6, 8 };
+
+static void rl_plan_pq_desc(const unsigned int *n, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "raid6 n=%u", *n);
+}
+
+KUNIT_ARRAY_PARAM(rl_plan_pq, rl_plan_pq_members, rl_plan_pq_desc);
+
+/*
+ * Many accesses to a raid6 row, healthy and under every failure of one
+ * member and of two: each write leaves every live member right for the
+ * expected data (so any lost ones can be rebuilt), each read returns it.
+ */
+static void rl_plan_pq_execute(struct kunit *test)
+{
+	unsigned int n = *(const unsigned int *)test->param_value;
+	struct rl_st_model *md = kunit_kzalloc(test, sizeof(*md), GFP_KERNEL);
+	u32 row_len = (n - 2) * RL_ST_CHUNK;
+	unsigned long failed;
+	unsigned int i, sets = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, md);
+	rl_st_model_init(test, md, &rl_raid6_layout, n);
+	rl_st_check_row(test, md, 0, "initial");
+
+	/* every set of at most two failed members */
+	for (failed = 0; failed < BIT(n); failed++) {
+		if (hweight_long(failed) > 2)
+			continue;
+		sets++;
+		for (i = 0; i < 12; i++) {
+			u32 off = (rl_st_rand(md) | rl_st_rand(md) << 8) % row_len;
+			u32 len = 1 + (rl_st_rand(md) | rl_st_rand(md) << 8) %
+				  (row_len - off);
+
+			if (i % 4 == 0) {
+				off = 0;
+				len = row_len;
+			}
+			rl_st_access(test, md, off, len, RL_PLAN_WRITE, failed);
+			len = min_t(u32, len, RL_ST_CHUNK - off % RL_ST_CHUNK);
+			rl_st_access(test, md, off, len, 0, failed);
+		}
+		rl_st_heal_pq(md, failed);
+		rl_st_check_row(test, md, 0, "healed");
+	}
+	/* healthy, n singles, n (n - 1) / 2 pairs */
+	KUNIT_EXPECT_EQ(test, sets, 1 + n + n * (n - 1) / 2);
+	rl_st_model_free(md);
+}
+
+/*
+ * Rebuild of two lost members, one after the other as the sync worker
+ * does: the first with the second still lost, then the second.
+ */
+static void rl_plan_pq_rebuild_pairs(struct kunit *test)
+{
+	struct rl_st_model *md = kunit_kzalloc(test, sizeof(*md), GFP_KERNEL);
+	struct rl_plan *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	unsigned int n = 6, a, b, pos;
+
+	KUNIT_ASSERT_NOT_NULL(test, md);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	rl_st_model_init(test, md, &rl_raid6_layout, n);
+	for (a = 0; a < n; a++) {
+		for (b = 0; b < n; b++) {
+			if (a == b)
+				continue;
+			for (pos = 0; pos < RL_ST_BYTES; pos++) {
+				*rl_st_at(md->disk[a], pos) = rl_st_rand(md);
+				*rl_st_at(md->disk[b], pos) = rl_st_rand(md);
+			}
+			KUNIT_ASSERT_EQ(test, rl_plan_rebuild(&md->g, md->row, a,
+							      BIT(a) | BIT(b), p), 0);
+			rl_st_io(md, p->read, false);
+			rl_plan_compute(p, &md->g, md->buf, NULL, 0);
+			rl_st_io(md, p->write, true);
+			rl_st_check_row(test, md, BIT(b), "first rebuilt");
+			KUNIT_ASSERT_EQ(test, rl_plan_rebuild(&md->g, md->row, b,
+							      BIT(b), p), 0);
+			KUNIT_EXPECT_EQ(test, p->nr_reads, n - 1);
+			rl_st_io(md, p->read, false);
+			rl_plan_compute(p, &md->g, md->buf, NULL, 0);
+			rl_st_io(md, p->write, true);
+			rl_st_check_row(test, md, 0, "both rebuilt");
+		}
+	}
+	rl_st_model_free(md);
+}
+
+/*
+ * Check and repair of P and Q: a consistent row has no mismatch; spoilt
+ * sectors of P and of Q are counted apart (and added), a check changes
+ * nothing, a repair writes the one of P and Q that was wrong.
+ */
+static void rl_plan_pq_check_and_repair(struct kunit *test)
+{
+	struct rl_st_model *md = kunit_kzalloc(test, sizeof(*md), GFP_KERNEL);
+	struct rl_plan *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	unsigned int n = 5, pm, qm, k;
+
+	KUNIT_ASSERT_NOT_NULL(test, md);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	rl_st_model_init(test, md, &rl_raid6_layout, n);
+	pm = md->l->parity_member(&md->g, md->row);
+	qm = md->l->q_member(&md->g, md->row);
+
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&md->g, md->row, 0, 0,
+					     RL_PLAN_DO_CHECK, 0, p), 0);
+	KUNIT_EXPECT_EQ(test, p->mode, RL_PLAN_CHECK);
+	KUNIT_EXPECT_EQ(test, p->nr_reads, n);
+	rl_st_io(md, p->read, false);
+	KUNIT_EXPECT_EQ(test, rl_plan_check(p, &md->g, md->buf, true), 0);
+	KUNIT_EXPECT_EQ(test, p->nr_writes, 0);
+
+	/* Q alone: sectors 5 and 9 */
+	*rl_st_at(md->disk[qm], 5 * SECTOR_SIZE + 100) ^= 0x40;
+	*rl_st_at(md->disk[qm], 9 * SECTOR_SIZE + 511) ^= 0x01;
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&md->g, md->row, 0, 0,
+					     RL_PLAN_DO_CHECK, 0, p), 0);
+	rl_st_io(md, p->read, false);
+	KUNIT_EXPECT_EQ(test, rl_plan_check(p, &md->g, md->buf, false), 2);
+	KUNIT_EXPECT_EQ(test, p->nr_writes, 0);
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&md->g, md->row, 0, 0,
+					     RL_PLAN_DO_CHECK, 0, p), 0);
+	rl_st_io(md, p->read, false);
+	KUNIT_EXPECT_EQ(test, rl_plan_check(p, &md->g, md->buf, true), 2);
+	KUNIT_EXPECT_EQ(test, p->nr_writes, 1);
+	KUNIT_EXPECT_FALSE(test, rl_span_empty(p->write[qm]));
+	rl_st_io(md, p->write, true);
+	rl_st_check_row(test, md, 0, "Q repaired");
+
+	/* P sector 2 and Q sector 2 and 14: three */
+	*rl_st_at(md->disk[pm], 2 * SECTOR_SIZE) ^= 0x80;
+	*rl_st_at(md->disk[qm], 2 * SECTOR_SIZE + 3) ^= 0x80;
+	*rl_st_at(md->disk[qm], 14 * SECTOR_SIZE + 3) ^= 0x08;
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&md->g, md->row, 0, 0,
+					     RL_PLAN_DO_CHECK, 0, p), 0);
+	rl_st_io(md, p->read, false);
+	KUNIT_EXPECT_EQ(test, rl_plan_check(p, &md->g, md->buf, true), 3);
+	KUNIT_EXPECT_EQ(test, p->nr_writes, 2);
+	rl_st_io(md, p->write, true);
+	rl_st_check_row(test, md, 0, "P and Q repaired");
+
+	/* a data sector of each column: P and Q both wrong there */
+	for (k = 0; k < md->g.nr_data; k++) {
+		unsigned int dm = md->l->data_member(&md->g, md->row, k);
+
+		*rl_st_at(md->disk[dm], (3 + k) * SECTOR_SIZE + 9) ^= 0x20;
+		KUNIT_ASSERT_EQ(test, rl_plan_access(&md->g, md->row, 0, 0,
+						     RL_PLAN_DO_CHECK, 0, p), 0);
+		rl_st_io(md, p->read, false);
+		KUNIT_EXPECT_EQ(test, rl_plan_check(p, &md->g, md->buf, true), 2);
+		KUNIT_EXPECT_EQ(test, p->nr_writes, 2);
+		rl_st_io(md, p->write, true);
+		/* P and Q now agree with the spoilt data */
+		md->expect[k * RL_ST_BYTES + (3 + k) * SECTOR_SIZE + 9] ^= 0x20;
+		rl_st_check_row(test, md, 0, "data spoilt, parity repaired");
+	}
+	rl_st_model_free(md);
+}
+
+/* The negative control: the row check sees a spoilt Q. */
+static void rl_plan_pq_check_row_fails(struct kunit *test)
+{
+	struct rl_st_model *md = kunit_kzalloc(test, sizeof(*md), GFP_KERNEL);
+	unsigned int qm, pos;
+
+	KUNIT_ASSERT_NOT_NULL(test, md);
+	rl_st_model_init(test, md, &rl_raid6_layout, 4);
+	qm = md->l->q_member(&md->g, md->row);
+	KUNIT_EXPECT_EQ(test, rl_st_pq_bad_member(md, 0, &pos), -1);
+	*rl_st_at(md->disk[qm], 77) ^= 0x02;
+	KUNIT_EXPECT_EQ(test, rl_st_pq_bad_member(md, 0, &pos), (int)qm);
+	KUNIT_EXPECT_EQ(test, pos, 77);
+	/* unless Q is the failed member */
+	KUNIT_EXPECT_EQ(test, rl_st_pq_bad_member(md, BIT(qm), &pos), -1);
+	rl_st_model_free(md);
+}
+
 static struct kunit_case rl_plan_test_cases[] = {
 	KUNIT_CASE(rl_plan_rebuild_each_member),
 	KUNIT_CASE(rl_plan_check_and_repair),
@@ -619,6 +999,11 @@ static struct kunit_case rl_plan_test_cases[] = {
 	KUNIT_CASE(rl_plan_large_write_is_rcw),
 	KUNIT_CASE(rl_plan_degraded),
 	KUNIT_CASE_PARAM(rl_plan_execute, rl_plan_gen_params),
+	KUNIT_CASE(rl_plan_pq_counts),
+	KUNIT_CASE_PARAM(rl_plan_pq_execute, rl_plan_pq_gen_params),
+	KUNIT_CASE(rl_plan_pq_rebuild_pairs),
+	KUNIT_CASE(rl_plan_pq_check_and_repair),
+	KUNIT_CASE(rl_plan_pq_check_row_fails),
 	{}
 };
 

@@ -298,6 +298,7 @@ extern const struct rl_scheme_ops rl_raid0_ops;
 extern const struct rl_scheme_ops rl_mirror_ops;
 extern const struct rl_scheme_ops rl_raid4_ops;
 extern const struct rl_scheme_ops rl_raid5_ops;
+extern const struct rl_scheme_ops rl_raid6_ops;
 
 /* args.c: the table line, parsed without touching any device. */
 struct rl_args {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dm-raidlab single-parity stripe engine (raid4, raid5).
+ * dm-raidlab parity stripe engine: single parity (raid4, raid5) and P+Q
+ * double parity (raid6).
  *
  * Reads of a live member are remapped straight to it. Writes, and reads
  * that need a failed member rebuilt, go to a stripe context, which carries
@@ -13,7 +14,8 @@
  *
  *   PLAN    rl_plan_access() decides the member reads and writes
  *   READ    the reads land in the context's per-member chunk buffers;
- *           new data is copied in, parity formed with xor_blocks()
+ *           new data is copied in, parity formed with xor_blocks(), or
+ *           P and Q with lib/raid6 (parity.h)
  *   LOG     with a journal (journal.h), a partial-row write's member
  *           writes are logged and made durable first (the context waits
  *           here, off the workqueue, while the ring is full)
@@ -215,7 +217,7 @@ static void rl_stripe_io(struct rl_stripe *s, unsigned int m, blk_opf_t opf,
 	struct rl_stripe_col *c = &s->col[m];
 	unsigned int pos = span.lo << SECTOR_SHIFT;
 	unsigned int end = span.hi << SECTOR_SHIFT;
-	bool parity = m == s->plan.pmember;
+	bool parity = m == s->plan.pmember || m == s->plan.qmember;
 	enum rl_io_kind kind;
 
 	bio_reset(c->bio, a->members[m].dev->bdev, opf);
@@ -278,10 +280,16 @@ static int rl_stripe_plan(struct rl_stripe *s)
 	if (s->sync) {
 		flags = rl_sync_plan_flags[s->job];
 		if (s->job == RL_SYNC_REBUILD)
-			/* above the cursor, whatever order the range's rows end in */
-			return rl_plan_access(&a->geom, s->row, 0, 0, flags,
-					      rl_unreadable_at(a, msector) |
-					      BIT(s->e->sync_req->target), &s->plan);
+			/*
+			 * The target is unreadable above its cursor, whatever
+			 * order the range's rows end in; with P+Q another
+			 * failed or rebuilding member is rebuilt in memory too.
+			 */
+			return rl_plan_rebuild(&a->geom, s->row,
+					       s->e->sync_req->target,
+					       rl_unreadable_at(a, msector) |
+					       BIT(s->e->sync_req->target),
+					       &s->plan);
 	} else {
 		off = rl_pb(s->bio)->lsector - rl_row_start(&a->geom, s->row);
 		len = bio_sectors(s->bio);
@@ -541,6 +549,10 @@ int rl_stripe_ctr(struct rl_array *a)
 	unsigned int i;
 	int r;
 
+	if (a->geom.layout->q_member && !rl_pq_available()) {
+		ti->error = "The kernel's raid6 library has no xor_syndrome";
+		return -EINVAL;
+	}
 	if (!a->opt_stripes_set)
 		a->stripe_cache = rl_default_stripes(&a->geom);
 	if ((u64)a->stripe_cache * a->geom.nr_members *

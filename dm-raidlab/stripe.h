@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * dm-raidlab single-parity stripe engine, shared by raid4 and raid5.
+ * dm-raidlab parity stripe engine, shared by raid4 and raid5 (one parity
+ * member per row, P) and raid6 (two, P and Q).
  *
  * A parity layout is a small table entry (struct rl_parity_layout): where
- * the parity of a row lives and which member holds each data column. Every
+ * the parity of a row lives (P, and Q for a double-parity layout) and
+ * which member holds each data column. Every
  * access that touches parity, or a failed member, is served by a stripe
  * context under a per-row lock and follows an explicit plan (struct
  * rl_plan): which member ranges to read, how the new parity is formed, and
@@ -23,22 +25,29 @@ struct rl_parity_layout {
 	/* member holding data column @col of @row */
 	unsigned int (*data_member)(const struct rl_geom *g, u64 row,
 				    unsigned int col);
-	/* data column that @member holds in @row, RL_NONE for parity */
+	/* data column that @member holds in @row, RL_NONE for P or Q */
 	unsigned int (*member_col)(const struct rl_geom *g, u64 row,
 				   unsigned int member);
+	/*
+	 * Double parity only (NULL for single parity): member holding the Q
+	 * syndrome of @row. Data column k is the syndrome's k-th term: its
+	 * coefficient in Q is g^k (lib/raid6).
+	 */
+	unsigned int (*q_member)(const struct rl_geom *g, u64 row);
 };
 
 extern const struct rl_parity_layout rl_raid4_layout;
 extern const struct rl_parity_layout rl_raid5_layout;
+extern const struct rl_parity_layout rl_raid6_layout;
 
 enum rl_plan_mode {
 	RL_PLAN_READ,		/* read live data columns */
-	RL_PLAN_RECON_READ,	/* rebuild a failed column for a read */
-	RL_PLAN_RMW,		/* read-modify-write: P ^= old ^ new */
-	RL_PLAN_RCW,		/* reconstruct-write: P = xor of the row */
-	RL_PLAN_RECON_WRITE,	/* rebuild a failed column, then as RCW */
-	RL_PLAN_NO_PARITY,	/* parity member failed: data only */
-	RL_PLAN_REBUILD,	/* write the one failed member from the rest */
+	RL_PLAN_RECON_READ,	/* rebuild failed members for a read */
+	RL_PLAN_RMW,		/* read-modify-write: P ^= old ^ new (Q too) */
+	RL_PLAN_RCW,		/* reconstruct-write: P (and Q) from the row */
+	RL_PLAN_RECON_WRITE,	/* rebuild failed members, then as RCW */
+	RL_PLAN_NO_PARITY,	/* parity member(s) failed: data only */
+	RL_PLAN_REBUILD,	/* write one failed member from the rest */
 	RL_PLAN_CHECK,		/* read the whole row: parity against data */
 };
 
@@ -52,7 +61,9 @@ struct rl_plan {
 	enum rl_plan_mode mode;
 	u64 row;
 	unsigned int pmember;		/* parity member of the row */
+	unsigned int qmember;		/* Q member, or RL_NONE: single parity */
 	unsigned int missing;		/* member rebuilt in memory, or RL_NONE */
+	unsigned int missing2;		/* a second one (double parity), or RL_NONE */
 	struct rl_span prange;		/* parity range: hull of the access */
 	struct rl_span bio[RL_MAX_MEMBERS];	/* where the access lands */
 	struct rl_span read[RL_MAX_MEMBERS];
@@ -75,6 +86,8 @@ static inline bool rl_span_empty(struct rl_span s)
 
 int rl_plan_access(const struct rl_geom *g, u64 row, u32 off, u32 len,
 		   unsigned int flags, unsigned long failed, struct rl_plan *p);
+int rl_plan_rebuild(const struct rl_geom *g, u64 row, unsigned int target,
+		    unsigned long failed, struct rl_plan *p);
 
 void rl_plan_compute(const struct rl_plan *p, const struct rl_geom *g,
 		     struct page **const *buf, struct bio *bio, u32 off);
@@ -93,16 +106,14 @@ bool rl_stripe_unmap_sector(const struct rl_geom *g, unsigned int member,
 			    sector_t msector, sector_t *lsector);
 
 unsigned int rl_stripe_data_columns(unsigned int nr_members);
+unsigned int rl_pq_data_columns(unsigned int nr_members);
 
 /*
- * What raid4 and raid5 share of their struct rl_scheme_ops: all but the
- * name and the layout, which are what tell them apart.
+ * What every scheme of the engine shares of its struct rl_scheme_ops: the
+ * engine's hooks.
  */
-#define RL_STRIPE_SCHEME_OPS					\
-	.min_members = 3,					\
-	.redundancy = 1,					\
+#define RL_STRIPE_ENGINE_OPS					\
 	.parity = true,						\
-	.data_columns = rl_stripe_data_columns,			\
 	.map_sector = rl_stripe_map_sector,			\
 	.unmap_sector = rl_stripe_unmap_sector,			\
 	.ctr = rl_stripe_ctr,					\
@@ -111,6 +122,17 @@ unsigned int rl_stripe_data_columns(unsigned int nr_members);
 	.end_io = rl_stripe_end_io,				\
 	.io_hints = rl_stripe_io_hints,				\
 	.sync_range = rl_stripe_sync_range
+
+/*
+ * What raid4 and raid5 share of their struct rl_scheme_ops: all but the
+ * name and the layout, which are what tell them apart.
+ */
+#define RL_STRIPE_SCHEME_OPS					\
+	.min_members = 3,					\
+	.redundancy = 1,					\
+	.data_columns = rl_stripe_data_columns,			\
+	RL_STRIPE_ENGINE_OPS
+
 int rl_stripe_ctr(struct rl_array *a);
 void rl_stripe_dtr(struct rl_array *a);
 int rl_stripe_map(struct rl_array *a, struct bio *bio);

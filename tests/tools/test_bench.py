@@ -84,7 +84,10 @@ def test_config_names():
     assert plan.parse_config("rl-mirror", 4, 64).disks == 2
     assert plan.parse_config("md-raid10", 4, 64).data_cols == 2
     assert plan.parse_config("rl-mirror@3", 4, 64).disks == 3
-    for bad in ("rl-raid6", "xx-raid0", "md-raid10@3", "rl-raid5@9", "md-raid5@2"):
+    c = plan.parse_config("rl-raid6", 5, 64)
+    assert (c.level, c.disks, c.data_cols) == ("raid6", 5, 3)
+    for bad in ("rl-raid7", "xx-raid0", "md-raid10@3", "rl-raid5@9", "md-raid5@2",
+                "rl-raid6@3"):
         with pytest.raises(ValueError):
             plan.parse_config(bad, 4, 64)
 

@@ -164,8 +164,8 @@ def test_bad_superblocks_rejected(change, msg):
 
 def test_kernel_only_checks_what_it_checks():
     # scheme and length are the table comparison's business, not decode's
-    st = od.decode_sb(od.encode_sb(make_sb(scheme="raid6", array_sectors=1 << 40)))
-    assert od.check_sb_for_tools(st) == ["unknown scheme 'raid6'"]
+    st = od.decode_sb(od.encode_sb(make_sb(scheme="raid7", array_sectors=1 << 40)))
+    assert od.check_sb_for_tools(st) == ["unknown scheme 'raid7'"]
     st = od.decode_sb(od.encode_sb(make_sb(array_sectors=1 << 40, data_offset=0)))
     assert len(od.check_sb_for_tools(st)) == 2
 

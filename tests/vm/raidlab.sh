@@ -30,6 +30,7 @@ rl_ncols() {
 	raid0) echo "$2" ;;
 	mirror) echo 1 ;;
 	raid4 | raid5) echo $(($2 - 1)) ;;
+	raid6) echo $(($2 - 2)) ;;
 	*) die "rl_ncols: unknown scheme $1" ;;
 	esac
 }

@@ -167,7 +167,7 @@ create() { # CID KIND LEVEL NDISKS CHUNK_KB [WORD...]
 		grep -q '^dm_raidlab ' /proc/modules || modprobe dm-raidlab ||
 			die "bench: modprobe dm-raidlab failed"
 		_o=
-		case $3 in raid4 | raid5) _o=assume_clean ;; esac
+		case $3 in raid4 | raid5 | raid6) _o=assume_clean ;; esac
 		if [ $# -gt 5 ]; then _o="$_o${_o:+ }$(shift 5; echo "$*")"; fi
 		# shellcheck disable=SC2086
 		RL_OPTS=$_o rl_create bench "$3" $(($5 * 2)) $MEMBERS ||

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from . import blockdev, dm, ondisk
 from .progress import Progress
 
-REDUNDANCY = {"raid0": 0, "mirror": None, "raid4": 1, "raid5": 1}
+REDUNDANCY = {"raid0": 0, "mirror": None, "raid4": 1, "raid5": 1, "raid6": 2}
 RATE_MESSAGE = "sync_rate"  # KiB/s bound of background work (resync, rebuild, check, repair)
 SCAN_GLOBS = ("/dev/rl/*", "/dev/sd*", "/dev/vd*", "/dev/mapper/*")
 WRITE_VERBS_NEED = (1, 3)   # dm-raidlab version with metadata, spares, check/repair

@@ -108,7 +108,8 @@ class Gen:
             elif op == 7:                                   # truncate
                 del w[r.randrange(1, len(w) + 1):]
             else:                                           # wrong counts
-                nums = [k for k, x in enumerate(w) if x.isdigit()]
+                # (not a very long word of digits: int() refuses those)
+                nums = [k for k, x in enumerate(w) if x.isdigit() and len(x) < 64]
                 if nums:
                     k = r.choice(nums)
                     w[k] = str(max(int(w[k]) + r.choice((-2, -1, 1, 2, 100)), 0))

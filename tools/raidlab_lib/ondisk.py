@@ -48,15 +48,19 @@ MD_MAX_REGIONS = 1 << 20
 # of the 4 KiB block, as metadata.c's rl_md_csum(block, RL_MD_BLOCK, xor).
 CSUM_SPAN = "block"
 
-# Schemes and their data columns (dm-raidlab/{raid0,mirror,raid4,raid5}.c);
+# Schemes and their data columns (dm-raidlab/{raid0,mirror,raid4,raid5,raid6}.c);
 # parity schemes have chunk limits of their own (args.c).
-SCHEMES = {"raid0": "stripe", "mirror": "mirror", "raid4": "parity", "raid5": "parity"}
-MIN_MEMBERS = {"raid0": 2, "mirror": 2, "raid4": 3, "raid5": 3}
+SCHEMES = {"raid0": "stripe", "mirror": "mirror", "raid4": "parity", "raid5": "parity",
+           "raid6": "parity"}
+MIN_MEMBERS = {"raid0": 2, "mirror": 2, "raid4": 3, "raid5": 3, "raid6": 4}
+PARITY_MEMBERS = {"raid4": 1, "raid5": 1, "raid6": 2}   # raid6: P and Q
 
 
 def data_columns(scheme, nr_members):
     kind = SCHEMES[scheme]
-    return {"stripe": nr_members, "mirror": 1, "parity": nr_members - 1}[kind]
+    if kind == "parity":
+        return nr_members - PARITY_MEMBERS[scheme]
+    return {"stripe": nr_members, "mirror": 1}[kind]
 
 
 # ------------------------------------------------------------------ crc32c ---

@@ -2,7 +2,7 @@
 """Configurations, presets and the plan file the guest runs.
 
 A configuration name is ``rl-<scheme>`` (dm-raidlab raid0, mirror, raid4,
-raid5) or ``md-<level>`` (Linux md raid0, raid1, raid5, raid10 built with
+raid5, raid6) or ``md-<level>`` (Linux md raid0, raid1, raid5, raid10 built with
 mdadm), optionally ``@N`` for N member disks. Mirrors (rl-mirror, md-raid1)
 default to two members, as Chen et al.'s RAID Level 1; everything else uses
 all ``--disks`` members.
@@ -18,7 +18,7 @@ from . import geom as geommod
 
 from . import workloads as wl
 
-RL_SCHEMES = ("raid0", "mirror", "raid4", "raid5")
+RL_SCHEMES = ("raid0", "mirror", "raid4", "raid5", "raid6")
 MD_LEVELS = ("raid0", "raid1", "raid5", "raid10")
 MIRRORS = ("rl-mirror", "md-raid1")
 # RAID level of Chen's models (tools/raidlab_lib/models/p001_chen.py)
@@ -51,6 +51,8 @@ class Config:
             return self.disks // 2
         if self.level in ("raid4", "raid5"):
             return self.disks - 1
+        if self.level == "raid6":
+            return self.disks - 2
         return self.disks
 
     @property
@@ -112,7 +114,8 @@ def parse_config(name, disks, chunk_kib):
         nd = 2 if base in MIRRORS else disks
     if nd > disks:
         raise ValueError(f"configuration {name!r}: {nd} disks, the lab has {disks}")
-    need = {"raid0": 2, "mirror": 2, "raid1": 2, "raid4": 3, "raid5": 3, "raid10": 4}[level]
+    need = {"raid0": 2, "mirror": 2, "raid1": 2, "raid4": 3, "raid5": 3, "raid6": 4,
+            "raid10": 4}[level]
     if nd < need or (level == "raid10" and nd % 2):
         raise ValueError(f"configuration {name!r}: {level} needs at least {need} disks"
                          + (" (an even number)" if level == "raid10" else ""))
