@@ -1292,7 +1292,7 @@ static int plog_open_md(struct plog *p, unsigned int nr_bufs, char **error)
 static int plog_ctr(struct rl_array *a)
 {
 	struct dm_target *ti = a->ti;
-	unsigned int nr_bufs = a->plog_opts.log_buffers ?: RL_PLOG_DEF_BUFFERS;
+	unsigned int nr_bufs = a->plog_opts.log_buffers;
 	struct plog *p;
 	u32 r;
 	int ret;
@@ -1318,6 +1318,10 @@ static int plog_ctr(struct rl_array *a)
 	ret = plog_layout(a, a->member_sectors, &p->lo, &ti->error);
 	if (ret)
 		goto bad;
+	/* by default a buffer per region, so that each can fill one */
+	if (!nr_bufs)
+		nr_bufs = clamp_t(u32, p->lo.nr_regions, RL_PLOG_DEF_BUFFERS,
+				  RL_PLOG_MAX_DEF_BUFFERS);
 	ret = -ENOMEM;
 	ti->error = "Cannot allocate plog state";
 	p->keys = kvcalloc(p->lo.nr_regions, sizeof(*p->keys), GFP_KERNEL);
