@@ -405,24 +405,33 @@ static u64 rl_plog_dist(u64 a, u64 b)
 	return a > b ? a - b : b - a;
 }
 
-/* descriptors that fit a segment's header when every record is one sector */
+/* header sectors of a segment with @m descriptors */
+static u32 rl_plog_hdr_sectors(u32 m)
+{
+	return DIV_ROUND_UP(sizeof(struct rl_plog_seg_disk) +
+			    sizeof(struct rl_plog_rec_disk) * (size_t)m,
+			    SECTOR_SIZE);
+}
+
+/*
+ * The most descriptors m such that a segment of m one-sector records fits:
+ * hdr_sectors(m) + m <= seg_sectors (the left side grows with m), capped
+ * at U16_MAX (the header's record count).
+ */
 static u32 rl_plog_max_recs(u32 seg_sectors, u32 *hdr_sectors)
 {
-	u32 m = seg_sectors - 1, h;
+	u32 lo_m = 1, hi_m = seg_sectors, mid;
 
-	for (;;) {
-		h = DIV_ROUND_UP(sizeof(struct rl_plog_seg_disk) +
-				 sizeof(struct rl_plog_rec_disk) * (size_t)m,
-				 SECTOR_SIZE);
-		if (h + m <= seg_sectors || m == 1)
-			break;
-		m = seg_sectors - h;
+	while (hi_m - lo_m > 1) {
+		mid = lo_m + (hi_m - lo_m) / 2;
+		if (rl_plog_hdr_sectors(mid) + mid <= seg_sectors)
+			lo_m = mid;
+		else
+			hi_m = mid;
 	}
-	m = min_t(u32, m, U16_MAX);
-	*hdr_sectors = DIV_ROUND_UP(sizeof(struct rl_plog_seg_disk) +
-				    sizeof(struct rl_plog_rec_disk) * (size_t)m,
-				    SECTOR_SIZE);
-	return m;
+	lo_m = min_t(u32, lo_m, U16_MAX);
+	*hdr_sectors = rl_plog_hdr_sectors(lo_m);
+	return lo_m;
 }
 
 /**
@@ -825,8 +834,9 @@ int rl_plog_seg_check(const void *seg, const struct rl_plog_layout *lo,
  * payload into the parity, OVERWRITE copies it. Call it for the region's
  * segments in order.
  *
- * Return: 0, or -EINVAL for a pending record without @recompute or a
- * record outside the region (nothing after it is applied).
+ * Return: 0, or -EINVAL for a pending record without @recompute, or a
+ * record outside the region, its chunk or the segment (the records before
+ * it are applied, none after it).
  */
 int rl_plog_apply(const struct rl_plog_layout *lo, const void *seg,
 		  void *parity, unsigned long *recompute)
@@ -843,7 +853,9 @@ int rl_plog_apply(const struct rl_plog_layout *lo, const void *seg,
 		void *src;
 
 		if (row >= lo->slice || !len ||
-		    (u64)off + len > (1U << lo->chunk_shift))
+		    (u64)off + len > (1U << lo->chunk_shift) ||
+		    le16_to_cpu(r->payload) < lo->hdr_sectors ||
+		    (u64)le16_to_cpu(r->payload) + len > lo->seg_sectors)
 			return -EINVAL;
 		if (r->state == RL_PLOG_PENDING) {
 			if (!recompute)
@@ -1163,6 +1175,9 @@ int rl_plog_md_ent_pick(const struct rl_plog_md_ent *pair, u32 region,
  * Durable state: the service (DAX).
  */
 
+#define RL_PLOG_ERR_CHANGED \
+	"plog: the table changed under an existing parity log (layout or buffers differ)"
+
 struct rl_plog_md_reg {
 	u64 gen;
 	u32 segs;
@@ -1395,7 +1410,7 @@ int rl_plog_md_open(struct rl_md *md, const struct rl_plog_layout *lo,
 	r = rl_md_area_find(md, RL_PLOG_AREA_ID, rl_plog_md_blocks(lo, nr_bufs),
 			    &pm->area);
 	if (r == -EINVAL) {
-		*error = "plog: the table changed under an existing parity log (its area has another size)";
+		*error = RL_PLOG_ERR_CHANGED;
 		r = -ESTALE;
 		goto bad;
 	} else if (r == -ENOSPC) {
@@ -1438,7 +1453,7 @@ int rl_plog_md_open(struct rl_md *md, const struct rl_plog_layout *lo,
 		for (b = 0; b < pm->nr_regions; b++)
 			pm->reg[b].gen = 1;
 	} else if (r == -ESTALE) {
-		*error = "plog: the table changed under an existing parity log (layout or buffers differ)";
+		*error = RL_PLOG_ERR_CHANGED;
 		goto bad;
 	} else if (r) {
 		*error = "plog: the parity-log area's header is corrupt";
