@@ -449,7 +449,8 @@ static u32 rl_plog_max_recs(u32 seg_sectors, u32 *hdr_sectors)
  * and G to whole log segments (at least one). A given B is rounded up to
  * a multiple of C. A track must be a multiple of the chunk, or divide it;
  * tracks are multiples of 8 sectors, a log write is at most
- * RL_PLOG_MAX_SEG sectors.
+ * RL_PLOG_MAX_SEG sectors and a chunk at most 32 MiB (a record's offset
+ * in its chunk is 16 bits).
  *
  * Return: 0 or -EINVAL.
  */
@@ -465,6 +466,10 @@ int rl_plog_layout_init(struct rl_plog_layout *lo,
 	memset(lo, 0, sizeof(*lo));
 	if (!c || !is_power_of_2(c)) {
 		*error = "plog: chunk size must be a power of two";
+		return -EINVAL;
+	}
+	if (c > U16_MAX + 1) {	/* a record's offset in the chunk is 16 bits */
+		*error = "plog: chunk size must be at most 32 MiB";
 		return -EINVAL;
 	}
 	if (n < 3) {

@@ -275,6 +275,8 @@ static const struct rl_plt_err rl_plt_errs[] = {
 	  1 << 20, "plog: log_disks must leave at least two data members" },
 	{ "chunk_not_pow2", { .nr_members = 5, .chunk_sectors = 24 }, 1 << 20,
 	  "plog: chunk size must be a power of two" },
+	{ "chunk_too_large", { .nr_members = 5, .chunk_sectors = 1 << 17 }, 1ULL << 40,
+	  "plog: chunk size must be at most 32 MiB" },
 	{ "track_odd", { .nr_members = 5, .chunk_sectors = 8, .track_sectors = 12 },
 	  1 << 20, "plog: track_sectors must be a multiple of 8 (4 KiB)" },
 	{ "track_vs_chunk", { .nr_members = 5, .chunk_sectors = 16, .track_sectors = 24 },
