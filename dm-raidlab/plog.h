@@ -290,8 +290,10 @@ void rl_plog_md_set_region(struct rl_plog_md *pm, u32 region, u64 gen,
 /*
  * Copy bytes [lo, hi) of buffer @b's image to its twin, durable on return.
  * Within a call, bytes past the fixed header land first, the segment
- * magic last; sync a record's payload before the header bytes that
- * count it (rl_plog_seg_dirty()).
+ * magic last, and a range touching the fixed header is widened to every
+ * descriptor its record count counts. Serialize a buffer's appends, state
+ * changes and syncs, and sync a record's payload before the header bytes
+ * that count it (rl_plog_seg_dirty()).
  */
 void rl_plog_md_sync(struct rl_plog_md *pm, const struct rl_plog_buf *b,
 		     unsigned int lo, unsigned int hi);
@@ -312,6 +314,15 @@ void rl_plog_md_release(struct rl_plog_md *pm, const struct rl_plog_buf *b);
  */
 /* (a copy made at open, kept until rl_plog_md_close()) */
 const void *rl_plog_md_twin(struct rl_plog_md *pm, unsigned int idx);
+/*
+ * For KUnit: the same state over @nr_blocks (== rl_plog_md_blocks())
+ * caller-provided 4 KiB RAM blocks, without a metadata device (zeroed
+ * blocks are formatted; durability points do nothing).
+ */
+int rl_plog_md_open_blocks(void *const *blk, u64 nr_blocks,
+			   const struct rl_plog_layout *lo,
+			   unsigned int nr_bufs, struct rl_plog_md **pmp,
+			   char **error);
 
 /*
  * The record area's blocks (pure, tested in dm_raidlab_plog_log):
