@@ -201,7 +201,7 @@ struct plog_cache {
 	u64 hits, misses;
 };
 
-static struct plog_cache *plog_cache_alloc(unsigned int nr)
+struct plog_cache *plog_cache_alloc(unsigned int nr)
 {
 	struct plog_cache *c;
 	unsigned int i;
@@ -214,7 +214,7 @@ static struct plog_cache *plog_cache_alloc(unsigned int nr)
 	c->nr = nr;
 	if (!nr)
 		return c;
-	c->bits = ilog2(roundup_pow_of_two(nr));
+	c->bits = max(1, ilog2(roundup_pow_of_two(nr)));	/* hash_64: bits > 0 */
 	c->mem = vmalloc(array_size(nr, PAGE_SIZE));
 	c->e = kvcalloc(nr, sizeof(*c->e), GFP_KERNEL);
 	c->hash = kvcalloc(1U << c->bits, sizeof(*c->hash), GFP_KERNEL);
@@ -232,7 +232,7 @@ static struct plog_cache *plog_cache_alloc(unsigned int nr)
 	return c;
 }
 
-static void plog_cache_free(struct plog_cache *c)
+void plog_cache_free(struct plog_cache *c)
 {
 	if (!c)
 		return;
@@ -257,9 +257,17 @@ static void *plog_cache_data(struct plog_cache *c, struct plog_centry *e)
 	return c->mem + ((size_t)(e - c->e) << PAGE_SHIFT);
 }
 
-/* Copy blocks [key, key + nr) to @dst if all are cached. */
-static bool plog_cache_get(struct plog_cache *c, u64 key, unsigned int nr,
-			   void *dst)
+/*
+ * The cache's calls (pure but for the lock; KUnit suite dm_raidlab_plog):
+ *   plog_cache_get()   copy blocks [key, key + nr) to @dst if every one is
+ *                      cached (they become the most recent), else nothing
+ *   plog_cache_put()   cache blocks [key, key + nr) from @src, evicting the
+ *                      least recently used
+ *   plog_cache_drop()  forget blocks [key, key + nr)
+ * A cache of no blocks holds nothing.
+ */
+bool plog_cache_get(struct plog_cache *c, u64 key, unsigned int nr,
+		    void *dst)
 {
 	struct plog_centry *e;
 	unsigned int i;
@@ -285,8 +293,8 @@ static bool plog_cache_get(struct plog_cache *c, u64 key, unsigned int nr,
 	return hit;
 }
 
-static void plog_cache_put(struct plog_cache *c, u64 key, unsigned int nr,
-			   const void *src)
+void plog_cache_put(struct plog_cache *c, u64 key, unsigned int nr,
+		    const void *src)
 {
 	struct plog_centry *e;
 	unsigned int i;
@@ -312,7 +320,7 @@ static void plog_cache_put(struct plog_cache *c, u64 key, unsigned int nr,
 	spin_unlock(&c->lock);
 }
 
-static void plog_cache_drop(struct plog_cache *c, u64 key, unsigned int nr)
+void plog_cache_drop(struct plog_cache *c, u64 key, unsigned int nr)
 {
 	struct plog_centry *e;
 	unsigned int i;
@@ -328,6 +336,14 @@ static void plog_cache_drop(struct plog_cache *c, u64 key, unsigned int nr)
 		e->valid = false;
 		list_move_tail(&e->lru, &c->lru);
 	}
+	spin_unlock(&c->lock);
+}
+
+void plog_cache_counts(struct plog_cache *c, u64 *hits, u64 *misses)
+{
+	spin_lock(&c->lock);
+	*hits = c->hits;
+	*misses = c->misses;
 	spin_unlock(&c->lock);
 }
 
@@ -669,18 +685,36 @@ static void plog_bio_copy(struct plog_ctx *c, bool to_bio)
 	}
 }
 
+/**
+ * plog_span() - the part of a column an access to a row touches
+ * @off: the access's first sector in the row
+ * @len: its sectors
+ * @chunk_shift: chunk = 1 << chunk_shift sectors
+ * @k: a data column
+ * @lo: set to the first sector touched within the column's chunk
+ * @hi: and the end
+ *
+ * Pure (KUnit suite dm_raidlab_plog).
+ *
+ * Return: false if the access does not touch column @k.
+ */
+bool plog_span(u32 off, u32 len, unsigned int chunk_shift, unsigned int k,
+	       u32 *lo, u32 *hi)
+{
+	u32 s = k << chunk_shift, e = s + (1U << chunk_shift);
+
+	if (off + len <= s || off >= e)
+		return false;
+	*lo = max(off, s) - s;
+	*hi = min(off + len, e) - s;
+	return true;
+}
+
 /* Sector range [*lo, *hi) of column @k the bio touches; false: none. */
 static bool plog_col_span(struct plog_ctx *c, unsigned int k, u32 *lo, u32 *hi)
 {
-	u32 cs = 1U << c->p->lo.chunk_shift;
-	u32 first = c->off, last = c->off + bio_sectors(c->bio);
-	u32 s = k * cs, e = s + cs;
-
-	if (last <= s || first >= e)
-		return false;
-	*lo = max(first, s) - s;
-	*hi = min(last, e) - s;
-	return true;
+	return plog_span(c->off, bio_sectors(c->bio), c->p->lo.chunk_shift, k,
+			 lo, hi);
 }
 
 static u64 plog_block_key(struct plog_ctx *c, unsigned int k, u32 sector)
@@ -1461,10 +1495,7 @@ static void plog_status(struct rl_array *a, status_type_t type, char *result,
 			max_fill = max(max_fill, fill);
 		}
 		mutex_unlock(&p->lock);
-		spin_lock(&p->cache->lock);
-		hits = p->cache->hits;
-		misses = p->cache->misses;
-		spin_unlock(&p->cache->lock);
+		plog_cache_counts(p->cache, &hits, &misses);
 		DMEMIT(" plog %u %u.%03u %u %u %u %u %u %llu %s %llu",
 		       lo->l, lo->a_milli / 1000, lo->a_milli % 1000, lo->k,
 		       lo->nr_regions, lo->slice, lo->sublog, lo->seg_sectors,

@@ -84,27 +84,42 @@ void plog_region_ops_free(struct plog *p)
 	bitmap_free(p->recompute);
 }
 
-/* p->slot_row[s]: the row that slot s of region @r's slice on @m holds. */
-static void plog_slot_rows(struct plog *p, u32 r, unsigned int m)
+/**
+ * plog_fill_slot_rows() - which row each slot of a member's slice holds
+ * @lo: the layout
+ * @r: a region
+ * @m: one of its data members
+ * @slot_row: S entries: the row of slot s (data or parity chunk), or
+ *	U32_MAX for a slot no row uses
+ *
+ * Pure (KUnit suite dm_raidlab_plog).
+ */
+void plog_fill_slot_rows(const struct rl_plog_layout *lo, u32 r,
+			 unsigned int m, u32 *slot_row)
 {
-	const struct rl_plog_layout *lo = &p->lo;
 	u64 start = rl_plog_region_start(lo, m, r);
 	struct rl_plog_loc loc;
 	unsigned int k;
 	u32 i;
 
 	for (i = 0; i < lo->slice; i++)
-		p->slot_row[i] = U32_MAX;
+		slot_row[i] = U32_MAX;
 	for (i = 0; i < lo->slice; i++) {
 		for (k = 0; k < lo->g - 1; k++) {
 			rl_plog_row_loc(lo, r, i, k, &loc);
 			if (loc.member == m && loc.mchunk - start < lo->slice)
-				p->slot_row[loc.mchunk - start] = i;
+				slot_row[loc.mchunk - start] = i;
 			if (!k && loc.pmember == m &&
 			    loc.pchunk - start < lo->slice)
-				p->slot_row[loc.pchunk - start] = i;
+				slot_row[loc.pchunk - start] = i;
 		}
 	}
+}
+
+/* p->slot_row[s]: the row that slot s of region @r's slice on @m holds. */
+static void plog_slot_rows(struct plog *p, u32 r, unsigned int m)
+{
+	plog_fill_slot_rows(&p->lo, r, m, p->slot_row);
 }
 
 /* Slots [s0, s0 + n) of region @r's slice on @m, from or into the stage. */
