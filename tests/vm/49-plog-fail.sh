@@ -6,7 +6,8 @@
 # (reads rebuilt from the row, writes served read-modify-write), and after
 # a spare rebuilt the failed member; a reassembly from the DAX metadata
 # reads the same, and so does a crash image (the logs in the DAX twins and
-# on disk replayed). Table lines that must be refused are refused with the
+# on disk replayed). The same writes check out with write-intent
+# durability (journal off) and without metadata. Table lines that must be refused are refused with the
 # reason in the kernel log.
 # vm-opts: --disks 6 --disk-size 256M --timeout 1500
 . "$RL_TESTS/lib.sh"
@@ -136,6 +137,29 @@ log "status after replay: $(dm_status arr)"
 check "no log left after the replay" test "$(plog_field arr 16)" = 0
 check "data verifies after the replay" fio_verify /dev/mapper/arr 16M
 check "check after the replay: 0" test "$(rl_scrub arr check 300)" = 0
+dm_remove arr
+
+# ----------------------------------------- write intent, no metadata ---
+fresh
+check "plog with journal off" dm_create arr \
+	"0 $LEN raidlab plog 6 chunk_size 64 metadata $PM journal off 5 $M5"
+check "durability is intent" test "$(plog_field arr 9)" = intent
+check "resync finishes" rl_wait_sync arr 600
+FIO_RUNTIME=10 check "randwrite 4k verifies" fio_write_then_verify /dev/mapper/arr 16M
+n=$(plog_field arr 16)
+d=$(rl_md arr | cut -d' ' -f3)
+log "intent: $n regions with a log, $d dirty intent regions"
+check "regions with a log hold intent bits" test "$n" -gt 0 -a "$d" -gt 0
+check "reintegrate" dm_message arr reintegrate
+check "check after reintegration: 0" test "$(rl_scrub arr check 300)" = 0
+dm_remove arr
+
+fresh
+check "plog without metadata" dm_create arr "0 $LEN raidlab plog 2 chunk_size 64 5 $M5"
+check "durability is none" test "$(plog_field arr 9)" = none
+check "resync finishes" rl_wait_sync arr 600
+FIO_RUNTIME=10 check "randwrite 4k verifies" fio_write_then_verify /dev/mapper/arr 16M
+check "check without reintegrating first: 0" test "$(rl_scrub arr check 300)" = 0
 dm_remove arr
 
 finish
