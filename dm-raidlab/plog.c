@@ -852,7 +852,13 @@ static blk_status_t plog_write_log(struct plog_ctx *c)
 	if (held)
 		rl_md_intent_end(a->md, region);
 
-	for (k = 0; k < gd && !full; k++) {
+	for (k = 0; k < gd; k++) {
+		if (full) {
+			/* not kept (a full row is seldom rewritten in part soon) */
+			plog_cache_drop(p->cache, plog_block_key(c, k, 0),
+					cs >> PLOG_BLOCK_SHIFT);
+			continue;
+		}
 		if (!plog_col_span(c, k, &lo, &hi))
 			continue;
 		rlo = round_down(lo, 1U << PLOG_BLOCK_SHIFT);

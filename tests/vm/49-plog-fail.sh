@@ -152,6 +152,22 @@ log "intent: $n regions with a log, $d dirty intent regions"
 check "regions with a log hold intent bits" test "$n" -gt 0 -a "$d" -gt 0
 check "reintegrate" dm_message arr reintegrate
 check "check after reintegration: 0" test "$(rl_scrub arr check 300)" = 0
+# small writes (their blocks in the data cache), full rows over them, then
+# small writes again: their prereads must not come from a stale cache
+hot() {
+	fio --name="$1" --filename=/dev/mapper/arr --size=8M --offset=16M --rw=randwrite \
+		--bs=4k --ioengine=libaio --iodepth=8 --direct=1 --norandommap --randrepeat=0 \
+		--runtime="$2" --time_based --output="$RL_OUT/$1.txt" >/dev/null 2>&1
+}
+check "hot small writes" hot hot1 4
+check "full rows over them" fio --name=rows --filename=/dev/mapper/arr --size=8M \
+	--offset=16M --rw=write --bs=96k --ioengine=libaio --iodepth=4 --direct=1 \
+	--output="$RL_OUT/rows.txt"
+check "hot small writes again" hot hot2 4
+log "cache: $(plog_field arr 19) hits, $(plog_field arr 20) misses"
+check "the data cache was used" test "$(plog_field arr 19)" -gt 0
+check "reintegrate" dm_message arr reintegrate
+check "check after small writes over full rows: 0" test "$(rl_scrub arr check 300)" = 0
 dm_remove arr
 
 fresh
