@@ -465,9 +465,14 @@ static void plog_twin_sync(struct plog *p, struct rl_plog_buf *b,
 	rl_plog_md_sync(p->pm, b, 0, hdr_hi);
 }
 
-/* Append the context's record PENDING to its region's log. */
-static void plog_append(struct plog_ctx *c, enum rl_plog_rec_type type,
-			u32 off, u32 len, const void *payload)
+/*
+ * Append the context's record PENDING to its region's log. Returns
+ * -EAGAIN, nothing appended, if a member of the region became unreadable
+ * meanwhile: buffers bound for a lost sublog never free, and the region
+ * is to be fixed up and served DIRECT instead.
+ */
+static int plog_append(struct plog_ctx *c, enum rl_plog_rec_type type,
+		       u32 off, u32 len, const void *payload)
 {
 	struct plog *p = c->p;
 	struct plog_region *rg = &p->reg[c->region];
@@ -476,6 +481,10 @@ static void plog_append(struct plog_ctx *c, enum rl_plog_rec_type type,
 
 	mutex_lock(&p->lock);
 	for (;;) {
+		if (rl_unreadable_at(p->a, p->keys[c->region])) {
+			mutex_unlock(&p->lock);
+			return -EAGAIN;
+		}
 		b = rg->cur;
 		if (!b) {
 			if (rg->next_seg >= p->lo.segs) {
@@ -510,6 +519,7 @@ static void plog_append(struct plog_ctx *c, enum rl_plog_rec_type type,
 	c->buf = b;
 	c->rec = idx;
 	mutex_unlock(&p->lock);
+	return 0;
 }
 
 /* The context's data write has ended: its record counts. */
@@ -757,7 +767,10 @@ static int plog_log_intent(struct plog_ctx *c, bool *held)
 	return 0;
 }
 
-/* A write in a LOG region. BLK_STS_AGAIN: a preread failed, serve again. */
+/*
+ * A write in a LOG region. BLK_STS_AGAIN: nothing was written (a preread
+ * failed, or a member became unreadable before the append): serve again.
+ */
 static blk_status_t plog_write_log(struct plog_ctx *c)
 {
 	struct plog *p = c->p;
@@ -824,8 +837,14 @@ static blk_status_t plog_write_log(struct plog_ctx *c)
 
 	if (plog_log_intent(c, &held))
 		return BLK_STS_IOERR;
-	plog_append(c, full ? RL_PLOG_OVERWRITE : RL_PLOG_UPDATE, hlo,
-		    hhi - hlo, c->delta + (hlo << SECTOR_SHIFT));
+	if (held)
+		region = rl_md_region(rl_md_state(a->md), p->keys[c->region]);
+	if (plog_append(c, full ? RL_PLOG_OVERWRITE : RL_PLOG_UPDATE, hlo,
+			hhi - hlo, c->delta + (hlo << SECTOR_SHIFT))) {
+		if (held)
+			rl_md_intent_end(a->md, region);
+		return BLK_STS_AGAIN;	/* nothing written: serve it DIRECT */
+	}
 	if (held) {
 		/* the first record of the region keeps the reference */
 		mutex_lock(&p->lock);
@@ -834,7 +853,6 @@ static blk_status_t plog_write_log(struct plog_ctx *c)
 			held = false;
 		}
 		mutex_unlock(&p->lock);
-		region = rl_md_region(rl_md_state(a->md), p->keys[c->region]);
 	}
 
 	plog_iog_init(&g);

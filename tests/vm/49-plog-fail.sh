@@ -104,6 +104,27 @@ check "data verifies after reassembly" fio_verify /dev/mapper/arr 32M
 check "check after reassembly: 0" test "$(rl_scrub arr check 300)" = 0
 dm_remove arr
 
+# ------------------------------------------------------ fail under load ---
+# two log buffers and 16 KiB segments: writers wait for buffers when the
+# member fails; the spare is rebuilt while the writes go on
+fresh
+check "plog with two log buffers and a spare" dm_create arr2 \
+	"0 $LEN raidlab plog 10 chunk_size 16 track_sectors 32 log_buffers 2 metadata $PM spare $(disk 5) 5 $M5"
+check "resync finishes" rl_wait_sync arr2 600
+(FIO_RUNTIME=15 FIO_IODEPTH=16 fio_write /dev/mapper/arr2 16M >/tmp/bg.log 2>&1
+	echo $? >/tmp/bg.rc) &
+sleep 5
+check "fail member 3 under load" dm_message arr2 fail 3
+wait
+cat /tmp/bg.log
+check "the writes through the failure completed" test "$(cat /tmp/bg.rc)" = 0
+check "rebuild finishes" rl_wait_sync arr2 600
+check "health AAAAA" test "$(rl_health arr2)" = AAAAA
+log "status: $(dm_status arr2)"
+check "the writes verify" fio_verify /dev/mapper/arr2 16M
+check "check after the rebuild: 0" test "$(rl_scrub arr2 check 300)" = 0
+dm_remove arr2
+
 # ------------------------------------------------------------- replay ---
 # A crash image: the members' used start and the pmem copied while the
 # array is live, records in its DAX twins and segments on disk. Loaded
