@@ -538,6 +538,26 @@ static void plog_commit(struct plog_ctx *c)
 }
 
 /*
+ * Flush the volatile caches of region @r's data members: a record on disk
+ * (or applied) must not describe a data write a crash can still undo.
+ */
+void plog_flush_data(struct plog *p, u32 r)
+{
+	struct rl_array *a = p->a;
+	struct dm_dev *dev;
+	unsigned int t, m;
+
+	for (t = 0; t < p->lo.g; t++) {
+		m = rl_plog_data_member(&p->lo, r, t);
+		dev = READ_ONCE(a->members[m].dev);
+		if (!dev || rl_member_failed(a, m))
+			continue;
+		if (blkdev_issue_flush(dev->bdev))
+			rl_member_fail(a, m, "flush failed");
+	}
+}
+
+/*
  * The log writer: write each sealed buffer whose records are all
  * committed, as its region's next segment on disk, one at a time.
  */
@@ -580,6 +600,8 @@ static void plog_log_work(struct work_struct *ws)
 		rl_plog_seg_seal(b->seg, &p->lo);
 		mutex_unlock(&p->lock);
 
+		/* the data its records describe is durable before they are */
+		plog_flush_data(p, b->region);
 		plog_iog_init(&g);
 		plog_io(p, &g, m, REQ_OP_WRITE | REQ_FUA, msector, b->seg,
 			p->lo.seg_sectors, RL_FG, RL_PARITY_WRITE);

@@ -127,6 +127,7 @@ void plog_wait_locked(struct plog *p);
 void plog_buf_drop(struct plog *p, struct rl_plog_buf *b);
 void plog_want_reint(struct plog *p, u32 r);
 void plog_detach_cur(struct plog *p, u32 r);
+void plog_flush_data(struct plog *p, u32 r);
 
 /* pure helpers, KUnit suite dm_raidlab_plog */
 bool plog_span(u32 off, u32 len, unsigned int chunk_shift, unsigned int k,
