@@ -74,7 +74,7 @@ def test_plog_preset_plan():
     assert sum(c.level == "plog" for c in p.configs) == 2
     text = plan.plan_text(p)
     lines = text.splitlines()
-    for want in ("set procs 15", "set ramp 15", "set member_mb 64", "set disk_model lightning"):
+    for want in ("set procs 15", "set ramp 20", "set member_mb 64", "set disk_model lightning"):
         assert want in lines
     # Figure 12's 48-sector tracks go to plog
     plogs = [ln for ln in lines if ln.startswith("config rl-plog")]

@@ -235,7 +235,7 @@ PRESETS["plog"] = dict(
     configs=["rl-raid0", "rl-mirror", "rl-raid5", "rl-plog[L=1,A=1,K=1,cache=0]",
              "rl-plog[L=1,A=1,K=1,cache=8192]", "md-raid5"],
     workloads=["4k-w", "4k-w-ws32m"],
-    ladder=[1], refine=0, runtime=30, procs=15, ramp=15, disks=5, member_mb=64,
+    ladder=[1], refine=0, runtime=30, procs=15, ramp=20, disks=5, member_mb=64,
     disk_model="lightning", time_scale="2", chunk_kb=64)
 PRESETS["full"] = dict(
     doc="everything: chen-fig5 + chen-fig9 + airline over every configuration",
