@@ -68,8 +68,10 @@ def test_plog_preset_plan():
     p = plan.build(pre["configs"], pre["workloads"], pre["ladder"], pre["refine"],
                    pre["runtime"], disks=pre["disks"], disk_model=pre["disk_model"],
                    time_scale=pre["time_scale"], procs=pre["procs"], ramp=pre["ramp"],
-                   member_mb=pre["member_mb"])
+                   member_mb=pre["member_mb"], chunk_kib=pre["chunk_kb"])
     names = [c.name for c in p.configs]
+    # plog's chunk (8 KiB) divides the 48-sector track
+    assert all(48 % (c.chunk_kib * 2) == 0 for c in p.configs)
     assert names[0] == "rl-raid0" and "md-raid5" in names and "rl-mirror" in names
     assert sum(c.level == "plog" for c in p.configs) == 2
     text = plan.plan_text(p)
@@ -105,12 +107,12 @@ def test_cli_dry_run_plog_preset():
     r = subprocess.run([sys.executable, str(ROOT / "tools" / "raidlab"), "bench", "--preset",
                         "plog", "--dry-run"], capture_output=True, text=True, check=True)
     assert "set procs 15" in r.stdout and "set time_scale 2" in r.stdout
-    assert "config md-raid5 md raid5 5 64" in r.stdout
+    assert "config md-raid5 md raid5 5 8" in r.stdout
     # command-line options still override the preset's
     r = subprocess.run([sys.executable, str(ROOT / "tools" / "raidlab"), "bench", "--preset",
                         "plog", "--disks", "6", "--procs", "6", "--time-scale", "1",
                         "--dry-run"], capture_output=True, text=True, check=True)
-    assert "set procs 6" in r.stdout and "config md-raid5 md raid5 6 64" in r.stdout
+    assert "set procs 6" in r.stdout and "config md-raid5 md raid5 6 8" in r.stdout
     assert "set time_scale 1" in r.stdout
 
 

@@ -26,10 +26,13 @@
 #   rl_plog NAME K                      K-th field after the word "plog" of the
 #                                       status (1 = L ... 8 = capacity_sectors ...
 #                                       14 = pool_waits 15 = reintegrations)
-#   rl_plog_create NAME CHUNK DEV...    plog at its own capacity: created at one
-#                                       chunk's length to read capacity_sectors,
-#                                       removed, created again at the capacity
-#                                       rounded down to CHUNK (RL_OPTS as rl_table)
+#   rl_plog_create NAME CHUNK DEV...    a new plog at its own capacity: created at
+#                                       one chunk's length to read capacity_sectors,
+#                                       removed (a metadata device in RL_OPTS and
+#                                       the members' first MiB blanked), created
+#                                       again at the capacity rounded down to CHUNK
+#                                       (RL_OPTS as rl_table); reassemble an
+#                                       existing one with RL_LEN=... rl_create
 
 # data columns of a row
 rl_ncols() {
@@ -149,6 +152,15 @@ rl_plog_create() {
 	RL_LEN=$_pc rl_create "$_pn" plog "$_pc" "$@" || return 1
 	_pcap=$(rl_plog "$_pn" 8)
 	dm_remove "$_pn" || return 1
+	# a metadata device now describes a one-chunk array ("Metadata
+	# describes another length"): blank it, and the members' superblocks
+	_pmd=$(echo " $RL_OPTS " | sed -n 's/.* metadata \([^ ]*\) .*/\1/p')
+	if [ -n "$_pmd" ]; then
+		wipe "$_pmd" 4 || return 1
+		for _pd in "$@"; do
+			dd if=/dev/zero of="$_pd" bs=1M count=1 conv=fsync 2>/dev/null || return 1
+		done
+	fi
 	case $_pcap in
 	'' | *[!0-9]*)
 		echo "rl_plog_create: no capacity_sectors in the status ('$_pcap')"

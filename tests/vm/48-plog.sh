@@ -1,0 +1,199 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Parity logging (plog, paper 000) over 5 lab disks (16 MiB of each,
+# through dm-linear), with the metadata on pmem (logs on pmem), then on a
+# plain disk through dm-bufio (write-intent, parity recomputed for dirty
+# regions): the capacity read from the status of a one-chunk array, fio
+# write + verify over the whole array (random 4 KiB, mixed sizes, full
+# rows), log buffers few enough that writes wait for one (pool_waits > 0)
+# and logs small enough that regions fill and are reintegrated
+# (reintegrations > 0); "reintegrate" empties every log and "check" then
+# finds 0 mismatches; removed and created again, the data verifies and
+# check finds 0. Refused tables with their messages. Negative control:
+# garbage written under the array onto a member makes check report
+# mismatches (and repair clears them).
+# vm-opts: --disks 6 --timeout 1500
+. "$RL_TESTS/lib.sh"
+. "$RL_TESTS/raidlab.sh"
+need_raidlab
+
+PM=$(pmem_dev)
+MB=16				# MiB of each member the array uses
+CH=16				# chunk: 8 KiB; a row holds 3 data chunks (24 KiB)
+NM=5
+# 16 KiB log segments (track_sectors 32, K = 1): about 3 records of 4 KiB
+# each, so that a region's sublog fills after a few hundred writes; two
+# log buffers for the whole array, so that writes wait for one
+PLOG_OPTS="log_disks 1 log_ratio 1 log_tracks 1 track_sectors 32 log_buffers 2"
+
+# the first MB MiB of each of the first NM disks, /dev/mapper/w0..
+MEMBERS=
+i=0
+while [ $i -lt $NM ]; do
+	dm_create "w$i" "0 $((MB * 2048)) linear $(disk $i) 0" || die "dm-linear over $(disk $i)"
+	MEMBERS="$MEMBERS${MEMBERS:+ }/dev/mapper/w$i"
+	i=$((i + 1))
+done
+MDDISK=$(disk 5)
+# MiB of the metadata device a crash copy keeps: all of the pmem (256 MiB
+# in the lab; where its record area lies is the module's business), as
+# much of the head of the bufio disk
+MDMB=$(($(sectors "$PM") / 2048))
+
+pf() { rl_plog p "$1"; }	# K-th plog status field
+refused() { dm_refused raidlab "$@"; }
+
+# create MDDEV: a new plog over MEMBERS with its metadata on MDDEV, at its
+# own capacity (LEN: its length); waits for the initial resync
+create() {
+	RL_OPTS="$PLOG_OPTS metadata $1" rl_plog_create p $CH $MEMBERS || return 1
+	LEN=$(sectors /dev/mapper/p)
+	rl_wait_sync p 600
+}
+
+# assemble MDDEV: the same table again (reassembly from the metadata)
+assemble() {
+	RL_LEN=$LEN RL_OPTS="$PLOG_OPTS metadata $1" rl_create p plog $CH $MEMBERS || return 1
+	rl_wait_sync p 600
+}
+
+# the array's length in bytes (fio --size)
+bytes() { echo $(($(sectors /dev/mapper/p) * 512)); }
+
+# crash_at_rest NAME MDDEV: a crash while the logs hold records. The array
+# is suspended (no I/O in flight), the members and the metadata device are
+# copied, the array is removed (what its destructor writes is overwritten
+# next), the copies are put back and the array is assembled from them: a
+# state a crash at that moment leaves, DAX included (the lab's pmem is a
+# shared file mapping: no store is lost, so this tests the recovery of the
+# logs, not the flushing of the stores).
+crash_at_rest() {
+	dm_suspend p || return 1
+	_i=0
+	while [ $_i -lt $NM ]; do
+		dd if=/dev/mapper/w$_i of=/tmp/crash.w$_i bs=1M iflag=direct 2>/dev/null || return 1
+		_i=$((_i + 1))
+	done
+	dd if="$2" of=/tmp/crash.md bs=1M count=$MDMB 2>/dev/null || return 1
+	dm_remove p || return 1
+	_i=0
+	while [ $_i -lt $NM ]; do
+		dd if=/tmp/crash.w$_i of=/dev/mapper/w$_i bs=1M oflag=direct conv=fsync \
+			2>/dev/null || return 1
+		rm -f /tmp/crash.w$_i
+		_i=$((_i + 1))
+	done
+	dd if=/tmp/crash.md of="$2" bs=1M conv=fsync 2>/dev/null || return 1
+	rm -f /tmp/crash.md
+	log "$1: crash state restored ($NM members, $MDMB MiB of $2)"
+}
+
+# full-row writes: 24 KiB at row boundaries (3 data chunks of 8 KiB)
+ROW_BS=$(((NM - 2) * CH / 2))k
+
+# round NAME MDDEV: the whole scenario on one metadata backend
+round() {
+	_n=$1
+	_md=$2
+	wipe "$_md" 4 || die "wipe $_md"
+	check "$_n: created at its capacity" create "$_md"
+	log "$_n: $(dmsetup table p)"
+	log "$_n: $(dmsetup status p)"
+	_cap=$(pf 8)
+	_len=$(sectors /dev/mapper/p)
+	check "$_n: length = capacity rounded down to a chunk ($_len of $_cap)" \
+		test "$_len" -eq $(((_cap / CH) * CH)) -a "$_len" -gt 0
+	check "$_n: L=1 K=1 in the status" test "$(pf 1) $(pf 3)" = "1 1"
+	check "$_n: segments of one 32-sector track" test "$(pf 7)" = 32
+	check "$_n: durability reported ($(pf 9))" test -n "$(pf 9)"
+	_sz=$(bytes)
+
+	FIO_IODEPTH=16 FIO_RUNTIME=40 check "$_n: random 4 KiB writes over the whole array verify" \
+		fio_write_then_verify /dev/mapper/p "$_sz" --norandommap --randrepeat=0
+	_l=$(pf 16)
+	check "$_n: regions hold logs after the writes ($_l)" test "$_l" -gt 0
+	check "$_n: crash at rest with logs in $_l regions" crash_at_rest "$_n" "$_md"
+	check "$_n: assembled from the crash state" assemble "$_md"
+	check "$_n: data verifies after the crash" fio_verify /dev/mapper/p "$_sz"
+	_m=$(rl_scrub p check 300)
+	check "$_n: check after the crash finds 0 mismatches ($_m)" test "$_m" = 0
+	FIO_IODEPTH=8 FIO_RUNTIME=25 check "$_n: mixed sizes (2-48 KiB) verify" \
+		fio_write_then_verify /dev/mapper/p "$_sz" --bssplit=2k/20:4k/30:8k/20:24k/15:48k/15 \
+		--blockalign=2k --norandommap --randrepeat=0
+	FIO_IODEPTH=8 FIO_RUNTIME=20 FIO_BS=$ROW_BS check "$_n: full-row writes ($ROW_BS) verify" \
+		fio_write_then_verify /dev/mapper/p "$_sz" --blockalign="$ROW_BS" --norandommap
+	log "$_n: $(dmsetup status p)"
+	_w=$(pf 14)
+	_r=$(pf 15)
+	check "$_n: writes waited for a log buffer (pool_waits $_w)" test "$_w" -gt 0
+	check "$_n: full regions were reintegrated (reintegrations $_r)" test "$_r" -gt 0
+	check "$_n: pool's low-water mark within the pool ($(pf 13) of $(pf 11))" \
+		test "$(pf 13)" -le "$(pf 11)"
+	check "$_n: plog_regions message" dm_message p plog_regions
+	check "$_n: reintegrate message" dm_message p reintegrate
+	_i=0
+	while [ "$(pf 16)" != 0 ] && [ $_i -lt 300 ]; do
+		sleep 0.2
+		_i=$((_i + 1))
+	done
+	check "$_n: no region holds a log after reintegrate ($(pf 16))" test "$(pf 16)" = 0
+	check "$_n: more reintegrations after it ($(pf 15) > $_r)" test "$(pf 15)" -gt "$_r"
+	_m=$(rl_scrub p check 300)
+	check "$_n: check after reintegrate finds 0 mismatches ($_m)" test "$_m" = 0
+
+	# writes after reintegrate: their logs stay, then the array goes away
+	FIO_IODEPTH=8 FIO_RUNTIME=15 check "$_n: more 4 KiB writes verify" \
+		fio_write_then_verify /dev/mapper/p "$_sz" --norandommap --randrepeat=0
+	_l=$(pf 16)
+	log "$_n: regions with a log before removal: $_l"
+	check "$_n: removed" dm_remove p
+	check "$_n: created again from the same table" assemble "$_md"
+	check "$_n: data verifies after reassembly" fio_verify /dev/mapper/p "$_sz"
+	_m=$(rl_scrub p check 300)
+	check "$_n: check after reassembly finds 0 mismatches ($_m)" test "$_m" = 0
+}
+
+round pmem "$PM"
+check "pmem: removed" dm_remove p
+round bufio "$MDDISK"
+
+# ---- negative control: garbage under the array, on a member ---------------
+check "control: reintegrated" dm_message p reintegrate
+check "control: removed" dm_remove p
+# 1 MiB at 8 MiB of member 2: a region's slice or sublog there spans at
+# most about 16 MiB / B (B ~ 32 regions, ~0.5 MiB), so the 1 MiB holds data
+# or parity of some region whatever the layout
+dd if=/dev/urandom of=/dev/mapper/w2 bs=64k seek=128 count=16 oflag=direct conv=fsync \
+	2>/dev/null || die "garbage onto w2"
+check "control: created again" assemble "$MDDISK"
+_m=$(rl_scrub p check 300)
+check "control: check finds the garbage ($_m mismatches)" test "${_m:-0}" -gt 0
+_m=$(rl_scrub p repair 300)
+log "control: repair: $_m"
+_m=$(rl_scrub p check 300)
+check "control: check after repair finds 0 ($_m)" test "$_m" = 0
+check "control: removed" dm_remove p
+
+# ---- refused tables ---------------------------------------------------------
+M=$MEMBERS
+L1="0 $CH raidlab plog"
+refused "$L1 4 chunk_size $CH log_disks 0 5 $M" "$MSG_LOG_DISKS"
+refused "$L1 4 chunk_size $CH log_disks 4 5 $M" "$MSG_LOG_DISKS"
+refused "$L1 4 chunk_size $CH log_disks x 5 $M" "$MSG_LOG_DISKS"
+refused "$L1 4 chunk_size $CH log_ratio abc 5 $M" "$MSG_LOG_RATIO"
+refused "$L1 4 chunk_size $CH log_ratio 1.2.3 5 $M" "$MSG_LOG_RATIO"
+refused "$L1 4 chunk_size $CH log_ratio 0 5 $M" "$MSG_LOG_RATIO"
+refused "$L1 4 chunk_size $CH log_tracks 0 5 $M" "$MSG_LOG_TRACKS"
+refused "$L1 4 chunk_size $CH data_cache x 5 $M" "$MSG_DATA_CACHE"
+refused "0 $CH raidlab raid5 4 chunk_size $CH log_disks 1 5 $M" "$MSG_OTHER_SCHEME"
+refused "0 $CH raidlab raid0 4 chunk_size $CH data_cache 0 5 $M" "$MSG_OTHER_SCHEME"
+refused "0 $CH raidlab mirror 4 chunk_size $CH log_ratio 1 2 /dev/mapper/w0 /dev/mapper/w1" \
+	"$MSG_OTHER_SCHEME"
+
+i=0
+while [ $i -lt $NM ]; do
+	dm_remove "w$i"
+	i=$((i + 1))
+done
+finish
