@@ -176,10 +176,19 @@ check "control: check after repair finds 0 ($_m)" test "$_m" = 0
 check "control: removed" dm_remove p
 
 # ---- refused tables ---------------------------------------------------------
+# the kernel's messages (grep patterns after "raidlab: ")
+MSG_LOG_DISKS="Invalid log_disks"
+MSG_FEW_DATA="plog: log_disks must leave at least two data members"
+MSG_LOG_RATIO="Invalid log_ratio"
+MSG_LOG_TRACKS="Invalid log_tracks"
+MSG_DATA_CACHE="Invalid data_cache"
+MSG_TRACK="plog: track_sectors must be a multiple of 8 (4 KiB)"
+MSG_OTHER_SCHEME=".*needs scheme plog"
 M=$MEMBERS
 L1="0 $CH raidlab plog"
 refused "$L1 4 chunk_size $CH log_disks 0 5 $M" "$MSG_LOG_DISKS"
-refused "$L1 4 chunk_size $CH log_disks 4 5 $M" "$MSG_LOG_DISKS"
+refused "$L1 4 chunk_size $CH log_disks 4 5 $M" "$MSG_FEW_DATA"
+refused "$L1 4 chunk_size $CH track_sectors 12 5 $M" "$MSG_TRACK"
 refused "$L1 4 chunk_size $CH log_disks x 5 $M" "$MSG_LOG_DISKS"
 refused "$L1 4 chunk_size $CH log_ratio abc 5 $M" "$MSG_LOG_RATIO"
 refused "$L1 4 chunk_size $CH log_ratio 1.2.3 5 $M" "$MSG_LOG_RATIO"

@@ -196,8 +196,15 @@ create() { # CID KIND LEVEL NDISKS CHUNK_KB [WORD...]
 		if [ "$3" = plog ]; then
 			# its capacity is its own (regions, sublogs): discovered
 			# shellcheck disable=SC2086
-			RL_OPTS=$_o rl_plog_create bench $(($5 * 2)) $MEMBERS ||
-				die "bench: create raidlab plog over $MEMBERS ($_o)"
+			if ! RL_OPTS=$_o rl_plog_create bench $(($5 * 2)) $MEMBERS; then
+				# without assume_clean: an initial resync, waited for
+				dmesg | tail -n 2
+				_o=${_o#assume_clean}
+				# shellcheck disable=SC2086
+				RL_OPTS=$_o rl_plog_create bench $(($5 * 2)) $MEMBERS ||
+					die "bench: create raidlab plog over $MEMBERS ($_o)"
+				rl_wait_sync bench 1800 || die "bench: plog resync did not end"
+			fi
 			say "plog $CUR: L A K B S G seg cap = $(rl_plog bench 1) $(rl_plog bench 2)" \
 				"$(rl_plog bench 3) $(rl_plog bench 4) $(rl_plog bench 5) $(rl_plog bench 6)" \
 				"$(rl_plog bench 7) $(rl_plog bench 8)"
