@@ -5,8 +5,8 @@
  *
  * <scheme> <#opt_args> [<opt_args>...] <#devs> <dev_path>...
  *
- *   <scheme>        raid0 | mirror | raid4 | raid5
- *   <#opt_args>     number of words that follow as optional arguments, 0 .. 23
+ *   <scheme>        raid0 | mirror | raid4 | raid5 | plog
+ *   <#opt_args>     number of words that follow as optional arguments, 0 .. 37
  *   <opt_args>      any of, each at most once (spare: up to 4 times):
  *                     chunk_size <sectors>    power of two, 8 .. 2^21
  *                                             (parity schemes: .. 2048)
@@ -36,6 +36,24 @@
  *                                             two, >= chunk_size (needs
  *                                             metadata; default: at most
  *                                             65536 regions)
+ *                   plog only (plog.h; each refused for other schemes):
+ *                     log_disks <L>           log members per region,
+ *                                             1 .. members - 2 (default:
+ *                                             the paper's balance rule)
+ *                     log_ratio <A>           log to parity size, a
+ *                                             decimal with up to three
+ *                                             places, 0.001 .. 64
+ *                                             (default 1)
+ *                     log_tracks <K>          tracks per log write, 1 .. 64
+ *                     track_sectors <n>       sectors a track, 8 .. 8192
+ *                                             (K * n <= 8192)
+ *                     regions <B>             parity-log regions, 1 .. 65536
+ *                                             (default: sqrt(tracks / K))
+ *                     log_buffers <n>         log buffers in the pool,
+ *                                             2 .. 1024 (default 16)
+ *                     data_cache <blocks>     4 KiB blocks of recently
+ *                                             written data, 0 .. 65536
+ *                                             (default 256; 0: none)
  *   <#devs>         number of member devices
  *   <dev_path>      member device, or "-" for a missing one: it starts
  *                   failed (not raid0, and no more of them than the scheme
@@ -45,6 +63,7 @@
 #include <linux/log2.h>
 #include <linux/string.h>
 
+#include "plog.h"
 #include "raidlab.h"
 
 static const struct rl_scheme_ops *const rl_schemes[] = {
@@ -52,6 +71,7 @@ static const struct rl_scheme_ops *const rl_schemes[] = {
 	&rl_mirror_ops,
 	&rl_raid4_ops,
 	&rl_raid5_ops,
+	&rl_plog_ops,
 };
 
 const struct rl_scheme_ops *rl_scheme_find(const char *name)
@@ -62,6 +82,98 @@ const struct rl_scheme_ops *rl_scheme_find(const char *name)
 		if (!strcmp(rl_schemes[i]->name, name))
 			return rl_schemes[i];
 	return NULL;
+}
+
+/**
+ * rl_parse_log_ratio() - parse a decimal with up to three places
+ * @s: the word, e.g. "1", "0.5", "2.25"
+ * @milli: result, in thousandths
+ *
+ * Return: 0, or -EINVAL for anything else (signs, exponents, more than
+ * three places, no digits, zero, more than RL_PLOG_MAX_RATIO).
+ */
+int rl_parse_log_ratio(const char *s, unsigned int *milli)
+{
+	unsigned int whole = 0, frac = 0, places = 0, digits = 0;
+
+	for (; *s >= '0' && *s <= '9'; s++, digits++) {
+		whole = whole * 10 + (*s - '0');
+		if (whole > RL_PLOG_MAX_RATIO / 1000)
+			return -EINVAL;
+	}
+	if (*s == '.') {
+		for (s++; *s >= '0' && *s <= '9'; s++, places++) {
+			if (places == 3)
+				return -EINVAL;
+			frac = frac * 10 + (*s - '0');
+		}
+		if (!places)
+			return -EINVAL;
+	}
+	if (*s || !digits)
+		return -EINVAL;
+	while (places++ < 3)
+		frac *= 10;
+	*milli = whole * 1000 + frac;
+	if (!*milli || *milli > RL_PLOG_MAX_RATIO)
+		return -EINVAL;
+	return 0;
+}
+
+/* The plog scheme's options: a table, each with its own refusal. */
+struct rl_plog_opt {
+	const char *name;
+	struct dm_arg range;
+	size_t offset;			/* in struct rl_plog_opts */
+	const char *dup;
+	const char *refused;		/* for other schemes */
+};
+
+#define RL_PLOG_OPT(n, lo, hi)						\
+	{ #n, { lo, hi, "Invalid " #n }, offsetof(struct rl_plog_opts, n), \
+	  "Duplicate " #n, #n " needs the plog scheme" }
+
+static const struct rl_plog_opt rl_plog_opt_table[] = {
+	RL_PLOG_OPT(log_disks, 1, RL_MAX_MEMBERS - 2),
+	RL_PLOG_OPT(log_ratio, 1, RL_PLOG_MAX_RATIO),
+	RL_PLOG_OPT(log_tracks, 1, RL_PLOG_MAX_K),
+	RL_PLOG_OPT(track_sectors, 8, RL_PLOG_MAX_SEG),
+	RL_PLOG_OPT(regions, 1, RL_PLOG_MAX_REGIONS),
+	RL_PLOG_OPT(log_buffers, 2, RL_PLOG_MAX_BUFFERS),
+	RL_PLOG_OPT(data_cache, 0, RL_PLOG_MAX_CACHE),
+};
+
+/* Returns 1 if @key is not a plog option. */
+static int rl_parse_plog_opt(const char *key, struct dm_arg_set *as,
+			     struct rl_args *args, char **error)
+{
+	const struct rl_plog_opt *o;
+	unsigned int i, *val;
+
+	for (i = 0; i < ARRAY_SIZE(rl_plog_opt_table); i++)
+		if (!strcasecmp(key, rl_plog_opt_table[i].name))
+			break;
+	if (i == ARRAY_SIZE(rl_plog_opt_table))
+		return 1;
+	o = &rl_plog_opt_table[i];
+	if (args->ops != &rl_plog_ops) {
+		*error = (char *)o->refused;
+		return -EINVAL;
+	}
+	if (args->plog.given & BIT(i)) {
+		*error = (char *)o->dup;
+		return -EINVAL;
+	}
+	args->plog.given |= BIT(i);
+	val = (void *)&args->plog + o->offset;
+	if (val == &args->plog.log_ratio) {
+		if (rl_parse_log_ratio(dm_shift_arg(as), val)) {
+			*error = "Invalid log_ratio: a decimal such as 1, 0.5 or 2.25, at most 64";
+			return -EINVAL;
+		}
+		return 0;
+	}
+	return dm_read_arg(&o->range, as, val, error) ? -EINVAL : 0;
 }
 
 static int rl_parse_opt(struct dm_arg_set *as, struct rl_args *args,
@@ -80,6 +192,7 @@ static int rl_parse_opt(struct dm_arg_set *as, struct rl_args *args,
 		RL_MIN_CHUNK, 1U << 31, "Invalid region_size"
 	};
 	const char *key = dm_shift_arg(as);
+	int r;
 
 	if (!strcasecmp(key, "assume_clean")) {
 		if (args->assume_clean) {
@@ -94,6 +207,10 @@ static int rl_parse_opt(struct dm_arg_set *as, struct rl_args *args,
 		*error = "Optional argument lacks a value";
 		return -EINVAL;
 	}
+
+	r = rl_parse_plog_opt(key, as, args, error);
+	if (r <= 0)
+		return r;
 
 	if (!strcasecmp(key, "chunk_size")) {
 		if (args->chunk_set) {
@@ -254,7 +371,8 @@ int rl_parse_args(unsigned int argc, char **argv, struct rl_args *args,
 		  char **error)
 {
 	static const struct dm_arg opt_args = {
-		0, 15 + 2 * RL_MAX_SPARES, "Invalid number of optional arguments"
+		0, 15 + 2 * ARRAY_SIZE(rl_plog_opt_table) + 2 * RL_MAX_SPARES,
+		"Invalid number of optional arguments"
 	};
 	static const struct dm_arg devs_arg = {
 		1, RL_MAX_MEMBERS, "Invalid number of devices"
@@ -268,6 +386,7 @@ int rl_parse_args(unsigned int argc, char **argv, struct rl_args *args,
 	memset(args, 0, sizeof(*args));
 	args->chunk_sectors = RL_DEFAULT_CHUNK;
 	args->queue_depth = RL_DEFAULT_QUEUE_DEPTH;
+	args->plog.data_cache = RL_PLOG_DEF_CACHE;
 
 	if (argc < 3) {
 		*error = "Not enough arguments";
@@ -300,6 +419,15 @@ int rl_parse_args(unsigned int argc, char **argv, struct rl_args *args,
 	if (args->ops->parity &&
 	    ((size_t)args->chunk_sectors << SECTOR_SHIFT) < PAGE_SIZE) {
 		*error = "chunk_size smaller than a page for a parity scheme";
+		return -EINVAL;
+	}
+	if (args->ops == &rl_plog_ops && args->stripes_set) {
+		*error = "stripe_cache is not a plog option";
+		return -EINVAL;
+	}
+	if ((u64)args->plog.log_tracks * (args->plog.track_sectors ?: RL_PLOG_DEF_TRACK) >
+	    RL_PLOG_MAX_SEG) {
+		*error = "log_tracks * track_sectors exceeds a log write (8192 sectors)";
 		return -EINVAL;
 	}
 	if (!args->ops->parity && args->stripes_set) {

@@ -9,10 +9,15 @@
 
 #include "raidlab.h"
 
-#define RL_ARGS_MAX 48
+#define RL_ARGS_MAX 64
 /* the most optional words: 8 for spares, 9 here, 4 more (21) */
 #define RL_T_SPARES "spare s1 spare s2 spare s3 spare s4"
 #define RL_T_OPTS "chunk_size 8 region_size 8 assume_clean sched look"
+/* plog options: all seven, twice */
+#define RL_T_PLOG1 "log_disks 2 log_ratio 0.5 log_tracks 2 track_sectors 128"
+#define RL_T_PLOG2 "regions 90 log_buffers 32 data_cache 0"
+#define RL_T_PLOG3 "log_disks 1 log_ratio 2.25 log_tracks 1 track_sectors 256"
+#define RL_T_PLOG4 "regions 4 log_buffers 2 data_cache 65536"
 
 /* Split a line into words in a kunit-managed copy. */
 static unsigned int rl_split(struct kunit *test, const char *line, char **argv)
@@ -184,10 +189,103 @@ static const struct rl_args_bad rl_args_bad_cases[] = {
 	{ "raid5 4 metadata md journal maybe 3 a b c", "Invalid journal" },
 	{ "raid5 6 metadata md journal on journal off 3 a b c", "Duplicate journal" },
 	{ "raid5 3 metadata md journal 3 a b c", "Optional argument lacks a value" },
-	{ "raid5 24 metadata md " RL_T_SPARES " " RL_T_OPTS
+	{ "raid5 38 metadata md " RL_T_SPARES " " RL_T_OPTS
 	  " journal on stripe_cache 4 queue_depth 1 x 3 a b c",
 	  "Invalid number of optional arguments" },
+	{ "raid5 2 log_disks 1 3 a b c", "log_disks needs the plog scheme" },
+	{ "raid4 2 log_ratio 0.5 3 a b c", "log_ratio needs the plog scheme" },
+	{ "raid5 2 log_tracks 1 3 a b c", "log_tracks needs the plog scheme" },
+	{ "raid5 2 track_sectors 256 3 a b c", "track_sectors needs the plog scheme" },
+	{ "raid5 2 regions 4 3 a b c", "regions needs the plog scheme" },
+	{ "raid0 2 log_buffers 8 2 a b", "log_buffers needs the plog scheme" },
+	{ "mirror 2 data_cache 0 2 a b", "data_cache needs the plog scheme" },
+	{ "plog 4 log_disks 1 log_disks 2 4 a b c d", "Duplicate log_disks" },
+	{ "plog 4 log_ratio 1 LOG_RATIO 2 4 a b c d", "Duplicate log_ratio" },
+	{ "plog 2 log_disks 0 4 a b c d", "Invalid log_disks" },
+	{ "plog 2 log_disks x 4 a b c d", "Invalid log_disks" },
+	{ "plog 2 log_tracks 65 4 a b c d", "Invalid log_tracks" },
+	{ "plog 2 track_sectors 4 4 a b c d", "Invalid track_sectors" },
+	{ "plog 2 regions 0 4 a b c d", "Invalid regions" },
+	{ "plog 2 regions 65537 4 a b c d", "Invalid regions" },
+	{ "plog 2 log_buffers 1 4 a b c d", "Invalid log_buffers" },
+	{ "plog 2 data_cache 65537 4 a b c d", "Invalid data_cache" },
+	{ "plog 2 stripe_cache 8 4 a b c d", "stripe_cache is not a plog option" },
+	{ "plog 4 log_tracks 64 track_sectors 256 4 a b c d",
+	  "log_tracks * track_sectors exceeds a log write (8192 sectors)" },
+	{ "plog 1 log_ratio 4 a b c d", "Optional argument lacks a value" },
+	{ "plog 0 2 a b", "Too few devices for the scheme" },
 };
+
+/* log_ratio: decimals with up to three places, in thousandths. */
+static void rl_args_log_ratio(struct kunit *test)
+{
+	static const struct {
+		const char *s;
+		unsigned int milli;	/* 0: refused */
+	} cases[] = {
+		{ "1", 1000 }, { "0.5", 500 }, { "2.25", 2250 }, { "0.001", 1 },
+		{ "64", 64000 }, { "010.10", 10100 }, { "3.125", 3125 },
+		{ "64.000", 64000 }, { "0", 0 }, { "0.000", 0 }, { "64.001", 0 },
+		{ "1.2345", 0 }, { "", 0 }, { ".5", 0 }, { "1.", 0 }, { "-1", 0 },
+		{ "+1", 0 }, { "1e3", 0 }, { "1,5", 0 }, { " 1", 0 }, { "1 ", 0 },
+		{ "0x10", 0 }, { "abc", 0 }, { "1.5.2", 0 },
+		{ "99999999999999999999", 0 },
+	};
+	unsigned int i, milli;
+	int r, want;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		milli = 12345;
+		want = -EINVAL;
+		if (cases[i].milli)
+			want = 0;
+		r = rl_parse_log_ratio(cases[i].s, &milli);
+		KUNIT_EXPECT_EQ_MSG(test, r, want, "'%s'", cases[i].s);
+		if (cases[i].milli)
+			KUNIT_EXPECT_EQ_MSG(test, milli, cases[i].milli, "'%s'",
+					    cases[i].s);
+	}
+}
+
+/* The plog options land in args->plog; the defaults are zero but data_cache. */
+static void rl_args_plog(struct kunit *test)
+{
+	char *argv[RL_ARGS_MAX], *error = NULL;
+	struct rl_args args;
+	unsigned int argc;
+
+	argc = rl_split(test, "plog 0 3 a b c", argv);
+	KUNIT_ASSERT_EQ(test, rl_parse_args(argc, argv, &args, &error), 0);
+	KUNIT_EXPECT_PTR_EQ(test, args.ops, &rl_plog_ops);
+	KUNIT_EXPECT_EQ(test, args.plog.given, 0U);
+	KUNIT_EXPECT_EQ(test, args.plog.log_ratio, 0U);
+	KUNIT_EXPECT_EQ(test, args.plog.data_cache, (unsigned int)RL_PLOG_DEF_CACHE);
+
+	argc = rl_split(test, "plog 20 " RL_T_PLOG1 " " RL_T_PLOG2
+			" metadata md journal off chunk_size 64 7 a b c d e f g", argv);
+	KUNIT_ASSERT_EQ_MSG(test, rl_parse_args(argc, argv, &args, &error), 0,
+			    "%s", error);
+	KUNIT_EXPECT_EQ(test, args.plog.log_disks, 2U);
+	KUNIT_EXPECT_EQ(test, args.plog.log_ratio, 500U);
+	KUNIT_EXPECT_EQ(test, args.plog.log_tracks, 2U);
+	KUNIT_EXPECT_EQ(test, args.plog.track_sectors, 128U);
+	KUNIT_EXPECT_EQ(test, args.plog.regions, 90U);
+	KUNIT_EXPECT_EQ(test, args.plog.log_buffers, 32U);
+	KUNIT_EXPECT_EQ(test, args.plog.data_cache, 0U);
+	KUNIT_EXPECT_EQ(test, hweight32(args.plog.given), 7);
+	KUNIT_EXPECT_EQ(test, args.journal, RL_JNL_OFF);
+	KUNIT_EXPECT_EQ(test, args.chunk_sectors, 64U);
+	KUNIT_EXPECT_EQ(test, args.nr_devs, 7U);
+
+	/* 35 words: 14 plog, 10 metadata and spares, 11 more (no stripe_cache) */
+	argc = rl_split(test, "plog 35 " RL_T_PLOG3 " " RL_T_PLOG4 " metadata md "
+			RL_T_SPARES " " RL_T_OPTS " journal on queue_depth 8 3 a b c", argv);
+	KUNIT_ASSERT_EQ_MSG(test, rl_parse_args(argc, argv, &args, &error), 0,
+			    "%s", error);
+	KUNIT_EXPECT_EQ(test, args.plog.log_ratio, 2250U);
+	KUNIT_EXPECT_EQ(test, args.plog.data_cache, 65536U);
+	KUNIT_EXPECT_EQ(test, args.nr_spares, 4U);
+}
 
 static void rl_args_bad_desc(const struct rl_args_bad *c, char *desc)
 {
@@ -294,6 +392,8 @@ static struct kunit_case rl_args_test_cases[] = {
 	KUNIT_CASE_PARAM(rl_args_parse_good, rl_args_good_gen_params),
 	KUNIT_CASE_PARAM(rl_args_parse_bad, rl_args_bad_gen_params),
 	KUNIT_CASE(rl_args_journal),
+	KUNIT_CASE(rl_args_log_ratio),
+	KUNIT_CASE(rl_args_plog),
 	KUNIT_CASE(rl_args_chunk_vs_page),
 	KUNIT_CASE(rl_args_length),
 	{}

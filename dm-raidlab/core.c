@@ -167,6 +167,7 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	a->opt_sched_set = args.policy != &rl_sched_fifo || args.depth_set;
 	a->queue_depth = args.queue_depth;
 	a->journal = args.journal;
+	a->plog_opts = args.plog;
 	a->track_stopped = true;	/* until the first resume */
 	INIT_WORK(&a->event_work, rl_event_work);
 	for (i = 0; i < args.nr_devs; i++) {
@@ -182,15 +183,22 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	if (r)
 		goto bad_free;
 
-	r = rl_check_length(a->ops, &a->geom, ti->len, a->member_sectors,
-			    &ti->error);
-	if (r)
-		goto bad_put;
-	/* what each member carries of this target's length */
-	if (a->geom.nr_data > 1)
-		a->member_sectors = div_u64(ti->len, a->geom.nr_data);
-	else
-		a->member_sectors = ti->len;
+	if (a->ops->capacity) {
+		/* a layout of its own: the scheme checks and sizes */
+		r = a->ops->capacity(a, ti->len, &ti->error);
+		if (r)
+			goto bad_put;
+	} else {
+		r = rl_check_length(a->ops, &a->geom, ti->len,
+				    a->member_sectors, &ti->error);
+		if (r)
+			goto bad_put;
+		/* what each member carries of this target's length */
+		if (a->geom.nr_data > 1)
+			a->member_sectors = div_u64(ti->len, a->geom.nr_data);
+		else
+			a->member_sectors = ti->len;
+	}
 	r = rl_check_spares(a);
 	if (r)
 		goto bad_put;
@@ -365,6 +373,7 @@ static const char *rl_array_state(struct rl_array *a)
  *        <mismatch_cnt>
  *        <md_backend> <md_state> <intent_dirty_regions> <spares>
  *        <journal> <jnl_records> <jnl_bytes> <jnl_waits>
+ *        then the scheme's own fields, if any (->status: plog)
  * TABLE: the table line, with every option spelled out.
  */
 static void raidlab_status(struct dm_target *ti, status_type_t type,
@@ -380,6 +389,7 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
 	u64 mismatches, jrec = 0, jbytes = 0, jwaits = 0;
 	unsigned int spares = 0;
 	u64 dirty = 0, writes;
+	bool stripes;
 
 	for (i = 0; i < a->nr_spares; i++)
 		spares += !!a->spares[i];
@@ -425,20 +435,26 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
 			rl_jnl_counts(a->jnl, &jrec, &jbytes, &jwaits);
 		DMEMIT(" %s %llu %llu %llu", a->jnl ? rl_jnl_backend(a->jnl) : "off",
 		       jrec, jbytes, jwaits);
+		if (a->ops->status)
+			a->ops->status(a, type, result, maxlen, &sz);
 		break;
 
 	case STATUSTYPE_TABLE:
-		nr_opt = 6 + (a->ops->parity ? 2 : 0) + a->assume_clean +
+		stripes = a->ops->parity && !a->ops->capacity;
+		nr_opt = 6 + (stripes ? 2 : 0) + a->assume_clean +
 			 (a->md ? 4 + 2 * spares : 0) +
-			 (a->journal != RL_JNL_AUTO ? 2 : 0);
+			 (a->journal != RL_JNL_AUTO ? 2 : 0) +
+			 (a->ops->table_opts ? a->ops->table_opts(a) : 0);
 		DMEMIT("%s %u chunk_size %llu", a->ops->name, nr_opt,
 		       (unsigned long long)rl_chunk_sectors(&a->geom));
-		if (a->ops->parity)
+		if (stripes)
 			DMEMIT(" stripe_cache %u", a->stripe_cache);
 		if (a->assume_clean)
 			DMEMIT(" assume_clean");
 		DMEMIT(" sched %s queue_depth %u", READ_ONCE(a->policy)->name,
 		       a->queue_depth);
+		if (a->ops->status)
+			a->ops->status(a, type, result, maxlen, &sz);
 		if (a->md) {
 			DMEMIT(" metadata %s region_size %llu", a->md_dev->name,
 			       1ULL << rl_md_state(a->md)->region_shift);
@@ -475,6 +491,7 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
  *                      and start tracking its head
  *   tracker <idx>      print member <idx>'s tracker status
  *   check, repair, idle, sync_rate <KiB/s>   background jobs (sync.c)
+ *   and the scheme's own (->message; plog: plog_regions, reintegrate)
  */
 static int raidlab_message(struct dm_target *ti, unsigned int argc,
 			   char **argv, char *result, unsigned int maxlen)
@@ -541,6 +558,12 @@ static int raidlab_message(struct dm_target *ti, unsigned int argc,
 		return 0;
 	}
 
+	if (a->ops->message) {
+		r = a->ops->message(a, argc, argv, result, maxlen);
+		if (r != -ENOTTY)
+			return r;
+	}
+
 	DMWARN("unrecognised message '%s' with %u argument(s)",
 	       argc ? argv[0] : "", argc);
 	return -EINVAL;
@@ -570,7 +593,7 @@ static void raidlab_io_hints(struct dm_target *ti, struct queue_limits *limits)
 
 static struct target_type raidlab_target = {
 	.name = "raidlab",
-	.version = {1, 2, 0},
+	.version = {1, 3, 0},
 	.module = THIS_MODULE,
 	.ctr = raidlab_ctr,
 	.dtr = raidlab_dtr,

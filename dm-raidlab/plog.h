@@ -251,7 +251,7 @@ struct rl_plog_buf {
 };
 
 struct rl_plog_pool {
-	spinlock_t lock;
+	spinlock_t lock;		/* the free list and counters; irq-safe */
 	struct list_head free;
 	unsigned int nr, nr_free;
 	unsigned int min_free;		/* low-water mark, for status */
@@ -304,5 +304,64 @@ void rl_plog_md_release(struct rl_plog_md *pm, const struct rl_plog_buf *b);
  * set_region(gen + 1, 0) -> release the old generation's twins.
  */
 const void *rl_plog_md_twin(struct rl_plog_md *pm, unsigned int idx);
+
+/*
+ * The record area's blocks (pure, tested in dm_raidlab_plog_log):
+ *
+ *   block 0   struct rl_plog_md_hdr_disk: the layout's fingerprint
+ *   1 ..      the region table: per region two struct rl_plog_md_ent
+ *             slots (32 bytes, 128 regions a block); set_region writes
+ *             the slot not holding the current value, so a torn write
+ *             leaves the previous one valid; the valid slot with the
+ *             larger (gen, segs) wins
+ *   then      nr_bufs twins of DIV_ROUND_UP(seg_sectors, 8) blocks each;
+ *             a twin is free when its segment magic is zero
+ */
+#define RL_PLOG_MD_MAGIC	0x444d4c50U	/* "PLMD" */
+#define RL_PLOG_MD_VERSION	1
+#define RL_PLOG_MD_CSUM_XOR	0x5d1e07a3U
+#define RL_PLOG_ENT_CSUM_XOR	0x37c9e2b5U
+#define RL_PLOG_ENTS_PER_BLOCK	128
+
+struct rl_plog_md_hdr_disk {
+	__le32 csum;		/* crc32c of the block after csum, ^ MD_CSUM_XOR */
+	__le32 magic;		/* RL_PLOG_MD_MAGIC */
+	__le32 version;		/* RL_PLOG_MD_VERSION */
+	__le32 n;
+	__le32 l;
+	__le32 chunk_shift;
+	__le32 regions;		/* B */
+	__le32 slice;		/* S */
+	__le32 sublog;		/* G */
+	__le32 seg_sectors;
+	__le32 hdr_sectors;
+	__le32 nr_bufs;
+	__le64 blocks;		/* the area's */
+} __packed;
+
+struct rl_plog_md_ent {
+	__le64 gen;		/* 0: never written */
+	__le32 segs;
+	__le32 csum;		/* crc32c of region, gen, segs, ^ ENT_CSUM_XOR */
+} __packed;
+
+u64 rl_plog_md_blocks(const struct rl_plog_layout *lo, unsigned int nr_bufs);
+/* Fill a zeroed 4 KiB block. */
+void rl_plog_md_hdr_encode(const struct rl_plog_layout *lo,
+			   unsigned int nr_bufs, void *block);
+/*
+ * 0; -ENODATA for a zeroed block; -EINVAL (bad magic, bad checksum,
+ * unsupported version) or -ESTALE (the layout or buffer count differ),
+ * with *why set.
+ */
+int rl_plog_md_hdr_check(const void *block, const struct rl_plog_layout *lo,
+			 unsigned int nr_bufs, const char **why);
+void rl_plog_md_ent_encode(u32 region, u64 gen, u32 segs,
+			   struct rl_plog_md_ent *ent);
+bool rl_plog_md_ent_decode(const struct rl_plog_md_ent *ent, u32 region,
+			   u64 *gen, u32 *segs);
+/* the slot (0, 1) holding region's current value, or -EINVAL if none */
+int rl_plog_md_ent_pick(const struct rl_plog_md_ent *pair, u32 region,
+			u64 *gen, u32 *segs);
 
 #endif /* DM_RAIDLAB_PLOG_H */

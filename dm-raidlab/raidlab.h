@@ -42,6 +42,24 @@ enum rl_jnl_mode {
 	RL_JNL_OFF,
 };
 
+#define RL_PLOG_DEF_CACHE	256	/* data_cache default: 4 KiB blocks */
+#define RL_PLOG_MAX_CACHE	65536
+#define RL_PLOG_DEF_BUFFERS	16	/* log_buffers default */
+#define RL_PLOG_MAX_BUFFERS	1024
+#define RL_PLOG_MAX_RATIO	64000	/* log_ratio at most, thousandths */
+
+/* The plog scheme's options (args.c); 0 means the default. */
+struct rl_plog_opts {
+	unsigned int log_disks;		/* L */
+	unsigned int log_ratio;		/* A, thousandths */
+	unsigned int log_tracks;	/* K */
+	unsigned int track_sectors;
+	unsigned int regions;		/* B */
+	unsigned int log_buffers;
+	unsigned int data_cache;	/* 4 KiB blocks; 0: no cache */
+	unsigned int given;		/* in the table: a bit each (args.c) */
+};
+
 /* Kinds of member I/O counted in the status line. */
 enum rl_io_kind {
 	RL_DATA_READ,
@@ -176,6 +194,7 @@ struct rl_array {
 	struct work_struct event_work;	/* dm_table_event() outside irq */
 
 	atomic64_t logical[2];		/* logical reads, writes */
+	struct rl_plog_opts plog_opts;	/* the plog scheme's table options */
 
 	void *scheme;			/* scheme-private state */
 	struct rl_member members[];
@@ -281,6 +300,36 @@ struct rl_scheme_ops {
 	void (*io_hints)(struct rl_array *a, struct queue_limits *limits);
 
 	/*
+	 * Schemes whose member layout is their own (plog): check the target
+	 * length @len against a->member_sectors (the smallest member's usable
+	 * sectors) and set a->member_sectors to the span the layout uses on
+	 * every member. The core calls it instead of rl_check_length() and
+	 * ->data_columns (geom.nr_data means nothing then), before the
+	 * metadata is opened; such a scheme has no stripe_cache. Pure but for
+	 * @a. On error sets *error and returns -EINVAL. Optional.
+	 */
+	int (*capacity)(struct rl_array *a, sector_t len, char **error);
+
+	/*
+	 * Append the scheme's own fields to the status line at *@sz: for
+	 * STATUSTYPE_INFO after the common fields, for STATUSTYPE_TABLE its
+	 * options (->table_opts words of them) after queue_depth. Optional.
+	 */
+	void (*status)(struct rl_array *a, status_type_t type, char *result,
+		       unsigned int maxlen, unsigned int *sz);
+
+	/* Words ->status adds to the TABLE status's options. Optional. */
+	unsigned int (*table_opts)(struct rl_array *a);
+
+	/*
+	 * A message the core does not know: return -ENOTTY if it is not the
+	 * scheme's either, else as a dm message function (0, a negative
+	 * errno, or 1 after writing to @result). May sleep. Optional.
+	 */
+	int (*message)(struct rl_array *a, unsigned int argc, char **argv,
+		       char *result, unsigned int maxlen);
+
+	/*
 	 * Background work over member sectors [req->msector, req->msector +
 	 * req->len) of every member (after data_offset), as req->job says.
 	 * Blocks until done; may set req->len to less than asked (one unit
@@ -298,6 +347,7 @@ extern const struct rl_scheme_ops rl_raid0_ops;
 extern const struct rl_scheme_ops rl_mirror_ops;
 extern const struct rl_scheme_ops rl_raid4_ops;
 extern const struct rl_scheme_ops rl_raid5_ops;
+extern const struct rl_scheme_ops rl_plog_ops;
 
 /* args.c: the table line, parsed without touching any device. */
 struct rl_args {
@@ -318,7 +368,10 @@ struct rl_args {
 	const char *spares[RL_MAX_SPARES];
 	unsigned int region_sectors;	/* region_size, or 0: the default */
 	enum rl_jnl_mode journal;	/* journal on|off, or auto */
+	struct rl_plog_opts plog;	/* plog scheme options */
 };
+
+int rl_parse_log_ratio(const char *s, unsigned int *milli);
 
 const struct rl_scheme_ops *rl_scheme_find(const char *name);
 int rl_parse_args(unsigned int argc, char **argv, struct rl_args *args,

@@ -25,6 +25,7 @@
 #include <linux/ctype.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
+#include <linux/math64.h>
 #include <linux/slab.h>
 
 #include "metadata.h"
@@ -84,6 +85,16 @@ static struct rl_sync *rl_sync(struct rl_array *a)
 static sector_t rl_sync_total(struct rl_array *a)
 {
 	return a->member_sectors;
+}
+
+/*
+ * Progress in array sectors: member sectors scaled by the target's length
+ * over the members' span (a stripe row's nr_data; plog has a layout of
+ * its own, where nr_data means nothing).
+ */
+static sector_t rl_sync_to_array(struct rl_array *a, sector_t msector)
+{
+	return mul_u64_u64_div_u64(msector, a->ti->len, rl_sync_total(a));
 }
 
 unsigned long rl_unreadable_at(struct rl_array *a, sector_t msector)
@@ -632,9 +643,9 @@ void rl_sync_status(struct rl_array *a, sector_t *done, sector_t *total,
 			   READ_ONCE(a->rebuilding) || s->dirty_left) &&
 			  rl_nr_failed(a) <= a->redundancy ? "frozen" : "idle";
 		if (s->resync_cursor < rl_sync_total(a))
-			*done = s->resync_cursor * a->geom.nr_data;
+			*done = rl_sync_to_array(a, s->resync_cursor);
 	} else {
-		*done = min_t(sector_t, req.msector * a->geom.nr_data, *total);
+		*done = min_t(sector_t, rl_sync_to_array(a, req.msector), *total);
 		*action = s->stopped ? "frozen" : rl_sync_names[req.job];
 	}
 	spin_unlock_irqrestore(&s->lock, flags);

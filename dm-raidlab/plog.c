@@ -1,0 +1,1547 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-raidlab plog: parity logging (paper 000, Stodolsky et al.), on the
+ * parity-log region manager of plog.h (layout, segments, records, the
+ * buffer pool, durable state).
+ *
+ * Reads are remapped straight to the data member. A write covers at most
+ * one row (max_io_len); it is served by a foreground context under the
+ * row's lock (a hash of busy rows, as the stripe engine does):
+ *
+ *   map() -> incoming list -> dispatch work -> context for the row
+ *   (bios for a busy row wait on its context, in arrival order)
+ *
+ * A context (preallocated, with its chunk buffers; it sleeps, on a
+ * workqueue of its own) serves a write in a region in LOG mode so:
+ *
+ *   partial row  old data of the touched columns from the data cache or
+ *                a preread; delta = old ^ new over the hull of the
+ *                columns (one UPDATE record)
+ *   full row     the row's new parity in memory (one OVERWRITE record),
+ *                no preread
+ *   then         the record is appended PENDING to the region's current
+ *                log buffer (mirrored to its DAX twin), the data is
+ *                written, the record made COMMITTED, the bio ended.
+ *
+ * A buffer that is full (or flushed because the pool ran dry) leaves its
+ * region for the seal queue; the log writer writes it, once all its
+ * records are committed, as the region's next segment (REQ_FUA), in
+ * segment order. When a region's log is full its reintegration is queued
+ * (plog_sync.c); new records go to the next generation meanwhile, whose
+ * segments wait for the truncation. A region with an unreadable member
+ * is fixed up and served DIRECT (read-modify-write of data and parity, no
+ * log) until the member is back: see plog_sync.c and the documentation.
+ *
+ * Member I/O goes through the member queues: foreground class for data
+ * and log writes, background for region operations. Bios come from a
+ * bioset (mempool); nothing else is allocated per I/O.
+ */
+#include <linux/hash.h>
+#include <linux/highmem.h>
+#include <linux/log2.h>
+#include <linux/raid/xor.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "metadata.h"
+#include "plog_int.h"
+
+/* A foreground context: one bio at a time, its row locked. */
+struct plog_ctx {
+	struct plog *p;
+	struct hlist_node hnode;	/* in the row hash while busy */
+	struct list_head lnode;		/* on the free list while idle */
+	u64 row;			/* region * S + row: the lock */
+	u32 region, rrow;
+	u32 off;			/* the bio's first sector in the row */
+	struct bio *bio;
+	struct bio_list waiting;	/* later bios for the row */
+	struct work_struct work;
+	struct rl_plog_buf *buf;	/* the record appended, in @buf */
+	int rec;
+	void *mem;			/* g + 1 chunks */
+	void *col[RL_MAX_MEMBERS];	/* data columns, then parity (g - 1) */
+	void *delta;
+	struct rl_plog_loc loc[RL_MAX_MEMBERS];	/* each data column */
+};
+
+/* ------------------------------------------------------------------------
+ * Member I/O
+ */
+
+static void plog_io_endio(struct bio *bio)
+{
+	struct plog_io *io = container_of(bio, struct plog_io, bio);
+	struct plog_iog *g = io->g;
+
+	if (bio->bi_status)
+		set_bit(io->member, &g->failed);
+	rl_member_done(io->a, io->member, &io->qe);
+	bio_put(bio);
+	if (atomic_dec_and_test(&g->pending))
+		complete(&g->done);
+}
+
+static void plog_io_submit(struct rl_qent *qe)
+{
+	submit_bio_noacct(&container_of(qe, struct plog_io, qe)->bio);
+}
+
+void plog_iog_init(struct plog_iog *g)
+{
+	atomic_set(&g->pending, 1);
+	init_completion(&g->done);
+	g->failed = 0;
+}
+
+static struct page *plog_virt_page(void *addr)
+{
+	return is_vmalloc_addr(addr) ? vmalloc_to_page(addr) : virt_to_page(addr);
+}
+
+/*
+ * Queue member I/O of @sectors at member sector @msector (relative to
+ * data_offset) from or into @buf (vmalloc or lowmem, sector aligned), in
+ * bios of BIO_MAX_VECS pages at most, as part of group @g. A member that
+ * is gone counts as failed at once.
+ */
+void plog_io(struct plog *p, struct plog_iog *g, unsigned int m,
+	     blk_opf_t opf, sector_t msector, void *buf, unsigned int sectors,
+	     enum rl_class class, enum rl_io_kind kind)
+{
+	struct rl_array *a = p->a;
+	struct dm_dev *dev = READ_ONCE(a->members[m].dev);
+	size_t left = (size_t)sectors << SECTOR_SHIFT;
+	sector_t sector = a->geom.data_offset + msector;
+	bool write = op_is_write(opf);
+
+	if (!dev || rl_member_failed(a, m)) {
+		set_bit(m, &g->failed);
+		return;
+	}
+	if (write && is_vmalloc_addr(buf))
+		flush_kernel_vmap_range(buf, left);
+	while (left) {
+		unsigned int nr = min_t(size_t, BIO_MAX_VECS,
+					DIV_ROUND_UP(offset_in_page(buf) + left,
+						     PAGE_SIZE));
+		struct plog_io *io;
+		struct bio *bio;
+		unsigned int done = 0;
+
+		bio = bio_alloc_bioset(dev->bdev, nr, opf, GFP_NOIO, &p->bs);
+		io = container_of(bio, struct plog_io, bio);
+		io->a = a;
+		io->g = g;
+		io->member = m;
+		bio->bi_iter.bi_sector = sector;
+		bio->bi_end_io = plog_io_endio;
+		while (left && bio->bi_vcnt < nr) {
+			unsigned int n = min_t(size_t, left,
+					       PAGE_SIZE - offset_in_page(buf));
+
+			__bio_add_page(bio, plog_virt_page(buf), n,
+				       offset_in_page(buf));
+			buf += n;
+			left -= n;
+			done += n;
+		}
+		sector += done >> SECTOR_SHIFT;
+		rl_qent_init(&io->qe, bio->bi_iter.bi_sector, done >> SECTOR_SHIFT,
+			     write, class, plog_io_submit);
+		rl_member_start(a, m, kind);
+		atomic_inc(&g->pending);
+		rl_queue_add(a, m, &io->qe);
+	}
+}
+
+/* Wait for the group; returns the members whose I/O failed. */
+unsigned long plog_iog_wait(struct plog *p, struct plog_iog *g)
+{
+	if (!atomic_dec_and_test(&g->pending))
+		wait_for_completion_io(&g->done);
+	return g->failed;
+}
+
+/* Read buffers that vmalloc addresses may alias (no-op on x86). */
+static void plog_read_done(void *buf, unsigned int sectors)
+{
+	if (is_vmalloc_addr(buf))
+		invalidate_kernel_vmap_range(buf, sectors << SECTOR_SHIFT);
+}
+
+static void plog_fail_members(struct plog *p, unsigned long failed,
+			      const char *why)
+{
+	unsigned int m;
+
+	for_each_set_bit(m, &failed, p->a->geom.nr_members)
+		rl_member_fail(p->a, m, why);
+}
+
+/* ------------------------------------------------------------------------
+ * The data cache: recently written 4 KiB blocks, so that a small write
+ * that follows need not preread. LRU, preallocated, under a spinlock.
+ */
+
+struct plog_centry {
+	struct hlist_node hnode;
+	struct list_head lru;
+	u64 key;			/* logical 4 KiB block */
+	bool valid;
+};
+
+struct plog_cache {
+	spinlock_t lock;		/* everything below */
+	unsigned int nr, bits;
+	void *mem;
+	struct plog_centry *e;
+	struct hlist_head *hash;
+	struct list_head lru;		/* most recent first */
+	u64 hits, misses;
+};
+
+static struct plog_cache *plog_cache_alloc(unsigned int nr)
+{
+	struct plog_cache *c;
+	unsigned int i;
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return NULL;
+	spin_lock_init(&c->lock);
+	INIT_LIST_HEAD(&c->lru);
+	c->nr = nr;
+	if (!nr)
+		return c;
+	c->bits = ilog2(roundup_pow_of_two(nr));
+	c->mem = vmalloc(array_size(nr, PAGE_SIZE));
+	c->e = kvcalloc(nr, sizeof(*c->e), GFP_KERNEL);
+	c->hash = kvcalloc(1U << c->bits, sizeof(*c->hash), GFP_KERNEL);
+	if (!c->mem || !c->e || !c->hash) {
+		vfree(c->mem);
+		kvfree(c->e);
+		kvfree(c->hash);
+		kfree(c);
+		return NULL;
+	}
+	for (i = 0; i < nr; i++) {
+		INIT_HLIST_NODE(&c->e[i].hnode);
+		list_add_tail(&c->e[i].lru, &c->lru);
+	}
+	return c;
+}
+
+static void plog_cache_free(struct plog_cache *c)
+{
+	if (!c)
+		return;
+	vfree(c->mem);
+	kvfree(c->e);
+	kvfree(c->hash);
+	kfree(c);
+}
+
+static struct plog_centry *plog_cache_find(struct plog_cache *c, u64 key)
+{
+	struct plog_centry *e;
+
+	hlist_for_each_entry(e, &c->hash[hash_64(key, c->bits)], hnode)
+		if (e->key == key)
+			return e;
+	return NULL;
+}
+
+static void *plog_cache_data(struct plog_cache *c, struct plog_centry *e)
+{
+	return c->mem + ((size_t)(e - c->e) << PAGE_SHIFT);
+}
+
+/* Copy blocks [key, key + nr) to @dst if all are cached. */
+static bool plog_cache_get(struct plog_cache *c, u64 key, unsigned int nr,
+			   void *dst)
+{
+	struct plog_centry *e;
+	unsigned int i;
+	bool hit = true;
+
+	if (!c->nr)
+		return false;
+	spin_lock(&c->lock);
+	for (i = 0; i < nr && hit; i++)
+		hit = plog_cache_find(c, key + i);
+	if (hit) {
+		for (i = 0; i < nr; i++) {
+			e = plog_cache_find(c, key + i);
+			memcpy(dst + ((size_t)i << PAGE_SHIFT),
+			       plog_cache_data(c, e), PAGE_SIZE);
+			list_move(&e->lru, &c->lru);
+		}
+		c->hits++;
+	} else {
+		c->misses++;
+	}
+	spin_unlock(&c->lock);
+	return hit;
+}
+
+static void plog_cache_put(struct plog_cache *c, u64 key, unsigned int nr,
+			   const void *src)
+{
+	struct plog_centry *e;
+	unsigned int i;
+
+	if (!c->nr)
+		return;
+	spin_lock(&c->lock);
+	for (i = 0; i < nr; i++) {
+		e = plog_cache_find(c, key + i);
+		if (!e) {
+			e = list_last_entry(&c->lru, struct plog_centry, lru);
+			if (e->valid)
+				hlist_del(&e->hnode);
+			e->key = key + i;
+			e->valid = true;
+			hlist_add_head(&e->hnode,
+				       &c->hash[hash_64(e->key, c->bits)]);
+		}
+		memcpy(plog_cache_data(c, e), src + ((size_t)i << PAGE_SHIFT),
+		       PAGE_SIZE);
+		list_move(&e->lru, &c->lru);
+	}
+	spin_unlock(&c->lock);
+}
+
+static void plog_cache_drop(struct plog_cache *c, u64 key, unsigned int nr)
+{
+	struct plog_centry *e;
+	unsigned int i;
+
+	if (!c->nr)
+		return;
+	spin_lock(&c->lock);
+	for (i = 0; i < nr; i++) {
+		e = plog_cache_find(c, key + i);
+		if (!e)
+			continue;
+		hlist_del_init(&e->hnode);
+		e->valid = false;
+		list_move_tail(&e->lru, &c->lru);
+	}
+	spin_unlock(&c->lock);
+}
+
+/* ------------------------------------------------------------------------
+ * Region state and log buffers (under p->lock)
+ */
+
+/* Something under p->lock changed: wake whoever waits for it. */
+void plog_kick(struct plog *p)
+{
+	WRITE_ONCE(p->events, p->events + 1);
+	wake_up_all(&p->wait);
+}
+
+/* Called with p->lock held: drop it until the next plog_kick(). */
+void plog_wait_locked(struct plog *p)
+{
+	unsigned long seen = p->events;
+
+	mutex_unlock(&p->lock);
+	wait_event(p->wait, READ_ONCE(p->events) != seen);
+	mutex_lock(&p->lock);
+}
+
+static u32 plog_seg_nr(const void *seg)
+{
+	return le16_to_cpu(((const struct rl_plog_seg_disk *)seg)->nr);
+}
+
+static u64 plog_seg_gen(const void *seg)
+{
+	return le64_to_cpu(((const struct rl_plog_seg_disk *)seg)->gen);
+}
+
+static u32 plog_seg_no(const void *seg)
+{
+	return le32_to_cpu(((const struct rl_plog_seg_disk *)seg)->seg);
+}
+
+/* A buffer's records are on disk, applied or dropped: back to the pool. */
+void plog_buf_drop(struct plog *p, struct rl_plog_buf *b)
+{
+	if (p->pm)
+		rl_plog_md_release(p->pm, b);
+	rl_plog_pool_put(&p->pool, b);
+}
+
+/* Region @r's current buffer goes to the seal queue (or back, if empty). */
+void plog_detach_cur(struct plog *p, u32 r)
+{
+	struct plog_region *rg = &p->reg[r];
+	struct rl_plog_buf *b = rg->cur;
+
+	if (!b)
+		return;
+	rg->cur = NULL;
+	if (!plog_seg_nr(b->seg)) {
+		rg->next_seg--;		/* it was the last one handed out */
+		plog_buf_drop(p, b);
+		plog_kick(p);
+		return;
+	}
+	list_add_tail(&b->list, &p->sealq);
+	rg->queued++;
+	queue_work(p->log_wq, &p->log_work);
+}
+
+/*
+ * Reintegrate region @r's log on disk: records go to the next generation
+ * meanwhile, whose segments wait for the truncation.
+ */
+void plog_want_reint(struct plog *p, u32 r)
+{
+	struct plog_region *rg = &p->reg[r];
+
+	if (rg->reint)
+		return;
+	plog_detach_cur(p, r);
+	rg->reint = true;
+	rg->gen = rg->disk_gen + 1;
+	rg->next_seg = 0;
+	queue_work(p->bg_wq, &p->bg_work);
+}
+
+/*
+ * The pool is empty: send the fullest partial buffer to the log, so that
+ * writers cannot all wait on buffers that no one fills up.
+ */
+static void plog_pool_pressure(struct plog *p)
+{
+	u32 r, best = U32_MAX, room, best_room = U32_MAX;
+
+	for (r = 0; r < p->lo.nr_regions; r++) {
+		struct rl_plog_buf *b = p->reg[r].cur;
+
+		if (!b || !plog_seg_nr(b->seg))
+			continue;
+		room = rl_plog_seg_room(b->seg, &p->lo);
+		if (room < best_room) {
+			best_room = room;
+			best = r;
+		}
+	}
+	if (best != U32_MAX)
+		plog_detach_cur(p, best);
+}
+
+/* Mirror what record @rec changed in @b to its DAX twin. */
+static void plog_twin_sync(struct plog *p, struct rl_plog_buf *b,
+			   unsigned int rec, bool payload)
+{
+	unsigned int hdr_hi, lo, hi;
+
+	if (!p->pm)
+		return;
+	rl_plog_seg_dirty(b->seg, rec, &hdr_hi, &lo, &hi);
+	if (payload && hi > lo)
+		rl_plog_md_sync(p->pm, b, lo, hi);
+	rl_plog_md_sync(p->pm, b, 0, hdr_hi);
+}
+
+/* Append the context's record PENDING to its region's log. */
+static void plog_append(struct plog_ctx *c, enum rl_plog_rec_type type,
+			u32 off, u32 len, const void *payload)
+{
+	struct plog *p = c->p;
+	struct plog_region *rg = &p->reg[c->region];
+	struct rl_plog_buf *b;
+	int idx;
+
+	mutex_lock(&p->lock);
+	for (;;) {
+		b = rg->cur;
+		if (!b) {
+			if (rg->next_seg >= p->lo.segs) {
+				/* the log is full: reintegrate it */
+				if (!rg->reint)
+					plog_want_reint(p, c->region);
+				else
+					plog_wait_locked(p);
+				continue;
+			}
+			b = rl_plog_pool_get(&p->pool);
+			if (!b) {
+				plog_pool_pressure(p);
+				plog_wait_locked(p);
+				continue;
+			}
+			rl_plog_seg_init(b->seg, &p->lo, c->region, rg->gen,
+					 rg->next_seg++);
+			b->region = c->region;
+			b->pending = 0;
+			rg->cur = b;
+		}
+		idx = rl_plog_seg_append(b->seg, &p->lo, type, c->rrow, off, len,
+					 payload, RL_PLOG_PENDING);
+		if (idx >= 0)
+			break;
+		plog_detach_cur(p, c->region);
+	}
+	b->pending++;
+	rg->recs++;
+	plog_twin_sync(p, b, idx, true);
+	c->buf = b;
+	c->rec = idx;
+	mutex_unlock(&p->lock);
+}
+
+/* The context's data write has ended: its record counts. */
+static void plog_commit(struct plog_ctx *c)
+{
+	struct plog *p = c->p;
+	struct rl_plog_buf *b = c->buf;
+
+	mutex_lock(&p->lock);
+	rl_plog_seg_set_state(b->seg, c->rec, RL_PLOG_COMMITTED);
+	plog_twin_sync(p, b, c->rec, false);
+	if (!--b->pending && b != p->reg[c->region].cur)
+		queue_work(p->log_wq, &p->log_work);
+	mutex_unlock(&p->lock);
+	c->buf = NULL;
+}
+
+/*
+ * The log writer: write each sealed buffer whose records are all
+ * committed, as its region's next segment on disk, one at a time.
+ */
+static void plog_log_work(struct work_struct *ws)
+{
+	struct plog *p = container_of(ws, struct plog, log_work);
+	struct rl_plog_buf *b, *x;
+	struct plog_region *rg;
+	struct plog_iog g;
+	unsigned long bad;
+	unsigned int m;
+	u64 msector, gen;
+	u32 seg;
+
+	for (;;) {
+		mutex_lock(&p->lock);
+		b = NULL;
+		list_for_each_entry(x, &p->sealq, list) {
+			rg = &p->reg[x->region];
+			if (x->pending || rg->log_busy ||
+			    plog_seg_gen(x->seg) != rg->disk_gen ||
+			    plog_seg_no(x->seg) != rg->disk_segs)
+				continue;
+			rl_plog_seg_loc(&p->lo, x->region, rg->disk_segs, &m,
+					&msector);
+			bad = rl_unreadable_at(p->a, p->keys[x->region]);
+			if (test_bit(m, &bad))
+				continue;	/* the fix-up drops it */
+			b = x;
+			break;
+		}
+		if (!b) {
+			mutex_unlock(&p->lock);
+			return;
+		}
+		rg = &p->reg[b->region];
+		rg->log_busy = true;
+		gen = plog_seg_gen(b->seg);
+		seg = plog_seg_no(b->seg);
+		rl_plog_seg_seal(b->seg, &p->lo);
+		mutex_unlock(&p->lock);
+
+		plog_iog_init(&g);
+		plog_io(p, &g, m, REQ_OP_WRITE | REQ_FUA, msector, b->seg,
+			p->lo.seg_sectors, RL_FG, RL_PARITY_WRITE);
+		bad = plog_iog_wait(p, &g);
+		plog_fail_members(p, bad, "log write error");
+
+		mutex_lock(&p->lock);
+		rg->log_busy = false;
+		if (!bad) {
+			if (p->pm)
+				rl_plog_md_set_region(p->pm, b->region, gen, seg + 1);
+			rg->disk_segs = seg + 1;
+			rg->queued--;
+			rg->recs -= plog_seg_nr(b->seg);
+			list_del(&b->list);
+			p->log_bytes += (u64)p->lo.seg_sectors << SECTOR_SHIFT;
+			if (rg->disk_segs >= p->lo.segs)
+				plog_want_reint(p, b->region);
+			plog_buf_drop(p, b);
+		} else if (!rg->fix) {
+			rg->fix = true;
+			queue_work(p->bg_wq, &p->bg_work);
+		}
+		plog_kick(p);
+		mutex_unlock(&p->lock);
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Foreground contexts
+ */
+
+static void plog_xor(void *dst, const void *src, unsigned int bytes)
+{
+	void *s = (void *)src;
+
+	xor_blocks(1, bytes, dst, &s);
+}
+
+/*
+ * Wait until region @r may be served, and count the access in it. A
+ * region with an unreadable member is fixed up first (plog_sync.c).
+ * Returns the region's mode, or -EIO if the array has failed.
+ */
+static int plog_enter(struct plog *p, u32 r)
+{
+	struct plog_region *rg = &p->reg[r];
+	struct rl_array *a = p->a;
+	unsigned long bad;
+	int mode;
+
+	mutex_lock(&p->lock);
+	for (;;) {
+		bad = rl_unreadable_at(a, p->keys[r]);
+		if (hweight_long(bad) > a->redundancy) {
+			mutex_unlock(&p->lock);
+			return -EIO;
+		}
+		if (!rg->frozen) {
+			if (!bad || rg->mode == PLOG_DIRECT)
+				break;
+			if (!rg->fix) {
+				rg->fix = true;
+				queue_work(p->bg_wq, &p->bg_work);
+			}
+		}
+		plog_wait_locked(p);
+	}
+	/* back to logging once every member is readable and no RMW is on */
+	if (!bad && rg->mode == PLOG_DIRECT && !rg->busy)
+		rg->mode = PLOG_LOG;
+	rg->busy++;
+	mode = rg->mode;
+	mutex_unlock(&p->lock);
+	return mode;
+}
+
+static void plog_exit(struct plog *p, u32 r)
+{
+	mutex_lock(&p->lock);
+	if (!--p->reg[r].busy)
+		plog_kick(p);
+	mutex_unlock(&p->lock);
+}
+
+/* Copy between the bio and the column buffers, from row sector @off on. */
+static void plog_bio_copy(struct plog_ctx *c, bool to_bio)
+{
+	unsigned int cb = plog_chunk_bytes(c->p);
+	u64 pos = (u64)c->off << SECTOR_SHIFT;
+	struct bvec_iter it;
+	struct bio_vec bv;
+
+	bio_for_each_segment(bv, c->bio, it) {
+		unsigned int done = 0;
+		char *va = bvec_kmap_local(&bv);
+
+		while (done < bv.bv_len) {
+			unsigned int col = pos >> (c->p->lo.chunk_shift + SECTOR_SHIFT);
+			unsigned int coff = pos & (cb - 1);
+			unsigned int n = min(bv.bv_len - done, cb - coff);
+
+			if (to_bio)
+				memcpy(va + done, c->col[col] + coff, n);
+			else
+				memcpy(c->col[col] + coff, va + done, n);
+			done += n;
+			pos += n;
+		}
+		kunmap_local(va);
+		if (to_bio)
+			flush_dcache_page(bv.bv_page);
+	}
+}
+
+/* Sector range [*lo, *hi) of column @k the bio touches; false: none. */
+static bool plog_col_span(struct plog_ctx *c, unsigned int k, u32 *lo, u32 *hi)
+{
+	u32 cs = 1U << c->p->lo.chunk_shift;
+	u32 first = c->off, last = c->off + bio_sectors(c->bio);
+	u32 s = k * cs, e = s + cs;
+
+	if (last <= s || first >= e)
+		return false;
+	*lo = max(first, s) - s;
+	*hi = min(last, e) - s;
+	return true;
+}
+
+static u64 plog_block_key(struct plog_ctx *c, unsigned int k, u32 sector)
+{
+	u64 lchunk = (u64)c->row * (c->p->lo.g - 1) + k;
+
+	return (lchunk << (c->p->lo.chunk_shift - PLOG_BLOCK_SHIFT)) +
+	       (sector >> PLOG_BLOCK_SHIFT);
+}
+
+static sector_t plog_msector(struct plog *p, u64 mchunk, u32 off)
+{
+	return (mchunk << p->lo.chunk_shift) + off;
+}
+
+static void plog_locate(struct plog_ctx *c)
+{
+	unsigned int k;
+
+	for (k = 0; k < c->p->lo.g - 1; k++)
+		rl_plog_row_loc(&c->p->lo, c->region, c->rrow, k, &c->loc[k]);
+}
+
+/*
+ * Intent for a write that logs, without DAX: the region keeps one
+ * reference while it has records not yet reintegrated.
+ */
+static int plog_log_intent(struct plog_ctx *c, bool *held)
+{
+	struct plog *p = c->p;
+	struct rl_md *md = p->a->md;
+
+	*held = false;
+	if (!md || p->pm)
+		return 0;
+	if (rl_md_intent_start(md, rl_md_region(rl_md_state(md),
+						p->keys[c->region])))
+		return -EIO;
+	*held = true;
+	return 0;
+}
+
+/* A write in a LOG region. BLK_STS_AGAIN: a preread failed, serve again. */
+static blk_status_t plog_write_log(struct plog_ctx *c)
+{
+	struct plog *p = c->p;
+	struct rl_array *a = p->a;
+	unsigned int k, gd = p->lo.g - 1;
+	u32 cs = 1U << p->lo.chunk_shift;
+	u32 lo, hi, rlo, rhi, hlo = cs, hhi = 0;
+	bool full = !c->off && bio_sectors(c->bio) == gd * cs;
+	u64 region = 0;
+	struct plog_iog g;
+	unsigned long failed;
+	bool held;
+
+	plog_locate(c);
+	if (!full) {
+		plog_iog_init(&g);
+		for (k = 0; k < gd; k++) {
+			if (!plog_col_span(c, k, &lo, &hi))
+				continue;
+			hlo = min(hlo, lo);
+			hhi = max(hhi, hi);
+			rlo = round_down(lo, 1U << PLOG_BLOCK_SHIFT);
+			rhi = round_up(hi, 1U << PLOG_BLOCK_SHIFT);
+			if (plog_cache_get(p->cache, plog_block_key(c, k, rlo),
+					   (rhi - rlo) >> PLOG_BLOCK_SHIFT,
+					   c->col[k] + (rlo << SECTOR_SHIFT)))
+				continue;
+			plog_io(p, &g, c->loc[k].member, REQ_OP_READ,
+				plog_msector(p, c->loc[k].mchunk, rlo),
+				c->col[k] + (rlo << SECTOR_SHIFT), rhi - rlo,
+				RL_FG, RL_DATA_READ);
+		}
+		failed = plog_iog_wait(p, &g);
+		if (failed) {
+			plog_fail_members(p, failed, "read error");
+			return BLK_STS_AGAIN;
+		}
+		/* delta = old ^ new over the hull of the columns */
+		memset(c->delta + (hlo << SECTOR_SHIFT), 0,
+		       (hhi - hlo) << SECTOR_SHIFT);
+		for (k = 0; k < gd; k++)
+			if (plog_col_span(c, k, &lo, &hi)) {
+				plog_read_done(c->col[k] + (lo << SECTOR_SHIFT),
+					       hi - lo);
+				plog_xor(c->delta + (lo << SECTOR_SHIFT),
+					 c->col[k] + (lo << SECTOR_SHIFT),
+					 (hi - lo) << SECTOR_SHIFT);
+			}
+		plog_bio_copy(c, false);
+		for (k = 0; k < gd; k++)
+			if (plog_col_span(c, k, &lo, &hi))
+				plog_xor(c->delta + (lo << SECTOR_SHIFT),
+					 c->col[k] + (lo << SECTOR_SHIFT),
+					 (hi - lo) << SECTOR_SHIFT);
+	} else {
+		/* a full row: its new parity, no preread */
+		plog_bio_copy(c, false);
+		memcpy(c->delta, c->col[0], cs << SECTOR_SHIFT);
+		for (k = 1; k < gd; k++)
+			plog_xor(c->delta, c->col[k], cs << SECTOR_SHIFT);
+		hlo = 0;
+		hhi = cs;
+	}
+
+	if (plog_log_intent(c, &held))
+		return BLK_STS_IOERR;
+	plog_append(c, full ? RL_PLOG_OVERWRITE : RL_PLOG_UPDATE, hlo,
+		    hhi - hlo, c->delta + (hlo << SECTOR_SHIFT));
+	if (held) {
+		/* the first record of the region keeps the reference */
+		mutex_lock(&p->lock);
+		if (!p->reg[c->region].intent) {
+			p->reg[c->region].intent = true;
+			held = false;
+		}
+		mutex_unlock(&p->lock);
+		region = rl_md_region(rl_md_state(a->md), p->keys[c->region]);
+	}
+
+	plog_iog_init(&g);
+	for (k = 0; k < gd; k++)
+		if (plog_col_span(c, k, &lo, &hi))
+			plog_io(p, &g, c->loc[k].member,
+				REQ_OP_WRITE | (c->bio->bi_opf & (REQ_FUA | REQ_SYNC)),
+				plog_msector(p, c->loc[k].mchunk, lo),
+				c->col[k] + (lo << SECTOR_SHIFT), hi - lo,
+				RL_FG, RL_DATA_WRITE);
+	failed = plog_iog_wait(p, &g);
+	/* what did not land is in the parity and its log: committed anyway */
+	plog_fail_members(p, failed, "write error");
+	plog_commit(c);
+	if (held)
+		rl_md_intent_end(a->md, region);
+
+	for (k = 0; k < gd && !full; k++) {
+		if (!plog_col_span(c, k, &lo, &hi))
+			continue;
+		rlo = round_down(lo, 1U << PLOG_BLOCK_SHIFT);
+		rhi = round_up(hi, 1U << PLOG_BLOCK_SHIFT);
+		plog_cache_put(p->cache, plog_block_key(c, k, rlo),
+			       (rhi - rlo) >> PLOG_BLOCK_SHIFT,
+			       c->col[k] + (rlo << SECTOR_SHIFT));
+	}
+	return rl_nr_failed(a) > a->redundancy ? BLK_STS_IOERR : BLK_STS_OK;
+}
+
+/*
+ * Read the row's chunks over [lo, hi) into the context (data columns,
+ * then the parity at column g - 1), but for @skip and unreadable members.
+ * Returns the one data or parity column missing (RL_NONE: none), or
+ * -EIO in *err if more than one is.
+ */
+static unsigned int plog_read_row(struct plog_ctx *c, u32 lo, u32 hi,
+				  unsigned int skip, int *err)
+{
+	struct plog *p = c->p;
+	unsigned int k, m, gd = p->lo.g - 1, missing = RL_NONE;
+	unsigned long bad, failed;
+	struct plog_iog g;
+	u64 mchunk;
+
+	*err = 0;
+	bad = rl_unreadable_at(p->a, p->keys[c->region]);
+	plog_iog_init(&g);
+	for (k = 0; k <= gd; k++) {
+		m = k < gd ? c->loc[k].member : c->loc[0].pmember;
+		mchunk = k < gd ? c->loc[k].mchunk : c->loc[0].pchunk;
+		if (k == skip)
+			continue;
+		if (test_bit(m, &bad)) {
+			if (missing != RL_NONE)
+				*err = -EIO;
+			missing = k;
+			continue;
+		}
+		plog_io(p, &g, m, REQ_OP_READ, plog_msector(p, mchunk, lo),
+			c->col[k] + (lo << SECTOR_SHIFT), hi - lo, RL_FG,
+			k < gd ? RL_DATA_READ : RL_PARITY_READ);
+	}
+	failed = plog_iog_wait(p, &g);
+	if (failed) {
+		plog_fail_members(p, failed, "read error");
+		*err = -EAGAIN;
+	}
+	for (k = 0; k <= gd; k++)
+		if (k != skip && k != missing)
+			plog_read_done(c->col[k] + (lo << SECTOR_SHIFT), hi - lo);
+	return missing;
+}
+
+/* col[@k] = xor of the row's other chunks (data and parity) over [lo, hi). */
+static void plog_rebuild_col(struct plog_ctx *c, unsigned int k, u32 lo, u32 hi)
+{
+	unsigned int j, gd = c->p->lo.g - 1;
+	size_t o = (size_t)lo << SECTOR_SHIFT, n = (size_t)(hi - lo) << SECTOR_SHIFT;
+
+	memset(c->col[k] + o, 0, n);
+	for (j = 0; j <= gd; j++)
+		if (j != k)
+			plog_xor(c->col[k] + o, c->col[j] + o, n);
+}
+
+/* A read that needs a column rebuilt (its member is unreadable). */
+static blk_status_t plog_read(struct plog_ctx *c)
+{
+	unsigned int k = c->off >> c->p->lo.chunk_shift;
+	u32 lo, hi;
+	int err;
+
+	plog_locate(c);
+	plog_col_span(c, k, &lo, &hi);
+	/* every column but a missing one; the parity only if one is */
+	if (plog_read_row(c, lo, hi, RL_NONE, &err) == k && !err)
+		plog_rebuild_col(c, k, lo, hi);
+	if (err)
+		return err == -EAGAIN ? BLK_STS_AGAIN : BLK_STS_IOERR;
+	plog_bio_copy(c, true);
+	return BLK_STS_OK;
+}
+
+/*
+ * A write in a DIRECT region (degraded): the row's chunks over the hull
+ * are read (a missing data column rebuilt), the new data put in, the
+ * parity recomputed, and the data and parity written where their members
+ * are readable. The write-intent bitmap covers the write hole.
+ */
+static blk_status_t plog_write_direct(struct plog_ctx *c)
+{
+	struct plog *p = c->p;
+	struct rl_array *a = p->a;
+	unsigned int k, m, gd = p->lo.g - 1, missing;
+	u32 cs = 1U << p->lo.chunk_shift, lo, hi, hlo = cs, hhi = 0;
+	size_t o, n;
+	struct plog_iog g;
+	unsigned long failed;
+	u64 region = 0;
+	int err;
+
+	plog_locate(c);
+	for (k = 0; k < gd; k++)
+		if (plog_col_span(c, k, &lo, &hi)) {
+			hlo = min(hlo, lo);
+			hhi = max(hhi, hi);
+		}
+	missing = plog_read_row(c, hlo, hhi, RL_NONE, &err);
+	if (err)
+		return err == -EAGAIN ? BLK_STS_AGAIN : BLK_STS_IOERR;
+	if (missing < gd)
+		plog_rebuild_col(c, missing, hlo, hhi);
+	plog_bio_copy(c, false);
+	o = (size_t)hlo << SECTOR_SHIFT;
+	n = (size_t)(hhi - hlo) << SECTOR_SHIFT;
+	memcpy(c->col[gd] + o, c->col[0] + o, n);
+	for (k = 1; k < gd; k++)
+		plog_xor(c->col[gd] + o, c->col[k] + o, n);
+
+	if (a->md) {
+		region = rl_md_region(rl_md_state(a->md), p->keys[c->region]);
+		if (rl_md_intent_start(a->md, region))
+			return BLK_STS_IOERR;
+	}
+	plog_iog_init(&g);
+	for (k = 0; k <= gd; k++) {
+		if (k == missing)
+			continue;
+		if (k < gd && !plog_col_span(c, k, &lo, &hi))
+			continue;
+		if (k == gd) {
+			lo = hlo;
+			hi = hhi;
+		}
+		m = k < gd ? c->loc[k].member : c->loc[0].pmember;
+		plog_io(p, &g, m,
+			REQ_OP_WRITE | (c->bio->bi_opf & (REQ_FUA | REQ_SYNC)),
+			plog_msector(p, k < gd ? c->loc[k].mchunk : c->loc[0].pchunk, lo),
+			c->col[k] + (lo << SECTOR_SHIFT), hi - lo, RL_FG,
+			k < gd ? RL_DATA_WRITE : RL_PARITY_WRITE);
+	}
+	failed = plog_iog_wait(p, &g);
+	plog_fail_members(p, failed, "write error");
+	if (a->md)
+		rl_md_intent_end(a->md, region);
+	for (k = 0; k < gd; k++)
+		if (plog_col_span(c, k, &lo, &hi))
+			plog_cache_drop(p->cache, plog_block_key(c, k, 0),
+					cs >> PLOG_BLOCK_SHIFT);
+	return rl_nr_failed(a) > a->redundancy ? BLK_STS_IOERR : BLK_STS_OK;
+}
+
+static void plog_serve(struct plog_ctx *c)
+{
+	struct plog *p = c->p;
+	unsigned int tries = 0;
+	blk_status_t st;
+	int mode;
+
+	do {
+		mode = plog_enter(p, c->region);
+		if (mode < 0) {
+			st = BLK_STS_IOERR;
+			break;
+		}
+		if (bio_op(c->bio) == REQ_OP_READ)
+			st = plog_read(c);
+		else if (mode == PLOG_LOG)
+			st = plog_write_log(c);
+		else
+			st = plog_write_direct(c);
+		plog_exit(p, c->region);
+	} while (st == BLK_STS_AGAIN && ++tries <= p->a->geom.nr_members);
+	if (st == BLK_STS_AGAIN)
+		st = BLK_STS_IOERR;
+	c->bio->bi_status = st;
+	bio_endio(c->bio);
+}
+
+/* Where the bio goes: its row (the lock), region, and offset in the row. */
+static void plog_bio_row(struct plog *p, struct bio *bio, u32 *region,
+			 u32 *rrow, u32 *off)
+{
+	sector_t ls = rl_pb(bio)->lsector;
+	struct rl_plog_loc loc;
+
+	rl_plog_map(&p->lo, ls >> p->lo.chunk_shift, &loc);
+	*region = loc.region;
+	*rrow = loc.row;
+	*off = ((u32)loc.col << p->lo.chunk_shift) +
+	       (u32)(ls & ((1U << p->lo.chunk_shift) - 1));
+}
+
+static u64 plog_row_id(struct plog *p, u32 region, u32 rrow)
+{
+	return (u64)region * p->lo.slice + rrow;
+}
+
+static struct plog_ctx *plog_ctx_lookup(struct plog *p, u64 row)
+{
+	struct plog_ctx *c;
+
+	hlist_for_each_entry(c, &p->hash[hash_64(row, p->hash_bits)], hnode)
+		if (c->row == row)
+			return c;
+	return NULL;
+}
+
+static void plog_queue_bio(struct plog *p, struct bio *bio)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&p->hlock, flags);
+	bio_list_add(&p->incoming, bio);
+	spin_unlock_irqrestore(&p->hlock, flags);
+	queue_work(p->a->wq, &p->dispatch);
+}
+
+static void plog_dispatch(struct work_struct *ws)
+{
+	struct plog *p = container_of(ws, struct plog, dispatch);
+	struct plog_ctx *c;
+	u32 region, rrow, off;
+	struct bio *bio;
+	u64 row;
+
+	spin_lock_irq(&p->hlock);
+	while ((bio = bio_list_peek(&p->incoming))) {
+		plog_bio_row(p, bio, &region, &rrow, &off);
+		row = plog_row_id(p, region, rrow);
+		c = plog_ctx_lookup(p, row);
+		if (c) {
+			bio_list_pop(&p->incoming);
+			bio_list_add(&c->waiting, bio);
+			continue;
+		}
+		if (list_empty(&p->free))
+			break;	/* a context that goes idle kicks us again */
+		bio_list_pop(&p->incoming);
+		c = list_first_entry(&p->free, struct plog_ctx, lnode);
+		list_del_init(&c->lnode);
+		c->row = row;
+		c->region = region;
+		c->rrow = rrow;
+		c->off = off;
+		c->bio = bio;
+		hlist_add_head(&c->hnode, &p->hash[hash_64(row, p->hash_bits)]);
+		queue_work(p->ctx_wq, &c->work);
+	}
+	spin_unlock_irq(&p->hlock);
+}
+
+/* The next bio for the context's row, or the context goes idle. */
+static bool plog_ctx_next(struct plog_ctx *c)
+{
+	struct plog *p = c->p;
+
+	spin_lock_irq(&p->hlock);
+	c->bio = bio_list_pop(&c->waiting);
+	if (c->bio) {
+		spin_unlock_irq(&p->hlock);
+		plog_bio_row(p, c->bio, &c->region, &c->rrow, &c->off);
+		return true;
+	}
+	hlist_del_init(&c->hnode);
+	list_add(&c->lnode, &p->free);
+	if (!bio_list_empty(&p->incoming))
+		queue_work(p->a->wq, &p->dispatch);
+	spin_unlock_irq(&p->hlock);
+	return false;
+}
+
+static void plog_ctx_work(struct work_struct *ws)
+{
+	struct plog_ctx *c = container_of(ws, struct plog_ctx, work);
+
+	do {
+		plog_serve(c);
+	} while (plog_ctx_next(c));
+}
+
+/* ------------------------------------------------------------------------
+ * The scheme
+ */
+
+static void plog_params(struct rl_array *a, struct rl_plog_params *pp)
+{
+	const struct rl_plog_opts *o = &a->plog_opts;
+
+	memset(pp, 0, sizeof(*pp));
+	pp->nr_members = a->geom.nr_members;
+	pp->chunk_sectors = rl_chunk_sectors(&a->geom);
+	pp->log_disks = o->log_disks;
+	pp->log_ratio = o->log_ratio;
+	pp->log_tracks = o->log_tracks;
+	pp->track_sectors = o->track_sectors;
+	pp->regions = o->regions;
+}
+
+/* The layout, checked against what a context and a segment must hold. */
+static int plog_layout(struct rl_array *a, u64 member_sectors,
+		       struct rl_plog_layout *lo, char **error)
+{
+	struct rl_plog_params pp;
+	int r;
+
+	plog_params(a, &pp);
+	r = rl_plog_layout_init(lo, &pp, member_sectors, error);
+	if (r)
+		return r;
+	if (lo->g < 2 || lo->max_recs < 1 ||
+	    lo->seg_sectors < lo->hdr_sectors + rl_chunk_sectors(&a->geom)) {
+		*error = "plog: a log segment cannot hold a chunk's record";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int plog_capacity(struct rl_array *a, sector_t len, char **error)
+{
+	struct rl_plog_layout lo;
+	int r;
+
+	r = plog_layout(a, a->member_sectors, &lo, error);
+	if (r)
+		return r;
+	if (!len) {
+		*error = "Zero target length";
+		return -EINVAL;
+	}
+	if (len > lo.data_chunks << lo.chunk_shift) {
+		*error = "Target length exceeds the plog capacity";
+		return -EINVAL;
+	}
+	if (len & (rl_chunk_sectors(&a->geom) - 1)) {
+		*error = "Target length is not a multiple of chunk_size";
+		return -EINVAL;
+	}
+	a->member_sectors = lo.member_chunks << lo.chunk_shift;
+	return 0;
+}
+
+static unsigned int plog_data_columns(unsigned int nr_members)
+{
+	return 1;	/* unused: ->capacity sizes the array */
+}
+
+static void plog_map_sector(const struct rl_geom *g, sector_t lsector,
+			    struct rl_loc *loc)
+{
+	memset(loc, 0, sizeof(*loc));
+	loc->member = RL_NONE;	/* unused: the layout needs the table's options */
+}
+
+static bool plog_unmap_sector(const struct rl_geom *g, unsigned int member,
+			      sector_t msector, sector_t *lsector)
+{
+	return false;
+}
+
+static void plog_free_ctx(struct plog *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nr_ctx; i++) {
+		vfree(p->ctx[i]->mem);
+		kfree(p->ctx[i]);
+	}
+	kfree(p->ctx);
+	p->ctx = NULL;
+	p->nr_ctx = 0;
+}
+
+static int plog_alloc_ctx(struct plog *p)
+{
+	size_t cb = plog_chunk_bytes(p), bytes = (size_t)(p->lo.g + 1) * cb;
+	unsigned int i, k, nr;
+	struct plog_ctx *c;
+
+	nr = clamp_t(size_t, PLOG_CTX_BUDGET / bytes, 2, PLOG_MAX_CTX);
+	p->ctx = kcalloc(nr, sizeof(*p->ctx), GFP_KERNEL);
+	if (!p->ctx)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		c = kzalloc(sizeof(*c), GFP_KERNEL);
+		if (!c)
+			return -ENOMEM;
+		c->mem = vmalloc(bytes);
+		if (!c->mem) {
+			kfree(c);
+			return -ENOMEM;
+		}
+		p->ctx[p->nr_ctx++] = c;
+		c->p = p;
+		INIT_HLIST_NODE(&c->hnode);
+		bio_list_init(&c->waiting);
+		INIT_WORK(&c->work, plog_ctx_work);
+		for (k = 0; k < p->lo.g; k++)
+			c->col[k] = c->mem + k * cb;
+		c->delta = c->mem + p->lo.g * cb;
+		list_add_tail(&c->lnode, &p->free);
+	}
+	p->hash_bits = ilog2(roundup_pow_of_two(nr));
+	p->hash = kcalloc(1U << p->hash_bits, sizeof(*p->hash), GFP_KERNEL);
+	if (!p->hash)
+		return -ENOMEM;
+	for (i = 0; i < (1U << p->hash_bits); i++)
+		INIT_HLIST_HEAD(&p->hash[i]);
+	return 0;
+}
+
+static void plog_dtr(struct rl_array *a)
+{
+	struct plog *p = plog_of(a);
+	struct rl_plog_buf *b, *n;
+	u32 r;
+
+	if (!p)
+		return;
+	if (p->bg_wq)
+		destroy_workqueue(p->bg_wq);
+	if (p->log_wq)
+		destroy_workqueue(p->log_wq);
+	if (p->ctx_wq)
+		destroy_workqueue(p->ctx_wq);
+	/* buffers left in RAM: their twins (DAX) or intent bits cover them */
+	list_for_each_entry_safe(b, n, &p->sealq, list) {
+		list_del(&b->list);
+		rl_plog_pool_put(&p->pool, b);
+	}
+	for (r = 0; p->reg && r < p->lo.nr_regions; r++)
+		if (p->reg[r].cur)
+			rl_plog_pool_put(&p->pool, p->reg[r].cur);
+	if (p->pm)
+		rl_plog_md_close(p->pm);
+	plog_region_ops_free(p);
+	plog_free_ctx(p);
+	kfree(p->hash);
+	plog_cache_free(p->cache);
+	if (p->pool.bufs)
+		rl_plog_pool_exit(&p->pool);
+	bioset_exit(&p->bs);
+	kvfree(p->reg);
+	kvfree(p->keys);
+	kfree(p);
+	a->scheme = NULL;
+}
+
+/* Durable state: the DAX record area, or the intent bitmap, or none. */
+static int plog_open_md(struct plog *p, unsigned int nr_bufs, char **error)
+{
+	struct rl_array *a = p->a;
+	int r;
+
+	if (!a->md || a->journal == RL_JNL_OFF)
+		return 0;
+	r = rl_plog_md_open(a->md, &p->lo, nr_bufs, &p->pm, error);
+	if (r == -EOPNOTSUPP) {
+		p->pm = NULL;
+		if (a->journal == RL_JNL_ON) {
+			*error = "plog: journal on needs a DAX metadata device";
+			return -EINVAL;
+		}
+		return 0;
+	}
+	return r;
+}
+
+static int plog_ctr(struct rl_array *a)
+{
+	struct dm_target *ti = a->ti;
+	unsigned int nr_bufs = a->plog_opts.log_buffers ?: RL_PLOG_DEF_BUFFERS;
+	struct plog *p;
+	u32 r;
+	int ret;
+
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p) {
+		ti->error = "Cannot allocate plog state";
+		return -ENOMEM;
+	}
+	a->scheme = p;
+	p->a = a;
+	mutex_init(&p->lock);
+	mutex_init(&p->op_lock);
+	INIT_LIST_HEAD(&p->sealq);
+	init_waitqueue_head(&p->wait);
+	spin_lock_init(&p->hlock);
+	bio_list_init(&p->incoming);
+	INIT_LIST_HEAD(&p->free);
+	INIT_WORK(&p->dispatch, plog_dispatch);
+	INIT_WORK(&p->log_work, plog_log_work);
+	INIT_WORK(&p->bg_work, plog_bg_work);
+
+	ret = plog_layout(a, a->member_sectors, &p->lo, &ti->error);
+	if (ret)
+		goto bad;
+	ret = -ENOMEM;
+	ti->error = "Cannot allocate plog state";
+	p->keys = kvcalloc(p->lo.nr_regions, sizeof(*p->keys), GFP_KERNEL);
+	p->reg = kvcalloc(p->lo.nr_regions, sizeof(*p->reg), GFP_KERNEL);
+	if (!p->keys || !p->reg)
+		goto bad;
+	for (r = 0; r < p->lo.nr_regions; r++)
+		p->keys[r] = rl_plog_region_key(&p->lo, r);
+	if (bioset_init(&p->bs, 4 * RL_MAX_MEMBERS, offsetof(struct plog_io, bio),
+			BIOSET_NEED_BVECS))
+		goto bad;
+	if (rl_plog_pool_init(&p->pool, nr_bufs,
+			      p->lo.seg_sectors << SECTOR_SHIFT)) {
+		ti->error = "Cannot allocate the log buffers";
+		goto bad;
+	}
+	p->cache = plog_cache_alloc(a->plog_opts.data_cache);
+	if (!p->cache || plog_alloc_ctx(p) || plog_region_ops_init(p))
+		goto bad;
+	p->ctx_wq = alloc_workqueue("kraidlab_plog", WQ_MEM_RECLAIM | WQ_UNBOUND,
+				    p->nr_ctx);
+	p->log_wq = alloc_ordered_workqueue("kraidlab_plog_log", WQ_MEM_RECLAIM);
+	p->bg_wq = alloc_ordered_workqueue("kraidlab_plog_bg", WQ_MEM_RECLAIM);
+	if (!p->ctx_wq || !p->log_wq || !p->bg_wq)
+		goto bad;
+
+	ret = plog_open_md(p, nr_bufs, &ti->error);
+	if (ret)
+		goto bad;
+	/* replay what a crash left in the log, before any I/O */
+	ret = plog_recover(p, &ti->error);
+	if (ret)
+		goto bad;
+
+	ret = dm_set_target_max_io_len(ti, (sector_t)(p->lo.g - 1) <<
+				       p->lo.chunk_shift);
+	if (ret)
+		goto bad;
+	ti->num_discard_bios = 0;	/* discards are refused */
+	return 0;
+bad:
+	plog_dtr(a);
+	return ret;
+}
+
+static int plog_map(struct rl_array *a, struct bio *bio)
+{
+	struct plog *p = plog_of(a);
+	struct rl_bio *pb = rl_pb(bio);
+	struct rl_plog_loc loc;
+	unsigned long bad;
+
+	if (bio_op(bio) == REQ_OP_READ) {
+		rl_trim_to_chunk(a, bio);
+		rl_plog_map(&p->lo, pb->lsector >> p->lo.chunk_shift, &loc);
+		bad = rl_unreadable_at(a, p->keys[loc.region]);
+		if (!test_bit(loc.member, &bad)) {
+			rl_remap(a, bio, loc.member, a->geom.data_offset +
+				 plog_msector(p, loc.mchunk, pb->lsector &
+					      ((1U << p->lo.chunk_shift) - 1)));
+			return DM_MAPIO_SUBMITTED;
+		}
+	} else if (bio_op(bio) != REQ_OP_WRITE) {
+		return DM_MAPIO_KILL;
+	}
+	if (rl_nr_failed(a) > a->redundancy)
+		return DM_MAPIO_KILL;
+	plog_queue_bio(p, bio);
+	return DM_MAPIO_SUBMITTED;
+}
+
+/* A direct read that failed is served again through a context. */
+static int plog_end_io(struct rl_array *a, struct bio *bio, blk_status_t *error)
+{
+	if (!rl_end_remapped(a, bio, *error))
+		return DM_ENDIO_DONE;
+	plog_queue_bio(plog_of(a), bio);
+	return DM_ENDIO_INCOMPLETE;
+}
+
+/*
+ * Suspended: no bio is in flight. Reintegrate every log, so that the
+ * parity is whole and the intent bits (without DAX) can clear; then the
+ * log writer and region operations stop until the resume.
+ */
+static void plog_postsuspend(struct rl_array *a)
+{
+	struct plog *p = plog_of(a);
+
+	plog_reintegrate_all(p);
+	flush_workqueue(p->bg_wq);
+	flush_workqueue(p->log_wq);
+}
+
+static void plog_io_hints(struct rl_array *a, struct queue_limits *limits)
+{
+	struct plog *p = plog_of(a);
+	unsigned int cb = plog_chunk_bytes(p);
+	unsigned int row = (cb >> SECTOR_SHIFT) * (p->lo.g - 1);
+
+	blk_limits_io_min(limits, cb);
+	blk_limits_io_opt(limits, cb * (p->lo.g - 1));
+	limits->max_hw_sectors = max(limits->max_hw_sectors, row);
+	limits->max_sectors = max(limits->max_sectors, row);
+}
+
+static const char *plog_durability(struct plog *p)
+{
+	return p->pm ? "pmem" : p->a->md ? "intent" : "none";
+}
+
+/*
+ * INFO: plog <L> <A.aaa> <K> <B> <S> <G> <seg_sectors> <capacity_sectors>
+ *       <durability> <log_bytes> <pool_total> <pool_free> <pool_min_free>
+ *       <pool_waits> <reintegrations> <regions_with_log>
+ *       <max_region_fill_segs> <cache_hits> <cache_misses>
+ * TABLE: log_disks log_ratio log_tracks track_sectors regions log_buffers
+ *        data_cache, each with its value.
+ */
+static void plog_status(struct rl_array *a, status_type_t type, char *result,
+			unsigned int maxlen, unsigned int *psz)
+{
+	struct plog *p = plog_of(a);
+	const struct rl_plog_layout *lo = &p->lo;
+	unsigned int sz = *psz, ratio;
+	u32 r, with_log = 0, fill, max_fill = 0;
+	u64 hits, misses;
+
+	if (type == STATUSTYPE_INFO) {
+		mutex_lock(&p->lock);
+		for (r = 0; r < lo->nr_regions; r++) {
+			struct plog_region *rg = &p->reg[r];
+
+			fill = rg->disk_segs + rg->queued + !!rg->cur;
+			if (fill || rg->recs)
+				with_log++;
+			max_fill = max(max_fill, fill);
+		}
+		mutex_unlock(&p->lock);
+		spin_lock(&p->cache->lock);
+		hits = p->cache->hits;
+		misses = p->cache->misses;
+		spin_unlock(&p->cache->lock);
+		DMEMIT(" plog %u %u.%03u %u %u %u %u %u %llu %s %llu",
+		       lo->l, lo->a_milli / 1000, lo->a_milli % 1000, lo->k,
+		       lo->nr_regions, lo->slice, lo->sublog, lo->seg_sectors,
+		       (unsigned long long)lo->data_chunks << lo->chunk_shift,
+		       plog_durability(p), READ_ONCE(p->log_bytes));
+		spin_lock_irq(&p->pool.lock);
+		DMEMIT(" %u %u %u %llu", p->pool.nr, p->pool.nr_free,
+		       p->pool.min_free, p->pool.waits);
+		spin_unlock_irq(&p->pool.lock);
+		DMEMIT(" %llu %u %u %llu %llu", READ_ONCE(p->reintegrations),
+		       with_log, max_fill, hits, misses);
+	} else if (type == STATUSTYPE_TABLE) {
+		ratio = a->plog_opts.log_ratio ?: RL_PLOG_DEF_A;
+		DMEMIT(" log_disks %u log_ratio %u.%03u log_tracks %u",
+		       lo->l, ratio / 1000, ratio % 1000, lo->k);
+		DMEMIT(" track_sectors %u regions %u log_buffers %u data_cache %u",
+		       lo->track_sectors, lo->nr_regions, p->pool.nr,
+		       p->cache->nr);
+	}
+	*psz = sz;
+}
+
+static unsigned int plog_table_opts(struct rl_array *a)
+{
+	return 14;
+}
+
+/*
+ * Messages:
+ *   plog_regions   one line per region with a log or reintegrations:
+ *                  <r> <fill_segs> <buffered_recs> <reints>
+ *   reintegrate    reintegrate every region's log now; returns when done
+ */
+static int plog_message(struct rl_array *a, unsigned int argc, char **argv,
+			char *result, unsigned int maxlen)
+{
+	struct plog *p = plog_of(a);
+	unsigned int sz = 0;
+	u32 r, fill;
+
+	if (argc == 1 && !strcasecmp(argv[0], "reintegrate"))
+		return plog_reintegrate_all(p);
+	if (argc == 1 && !strcasecmp(argv[0], "plog_regions")) {
+		result[0] = '\0';
+		mutex_lock(&p->lock);
+		for (r = 0; r < p->lo.nr_regions; r++) {
+			struct plog_region *rg = &p->reg[r];
+
+			fill = rg->disk_segs + rg->queued + !!rg->cur;
+			if (!fill && !rg->recs && !rg->reints)
+				continue;
+			DMEMIT("%u %u %u %u\n", r, fill, rg->recs, rg->reints);
+		}
+		mutex_unlock(&p->lock);
+		return 1;
+	}
+	return -ENOTTY;
+}
+
+/*
+ * The plog scheme: the layout is the region manager's (plog.h); geom's
+ * nr_data and the ->map_sector/->unmap_sector helpers mean nothing here,
+ * ->capacity sizes the array instead.
+ */
+const struct rl_scheme_ops rl_plog_ops = {
+	.name = "plog",
+	.min_members = 3,
+	.redundancy = 1,
+	.parity = true,
+	.data_columns = plog_data_columns,
+	.map_sector = plog_map_sector,
+	.unmap_sector = plog_unmap_sector,
+	.capacity = plog_capacity,
+	.ctr = plog_ctr,
+	.dtr = plog_dtr,
+	.map = plog_map,
+	.end_io = plog_end_io,
+	.postsuspend = plog_postsuspend,
+	.io_hints = plog_io_hints,
+	.status = plog_status,
+	.table_opts = plog_table_opts,
+	.message = plog_message,
+	.sync_range = plog_sync_range,
+};

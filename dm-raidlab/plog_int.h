@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dm-raidlab parity logging: what plog.c (the foreground: map, contexts,
+ * the log buffers and the log writer) and plog_sync.c (region operations:
+ * reintegration, recomputation, degraded fix-up, background jobs, crash
+ * recovery) share. Private to the scheme.
+ */
+#ifndef DM_RAIDLAB_PLOG_INT_H
+#define DM_RAIDLAB_PLOG_INT_H
+
+#include <linux/bio.h>
+#include <linux/completion.h>
+#include <linux/mutex.h>
+#include <linux/workqueue.h>
+
+#include "plog.h"
+#include "raidlab.h"
+
+#define PLOG_MAX_CTX		16	/* foreground contexts at most */
+#define PLOG_CTX_BUDGET		(16U << 20)	/* bytes of context buffers */
+#define PLOG_BLOCK_SHIFT	3	/* data cache block: 8 sectors, 4 KiB */
+
+/* How a region serves writes. */
+enum plog_mode {
+	PLOG_LOG,		/* parity logging */
+	PLOG_DIRECT,		/* degraded: read-modify-write, no log */
+};
+
+/* One parity-log region's state; under plog->lock. */
+struct plog_region {
+	struct rl_plog_buf *cur;	/* buffer taking records, or NULL */
+	u64 gen;			/* generation new buffers get */
+	u32 next_seg;			/* their next segment index */
+	u64 disk_gen;			/* the log on disk: its generation */
+	u32 disk_segs;			/* and segments written */
+	u32 queued;			/* buffers on the seal queue */
+	u32 recs;			/* records not yet on disk */
+	u32 reints;			/* reintegrations done */
+	unsigned int busy;		/* foreground accesses in flight */
+	u8 mode;			/* enum plog_mode */
+	bool reint;			/* reintegration of disk_gen wanted */
+	bool fix;			/* degraded fix-up wanted */
+	bool frozen;			/* a region operation runs */
+	bool log_busy;			/* a log write of it is in flight */
+	bool intent;			/* holds a write-intent reference */
+};
+
+/* A group of member I/Os waited for together. */
+struct plog_iog {
+	atomic_t pending;
+	struct completion done;
+	unsigned long failed;		/* members whose I/O failed */
+};
+
+/* A member I/O: the bio with its queue entry in front (bioset front_pad). */
+struct plog_io {
+	struct rl_qent qe;
+	struct rl_array *a;
+	struct plog_iog *g;
+	unsigned int member;
+	struct bio bio;
+};
+
+struct plog_cache;
+
+struct plog {
+	struct rl_array *a;
+	struct rl_plog_layout lo;
+	u64 *keys;			/* rl_plog_region_key() of each region */
+	struct plog_region *reg;
+	struct rl_plog_pool pool;
+	struct rl_plog_md *pm;		/* DAX durable state, or NULL */
+	struct bio_set bs;
+
+	struct mutex lock;		/* regions, buffers, seal queue */
+	struct list_head sealq;		/* detached buffers, oldest first */
+	wait_queue_head_t wait;		/* anything under lock changed */
+	unsigned long events;		/* bumped with each such change */
+
+	/* foreground contexts (plog.c) */
+	spinlock_t hlock;		/* incoming, free, hash */
+	struct bio_list incoming;
+	struct list_head free;
+	struct hlist_head *hash;
+	unsigned int hash_bits;
+	struct work_struct dispatch;
+	unsigned int nr_ctx;
+	struct plog_ctx **ctx;
+	struct workqueue_struct *ctx_wq;	/* contexts: they sleep */
+	struct workqueue_struct *log_wq;	/* the log writer, ordered */
+	struct work_struct log_work;
+	struct plog_cache *cache;
+
+	/* region operations (plog_sync.c), one at a time */
+	struct mutex op_lock;
+	struct workqueue_struct *bg_wq;	/* reintegration, fix-ups */
+	struct work_struct bg_work;
+	void *parity;			/* a region's S parity chunks */
+	void *stage;			/* staging: segments, slice windows */
+	u32 stage_chunks;
+	u32 *slot_row;			/* a member's slots -> rows */
+	unsigned long *recompute;	/* S bits */
+
+	/* counters for status */
+	u64 log_bytes;
+	u64 reintegrations;
+};
+
+static inline struct plog *plog_of(struct rl_array *a)
+{
+	return a->scheme;
+}
+
+static inline unsigned int plog_chunk_bytes(const struct plog *p)
+{
+	return 1U << (p->lo.chunk_shift + SECTOR_SHIFT);
+}
+
+/* plog.c */
+void plog_iog_init(struct plog_iog *g);
+void plog_io(struct plog *p, struct plog_iog *g, unsigned int m,
+	     blk_opf_t opf, sector_t msector, void *buf, unsigned int sectors,
+	     enum rl_class class, enum rl_io_kind kind);
+unsigned long plog_iog_wait(struct plog *p, struct plog_iog *g);
+void plog_kick(struct plog *p);
+void plog_wait_locked(struct plog *p);
+void plog_buf_drop(struct plog *p, struct rl_plog_buf *b);
+void plog_want_reint(struct plog *p, u32 r);
+void plog_detach_cur(struct plog *p, u32 r);
+
+/* plog_sync.c */
+int plog_region_ops_init(struct plog *p);
+void plog_region_ops_free(struct plog *p);
+int plog_recover(struct plog *p, char **error);
+void plog_bg_work(struct work_struct *ws);
+int plog_reintegrate_all(struct plog *p);
+int plog_sync_range(struct rl_array *a, struct rl_sync_req *req);
+
+#endif /* DM_RAIDLAB_PLOG_INT_H */

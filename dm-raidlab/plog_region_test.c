@@ -1,0 +1,919 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for the parity-log region manager (plog_region.c):
+ *
+ *   dm_raidlab_plog_layout  every logical chunk maps to one member chunk
+ *                           and back, regions and roles never overlap, a
+ *                           sublog never shares a disk with its region's
+ *                           data, everything fits, sync keys, defaults
+ *                           and table errors
+ *   dm_raidlab_plog_log     segment encode/decode, every validator
+ *                           failure, the area header and region table
+ *                           slots, and applying segments in log order
+ *                           against a reference
+ *   dm_raidlab_plog_pool    the log-buffer pool
+ */
+#include <kunit/test.h>
+#include <linux/bitmap.h>
+#include <linux/crc32c.h>
+#include <linux/irqflags.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+#include "metadata.h"
+#include "plog.h"
+#include "raidlab.h"
+
+/* ------------------------------------------------------------------------
+ * dm_raidlab_plog_layout
+ */
+
+struct rl_plt_case {
+	const char *name;
+	unsigned int n, l, a, k, b, chunk, track;
+	u64 member_sectors;
+};
+
+static const struct rl_plt_case rl_plt_cases[] = {
+	{ "n5_defaults", 5, 0, 0, 0, 0, 8, 0, 1 << 18 },
+	{ "n6_l2_a500", 6, 2, 500, 0, 0, 16, 0, 1 << 18 },
+	{ "n7_l3_a2000_k2", 7, 3, 2000, 2, 0, 8, 0, 1 << 18 },
+	{ "n22_default_l", 22, 0, 0, 0, 0, 8, 0, 1 << 17 },
+	{ "n4_l2_chunk_is_track", 4, 2, 0, 0, 0, 64, 64, 1 << 18 },
+	{ "n8_l3_chunk_over_track_b10", 8, 3, 0, 0, 10, 512, 128, 1 << 19 },
+	{ "n10_l4_k3_track96", 10, 4, 1500, 3, 0, 32, 96, 1 << 18 },
+	{ "n3_l1_small", 3, 1, 0, 0, 0, 8, 8, 1 << 14 },
+	{ "n32_l5", 32, 5, 0, 0, 0, 8, 256, 1 << 17 },
+	{ "n12_l3_b4_a250", 12, 3, 250, 0, 4, 8, 0, 1 << 16 },
+	{ "n9_l6_g3", 9, 6, 3000, 0, 0, 16, 0, 1 << 18 },
+};
+
+static void rl_plt_case_desc(const struct rl_plt_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rl_plt, rl_plt_cases, rl_plt_case_desc);
+
+static void rl_plt_params(const struct rl_plt_case *c,
+			  struct rl_plog_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->nr_members = c->n;
+	p->chunk_sectors = c->chunk;
+	p->log_disks = c->l;
+	p->log_ratio = c->a;
+	p->log_tracks = c->k;
+	p->track_sectors = c->track;
+	p->regions = c->b;
+}
+
+/* mark member chunk @mc of @m in @used: false if it was marked already */
+static bool rl_plt_mark(unsigned long **used, unsigned int m, u64 mc)
+{
+	return !__test_and_set_bit(mc, used[m]);
+}
+
+static void rl_plt_layout_maps(struct kunit *test)
+{
+	const struct rl_plt_case *c = test->param_value;
+	struct rl_plog_params p;
+	struct rl_plog_layout lo;
+	struct rl_plog_loc loc;
+	unsigned long **used, **data;
+	char *error = NULL;
+	unsigned int m, i, t;
+	u64 x, mc, lchunk, key, prev_key = 0;
+	u32 r, s;
+
+	rl_plt_params(c, &p);
+	KUNIT_ASSERT_EQ_MSG(test, rl_plog_layout_init(&lo, &p, c->member_sectors,
+						      &error), 0, "%s", error);
+
+	/* shape */
+	KUNIT_EXPECT_EQ(test, lo.g, lo.n - lo.l);
+	KUNIT_EXPECT_EQ(test, lo.slice % lo.g, 0U);
+	if (lo.track_sectors >= (1U << lo.chunk_shift))
+		KUNIT_EXPECT_EQ(test, ((u64)lo.slice << lo.chunk_shift) %
+				lo.track_sectors, 0ULL);
+	KUNIT_EXPECT_EQ(test, ((u64)lo.sublog << lo.chunk_shift) % lo.seg_sectors,
+			0ULL);
+	KUNIT_EXPECT_GE(test, (u64)lo.sublog << lo.chunk_shift,
+			(u64)lo.seg_sectors);
+	KUNIT_EXPECT_EQ(test, lo.nr_regions % lo.cycle, 0U);
+	KUNIT_EXPECT_LE(test, lo.member_chunks, c->member_sectors >> lo.chunk_shift);
+	KUNIT_EXPECT_EQ(test, lo.member_chunks,
+			(u64)(lo.nr_regions / lo.cycle) * lo.cycle_chunks);
+	KUNIT_EXPECT_EQ(test, lo.data_chunks,
+			(u64)lo.nr_regions * lo.slice * (lo.g - 1));
+	KUNIT_EXPECT_EQ(test, lo.segs, lo.l * (u32)(((u64)lo.sublog <<
+							lo.chunk_shift) / lo.seg_sectors));
+	if (c->l)
+		KUNIT_EXPECT_EQ(test, lo.l, c->l);
+	if (c->b)
+		KUNIT_EXPECT_EQ(test, lo.nr_regions, roundup(c->b, lo.cycle));
+
+	used = kunit_kcalloc(test, lo.n, sizeof(*used), GFP_KERNEL);
+	data = kunit_kcalloc(test, lo.n, sizeof(*data), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, used);
+	KUNIT_ASSERT_NOT_NULL(test, data);
+	for (m = 0; m < lo.n; m++) {
+		used[m] = kunit_kcalloc(test, BITS_TO_LONGS(lo.member_chunks),
+					sizeof(long), GFP_KERNEL);
+		data[m] = kunit_kcalloc(test, BITS_TO_LONGS(lo.member_chunks),
+					sizeof(long), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, used[m]);
+		KUNIT_ASSERT_NOT_NULL(test, data[m]);
+	}
+
+	/* data and parity: unique, on the right members, and back */
+	for (x = 0; x < lo.data_chunks; x++) {
+		rl_plog_map(&lo, x, &loc);
+		KUNIT_ASSERT_LT(test, loc.member, lo.n);
+		KUNIT_ASSERT_LT(test, loc.mchunk, lo.member_chunks);
+		KUNIT_ASSERT_LT(test, loc.pchunk, lo.member_chunks);
+		KUNIT_ASSERT_NE(test, rl_plog_member_role(&lo, loc.region,
+							  loc.member), RL_NONE);
+		KUNIT_ASSERT_NE(test, rl_plog_member_role(&lo, loc.region,
+							  loc.pmember), RL_NONE);
+		KUNIT_ASSERT_NE(test, loc.member, loc.pmember);
+		KUNIT_ASSERT_TRUE_MSG(test, rl_plt_mark(used, loc.member, loc.mchunk),
+				      "lchunk %llu: member %u chunk %llu twice",
+				      x, loc.member, loc.mchunk);
+		__set_bit(loc.mchunk, data[loc.member]);
+		KUNIT_ASSERT_TRUE(test, rl_plog_unmap(&lo, loc.member, loc.mchunk,
+						      &lchunk));
+		KUNIT_ASSERT_EQ(test, lchunk, x);
+		if (loc.col == 0)
+			KUNIT_ASSERT_TRUE_MSG(test,
+					      rl_plt_mark(used, loc.pmember, loc.pchunk),
+					      "row %u of region %u: parity twice",
+					      loc.row, loc.region);
+	}
+
+	/* sublogs: not on their region's data members, no overlap, segments inside */
+	for (r = 0; r < lo.nr_regions; r++) {
+		for (i = 0; i < lo.l; i++) {
+			m = rl_plog_log_member(&lo, r, i);
+			KUNIT_ASSERT_EQ(test, rl_plog_member_role(&lo, r, m), RL_NONE);
+			for (t = 0; t < lo.g; t++)
+				KUNIT_ASSERT_NE(test, rl_plog_data_member(&lo, r, t), m);
+			mc = rl_plog_region_start(&lo, m, r);
+			for (x = 0; x < lo.sublog; x++)
+				KUNIT_ASSERT_TRUE_MSG(test, rl_plt_mark(used, m, mc + x),
+						      "sublog %u of region %u overlaps",
+						      i, r);
+		}
+		for (s = 0; s < lo.segs; s++) {
+			u64 ms;
+
+			rl_plog_seg_loc(&lo, r, s, &m, &ms);
+			KUNIT_ASSERT_EQ(test, m, rl_plog_log_member(&lo, r, s % lo.l));
+			mc = rl_plog_region_start(&lo, m, r);
+			KUNIT_ASSERT_GE(test, ms, mc << lo.chunk_shift);
+			KUNIT_ASSERT_LE(test, ms + lo.seg_sectors,
+					(mc + lo.sublog) << lo.chunk_shift);
+			KUNIT_ASSERT_EQ(test, ms - (mc << lo.chunk_shift),
+					(u64)(s / lo.l) * lo.seg_sectors);
+		}
+	}
+
+	/* every member chunk used once; unmap says data exactly where data is */
+	for (m = 0; m < lo.n; m++) {
+		KUNIT_EXPECT_EQ(test, bitmap_weight(used[m], lo.member_chunks),
+				(unsigned int)lo.member_chunks);
+		for (mc = 0; mc < lo.member_chunks; mc++)
+			KUNIT_ASSERT_EQ(test, rl_plog_unmap(&lo, m, mc, &lchunk),
+					(bool)test_bit(mc, data[m]));
+		KUNIT_EXPECT_FALSE(test, rl_plog_unmap(&lo, m, lo.member_chunks,
+						       &lchunk));
+	}
+
+	/* keys */
+	for (r = 0; r < lo.nr_regions; r++) {
+		key = rl_plog_region_key(&lo, r);
+		if (r)
+			KUNIT_ASSERT_GT(test, key, prev_key);
+		for (m = 0; m < lo.n; m++) {
+			u64 end = rl_plog_region_start(&lo, m, r) +
+				  (rl_plog_member_role(&lo, r, m) == RL_NONE ?
+				   lo.sublog : lo.slice);
+
+			KUNIT_ASSERT_LE(test, (end << lo.chunk_shift) - 1, key);
+		}
+		KUNIT_ASSERT_EQ(test, rl_plog_region_at(&lo, key), r);
+		KUNIT_ASSERT_EQ(test, rl_plog_region_at(&lo, r ? prev_key + 1 : 0), r);
+		prev_key = key;
+	}
+	KUNIT_EXPECT_EQ(test, (u64)prev_key + 1, lo.member_chunks << lo.chunk_shift);
+	KUNIT_EXPECT_EQ(test, rl_plog_region_at(&lo, prev_key + 1), lo.nr_regions);
+}
+
+static void rl_plt_default_l(struct kunit *test)
+{
+	unsigned int n;
+
+	/* the paper's example array: two to four sublogs per region */
+	KUNIT_EXPECT_GE(test, rl_plog_default_l(22), 2U);
+	KUNIT_EXPECT_LE(test, rl_plog_default_l(22), 4U);
+	/* the rule's slope with t_z = t_rmw: 0.105 N */
+	KUNIT_EXPECT_EQ(test, rl_plog_default_l(100), 11U);
+	KUNIT_EXPECT_EQ(test, rl_plog_default_l(200), 21U);
+	/* clamped */
+	KUNIT_EXPECT_EQ(test, rl_plog_default_l(2), 1U);
+	KUNIT_EXPECT_EQ(test, rl_plog_default_l(3), 1U);
+	KUNIT_EXPECT_EQ(test, rl_plog_default_l(4), 1U);
+	for (n = 3; n <= 64; n++) {
+		KUNIT_EXPECT_GE(test, rl_plog_default_l(n), 1U);
+		KUNIT_EXPECT_LE(test, rl_plog_default_l(n), n - 2);
+		KUNIT_EXPECT_LE(test, rl_plog_default_l(n), rl_plog_default_l(n + 1));
+	}
+}
+
+static void rl_plt_defaults(struct kunit *test)
+{
+	static const u64 sizes[] = { 1ULL << 27, 1ULL << 31, 3ULL << 30 };
+	struct rl_plog_params p = { .nr_members = 22, .chunk_sectors = 8 };
+	struct rl_plog_layout lo;
+	char *error = NULL;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		u64 tv = sizes[i] / RL_PLOG_DEF_TRACK, avail = sizes[i] >> 3;
+		u64 b0 = int_sqrt64(tv / RL_PLOG_DEF_K);
+
+		KUNIT_ASSERT_EQ_MSG(test, rl_plog_layout_init(&lo, &p, sizes[i],
+							      &error), 0, "%s", error);
+		KUNIT_EXPECT_EQ(test, lo.l, rl_plog_default_l(22));
+		KUNIT_EXPECT_EQ(test, lo.k, (unsigned int)RL_PLOG_DEF_K);
+		KUNIT_EXPECT_EQ(test, lo.track_sectors, (unsigned int)RL_PLOG_DEF_TRACK);
+		KUNIT_EXPECT_EQ(test, lo.seg_sectors, (u32)RL_PLOG_DEF_TRACK);
+		/* B within +-10 % of sqrt(TV / K), give or take one cycle */
+		KUNIT_EXPECT_GE(test, (u64)lo.nr_regions * 10 + 10 * lo.cycle, b0 * 9);
+		KUNIT_EXPECT_LE(test, (u64)lo.nr_regions * 10, b0 * 11 + 10 * lo.cycle);
+		/* A near 1 and little space wasted (§2.4: under 1 %) */
+		KUNIT_EXPECT_GE(test, lo.a_milli, 800U);
+		KUNIT_EXPECT_LE(test, lo.a_milli, 1250U);
+		KUNIT_EXPECT_LT(test, (avail - lo.member_chunks) * 100, avail);
+	}
+}
+
+struct rl_plt_err {
+	const char *name;
+	struct rl_plog_params p;
+	u64 member_sectors;
+	const char *error;
+};
+
+static const struct rl_plt_err rl_plt_errs[] = {
+	{ "two_members", { .nr_members = 2, .chunk_sectors = 8 }, 1 << 20,
+	  "plog: parity logging needs at least three members" },
+	{ "too_many_log_disks", { .nr_members = 5, .chunk_sectors = 8, .log_disks = 4 },
+	  1 << 20, "plog: log_disks must leave at least two data members" },
+	{ "log_disks_all", { .nr_members = 5, .chunk_sectors = 8, .log_disks = 5 },
+	  1 << 20, "plog: log_disks must leave at least two data members" },
+	{ "chunk_not_pow2", { .nr_members = 5, .chunk_sectors = 24 }, 1 << 20,
+	  "plog: chunk size must be a power of two" },
+	{ "track_odd", { .nr_members = 5, .chunk_sectors = 8, .track_sectors = 12 },
+	  1 << 20, "plog: track_sectors must be a multiple of 8 (4 KiB)" },
+	{ "track_vs_chunk", { .nr_members = 5, .chunk_sectors = 16, .track_sectors = 24 },
+	  1 << 20,
+	  "plog: track_sectors must be a multiple of the chunk size, or divide it" },
+	{ "k_too_large", { .nr_members = 5, .chunk_sectors = 8, .log_tracks = 65,
+			   .track_sectors = 8 }, 1 << 20, "plog: log_tracks is too large" },
+	{ "seg_too_large", { .nr_members = 5, .chunk_sectors = 8, .log_tracks = 33 },
+	  1 << 20,
+	  "plog: a log write (log_tracks * track_sectors) is larger than 4 MiB" },
+	{ "ratio_too_large", { .nr_members = 5, .chunk_sectors = 8, .log_ratio = 64001 },
+	  1 << 20, "plog: log_ratio is too large" },
+	{ "too_many_regions", { .nr_members = 5, .chunk_sectors = 8,
+				.regions = RL_PLOG_MAX_REGIONS + 1 }, 1ULL << 40,
+	  "plog: too many regions" },
+	{ "members_too_small", { .nr_members = 5, .chunk_sectors = 8 }, 1024,
+	  "plog: the members are too small for this parity-log layout" },
+	{ "regions_too_small", { .nr_members = 5, .chunk_sectors = 8, .regions = 5000 },
+	  1 << 20, "plog: the members are too small for this parity-log layout" },
+};
+
+static void rl_plt_err_desc(const struct rl_plt_err *e, char *desc)
+{
+	strscpy(desc, e->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rl_plt_err, rl_plt_errs, rl_plt_err_desc);
+
+static void rl_plt_layout_errors(struct kunit *test)
+{
+	const struct rl_plt_err *e = test->param_value;
+	struct rl_plog_layout lo;
+	char *error = NULL;
+
+	KUNIT_EXPECT_EQ(test, rl_plog_layout_init(&lo, &e->p, e->member_sectors,
+						  &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, e->error);
+}
+
+static struct kunit_case rl_plt_test_cases[] = {
+	KUNIT_CASE_PARAM(rl_plt_layout_maps, rl_plt_gen_params),
+	KUNIT_CASE(rl_plt_default_l),
+	KUNIT_CASE(rl_plt_defaults),
+	KUNIT_CASE_PARAM(rl_plt_layout_errors, rl_plt_err_gen_params),
+	{}
+};
+
+static struct kunit_suite rl_plt_test_suite = {
+	.name = "dm_raidlab_plog_layout",
+	.test_cases = rl_plt_test_cases,
+};
+
+/* ------------------------------------------------------------------------
+ * dm_raidlab_plog_log
+ */
+
+/* N = 4, L = 1, 8-sector chunks, 16-sector segments (two 8-sector tracks) */
+static void rl_pll_layout(struct kunit *test, struct rl_plog_layout *lo)
+{
+	struct rl_plog_params p = {
+		.nr_members = 4, .chunk_sectors = 8, .log_disks = 1,
+		.log_tracks = 2, .track_sectors = 8, .regions = 4,
+	};
+	char *error = NULL;
+
+	KUNIT_ASSERT_EQ_MSG(test, rl_plog_layout_init(lo, &p, 1 << 11, &error), 0,
+			    "%s", error);
+	KUNIT_ASSERT_EQ(test, lo->seg_sectors, 16U);
+}
+
+static void *rl_pll_seg(struct kunit *test, const struct rl_plog_layout *lo)
+{
+	void *seg = kunit_kzalloc(test, (size_t)lo->seg_sectors << SECTOR_SHIFT,
+				  GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, seg);
+	return seg;
+}
+
+static void rl_pll_fill(u8 *buf, size_t len, u32 seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		seed = seed * 1103515245 + 12345;
+		buf[i] = seed >> 16;
+	}
+}
+
+static void rl_pll_hdr_size(struct kunit *test)
+{
+	static const unsigned int tracks[] = { 8, 16, 64, 256, 1024, 4096, 8192 };
+	struct rl_plog_params p = { .nr_members = 5, .chunk_sectors = 8 };
+	struct rl_plog_layout lo;
+	char *error = NULL;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(tracks); i++) {
+		size_t fixed = sizeof(struct rl_plog_seg_disk);
+		size_t desc = sizeof(struct rl_plog_rec_disk);
+		u32 more;
+
+		p.track_sectors = tracks[i];
+		KUNIT_ASSERT_EQ_MSG(test, rl_plog_layout_init(&lo, &p, 1ULL << 26,
+							      &error), 0, "%s", error);
+		KUNIT_EXPECT_EQ(test, sizeof(struct rl_plog_seg_disk), (size_t)40);
+		KUNIT_EXPECT_EQ(test, sizeof(struct rl_plog_rec_disk), (size_t)16);
+		KUNIT_EXPECT_EQ(test, lo.hdr_sectors,
+				(u32)DIV_ROUND_UP(fixed + desc * lo.max_recs, 512));
+		/* a segment of one-sector records fits, and one more would not */
+		KUNIT_EXPECT_LE(test, lo.hdr_sectors + lo.max_recs, lo.seg_sectors);
+		more = lo.max_recs + 1;
+		KUNIT_EXPECT_GT(test, (u32)DIV_ROUND_UP(fixed + desc * more, 512) + more,
+				lo.seg_sectors);
+	}
+}
+
+static void rl_pll_round_trip(struct kunit *test)
+{
+	static const struct { u8 type, state; u32 row, off, len; } recs[] = {
+		{ RL_PLOG_UPDATE, RL_PLOG_PENDING, 0, 0, 1 },
+		{ RL_PLOG_OVERWRITE, RL_PLOG_COMMITTED, 5, 0, 8 },
+		{ RL_PLOG_UPDATE, RL_PLOG_COMMITTED, 3, 2, 3 },
+	};
+	struct rl_plog_layout lo;
+	struct rl_plog_seg_disk *h;
+	const char *why = NULL;
+	unsigned int i, hdr_hi, plo, phi;
+	u32 room, used = 0;
+	u8 *seg, *data;
+
+	rl_pll_layout(test, &lo);
+	seg = rl_pll_seg(test, &lo);
+	data = kunit_kzalloc(test, 8 << SECTOR_SHIFT, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, data);
+	rl_plog_seg_init(seg, &lo, 3, 7, 2);
+	h = (struct rl_plog_seg_disk *)seg;
+	KUNIT_EXPECT_EQ(test, rl_plog_seg_room(seg, &lo), lo.seg_sectors - lo.hdr_sectors);
+	KUNIT_EXPECT_TRUE(test, rl_plog_seg_committed(seg));
+	KUNIT_EXPECT_EQ(test, rl_plog_seg_check(seg, &lo, 3, 7, 2, false, &why), 0);
+
+	for (i = 0; i < ARRAY_SIZE(recs); i++) {
+		room = rl_plog_seg_room(seg, &lo);
+		rl_pll_fill(data, recs[i].len << SECTOR_SHIFT, i);
+		KUNIT_ASSERT_EQ(test, rl_plog_seg_append(seg, &lo, recs[i].type,
+							 recs[i].row, recs[i].off,
+							 recs[i].len, data,
+							 recs[i].state), (int)i);
+		KUNIT_EXPECT_EQ(test, rl_plog_seg_room(seg, &lo), room - recs[i].len);
+		rl_plog_seg_dirty(seg, i, &hdr_hi, &plo, &phi);
+		KUNIT_EXPECT_EQ(test, hdr_hi, (unsigned int)(40 + 16 * (i + 1)));
+		KUNIT_EXPECT_EQ(test, plo, (lo.hdr_sectors + used) << SECTOR_SHIFT);
+		KUNIT_EXPECT_EQ(test, phi - plo, recs[i].len << SECTOR_SHIFT);
+		KUNIT_EXPECT_EQ(test, memcmp(seg + plo, data, phi - plo), 0);
+		used += recs[i].len;
+	}
+	KUNIT_EXPECT_FALSE(test, rl_plog_seg_committed(seg));
+	KUNIT_EXPECT_EQ(test, rl_plog_seg_check(seg, &lo, 3, 7, 2, false, &why), 0);
+
+	/* decode by hand */
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(h->magic), RL_PLOG_SEG_MAGIC);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(h->region), 3ULL);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(h->gen), 7ULL);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(h->seg), 2U);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(h->nr), (u16)ARRAY_SIZE(recs));
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(h->hdr_sectors), (u16)lo.hdr_sectors);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(h->payload_sectors), used);
+	for (i = 0; i < ARRAY_SIZE(recs); i++) {
+		KUNIT_EXPECT_EQ(test, h->recs[i].type, recs[i].type);
+		KUNIT_EXPECT_EQ(test, h->recs[i].state, recs[i].state);
+		KUNIT_EXPECT_EQ(test, le32_to_cpu(h->recs[i].row), recs[i].row);
+		KUNIT_EXPECT_EQ(test, (u32)le16_to_cpu(h->recs[i].off), recs[i].off);
+		KUNIT_EXPECT_EQ(test, (u32)le16_to_cpu(h->recs[i].len), recs[i].len);
+	}
+
+	/* a segment is written only when all records are committed */
+	rl_plog_seg_set_state(seg, 0, RL_PLOG_COMMITTED);
+	KUNIT_EXPECT_TRUE(test, rl_plog_seg_committed(seg));
+	rl_plog_seg_seal(seg, &lo);
+	KUNIT_EXPECT_EQ(test, rl_plog_seg_check(seg, &lo, 3, 7, 2, true, &why), 0);
+	KUNIT_EXPECT_PTR_EQ(test, why, (const char *)NULL);
+
+	/* full: -ENOSPC; bad arguments: -EINVAL */
+	KUNIT_EXPECT_EQ(test, rl_plog_seg_append(seg, &lo, RL_PLOG_UPDATE, 0, 0,
+						 rl_plog_seg_room(seg, &lo) + 1,
+						 data, RL_PLOG_COMMITTED), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, rl_plog_seg_append(seg, &lo, 0, 0, 0, 1, data,
+						 RL_PLOG_COMMITTED), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rl_plog_seg_append(seg, &lo, RL_PLOG_UPDATE, 0, 0, 1,
+						 data, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rl_plog_seg_append(seg, &lo, RL_PLOG_UPDATE, lo.slice,
+						 0, 1, data, RL_PLOG_COMMITTED), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rl_plog_seg_append(seg, &lo, RL_PLOG_UPDATE, 0, 7, 2,
+						 data, RL_PLOG_COMMITTED), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rl_plog_seg_append(seg, &lo, RL_PLOG_UPDATE, 0, 0, 0,
+						 data, RL_PLOG_COMMITTED), -EINVAL);
+}
+
+static void rl_pll_fill_recs(struct kunit *test)
+{
+	struct rl_plog_layout lo;
+	u8 data[SECTOR_SIZE] = { 1 };
+	unsigned int nr = 0;
+	u8 *seg;
+	int r;
+
+	rl_pll_layout(test, &lo);
+	seg = rl_pll_seg(test, &lo);
+	rl_plog_seg_init(seg, &lo, 0, 1, 0);
+	while ((r = rl_plog_seg_append(seg, &lo, RL_PLOG_UPDATE, nr % lo.slice, 0,
+				       1, data, RL_PLOG_COMMITTED)) >= 0)
+		nr++;
+	KUNIT_EXPECT_EQ(test, r, -ENOSPC);
+	KUNIT_EXPECT_EQ(test, nr, lo.max_recs);
+	KUNIT_EXPECT_EQ(test, rl_plog_seg_room(seg, &lo), 0U);
+}
+
+struct rl_pll_bad {
+	const char *name;
+	int field;		/* what to break, see rl_pll_break() */
+	bool sealed;
+	const char *why;
+};
+
+enum {
+	RL_PLL_MAGIC, RL_PLL_CSUM_PAYLOAD, RL_PLL_CSUM_HDR, RL_PLL_REGION,
+	RL_PLL_GEN, RL_PLL_SEGNO, RL_PLL_NR, RL_PLL_HDR_SECTORS,
+	RL_PLL_PAYLOAD_SECTORS, RL_PLL_REC_TYPE, RL_PLL_REC_STATE,
+	RL_PLL_REC_PENDING, RL_PLL_REC_ROW, RL_PLL_REC_CHUNK,
+	RL_PLL_REC_PAYLOAD_LO, RL_PLL_REC_PAYLOAD_HI,
+};
+
+static const struct rl_pll_bad rl_pll_bads[] = {
+	{ "magic", RL_PLL_MAGIC, true, "bad magic" },
+	{ "csum_payload_bit", RL_PLL_CSUM_PAYLOAD, true, "bad checksum" },
+	{ "csum_header_bit", RL_PLL_CSUM_HDR, true, "bad checksum" },
+	{ "region", RL_PLL_REGION, true, "wrong region" },
+	{ "gen", RL_PLL_GEN, true, "wrong generation" },
+	{ "segno", RL_PLL_SEGNO, true, "wrong segment" },
+	{ "nr", RL_PLL_NR, false, "too many records" },
+	{ "hdr_sectors", RL_PLL_HDR_SECTORS, false, "bad header size" },
+	{ "payload_sectors", RL_PLL_PAYLOAD_SECTORS, false,
+	  "payload larger than the segment" },
+	{ "rec_type", RL_PLL_REC_TYPE, true, "bad record type" },
+	{ "rec_state", RL_PLL_REC_STATE, true, "bad record state" },
+	{ "rec_pending_sealed", RL_PLL_REC_PENDING, true,
+	  "pending record in a sealed segment" },
+	{ "rec_row", RL_PLL_REC_ROW, true, "record row outside the region" },
+	{ "rec_chunk", RL_PLL_REC_CHUNK, true, "record outside its chunk" },
+	{ "rec_payload_in_header", RL_PLL_REC_PAYLOAD_LO, true,
+	  "record outside the payload" },
+	{ "rec_payload_past_used", RL_PLL_REC_PAYLOAD_HI, true,
+	  "record outside the payload" },
+};
+
+static void rl_pll_bad_desc(const struct rl_pll_bad *b, char *desc)
+{
+	strscpy(desc, b->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rl_pll_bad, rl_pll_bads, rl_pll_bad_desc);
+
+static void rl_pll_validators(struct kunit *test)
+{
+	const struct rl_pll_bad *b = test->param_value;
+	struct rl_plog_layout lo;
+	struct rl_plog_seg_disk *h;
+	struct rl_plog_rec_disk *rec;
+	u32 region = 2, segno = 1;
+	u64 gen = 5;
+	const char *why = NULL;
+	u8 data[2 * SECTOR_SIZE];
+	u8 *seg;
+
+	rl_pll_layout(test, &lo);
+	seg = rl_pll_seg(test, &lo);
+	h = (struct rl_plog_seg_disk *)seg;
+	rec = &h->recs[1];
+	rl_pll_fill(data, sizeof(data), 9);
+	rl_plog_seg_init(seg, &lo, region, gen, segno);
+	KUNIT_ASSERT_EQ(test, rl_plog_seg_append(seg, &lo, RL_PLOG_UPDATE, 1, 0, 2,
+						 data, RL_PLOG_COMMITTED), 0);
+	KUNIT_ASSERT_EQ(test, rl_plog_seg_append(seg, &lo, RL_PLOG_OVERWRITE, 2, 4, 1,
+						 data, RL_PLOG_COMMITTED), 1);
+	rl_plog_seg_seal(seg, &lo);
+	KUNIT_ASSERT_EQ(test, rl_plog_seg_check(seg, &lo, region, gen, segno, true,
+						&why), 0);
+
+	switch (b->field) {
+	case RL_PLL_MAGIC:
+		h->magic = cpu_to_le32(RL_PLOG_SEG_MAGIC ^ 1);
+		break;
+	case RL_PLL_CSUM_PAYLOAD:
+		seg[(lo.hdr_sectors << SECTOR_SHIFT) + 700] ^= 0x10;
+		break;
+	case RL_PLL_CSUM_HDR:
+		seg[(lo.hdr_sectors << SECTOR_SHIFT) - 1] ^= 0x01;
+		break;
+	case RL_PLL_REGION:
+		region++;
+		break;
+	case RL_PLL_GEN:
+		gen--;
+		break;
+	case RL_PLL_SEGNO:
+		segno++;
+		break;
+	case RL_PLL_NR:
+		h->nr = cpu_to_le16(lo.max_recs + 1);
+		break;
+	case RL_PLL_HDR_SECTORS:
+		h->hdr_sectors = cpu_to_le16(lo.hdr_sectors + 1);
+		break;
+	case RL_PLL_PAYLOAD_SECTORS:
+		h->payload_sectors = cpu_to_le32(lo.seg_sectors - lo.hdr_sectors + 1);
+		break;
+	case RL_PLL_REC_TYPE:
+		rec->type = 3;
+		break;
+	case RL_PLL_REC_STATE:
+		rec->state = 0;
+		break;
+	case RL_PLL_REC_PENDING:
+		rec->state = RL_PLOG_PENDING;
+		/* a twin may hold it: only a sealed segment refuses it */
+		KUNIT_EXPECT_EQ(test, rl_plog_seg_check(seg, &lo, region, gen, segno,
+							false, &why), 0);
+		break;
+	case RL_PLL_REC_ROW:
+		rec->row = cpu_to_le32(lo.slice);
+		break;
+	case RL_PLL_REC_CHUNK:
+		rec->off = cpu_to_le16(8);
+		break;
+	case RL_PLL_REC_PAYLOAD_LO:
+		rec->payload = cpu_to_le16(lo.hdr_sectors - 1);
+		break;
+	case RL_PLL_REC_PAYLOAD_HI:
+		rec->payload = cpu_to_le16(lo.hdr_sectors + 3);
+		break;
+	}
+	/* record corruptions are sealed again: the validator, not the crc, finds them */
+	if (b->field >= RL_PLL_REC_TYPE)
+		rl_plog_seg_seal(seg, &lo);
+	KUNIT_EXPECT_EQ(test, rl_plog_seg_check(seg, &lo, region, gen, segno,
+						b->sealed, &why), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, why, b->why);
+}
+
+/* the area header block and the region table slots */
+static void rl_pll_md_hdr(struct kunit *test)
+{
+	struct rl_plog_layout lo, other;
+	const char *why = NULL;
+	u8 *block;
+
+	rl_pll_layout(test, &lo);
+	block = kunit_kzalloc(test, RL_MD_BLOCK, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, block);
+	KUNIT_EXPECT_EQ(test, rl_plog_md_hdr_check(block, &lo, 4, &why), -ENODATA);
+	KUNIT_EXPECT_EQ(test, rl_plog_md_blocks(&lo, 4),
+			1 + DIV_ROUND_UP(lo.nr_regions, 128) +
+			4ULL * DIV_ROUND_UP(lo.seg_sectors, 8));
+
+	rl_plog_md_hdr_encode(&lo, 4, block);
+	KUNIT_EXPECT_EQ(test, rl_plog_md_hdr_check(block, &lo, 4, &why), 0);
+	/* another buffer count or layout: the table changed */
+	KUNIT_EXPECT_EQ(test, rl_plog_md_hdr_check(block, &lo, 5, &why), -ESTALE);
+	KUNIT_EXPECT_STREQ(test, why, "the table changed under an existing log");
+	other = lo;
+	other.sublog += 2;
+	KUNIT_EXPECT_EQ(test, rl_plog_md_hdr_check(block, &other, 4, &why), -ESTALE);
+	other = lo;
+	other.l = 2;
+	KUNIT_EXPECT_EQ(test, rl_plog_md_hdr_check(block, &other, 4, &why), -ESTALE);
+	/* a flipped bit anywhere */
+	block[100] ^= 4;
+	KUNIT_EXPECT_EQ(test, rl_plog_md_hdr_check(block, &lo, 4, &why), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, why, "bad checksum");
+	block[100] ^= 4;
+	block[4] ^= 1;
+	KUNIT_EXPECT_EQ(test, rl_plog_md_hdr_check(block, &lo, 4, &why), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, why, "bad magic");
+	block[4] ^= 1;
+	/* a version this code does not know, checksum right */
+	((struct rl_plog_md_hdr_disk *)block)->version = cpu_to_le32(2);
+	((struct rl_plog_md_hdr_disk *)block)->csum =
+		cpu_to_le32(crc32c(~0U, block + 4, RL_MD_BLOCK - 4) ^
+			    RL_PLOG_MD_CSUM_XOR);
+	KUNIT_EXPECT_EQ(test, rl_plog_md_hdr_check(block, &lo, 4, &why), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, why, "unsupported version");
+}
+
+static void rl_pll_md_ent(struct kunit *test)
+{
+	struct rl_plog_md_ent pair[2], zero = { };
+	u64 gen = 0;
+	u32 segs = 0;
+
+	rl_plog_md_ent_encode(9, 3, 17, &pair[0]);
+	KUNIT_EXPECT_TRUE(test, rl_plog_md_ent_decode(&pair[0], 9, &gen, &segs));
+	KUNIT_EXPECT_EQ(test, gen, 3ULL);
+	KUNIT_EXPECT_EQ(test, segs, 17U);
+	/* a slot of another region, or of zeroes, is not valid */
+	KUNIT_EXPECT_FALSE(test, rl_plog_md_ent_decode(&pair[0], 10, &gen, &segs));
+	KUNIT_EXPECT_FALSE(test, rl_plog_md_ent_decode(&zero, 9, &gen, &segs));
+
+	/* the larger (gen, segs) wins, whichever slot */
+	pair[1] = zero;
+	KUNIT_EXPECT_EQ(test, rl_plog_md_ent_pick(pair, 9, &gen, &segs), 0);
+	rl_plog_md_ent_encode(9, 3, 18, &pair[1]);
+	KUNIT_EXPECT_EQ(test, rl_plog_md_ent_pick(pair, 9, &gen, &segs), 1);
+	KUNIT_EXPECT_EQ(test, segs, 18U);
+	rl_plog_md_ent_encode(9, 4, 0, &pair[0]);
+	KUNIT_EXPECT_EQ(test, rl_plog_md_ent_pick(pair, 9, &gen, &segs), 0);
+	KUNIT_EXPECT_EQ(test, gen, 4ULL);
+	KUNIT_EXPECT_EQ(test, segs, 0U);
+	/* a torn write of the newer slot leaves the older value */
+	((u8 *)&pair[0])[3] ^= 0x80;
+	KUNIT_EXPECT_EQ(test, rl_plog_md_ent_pick(pair, 9, &gen, &segs), 1);
+	KUNIT_EXPECT_EQ(test, gen, 3ULL);
+	KUNIT_EXPECT_EQ(test, segs, 18U);
+	pair[1] = zero;
+	KUNIT_EXPECT_EQ(test, rl_plog_md_ent_pick(pair, 9, &gen, &segs), -EINVAL);
+}
+
+/* Apply: random records over several segments against plain XOR / copy. */
+struct rl_pll_apply_case {
+	const char *name;
+	unsigned int ops;
+	unsigned int overwrite_pct, pending_pct;
+	u32 seed;
+};
+
+static const struct rl_pll_apply_case rl_pll_apply_cases[] = {
+	{ "updates_only", 200, 0, 0, 1 },
+	{ "overwrites_only", 120, 100, 0, 2 },
+	{ "mixed", 400, 30, 0, 3 },
+	{ "mixed_pending", 400, 30, 10, 4 },
+	{ "few_rows_many_ops", 600, 20, 5, 5 },
+};
+
+static void rl_pll_apply_desc(const struct rl_pll_apply_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rl_pll_apply, rl_pll_apply_cases, rl_pll_apply_desc);
+
+static u32 rl_pll_rand(u32 *s)
+{
+	*s = *s * 1664525 + 1013904223;
+	return *s >> 8;
+}
+
+static void rl_pll_apply(struct kunit *test)
+{
+	const struct rl_pll_apply_case *c = test->param_value;
+	struct rl_plog_layout lo;
+	size_t chunk_bytes, pbytes;
+	unsigned long *recompute, *want_rc;
+	u8 *parity, *ref, *data, **segs;
+	unsigned int i, j, nsegs = 0, max_segs, rows;
+	u32 s = c->seed;
+
+	rl_pll_layout(test, &lo);
+	chunk_bytes = (size_t)SECTOR_SIZE << lo.chunk_shift;
+	/* few rows: records pile up on the same rows */
+	rows = c->ops > 500 ? 3 : lo.slice;
+	pbytes = (size_t)lo.slice * chunk_bytes;
+	parity = kunit_kzalloc(test, pbytes, GFP_KERNEL);
+	ref = kunit_kzalloc(test, pbytes, GFP_KERNEL);
+	data = kunit_kzalloc(test, chunk_bytes, GFP_KERNEL);
+	recompute = kunit_kcalloc(test, BITS_TO_LONGS(lo.slice), sizeof(long),
+				  GFP_KERNEL);
+	want_rc = kunit_kcalloc(test, BITS_TO_LONGS(lo.slice), sizeof(long),
+				GFP_KERNEL);
+	max_segs = c->ops;
+	segs = kunit_kcalloc(test, max_segs, sizeof(*segs), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, parity && ref && data && recompute && want_rc && segs);
+	rl_pll_fill(parity, pbytes, c->seed * 31);
+	memcpy(ref, parity, pbytes);
+
+	segs[0] = rl_pll_seg(test, &lo);
+	rl_plog_seg_init(segs[0], &lo, 1, 2, 0);
+	nsegs = 1;
+	for (i = 0; i < c->ops; i++) {
+		u32 row = rl_pll_rand(&s) % rows;
+		u32 off = rl_pll_rand(&s) % 8;
+		u32 len = 1 + rl_pll_rand(&s) % (8 - off);
+		bool ow = rl_pll_rand(&s) % 100 < c->overwrite_pct;
+		bool pending = rl_pll_rand(&s) % 100 < c->pending_pct;
+		u8 *dst = ref + row * chunk_bytes + (off << SECTOR_SHIFT);
+		int r;
+
+		rl_pll_fill(data, len << SECTOR_SHIFT, s);
+		r = rl_plog_seg_append(segs[nsegs - 1], &lo,
+				       ow ? RL_PLOG_OVERWRITE : RL_PLOG_UPDATE,
+				       row, off, len, data,
+				       pending ? RL_PLOG_PENDING : RL_PLOG_COMMITTED);
+		if (r == -ENOSPC) {
+			rl_plog_seg_seal(segs[nsegs - 1], &lo);
+			KUNIT_ASSERT_LT(test, nsegs, max_segs);
+			segs[nsegs] = rl_pll_seg(test, &lo);
+			rl_plog_seg_init(segs[nsegs], &lo, 1, 2, nsegs);
+			nsegs++;
+			r = rl_plog_seg_append(segs[nsegs - 1], &lo,
+					       ow ? RL_PLOG_OVERWRITE : RL_PLOG_UPDATE,
+					       row, off, len, data,
+					       pending ? RL_PLOG_PENDING :
+							 RL_PLOG_COMMITTED);
+		}
+		KUNIT_ASSERT_GE(test, r, 0);
+		/* the reference: the same operation, done at once */
+		if (pending) {
+			__set_bit(row, want_rc);
+			continue;
+		}
+		for (j = 0; j < len << SECTOR_SHIFT; j++)
+			dst[j] = ow ? data[j] : dst[j] ^ data[j];
+	}
+	rl_plog_seg_seal(segs[nsegs - 1], &lo);
+	KUNIT_EXPECT_GT(test, nsegs, 3U);
+
+	for (i = 0; i < nsegs; i++) {
+		const char *why = NULL;
+
+		KUNIT_ASSERT_EQ_MSG(test, rl_plog_seg_check(segs[i], &lo, 1, 2, i,
+							    !c->pending_pct, &why),
+				    0, "segment %u: %s", i, why);
+		KUNIT_ASSERT_EQ(test, rl_plog_apply(&lo, segs[i], parity, recompute), 0);
+	}
+	KUNIT_EXPECT_TRUE(test, bitmap_equal(recompute, want_rc, lo.slice));
+	for (i = 0; i < lo.slice; i++) {
+		if (test_bit(i, want_rc))
+			continue;
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(parity + i * chunk_bytes,
+						 ref + i * chunk_bytes, chunk_bytes),
+				    0, "row %u", i);
+	}
+	/* pending records without a recompute map are refused */
+	if (c->pending_pct && !bitmap_empty(want_rc, lo.slice)) {
+		int bad = 0;
+
+		for (i = 0; i < nsegs; i++)
+			if (rl_plog_apply(&lo, segs[i], parity, NULL) == -EINVAL)
+				bad++;
+		KUNIT_EXPECT_GT(test, bad, 0);
+	}
+}
+
+static struct kunit_case rl_pll_test_cases[] = {
+	KUNIT_CASE(rl_pll_hdr_size),
+	KUNIT_CASE(rl_pll_round_trip),
+	KUNIT_CASE(rl_pll_fill_recs),
+	KUNIT_CASE_PARAM(rl_pll_validators, rl_pll_bad_gen_params),
+	KUNIT_CASE(rl_pll_md_hdr),
+	KUNIT_CASE(rl_pll_md_ent),
+	KUNIT_CASE_PARAM(rl_pll_apply, rl_pll_apply_gen_params),
+	{}
+};
+
+static struct kunit_suite rl_pll_test_suite = {
+	.name = "dm_raidlab_plog_log",
+	.test_cases = rl_pll_test_cases,
+};
+
+/* ------------------------------------------------------------------------
+ * dm_raidlab_plog_pool
+ */
+
+static void rl_plp_exhaust(struct kunit *test)
+{
+	struct rl_plog_pool pool;
+	struct rl_plog_buf *b[4];
+	unsigned long flags;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, rl_plog_pool_init(&pool, 3, 8192), 0);
+	KUNIT_EXPECT_EQ(test, pool.nr_free, 3U);
+	KUNIT_EXPECT_EQ(test, pool.min_free, 3U);
+	for (i = 0; i < 3; i++) {
+		b[i] = rl_plog_pool_get(&pool);
+		KUNIT_ASSERT_NOT_NULL(test, b[i]);
+		KUNIT_EXPECT_LT(test, b[i]->idx, 3U);
+		KUNIT_EXPECT_EQ(test, pool.min_free, 2U - i);
+		/* the whole image is there, and zeroed */
+		KUNIT_EXPECT_EQ(test, ((u8 *)b[i]->seg)[8191], 0);
+		memset(b[i]->seg, 0xa5, 8192);
+	}
+	KUNIT_EXPECT_TRUE(test, b[0]->idx != b[1]->idx && b[1]->idx != b[2]->idx &&
+			  b[0]->idx != b[2]->idx);
+	/* exhausted: NULL, and a wait counted */
+	KUNIT_EXPECT_PTR_EQ(test, rl_plog_pool_get(&pool), (struct rl_plog_buf *)NULL);
+	KUNIT_EXPECT_EQ(test, pool.waits, 1ULL);
+	KUNIT_EXPECT_EQ(test, pool.gets, 3ULL);
+	KUNIT_EXPECT_EQ(test, pool.nr_free, 0U);
+
+	/* put (as from a bio completion, interrupts off) makes it available */
+	local_irq_save(flags);
+	rl_plog_pool_put(&pool, b[1]);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, pool.nr_free, 1U);
+	b[3] = rl_plog_pool_get(&pool);
+	KUNIT_EXPECT_PTR_EQ(test, b[3], b[1]);
+	KUNIT_EXPECT_PTR_EQ(test, rl_plog_pool_get(&pool), (struct rl_plog_buf *)NULL);
+	KUNIT_EXPECT_EQ(test, pool.waits, 2ULL);
+	KUNIT_EXPECT_EQ(test, pool.gets, 4ULL);
+
+	for (i = 0; i < 3; i++)
+		rl_plog_pool_put(&pool, b[i]);
+	KUNIT_EXPECT_EQ(test, pool.nr_free, 3U);
+	KUNIT_EXPECT_EQ(test, pool.min_free, 0U);	/* a low-water mark */
+	rl_plog_pool_exit(&pool);
+	KUNIT_EXPECT_PTR_EQ(test, pool.bufs, (struct rl_plog_buf *)NULL);
+}
+
+static void rl_plp_init(struct kunit *test)
+{
+	struct rl_plog_pool pool;
+
+	KUNIT_EXPECT_EQ(test, rl_plog_pool_init(&pool, 0, 4096), -EINVAL);
+	rl_plog_pool_exit(&pool);
+	KUNIT_ASSERT_EQ(test, rl_plog_pool_init(&pool, 16, 1 << 20), 0);
+	KUNIT_EXPECT_EQ(test, pool.nr, 16U);
+	KUNIT_EXPECT_EQ(test, pool.gets + pool.waits, 0ULL);
+	rl_plog_pool_exit(&pool);
+	rl_plog_pool_exit(&pool);	/* twice is harmless */
+}
+
+static struct kunit_case rl_plp_test_cases[] = {
+	KUNIT_CASE(rl_plp_exhaust),
+	KUNIT_CASE(rl_plp_init),
+	{}
+};
+
+static struct kunit_suite rl_plp_test_suite = {
+	.name = "dm_raidlab_plog_pool",
+	.test_cases = rl_plp_test_cases,
+};
+
+kunit_test_suites(&rl_plt_test_suite, &rl_pll_test_suite, &rl_plp_test_suite);

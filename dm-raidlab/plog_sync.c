@@ -1,0 +1,907 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-raidlab plog: region operations, one at a time (op_lock), on a
+ * preallocated buffer of one region's parity (S chunks) and a staging
+ * buffer (a segment, or a window of a member's slice):
+ *
+ *   reintegrate   the region's log on disk, generation disk_gen, is
+ *                 applied to its parity: one sequential read of the
+ *                 parity slots per data member, the segments read and
+ *                 checked one by one, applied in log order, the parity
+ *                 written back (REQ_FUA), then the log truncated
+ *                 (generation + 1). Records meanwhile go to the next
+ *                 generation, whose segments wait.
+ *   recompute     the parity from the data (every data member's slice
+ *                 read), the log dropped: resync, a lost sublog.
+ *   fix-up        a member became unreadable: if it is one of the
+ *                 region's data members its log is reintegrated; if it
+ *                 logs the region the parity is recomputed. The region
+ *                 then runs DIRECT until the member is back.
+ *   check/repair  after a reintegration, the parity against the data.
+ *   rebuild       of a data member: reintegrate, then its slice from the
+ *                 other members' rows; of a log member: recompute.
+ *
+ * Operations that drop or rewrite the whole log freeze the region first
+ * (new accesses wait, those in flight end). The parity is rewritten under
+ * a write-intent bit (with metadata): a crash in the middle leaves the
+ * region dirty, and recovery then recomputes it from the data (sync.c's
+ * resync) instead of replaying a log over a torn parity.
+ *
+ * Crash recovery at construction (DAX metadata): each region's segments
+ * on disk, then the twins of buffers that held its records (generation
+ * and segment order), are applied; rows with a PENDING record are
+ * recomputed from the data; the parity is written and the log truncated.
+ */
+#include <linux/raid/xor.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+#include "metadata.h"
+#include "plog_int.h"
+
+static void *plog_prow(struct plog *p, u32 row)
+{
+	return p->parity + ((size_t)row << (p->lo.chunk_shift + SECTOR_SHIFT));
+}
+
+static void *plog_stage(struct plog *p, u32 j)
+{
+	return p->stage + ((size_t)j << (p->lo.chunk_shift + SECTOR_SHIFT));
+}
+
+static void plog_xor_chunk(struct plog *p, void *dst, void *src)
+{
+	xor_blocks(1, plog_chunk_bytes(p), dst, &src);
+}
+
+static u32 plog_first_parity_slot(const struct rl_plog_layout *lo)
+{
+	return lo->slice - lo->slice / lo->g;
+}
+
+int plog_region_ops_init(struct plog *p)
+{
+	const struct rl_plog_layout *lo = &p->lo;
+	u32 seg_chunks = DIV_ROUND_UP(lo->seg_sectors, 1U << lo->chunk_shift);
+
+	p->stage_chunks = max3(seg_chunks, lo->slice / lo->g,
+			       min_t(u32, lo->slice, 64));
+	p->parity = vmalloc(array_size(lo->slice, plog_chunk_bytes(p)));
+	p->stage = vmalloc(array_size(p->stage_chunks, plog_chunk_bytes(p)));
+	p->slot_row = kvcalloc(lo->slice, sizeof(*p->slot_row), GFP_KERNEL);
+	p->recompute = bitmap_zalloc(lo->slice, GFP_KERNEL);
+	if (!p->parity || !p->stage || !p->slot_row || !p->recompute)
+		return -ENOMEM;
+	return 0;
+}
+
+void plog_region_ops_free(struct plog *p)
+{
+	vfree(p->parity);
+	vfree(p->stage);
+	kvfree(p->slot_row);
+	bitmap_free(p->recompute);
+}
+
+/* p->slot_row[s]: the row that slot s of region @r's slice on @m holds. */
+static void plog_slot_rows(struct plog *p, u32 r, unsigned int m)
+{
+	const struct rl_plog_layout *lo = &p->lo;
+	u64 start = rl_plog_region_start(lo, m, r);
+	struct rl_plog_loc loc;
+	unsigned int k;
+	u32 i;
+
+	for (i = 0; i < lo->slice; i++)
+		p->slot_row[i] = U32_MAX;
+	for (i = 0; i < lo->slice; i++) {
+		for (k = 0; k < lo->g - 1; k++) {
+			rl_plog_row_loc(lo, r, i, k, &loc);
+			if (loc.member == m && loc.mchunk - start < lo->slice)
+				p->slot_row[loc.mchunk - start] = i;
+			if (!k && loc.pmember == m &&
+			    loc.pchunk - start < lo->slice)
+				p->slot_row[loc.pchunk - start] = i;
+		}
+	}
+}
+
+/* Slots [s0, s0 + n) of region @r's slice on @m, from or into the stage. */
+static int plog_slice_io(struct plog *p, u32 r, unsigned int m, u32 s0, u32 n,
+			 bool write, enum rl_io_kind kind)
+{
+	u64 start = rl_plog_region_start(&p->lo, m, r) + s0;
+	unsigned long failed;
+	struct plog_iog g;
+
+	plog_iog_init(&g);
+	plog_io(p, &g, m, write ? REQ_OP_WRITE | REQ_FUA : REQ_OP_READ,
+		start << p->lo.chunk_shift, p->stage, n << p->lo.chunk_shift,
+		RL_BG, kind);
+	failed = plog_iog_wait(p, &g);
+	if (failed) {
+		rl_member_fail(p->a, m, write ? "write error" : "read error");
+		return -EIO;
+	}
+	if (!write && is_vmalloc_addr(p->stage))
+		invalidate_kernel_vmap_range(p->stage, (size_t)n <<
+					     (p->lo.chunk_shift + SECTOR_SHIFT));
+	return 0;
+}
+
+/*
+ * parity[row] ^= member @m's chunk of that row, over its data slots (and
+ * its parity slots too with @with_parity).
+ */
+static int plog_slice_xor(struct plog *p, u32 r, unsigned int m,
+			  bool with_parity)
+{
+	const struct rl_plog_layout *lo = &p->lo;
+	u32 end = with_parity ? lo->slice : plog_first_parity_slot(lo);
+	u32 s0, j, n, row;
+	int ret;
+
+	plog_slot_rows(p, r, m);
+	for (s0 = 0; s0 < end; s0 += n) {
+		n = min(p->stage_chunks, end - s0);
+		ret = plog_slice_io(p, r, m, s0, n, false, RL_DATA_READ);
+		if (ret)
+			return ret;
+		for (j = 0; j < n; j++) {
+			row = p->slot_row[s0 + j];
+			if (row != U32_MAX)
+				plog_xor_chunk(p, plog_prow(p, row),
+					       plog_stage(p, j));
+		}
+	}
+	return 0;
+}
+
+/* The region's parity into p->parity; rows on @bad members read as zero. */
+static void plog_parity_read(struct plog *p, u32 r, unsigned long bad)
+{
+	const struct rl_plog_layout *lo = &p->lo;
+	u32 first = plog_first_parity_slot(lo), j, row;
+	unsigned int t, m;
+
+	memset(p->parity, 0, (size_t)lo->slice * plog_chunk_bytes(p));
+	for (t = 0; t < lo->g; t++) {
+		m = rl_plog_data_member(lo, r, t);
+		if (test_bit(m, &bad))
+			continue;
+		plog_slot_rows(p, r, m);
+		if (plog_slice_io(p, r, m, first, lo->slice - first, false,
+				  RL_PARITY_READ))
+			continue;	/* failed now: its rows need no parity */
+		for (j = 0; first + j < lo->slice; j++) {
+			row = p->slot_row[first + j];
+			if (row != U32_MAX)
+				memcpy(plog_prow(p, row), plog_stage(p, j),
+				       plog_chunk_bytes(p));
+		}
+	}
+}
+
+/* p->parity back to the parity slots of every member but @bad ones. */
+static int plog_parity_write(struct plog *p, u32 r, unsigned long bad)
+{
+	const struct rl_plog_layout *lo = &p->lo;
+	u32 first = plog_first_parity_slot(lo), j, row;
+	unsigned int t, m;
+
+	for (t = 0; t < lo->g; t++) {
+		m = rl_plog_data_member(lo, r, t);
+		if (test_bit(m, &bad))
+			continue;
+		plog_slot_rows(p, r, m);
+		for (j = 0; first + j < lo->slice; j++) {
+			row = p->slot_row[first + j];
+			if (row != U32_MAX)
+				memcpy(plog_stage(p, j), plog_prow(p, row),
+				       plog_chunk_bytes(p));
+			else
+				memset(plog_stage(p, j), 0, plog_chunk_bytes(p));
+		}
+		plog_slice_io(p, r, m, first, lo->slice - first, true,
+			      RL_PARITY_WRITE);
+	}
+	return rl_nr_failed(p->a) > p->a->redundancy ? -EIO : 0;
+}
+
+/* Apply segments [0, @segs) of region @r's log, generation @gen. */
+static int plog_apply_log(struct plog *p, u32 r, u64 gen, u32 segs)
+{
+	const struct rl_plog_layout *lo = &p->lo;
+	unsigned long failed;
+	struct plog_iog g;
+	const char *why;
+	unsigned int m;
+	u64 msector;
+	u32 s;
+	int ret;
+
+	for (s = 0; s < segs; s++) {
+		rl_plog_seg_loc(lo, r, s, &m, &msector);
+		plog_iog_init(&g);
+		plog_io(p, &g, m, REQ_OP_READ, msector, p->stage,
+			lo->seg_sectors, RL_BG, RL_PARITY_READ);
+		failed = plog_iog_wait(p, &g);
+		if (failed) {
+			rl_member_fail(p->a, m, "log read error");
+			return -EIO;
+		}
+		if (is_vmalloc_addr(p->stage))
+			invalidate_kernel_vmap_range(p->stage, lo->seg_sectors <<
+						     SECTOR_SHIFT);
+		if (rl_plog_seg_check(p->stage, lo, r, gen, s, true, &why)) {
+			DMERR("%s: plog region %u segment %u: %s",
+			      dm_table_device_name(p->a->ti->table), r, s, why);
+			return -EILSEQ;
+		}
+		ret = rl_plog_apply(lo, p->stage, p->parity, NULL);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The parity of region @r from its data; every data member is needed. */
+static int plog_recompute(struct plog *p, u32 r)
+{
+	const struct rl_plog_layout *lo = &p->lo;
+	unsigned long bad = rl_unreadable_at(p->a, p->keys[r]);
+	unsigned int t;
+	int ret;
+
+	for (t = 0; t < lo->g; t++)
+		if (test_bit(rl_plog_data_member(lo, r, t), &bad))
+			return -EIO;
+	memset(p->parity, 0, (size_t)lo->slice * plog_chunk_bytes(p));
+	for (t = 0; t < lo->g; t++) {
+		ret = plog_slice_xor(p, r, rl_plog_data_member(lo, r, t), false);
+		if (ret)
+			return ret;
+	}
+	return plog_parity_write(p, r, bad);
+}
+
+/* Intent over a parity rewrite: a crash in it makes the region resync. */
+static u64 plog_op_intent(struct plog *p, u32 r)
+{
+	struct rl_md *md = p->a->md;
+	u64 region;
+
+	if (!md)
+		return U64_MAX;
+	region = rl_md_region(rl_md_state(md), p->keys[r]);
+	if (rl_md_intent_start(md, region))
+		return U64_MAX;
+	return region;
+}
+
+static void plog_op_intent_end(struct plog *p, u64 region)
+{
+	if (region != U64_MAX)
+		rl_md_intent_end(p->a->md, region);
+}
+
+/*
+ * Drop region @r's log, in RAM and on disk: a new generation. The region
+ * is frozen; called with p->lock held. Returns true if the region's
+ * write-intent reference is to be dropped.
+ */
+static bool plog_truncate_locked(struct plog *p, u32 r)
+{
+	struct plog_region *rg = &p->reg[r];
+	u64 gen = max(rg->gen, rg->disk_gen) + 1;
+	struct rl_plog_buf *b, *n;
+	bool drop = rg->intent;
+
+	while (rg->log_busy)
+		plog_wait_locked(p);
+	/* the table first: a crash after it must not replay what follows */
+	if (p->pm)
+		rl_plog_md_set_region(p->pm, r, gen, 0);
+	if (rg->cur) {
+		plog_buf_drop(p, rg->cur);
+		rg->cur = NULL;
+	}
+	list_for_each_entry_safe(b, n, &p->sealq, list) {
+		if (b->region != r)
+			continue;
+		list_del(&b->list);
+		plog_buf_drop(p, b);
+	}
+	rg->gen = gen;
+	rg->disk_gen = gen;
+	rg->next_seg = 0;
+	rg->disk_segs = 0;
+	rg->queued = 0;
+	rg->recs = 0;
+	rg->reint = false;
+	rg->intent = false;
+	plog_kick(p);
+	return drop;
+}
+
+static void plog_truncate(struct plog *p, u32 r)
+{
+	bool drop;
+
+	mutex_lock(&p->lock);
+	drop = plog_truncate_locked(p, r);
+	mutex_unlock(&p->lock);
+	if (drop)
+		rl_md_intent_end(p->a->md, rl_md_region(rl_md_state(p->a->md),
+							p->keys[r]));
+}
+
+/* Recompute the parity of frozen region @r and drop its log. */
+static int plog_recompute_truncate(struct plog *p, u32 r)
+{
+	u64 region = plog_op_intent(p, r);
+	int ret;
+
+	ret = plog_recompute(p, r);
+	if (!ret)
+		plog_truncate(p, r);
+	plog_op_intent_end(p, region);
+	return ret;
+}
+
+/*
+ * Wait until every buffer of the generation on disk is written. -EIO if
+ * one cannot be: a member the log needs is unreadable.
+ */
+static int plog_wait_gen_written(struct plog *p, u32 r)
+{
+	struct plog_region *rg = &p->reg[r];
+	struct rl_plog_buf *b;
+	unsigned long bad;
+	unsigned int i;
+	bool left;
+
+	for (;;) {
+		left = rg->log_busy;
+		list_for_each_entry(b, &p->sealq, list)
+			if (b->region == r &&
+			    le64_to_cpu(((struct rl_plog_seg_disk *)b->seg)->gen) ==
+			    rg->disk_gen)
+				left = true;
+		if (!left)
+			return 0;
+		bad = rl_unreadable_at(p->a, p->keys[r]);
+		for (i = 0; i < p->lo.l; i++)
+			if (test_bit(rl_plog_log_member(&p->lo, r, i), &bad))
+				return -EIO;
+		plog_wait_locked(p);
+	}
+}
+
+/* Reintegrate region @r's log on disk if that is wanted. op_lock held. */
+static int plog_do_reint(struct plog *p, u32 r)
+{
+	struct plog_region *rg = &p->reg[r];
+	unsigned long bad;
+	u64 gen, region = U64_MAX;
+	bool drop = false;
+	u32 segs;
+	int ret;
+
+	mutex_lock(&p->lock);
+	if (!rg->reint) {
+		mutex_unlock(&p->lock);
+		return 0;
+	}
+	ret = plog_wait_gen_written(p, r);
+	gen = rg->disk_gen;
+	segs = rg->disk_segs;
+	mutex_unlock(&p->lock);
+	if (ret)
+		return ret;
+
+	if (segs) {
+		bad = rl_unreadable_at(p->a, p->keys[r]);
+		plog_parity_read(p, r, bad);
+		ret = plog_apply_log(p, r, gen, segs);
+		if (ret)
+			return ret;
+		region = plog_op_intent(p, r);
+		ret = plog_parity_write(p, r, bad | READ_ONCE(p->a->failed));
+		if (ret) {
+			plog_op_intent_end(p, region);
+			return ret;
+		}
+	}
+
+	mutex_lock(&p->lock);
+	if (p->pm)
+		rl_plog_md_set_region(p->pm, r, gen + 1, 0);
+	rg->disk_gen = gen + 1;
+	rg->disk_segs = 0;
+	rg->reint = false;
+	rg->reints++;
+	p->reintegrations++;
+	if (!p->pm && rg->intent && !rg->recs) {
+		rg->intent = false;
+		drop = true;
+	}
+	if (rg->next_seg >= p->lo.segs)
+		plog_want_reint(p, r);
+	queue_work(p->log_wq, &p->log_work);	/* the next generation's */
+	plog_kick(p);
+	mutex_unlock(&p->lock);
+	plog_op_intent_end(p, region);
+	if (drop)
+		rl_md_intent_end(p->a->md, rl_md_region(rl_md_state(p->a->md),
+							p->keys[r]));
+	return 0;
+}
+
+/* Run wanted reintegrations of other regions while waiting. */
+static bool plog_reint_one(struct plog *p)
+{
+	int ret;
+	u32 r;
+
+	for (r = 0; r < p->lo.nr_regions; r++)
+		if (p->reg[r].reint)
+			break;
+	if (r == p->lo.nr_regions)
+		return false;
+	mutex_unlock(&p->lock);
+	mutex_lock(&p->op_lock);
+	ret = plog_do_reint(p, r);
+	mutex_unlock(&p->op_lock);
+	mutex_lock(&p->lock);
+	return !ret;	/* a failed one is the worker's: wait instead */
+}
+
+/*
+ * Region @r takes no new access; those in flight end. Writers in it may
+ * wait for log buffers that other regions' reintegrations free, so run
+ * those meanwhile. Not with op_lock held.
+ */
+static void plog_freeze(struct plog *p, u32 r)
+{
+	struct plog_region *rg = &p->reg[r];
+
+	mutex_lock(&p->lock);
+	while (rg->frozen)
+		plog_wait_locked(p);
+	rg->frozen = true;
+	while (rg->busy || rg->log_busy)
+		if (!plog_reint_one(p))
+			plog_wait_locked(p);
+	mutex_unlock(&p->lock);
+}
+
+static void plog_thaw(struct plog *p, u32 r)
+{
+	mutex_lock(&p->lock);
+	p->reg[r].frozen = false;
+	plog_kick(p);
+	mutex_unlock(&p->lock);
+}
+
+/* Every record of frozen region @r reintegrated. op_lock held. */
+static int plog_flush_region(struct plog *p, u32 r)
+{
+	struct plog_region *rg = &p->reg[r];
+	unsigned int i;
+	bool has;
+	int ret;
+
+	for (i = 0; i < 3; i++) {
+		mutex_lock(&p->lock);
+		has = rg->cur || rg->queued || rg->disk_segs || rg->reint;
+		if (has)
+			plog_want_reint(p, r);
+		mutex_unlock(&p->lock);
+		if (!has)
+			return 0;
+		ret = plog_do_reint(p, r);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * A member of region @r became unreadable: make the parity whole without
+ * it, then serve the region DIRECT.
+ */
+static void plog_fixup(struct plog *p, u32 r)
+{
+	struct rl_array *a = p->a;
+	unsigned long bad;
+	unsigned int m;
+	int ret = 0;
+
+	plog_freeze(p, r);
+	mutex_lock(&p->op_lock);
+	bad = rl_unreadable_at(a, p->keys[r]);
+	if (bad && hweight_long(bad) <= a->redundancy) {
+		m = __ffs(bad);
+		if (rl_plog_member_role(&p->lo, r, m) != RL_NONE)
+			ret = plog_flush_region(p, r);	/* its log is whole */
+		else
+			ret = plog_recompute_truncate(p, r);	/* its log is not */
+		if (ret) {
+			DMERR("%s: plog region %u: stale parity (%d), member %u's data may be lost",
+			      dm_table_device_name(a->ti->table), r, ret, m);
+			plog_truncate(p, r);
+		}
+	}
+	mutex_lock(&p->lock);
+	p->reg[r].fix = false;
+	if (bad)
+		p->reg[r].mode = PLOG_DIRECT;
+	mutex_unlock(&p->lock);
+	mutex_unlock(&p->op_lock);
+	plog_thaw(p, r);
+}
+
+/* The worker of fix-ups and reintegrations, fix-ups first. */
+void plog_bg_work(struct work_struct *ws)
+{
+	struct plog *p = container_of(ws, struct plog, bg_work);
+	u32 r, fix, reint;
+	int ret;
+
+	for (;;) {
+		fix = U32_MAX;
+		reint = U32_MAX;
+		mutex_lock(&p->lock);
+		for (r = 0; r < p->lo.nr_regions && fix == U32_MAX; r++) {
+			if (p->reg[r].fix)
+				fix = r;
+			else if (p->reg[r].reint && reint == U32_MAX)
+				reint = r;
+		}
+		mutex_unlock(&p->lock);
+		if (fix != U32_MAX) {
+			plog_fixup(p, fix);
+			continue;
+		}
+		if (reint == U32_MAX)
+			return;
+		mutex_lock(&p->op_lock);
+		ret = plog_do_reint(p, reint);
+		mutex_unlock(&p->op_lock);
+		if (!ret)
+			continue;
+		/* a log that cannot be read: recompute, or fix up */
+		if (rl_unreadable_at(p->a, p->keys[reint])) {
+			mutex_lock(&p->lock);
+			p->reg[reint].fix = true;
+			mutex_unlock(&p->lock);
+			continue;
+		}
+		plog_freeze(p, reint);
+		mutex_lock(&p->op_lock);
+		if (plog_recompute_truncate(p, reint)) {
+			DMERR("%s: plog region %u: cannot recompute its parity",
+			      dm_table_device_name(p->a->ti->table), reint);
+			plog_truncate(p, reint);
+		}
+		mutex_unlock(&p->op_lock);
+		plog_thaw(p, reint);
+	}
+}
+
+/* Reintegrate every region with a log (message, suspend). */
+int plog_reintegrate_all(struct plog *p)
+{
+	struct plog_region *rg;
+	int ret, err = 0;
+	bool has;
+	u32 r;
+
+	for (r = 0; r < p->lo.nr_regions; r++) {
+		rg = &p->reg[r];
+		mutex_lock(&p->lock);
+		has = rg->cur || rg->queued || rg->disk_segs || rg->reint;
+		mutex_unlock(&p->lock);
+		/* a region with an unreadable member is fixed up instead */
+		if (!has || rl_unreadable_at(p->a, p->keys[r]))
+			continue;
+		plog_freeze(p, r);
+		mutex_lock(&p->op_lock);
+		ret = plog_flush_region(p, r);
+		mutex_unlock(&p->op_lock);
+		plog_thaw(p, r);
+		if (ret)
+			err = ret;
+	}
+	return err;
+}
+
+/* Member @m's slice of region @r rebuilt from the other data members. */
+static int plog_rebuild_member(struct plog *p, u32 r, unsigned int m)
+{
+	const struct rl_plog_layout *lo = &p->lo;
+	unsigned int t, mt;
+	u32 s0, j, n, row;
+	int ret;
+
+	memset(p->parity, 0, (size_t)lo->slice * plog_chunk_bytes(p));
+	for (t = 0; t < lo->g; t++) {
+		mt = rl_plog_data_member(lo, r, t);
+		if (mt == m)
+			continue;
+		ret = plog_slice_xor(p, r, mt, true);
+		if (ret)
+			return ret;
+	}
+	/* every row's chunks xor to zero: m's chunk is the others' xor */
+	plog_slot_rows(p, r, m);
+	for (s0 = 0; s0 < lo->slice; s0 += n) {
+		n = min(p->stage_chunks, lo->slice - s0);
+		for (j = 0; j < n; j++) {
+			row = p->slot_row[s0 + j];
+			if (row != U32_MAX)
+				memcpy(plog_stage(p, j), plog_prow(p, row),
+				       plog_chunk_bytes(p));
+			else
+				memset(plog_stage(p, j), 0, plog_chunk_bytes(p));
+		}
+		ret = plog_slice_io(p, r, m, s0, n, true, RL_DATA_WRITE);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Check (and with REPAIR fix) region @r's parity against its data. */
+static int plog_check(struct plog *p, u32 r, struct rl_sync_req *req)
+{
+	const struct rl_plog_layout *lo = &p->lo;
+	size_t bytes = (size_t)lo->slice * plog_chunk_bytes(p), pos;
+	u64 region, mismatches = 0;
+	unsigned int t;
+	int ret;
+
+	plog_parity_read(p, r, 0);
+	for (t = 0; t < lo->g; t++) {
+		ret = plog_slice_xor(p, r, rl_plog_data_member(lo, r, t), false);
+		if (ret)
+			return ret;
+	}
+	/* stored ^ computed: a sector that is not zero mismatches */
+	for (pos = 0; pos < bytes; pos += SECTOR_SIZE)
+		if (memchr_inv(p->parity + pos, 0, SECTOR_SIZE))
+			mismatches++;
+	req->mismatches = mismatches;
+	if (!mismatches || req->job != RL_SYNC_REPAIR)
+		return 0;
+	region = plog_op_intent(p, r);
+	ret = plog_recompute(p, r);
+	plog_op_intent_end(p, region);
+	return ret;
+}
+
+/*
+ * ->sync_range: the one region rl_plog_region_at(req->msector), frozen,
+ * as the job says; the range reported reaches its key (plog.h, SYNC
+ * COORDINATES).
+ */
+int plog_sync_range(struct rl_array *a, struct rl_sync_req *req)
+{
+	struct plog *p = plog_of(a);
+	u32 r = rl_plog_region_at(&p->lo, req->msector);
+	int ret = 0;
+
+	req->mismatches = 0;
+	if (r >= p->lo.nr_regions) {
+		/* past the last region's key: nothing there */
+		req->len = max_t(sector_t, 1, a->member_sectors - req->msector);
+		rl_sync_advance(a, req);
+		return 0;
+	}
+	plog_freeze(p, r);
+	mutex_lock(&p->op_lock);
+	switch (req->job) {
+	case RL_SYNC_RESYNC:
+		ret = plog_recompute_truncate(p, r);
+		break;
+	case RL_SYNC_CHECK:
+	case RL_SYNC_REPAIR:
+		ret = plog_flush_region(p, r);
+		if (!ret)
+			ret = plog_check(p, r, req);
+		break;
+	case RL_SYNC_REBUILD:
+		if (rl_plog_member_role(&p->lo, r, req->target) == RL_NONE) {
+			/* its sublog is gone: the parity from the data */
+			ret = plog_recompute_truncate(p, r);
+		} else {
+			ret = plog_flush_region(p, r);
+			if (!ret)
+				ret = plog_rebuild_member(p, r, req->target);
+		}
+		break;
+	default:
+		break;
+	}
+	req->len = p->keys[r] + 1 - req->msector;
+	if (!ret)
+		rl_sync_advance(a, req);
+	mutex_unlock(&p->op_lock);
+	plog_thaw(p, r);
+	return ret;
+}
+
+/* ------------------------------------------------------------------------
+ * Crash recovery (DAX)
+ */
+
+struct plog_twin {
+	u32 region;
+	u32 seg;
+	u64 gen;
+	unsigned int idx;
+};
+
+static int plog_twin_cmp(const void *x, const void *y)
+{
+	const struct plog_twin *a = x, *b = y;
+
+	if (a->region != b->region)
+		return a->region < b->region ? -1 : 1;
+	if (a->gen != b->gen)
+		return a->gen < b->gen ? -1 : 1;
+	if (a->seg != b->seg)
+		return a->seg < b->seg ? -1 : 1;
+	return 0;
+}
+
+/* Row @row of region @r: its parity (in p->parity) from its data. */
+static int plog_recompute_row(struct plog *p, u32 r, u32 row)
+{
+	const struct rl_plog_layout *lo = &p->lo;
+	struct rl_plog_loc loc;
+	struct plog_iog g;
+	unsigned int k;
+
+	memset(plog_prow(p, row), 0, plog_chunk_bytes(p));
+	for (k = 0; k < lo->g - 1; k++) {
+		rl_plog_row_loc(lo, r, row, k, &loc);
+		plog_iog_init(&g);
+		plog_io(p, &g, loc.member, REQ_OP_READ,
+			loc.mchunk << lo->chunk_shift, p->stage,
+			1U << lo->chunk_shift, RL_BG, RL_DATA_READ);
+		if (plog_iog_wait(p, &g)) {
+			rl_member_fail(p->a, loc.member, "read error");
+			return -EIO;
+		}
+		if (is_vmalloc_addr(p->stage))
+			invalidate_kernel_vmap_range(p->stage, plog_chunk_bytes(p));
+		plog_xor_chunk(p, plog_prow(p, row), p->stage);
+	}
+	return 0;
+}
+
+/* Replay region @r: its log on disk, then twins [@t, @t + @nt). */
+static int plog_recover_region(struct plog *p, u32 r,
+			       const struct plog_twin *t, unsigned int nt)
+{
+	struct plog_region *rg = &p->reg[r];
+	const char *why;
+	unsigned long bad = rl_unreadable_at(p->a, p->keys[r]);
+	u64 region;
+	u32 row, lost = 0;
+	unsigned int i;
+	int ret;
+
+	plog_parity_read(p, r, bad);
+	ret = plog_apply_log(p, r, rg->disk_gen, rg->disk_segs);
+	if (ret)
+		return ret;
+	bitmap_zero(p->recompute, p->lo.slice);
+	for (i = 0; i < nt; i++) {
+		const void *seg = rl_plog_md_twin(p->pm, t[i].idx);
+
+		/* the generation on disk from its last segment on, or the next */
+		if (!(t[i].gen == rg->disk_gen && t[i].seg >= rg->disk_segs) &&
+		    t[i].gen != rg->disk_gen + 1)
+			continue;
+		if (rl_plog_seg_check(seg, &p->lo, r, t[i].gen, t[i].seg, false,
+				      &why)) {
+			DMWARN("%s: plog region %u: twin %u ignored: %s",
+			       dm_table_device_name(p->a->ti->table), r,
+			       t[i].idx, why);
+			continue;
+		}
+		ret = rl_plog_apply(&p->lo, seg, p->parity, p->recompute);
+		if (ret)
+			return ret;
+	}
+	for_each_set_bit(row, p->recompute, p->lo.slice)
+		if (plog_recompute_row(p, r, row))
+			lost++;
+	if (lost)
+		DMERR("%s: plog region %u: %u rows with a write in flight could not be recomputed",
+		      dm_table_device_name(p->a->ti->table), r, lost);
+	region = plog_op_intent(p, r);
+	ret = plog_parity_write(p, r, bad);
+	plog_op_intent_end(p, region);
+	return ret;
+}
+
+/*
+ * At construction: every region's state from the region table, and with
+ * DAX what a crash left replayed. Regions dirty in the intent bitmap had
+ * their parity torn mid-rewrite: their logs are dropped and sync.c's
+ * resync recomputes them.
+ */
+int plog_recover(struct plog *p, char **error)
+{
+	struct rl_array *a = p->a;
+	const unsigned long *dirty = a->md ? rl_md_dirty_at_load(a->md) : NULL;
+	struct plog_twin *tw = NULL;
+	unsigned int i, nt = 0, first;
+	struct plog_region *rg;
+	u64 gen, maxgen;
+	u32 r, segs;
+	int ret = 0;
+
+	for (r = 0; r < p->lo.nr_regions; r++) {
+		rg = &p->reg[r];
+		rg->mode = PLOG_LOG;
+		if (p->pm) {
+			rl_plog_md_region(p->pm, r, &gen, &segs);
+			rg->gen = gen;
+			rg->disk_gen = gen;
+			rg->disk_segs = segs;
+		}
+	}
+	if (!p->pm)
+		return 0;
+
+	tw = kvcalloc(p->pool.nr, sizeof(*tw), GFP_KERNEL);
+	if (!tw) {
+		*error = "Cannot allocate plog recovery state";
+		return -ENOMEM;
+	}
+	for (i = 0; i < p->pool.nr; i++) {
+		const struct rl_plog_seg_disk *h = rl_plog_md_twin(p->pm, i);
+
+		if (!h || le64_to_cpu(h->region) >= p->lo.nr_regions)
+			continue;
+		tw[nt].region = le64_to_cpu(h->region);
+		tw[nt].gen = le64_to_cpu(h->gen);
+		tw[nt].seg = le32_to_cpu(h->seg);
+		tw[nt].idx = i;
+		nt++;
+	}
+	sort(tw, nt, sizeof(*tw), plog_twin_cmp, NULL);
+
+	for (i = 0, r = 0; r < p->lo.nr_regions; r++) {
+		rg = &p->reg[r];
+		first = i;
+		maxgen = rg->disk_gen;
+		while (i < nt && tw[i].region == r)
+			maxgen = max(maxgen, tw[i++].gen);
+		if (!rg->disk_segs && i == first)
+			continue;
+		if (!(dirty && test_bit(rl_md_region(rl_md_state(a->md),
+						     p->keys[r]), dirty))) {
+			ret = plog_recover_region(p, r, tw + first, i - first);
+			if (ret) {
+				*error = "plog: cannot replay the parity log";
+				break;
+			}
+		}
+		rl_plog_md_set_region(p->pm, r, maxgen + 1, 0);
+		rg->gen = maxgen + 1;
+		rg->disk_gen = maxgen + 1;
+		rg->disk_segs = 0;
+	}
+	/* replayed or stale: every twin is free again */
+	for (i = 0; !ret && i < nt; i++)
+		rl_plog_md_release(p->pm, &p->pool.bufs[tw[i].idx]);
+	kvfree(tw);
+	return ret;
+}
