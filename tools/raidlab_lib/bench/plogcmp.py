@@ -44,7 +44,8 @@ SCHEME_OF = {"raid0": "raid0", "mirror": "mirror", "raid1": "mirror", "raid10": 
 FIELDS = ["workload", "config", "disks", "procs", "iops_per_disk", "mb_s_per_disk", "p50_ms",
           "p90_ms", "p99_ms", "member_ios_per_req", "preread", "model_iops_per_disk",
           "measured_over_model", "vs_mirror", "vs_md_raid5", "model_vs_mirror",
-          "model_vs_md_raid5", "reintegrations", "pool_waits", "cache_hits", "cache_misses"]
+          "model_vs_md_raid5", "reintegrations", "pool_waits", "cache_hits", "cache_misses",
+          "hdd_late_pct"]
 
 
 def disk_params(disk_model):
@@ -137,6 +138,7 @@ def compare(results, desc):
             "vs_mirror": "", "vs_md_raid5": "", "model_vs_mirror": "", "model_vs_md_raid5": "",
             "reintegrations": d.get("reintegrations", ""), "pool_waits": d.get("pool_waits", ""),
             "cache_hits": d.get("cache_hits", ""), "cache_misses": d.get("cache_misses", ""),
+            "hdd_late_pct": r.get("hdd_late_pct", ""),
             "_level": cfg["level"], "_kind": cfg["kind"],
         })
     ratios(out)
@@ -172,7 +174,7 @@ def _f(v, spec):
 def table(rows):
     head = (f"{'workload':<12}{'config':<34}{'IOPS/disk':>10}{'model':>8}{'meas/mdl':>9}"
             f"{'p90 ms':>8}{'mem I/O':>8}{'/mirror':>8}{'(mdl)':>7}{'/md-r5':>8}{'(mdl)':>7}"
-            f"{'reint':>6}{'waits':>6}")
+            f"{'reint':>6}{'waits':>6}{'late%':>6}")
     lines = [head, "-" * len(head)]
     for r in rows:
         lines.append(f"{r['workload']:<12}{r['config']:<34}{_f(r['iops_per_disk'], '10.1f')}"
@@ -181,7 +183,7 @@ def table(rows):
                      f"{_f(r['member_ios_per_req'], '8.2f'):>8}{_f(r['vs_mirror'], '8.2f'):>8}"
                      f"{_f(r['model_vs_mirror'], '7.2f'):>7}{_f(r['vs_md_raid5'], '8.2f'):>8}"
                      f"{_f(r['model_vs_md_raid5'], '7.2f'):>7}{_f(r['reintegrations'], 'd'):>6}"
-                     f"{_f(r['pool_waits'], 'd'):>6}")
+                     f"{_f(r['pool_waits'], 'd'):>6}{_f(r['hdd_late_pct'], '6.1f'):>6}")
     return "\n".join(lines)
 
 
@@ -211,9 +213,11 @@ def summary_md(rows):
            " 75-95 % utilisation, figure 24); */mirror* and */md-r5*: plog's IOPS per disk"
            " over rl-mirror's and md-raid5's in the same workload, measured and (mdl)"
            " predicted; *reint*/*waits*: plog reintegrations and log-buffer pool waits"
-           " during the run.", "",
+           " during the run; *late %*: requests dm-hddsim completed later than its model"
+           " (the emulation fell behind: keep it near 0).", "",
            "| workload | config | IOPS/disk | model | meas/mdl | p90 ms | mem I/O | /mirror |"
-           " (mdl) | /md-r5 | (mdl) | reint | waits | cache hit/miss |", "|" + "---|" * 14]
+           " (mdl) | /md-r5 | (mdl) | reint | waits | cache hit/miss | late % |",
+           "|" + "---|" * 15]
     for r in rows:
         cache = (f"{r['cache_hits']}/{r['cache_misses']}" if r["cache_hits"] != "" else "-")
         out.append(f"| {r['workload']} | {r['config']} | {_f(r['iops_per_disk'], '.1f')} | "
@@ -222,7 +226,7 @@ def summary_md(rows):
                    f"{_f(r['member_ios_per_req'], '.2f')} | {_f(r['vs_mirror'], '.2f')} | "
                    f"{_f(r['model_vs_mirror'], '.2f')} | {_f(r['vs_md_raid5'], '.2f')} | "
                    f"{_f(r['model_vs_md_raid5'], '.2f')} | {_f(r['reintegrations'], 'd')} | "
-                   f"{_f(r['pool_waits'], 'd')} | {cache} |")
+                   f"{_f(r['pool_waits'], 'd')} | {cache} | {_f(r['hdd_late_pct'], '.1f')} |")
     v = verdicts(rows)
     if v:
         out += ["", "The issue's goal (plog >= mirror and >= 2.5 x md raid5 per disk):", ""]

@@ -253,6 +253,7 @@ def procs_result(cfg, w, wls, pt, d):
         "iops_per_disk": pt["iops_per_disk"], "mb_s_per_disk": pt["mb_s_per_disk"],
         "relative": "", "model_simple": "", "model_adjusted": "", "member_ios_per_req": mio,
         "points": 1, "search_ok": True, "p50_ms": pt["p50_ms"], "p99_ms": pt["p99_ms"],
+        "hdd_late_pct": pt["hdd_late_pct"],
         "plog": after,
         "plog_delta": {k: after[k] - before.get(k, 0) for k in
                        ("pool_waits", "reintegrations", "cache_hits", "cache_misses")
