@@ -109,64 +109,78 @@ ROW_BS=$(((NM - 2) * CH / 2))k
 
 # round NAME MDDEV DURABILITY: the whole scenario on one metadata backend
 round() {
-	_n=$1
-	_md=$2
-	wipe "$_md" 4 || die "wipe $_md"
-	check "$_n: created at its capacity" create "$_md"
-	log "$_n: $(dmsetup table p)"
-	log "$_n: $(dmsetup status p)"
+	_rn=$1
+	_rmd=$2
+	wipe "$_rmd" 4 || die "wipe $_rmd"
+	for _d in $MEMBERS; do	# the member superblocks of the last round
+		dd if=/dev/zero of="$_d" bs=1M count=1 oflag=direct 2>/dev/null || die "wipe $_d"
+	done
+	check "$_rn: created at its capacity" create "$_rmd"
+	log "$_rn: $(dmsetup table p)"
+	log "$_rn: $(dmsetup status p)"
 	_cap=$(pf 8)
 	_len=$(sectors /dev/mapper/p)
-	check "$_n: length = capacity rounded down to a chunk ($_len of $_cap)" \
+	check "$_rn: length = capacity rounded down to a chunk ($_len of $_cap)" \
 		test "$_len" -eq $(((_cap / CH) * CH)) -a "$_len" -gt 0
-	check "$_n: L=1 K=1 in the status" test "$(pf 1) $(pf 3)" = "1 1"
-	check "$_n: segments of one 32-sector track" test "$(pf 7)" = 32
-	check "$_n: durability $(pf 9) (logs on pmem, or write-intent)" test "$(pf 9)" = "$3"
+	check "$_rn: L=1 K=1 in the status" test "$(pf 1) $(pf 3)" = "1 1"
+	check "$_rn: segments of one 32-sector track" test "$(pf 7)" = 32
+	check "$_rn: durability $(pf 9) (logs on pmem, or write-intent)" test "$(pf 9)" = "$3"
 	_sz=$(bytes)
 
-	FIO_IODEPTH=16 FIO_RUNTIME=40 check "$_n: random 4 KiB writes over the whole array verify" \
-		fio_write_then_verify /dev/mapper/p "$_sz" --norandommap --randrepeat=0
+	FIO_IODEPTH=16 FIO_RUNTIME=40 check "$_rn: random 4 KiB writes over the whole array verify" \
+		fio_write_then_verify /dev/mapper/p "$_sz"
 	_l=$(pf 16)
-	check "$_n: regions hold logs after the writes ($_l)" test "$_l" -gt 0
-	check "$_n: crash at rest with logs in $_l regions" crash_at_rest "$_n" "$_md"
-	check "$_n: assembled from the crash state" assemble "$_md"
-	check "$_n: data verifies after the crash" fio_verify /dev/mapper/p "$_sz"
+	check "$_rn: regions hold logs after the writes ($_l)" test "$_l" -gt 0
+	check "$_rn: crash at rest with logs in $_l regions" crash_at_rest "$_rn" "$_rmd"
+	check "$_rn: assembled from the crash state" assemble "$_rmd"
+	check "$_rn: data verifies after the crash" fio_verify /dev/mapper/p "$_sz"
 	_m=$(rl_scrub p check 300)
-	check "$_n: check after the crash finds 0 mismatches ($_m)" test "$_m" = 0
-	FIO_IODEPTH=8 FIO_RUNTIME=25 check "$_n: mixed sizes (2-48 KiB) verify" \
+	check "$_rn: check after the crash finds 0 mismatches ($_m)" test "$_m" = 0
+	FIO_IODEPTH=8 FIO_RUNTIME=25 check "$_rn: mixed sizes (2-48 KiB) verify" \
 		fio_write_then_verify /dev/mapper/p "$_sz" --bssplit=2k/20:4k/30:8k/20:24k/15:48k/15 \
-		--blockalign=2k --norandommap --randrepeat=0
-	FIO_IODEPTH=8 FIO_RUNTIME=20 FIO_BS=$ROW_BS check "$_n: full-row writes ($ROW_BS) verify" \
-		fio_write_then_verify /dev/mapper/p "$_sz" --blockalign="$ROW_BS" --norandommap
-	log "$_n: $(dmsetup status p)"
+		--blockalign=2k
+	FIO_IODEPTH=8 FIO_RUNTIME=20 FIO_BS=$ROW_BS check "$_rn: full-row writes ($ROW_BS) verify" \
+		fio_write_then_verify /dev/mapper/p "$_sz" --blockalign="$ROW_BS"
+	log "$_rn: $(dmsetup status p)"
 	_w=$(pf 14)
 	_r=$(pf 15)
-	check "$_n: writes waited for a log buffer (pool_waits $_w)" test "$_w" -gt 0
-	check "$_n: full regions were reintegrated (reintegrations $_r)" test "$_r" -gt 0
-	check "$_n: pool's low-water mark within the pool ($(pf 13) of $(pf 11))" \
+	check "$_rn: writes waited for a log buffer (pool_waits $_w)" test "$_w" -gt 0
+	check "$_rn: full regions were reintegrated (reintegrations $_r)" test "$_r" -gt 0
+	check "$_rn: pool's low-water mark within the pool ($(pf 13) of $(pf 11))" \
 		test "$(pf 13)" -le "$(pf 11)"
-	check "$_n: plog_regions message" dm_message p plog_regions
-	check "$_n: reintegrate message" dm_message p reintegrate
+	check "$_rn: plog_regions message" dm_message p plog_regions
+	check "$_rn: reintegrate message" dm_message p reintegrate
 	_i=0
 	while [ "$(pf 16)" != 0 ] && [ $_i -lt 300 ]; do
 		sleep 0.2
 		_i=$((_i + 1))
 	done
-	check "$_n: no region holds a log after reintegrate ($(pf 16))" test "$(pf 16)" = 0
-	check "$_n: more reintegrations after it ($(pf 15) > $_r)" test "$(pf 15)" -gt "$_r"
+	check "$_rn: no region holds a log after reintegrate ($(pf 16))" test "$(pf 16)" = 0
+	check "$_rn: more reintegrations after it ($(pf 15) > $_r)" test "$(pf 15)" -gt "$_r"
 	_m=$(rl_scrub p check 300)
-	check "$_n: check after reintegrate finds 0 mismatches ($_m)" test "$_m" = 0
+	check "$_rn: check after reintegrate finds 0 mismatches ($_m)" test "$_m" = 0
+
+	# overlapping writes: no random map, several writes to one block in
+	# flight at once; the parity must still follow the data
+	fio --name=overlap --filename=/dev/mapper/p --size="$_sz" --rw=randwrite --bs=4k \
+		--ioengine=libaio --iodepth=16 --direct=1 --norandommap --randrepeat=0 \
+		--random_distribution=zoned:90/1:10/99 --runtime=10 --time_based \
+		--output="$RL_OUT/overlap-$_rn.txt" >/dev/null 2>&1
+	check "$_rn: overlapping writes done" test $? -eq 0
+	check "$_rn: reintegrate after them" dm_message p reintegrate
+	_m=$(rl_scrub p check 300)
+	check "$_rn: check after overlapping writes finds 0 mismatches ($_m)" test "$_m" = 0
 
 	# writes after reintegrate: their logs stay, then the array goes away
-	FIO_IODEPTH=8 FIO_RUNTIME=15 check "$_n: more 4 KiB writes verify" \
-		fio_write_then_verify /dev/mapper/p "$_sz" --norandommap --randrepeat=0
+	FIO_IODEPTH=8 FIO_RUNTIME=15 check "$_rn: more 4 KiB writes verify" \
+		fio_write_then_verify /dev/mapper/p "$_sz"
 	_l=$(pf 16)
-	log "$_n: regions with a log before removal: $_l"
-	check "$_n: removed" dm_remove p
-	check "$_n: created again from the same table" assemble "$_md"
-	check "$_n: data verifies after reassembly" fio_verify /dev/mapper/p "$_sz"
+	log "$_rn: regions with a log before removal: $_l"
+	check "$_rn: removed" dm_remove p
+	check "$_rn: created again from the same table" assemble "$_rmd"
+	check "$_rn: data verifies after reassembly" fio_verify /dev/mapper/p "$_sz"
 	_m=$(rl_scrub p check 300)
-	check "$_n: check after reassembly finds 0 mismatches ($_m)" test "$_m" = 0
+	check "$_rn: check after reassembly finds 0 mismatches ($_m)" test "$_m" = 0
 }
 
 round pmem "$PM" pmem
