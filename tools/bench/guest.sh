@@ -27,8 +27,9 @@
 #                             one saturation run: P (procs) closed-loop fio
 #                             processes with one request outstanding each,
 #                             RAMP seconds unmeasured then RUNTIME measured;
-#                             WS_MIB > 0: a sequential read pass over the
-#                             first WS_MIB MiB first (warms the caches). For a
+#                             WS_MIB > 0: a sequential pass of 16 KiB writes
+#                             over the first WS_MIB MiB first (warms plog's
+#                             data cache, which keeps written blocks). For a
 #                             plog array its status goes into dP.status
 #   trace CID WID DEPTH FIO-ARGS...
 #                             one fio run at DEPTH with blktrace on the array
@@ -305,10 +306,14 @@ run() {
 	_dir=$OUT/$CUR/$WID
 	mkdir -p "$_dir"
 	if [ "$_ws" -gt 0 ]; then
+		# a sequential pass of 16 KiB writes (less than a plog row of
+		# 3 chunks, so partial writes, whose blocks plog's data cache
+		# keeps: it keeps written blocks, not read ones), the same for
+		# every configuration
 		fio --name=warm --filename="$DEV" --direct=1 --ioengine=libaio --iodepth=4 \
-			--rw=read --bs=64k --size="${_ws}m" --eta=never >/dev/null 2>"$_dir/warm.err" ||
-			{ cat "$_dir/warm.err"; die "bench: read pass over ${_ws} MiB of $CUR"; }
-		say "warm $CUR $WID: read the first $_ws MiB"
+			--rw=write --bs=16k --size="${_ws}m" --eta=never >/dev/null 2>"$_dir/warm.err" ||
+			{ cat "$_dir/warm.err"; die "bench: warm-up pass over ${_ws} MiB of $CUR"; }
+		say "warm $CUR $WID: wrote the first $_ws MiB once"
 	fi
 	NPOINT=$((NPOINT + 1))
 	_p=$PROCS

@@ -227,7 +227,7 @@ PRESETS = {
 }
 # 000 section 8 / Fig. 23: 100 % small random writes, closed loop, peak
 # throughput per disk; parity logging with preread (cache=0) and with the
-# data cached (a 32 MiB working set warmed by a read pass, every
+# data cached (a 32 MiB working set warmed by a write pass, every
 # configuration on the same working set). Emulated Lightning disks (Fig. 12),
 # 64 MiB of each used, so that the logs fill and reintegrate within a run;
 # 8 KiB chunks (plog's chunk must divide its 48-sector track, or be a

@@ -28,8 +28,9 @@ OPTION
   ``locXxY``     x-y locality: X % of the accesses go to Y % of the space
                  (fio ``random_distribution=zoned``);
   ``ws<N>m``     working set: only the first N MiB of the array (fio
-                 ``size``), read once sequentially before the measured run
-                 to warm the caches (paper 000's "data cache hit" case).
+                 ``size``), written once sequentially before the measured
+                 run to warm plog's data cache (paper 000's "data cache
+                 hit" case).
 
 Examples: ``ind-r``, ``fs-w``, ``exp6k-r50-ua``, ``norm1536k-r0-ua``,
 ``ind-r-loc80x20``, ``airline``, ``4k-w``, ``4k-w-ws32m``.
