@@ -308,14 +308,18 @@ def test_mismatch_cnt_follows_bg_issued():
 
 def test_plog_rig_and_status_fields():
     from raidlab_lib import crashlab
-    r = crashlab.Rig("plog", 4, chunk=32, data_mib=4)
+    r = crashlab.Rig("plog", 4, chunk=crashlab.PLOG_CHUNK, data_mib=4)
     assert r.length is None                       # found by discover() in the guest
     assert r.opts == crashlab.PLOG_OPTS.split() and r.log_disks == 1
-    assert r.row_blocks() == 32 * 2 // 8          # N - L - 1 = 2 data chunks a row
+    assert r.row_blocks() == 16 * 2 // 8          # N - L - 1 = 2 data chunks a row
+    # a segment (track_sectors x 1) holds a chunk's record and a header
+    ts = int(r.opts[r.opts.index("track_sectors") + 1])
+    assert ts >= crashlab.PLOG_CHUNK + 1 and ts % 8 == 0
+    assert ts % crashlab.PLOG_CHUNK == 0 or crashlab.PLOG_CHUNK % ts == 0
     r.length = 4096
     t = r.table().line()
     assert t.startswith("0 4096 raidlab plog ") and "assume_clean" in t
-    assert " log_disks 1 log_ratio 0.25 track_sectors 16 log_buffers 4 regions 8 " in t
+    assert " log_disks 1 log_ratio 0.25 track_sectors 32 log_buffers 4 regions 8 " in t
     assert t.endswith("4 /dev/mapper/rlc-m0 /dev/mapper/rlc-m1 /dev/mapper/rlc-m2 "
                       "/dev/mapper/rlc-m3")
     r2 = crashlab.Rig("plog", 6, chunk=16, opts="log_disks 2 log_buffers 2")

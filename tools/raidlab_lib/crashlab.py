@@ -120,9 +120,11 @@ def size_sectors(path):
 # plog (parity logging, paper 000): a parity scheme whose capacity is its
 # own (regions, sublogs). The harness knows it only through its table and
 # its status; PLOG_OPTS are its default extra table words for a crash run:
-# short log segments and few log buffers, so that a small array's regions
-# fill, wait for buffers and are reintegrated within a few generations.
-PLOG_OPTS = "log_disks 1 log_ratio 0.25 track_sectors 16 log_buffers 4 regions 8"
+# short log segments (16 KiB, for 8 KiB chunks) and few log buffers, so
+# that a small array's regions fill, wait for buffers and are reintegrated
+# within a few generations.
+PLOG_OPTS = "log_disks 1 log_ratio 0.25 track_sectors 32 log_buffers 4 regions 8"
+PLOG_CHUNK = 16     # a log segment must hold a chunk's record and its header
 
 
 def kind(scheme):
@@ -810,7 +812,8 @@ def register(verbs):
                    help="instead of --points: random points until N points in all")
     p.add_argument("--max-flush", type=int, help="at most this many FLUSH/FUA points "
                    "(evenly spread; default all)")
-    p.add_argument("--chunk", type=int, default=32, help="chunk in sectors (default 32)")
+    p.add_argument("--chunk", type=int, default=None,
+                   help=f"chunk in sectors (default 32; plog {PLOG_CHUNK})")
     p.add_argument("--data-mib", type=int, default=4, help="data MiB per member (default 4)")
     p.add_argument("--md-mib", type=int, default=4, help="metadata slice MiB (default 4)")
     p.add_argument("--region-size", type=int, help="write-intent region in sectors")
@@ -835,6 +838,8 @@ def register(verbs):
 def cmd_crash_test(a):
     if a.members is None:
         a.members = 2 if a.scheme == "mirror" else 4
+    if a.chunk is None:
+        a.chunk = PLOG_CHUNK if a.scheme == "plog" else 32
     try:
         return CrashTest(a).main()
     except HarnessError as e:
