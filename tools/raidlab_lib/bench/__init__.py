@@ -172,7 +172,7 @@ def run(args):
         return 0
     out = pathlib.Path(args.out or f"results/bench/{args.preset or 'custom'}")
     desc = planmod.describe(p)
-    command = "tools/raidlab " + " ".join(shlex.quote(a) for a in sys.argv[2:]) \
+    command = "tools/raidlab " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
         if len(sys.argv) > 2 else "tools/raidlab bench"
     out.mkdir(parents=True, exist_ok=True)
     (out / "plan.json").write_text(json.dumps(desc, indent=1))

@@ -172,12 +172,13 @@ def _f(v, spec):
 
 
 def table(rows):
-    head = (f"{'workload':<12}{'config':<34}{'IOPS/disk':>10}{'model':>8}{'meas/mdl':>9}"
+    cw = max([34] + [len(r["config"]) + 2 for r in rows])
+    head = (f"{'workload':<12}{'config':<{cw}}{'IOPS/disk':>10}{'model':>8}{'meas/mdl':>9}"
             f"{'p90 ms':>8}{'mem I/O':>8}{'/mirror':>8}{'(mdl)':>7}{'/md-r5':>8}{'(mdl)':>7}"
             f"{'reint':>6}{'waits':>6}{'late%':>6}")
     lines = [head, "-" * len(head)]
     for r in rows:
-        lines.append(f"{r['workload']:<12}{r['config']:<34}{_f(r['iops_per_disk'], '10.1f')}"
+        lines.append(f"{r['workload']:<12}{r['config']:<{cw}}{_f(r['iops_per_disk'], '10.1f')}"
                      f"{_f(r['model_iops_per_disk'], '8.1f'):>8}"
                      f"{_f(r['measured_over_model'], '9.2f'):>9}{_f(r['p90_ms'], '8.1f'):>8}"
                      f"{_f(r['member_ios_per_req'], '8.2f'):>8}{_f(r['vs_mirror'], '8.2f'):>8}"

@@ -292,11 +292,12 @@ def fmt(v, spec):
 
 def table(results):
     """The comparison table (text)."""
-    head = (f"{'workload':<18}{'config':<12}{'p90 ms':>8}{'depth':>7}{'IOPS/disk':>11}"
+    cw = max([12] + [len(r["config"]) + 2 for r in results])
+    head = (f"{'workload':<18}{'config':<{cw}}{'p90 ms':>8}{'depth':>7}{'IOPS/disk':>11}"
             f"{'MB/s/disk':>11}{'rel':>7}{'simple':>8}{'adj':>7}{'mem I/O':>9}  how")
     lines = [head, "-" * len(head)]
     for r in results:
-        lines.append(f"{r['workload']:<18}{r['config']:<12}{fmt(r['p90_ms'], '8.2f')}"
+        lines.append(f"{r['workload']:<18}{r['config']:<{cw}}{fmt(r['p90_ms'], '8.2f')}"
                      f"{fmt(r['depth'], '7.1f')}{fmt(r['iops_per_disk'], '11.1f')}"
                      f"{fmt(r['mb_s_per_disk'], '11.2f')}{fmt(r['relative'], '7.2f')}"
                      f"{fmt(r['model_simple'], '8.2f')}{fmt(r['model_adjusted'], '7.2f')}"
@@ -316,9 +317,12 @@ def summary_md(results, desc, wall_s, command):
               f" {desc.get('member_mb') or 'all'} MiB.", ""] if desc.get("procs") else []),
            f"Wall time: {wall_s:.0f} s. Disk model: {desc['disk_model']}"
            f" (time_scale {desc['time_scale']}). Lab members: {desc['lab_disks']}.",
-           f"p90 target: {tdesc}. Load search: depths {desc['ladder']},"
-           f" {desc['refine']} bisection step(s), {desc['runtime_s']} s per fio run.", "",
-           "Throughput per disk at the p90 target; *rel* is relative to raid0 per disk"
+           *([] if desc.get("procs") else [
+               f"p90 target: {tdesc}. Load search: depths {desc['ladder']},"
+               f" {desc['refine']} bisection step(s), {desc['runtime_s']} s per fio run."]), "",
+           ("Throughput per disk of the saturation run (*depth*: processes)"
+            if desc.get("procs") else "Throughput per disk at the p90 target") +
+           "; *rel* is relative to raid0 per disk"
            " (MB/s); *simple*/*adj* are Chen et al.'s models (p001) where they apply;"
            " *mem I/O* is member I/Os per logical request.", "",
            "| workload | config | p90 ms | depth | IOPS/disk | MB/s/disk | rel | simple | adj"
