@@ -238,3 +238,20 @@ def test_model_follows_paper_000():
     # reads are not modelled
     assert plogcmp.model_iops(desc, cfg["md-raid5"], dict(w["4k-w"], read_pct=100)) is None
     assert plogcmp.model_iops(dict(desc, disk_model="none"), cfg["md-raid5"], w["4k-w"]) is None
+
+
+def test_config_list_keeps_bracketed_commas():
+    from raidlab_lib import bench
+    assert bench.config_list("rl-raid0,rl-plog[L=1,A=0.5,cache=0],md-raid5") == \
+        ["rl-raid0", "rl-plog[L=1,A=0.5,cache=0]", "md-raid5"]
+    assert bench.config_list("rl-raid0@2[sched=satf,depth=1,track]") == \
+        ["rl-raid0@2[sched=satf,depth=1,track]"]
+    for bad in ("rl-plog[L=1", "rl-plog]L=1["):
+        with pytest.raises(ValueError):
+            bench.config_list(bad)
+    r = subprocess.run([sys.executable, str(ROOT / "tools" / "raidlab"), "bench", "--preset",
+                        "plog", "--configs", "rl-raid0,rl-plog[L=2,A=0.25,bufs=64]",
+                        "--workloads", "4k-w", "--dry-run"],
+                       capture_output=True, text=True, check=True)
+    assert "config rl-plog.L-2.A-0.25.bufs-64 rl plog 5 8 log_disks 2 log_ratio 0.25 " \
+        "log_buffers 64 track_sectors 48" in r.stdout

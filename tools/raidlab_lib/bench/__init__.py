@@ -24,6 +24,25 @@ def _csv(s):
     return [x for x in s.split(",") if x]
 
 
+def config_list(s):
+    """A comma list of configurations; commas inside [options] stay:
+    ``rl-raid0,rl-plog[L=1,A=1]`` -> ["rl-raid0", "rl-plog[L=1,A=1]"]."""
+    out, cur, depth = [], "", 0
+    for ch in s:
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+            continue
+        depth += {"[": 1, "]": -1}.get(ch, 0)
+        if depth < 0:
+            raise ValueError(f"configurations {s!r}: unbalanced ]")
+        cur += ch
+    if depth:
+        raise ValueError(f"configurations {s!r}: unbalanced [")
+    out.append(cur)
+    return [x for x in out if x]
+
+
 def _time_scale(s):
     if not re.fullmatch(r"[1-9]\d{0,3}(/[1-9]\d{0,3})?", s):
         raise ValueError("time scale must be N or N/M")
@@ -61,7 +80,8 @@ def register(verbs):
     p.add_argument("--preset", default=None,
                    help="one of: " + ", ".join(planmod.PRESETS) + " (--list-presets)")
     p.add_argument("--list-presets", action="store_true", help="print the presets and exit")
-    p.add_argument("--configs", type=_csv, help="comma list, e.g. rl-raid0,rl-raid5,md-raid5")
+    p.add_argument("--configs", type=config_list,
+                   help="comma list, e.g. rl-raid0,rl-raid5,md-raid5,rl-plog[L=1,cache=0]")
     p.add_argument("--workloads", type=_csv, help="comma list, e.g. ind-r,fs-w,exp6k-r50-ua")
     p.add_argument("--ladder", type=lambda s: [int(x) for x in _csv(s)],
                    help="outstanding-request depths tried, e.g. 1,2,4,8,16,32")
