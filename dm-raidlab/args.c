@@ -50,7 +50,8 @@
  *                     regions <B>             parity-log regions, 1 .. 65536
  *                                             (default: sqrt(tracks / K))
  *                     log_buffers <n>         log buffers in the pool,
- *                                             2 .. 1024 (default 16)
+ *                                             2 .. 1024 (default: one per
+ *                                             region, 16 .. 128)
  *                     data_cache <blocks>     4 KiB blocks of recently
  *                                             written data, 0 .. 65536
  *                                             (default 256; 0: none)

@@ -201,7 +201,7 @@ struct plog_cache {
 	u64 hits, misses;
 };
 
-static struct plog_cache *plog_cache_alloc(unsigned int nr)
+struct plog_cache *plog_cache_alloc(unsigned int nr)
 {
 	struct plog_cache *c;
 	unsigned int i;
@@ -214,7 +214,7 @@ static struct plog_cache *plog_cache_alloc(unsigned int nr)
 	c->nr = nr;
 	if (!nr)
 		return c;
-	c->bits = ilog2(roundup_pow_of_two(nr));
+	c->bits = max(1, ilog2(roundup_pow_of_two(nr)));	/* hash_64: bits > 0 */
 	c->mem = vmalloc(array_size(nr, PAGE_SIZE));
 	c->e = kvcalloc(nr, sizeof(*c->e), GFP_KERNEL);
 	c->hash = kvcalloc(1U << c->bits, sizeof(*c->hash), GFP_KERNEL);
@@ -232,7 +232,7 @@ static struct plog_cache *plog_cache_alloc(unsigned int nr)
 	return c;
 }
 
-static void plog_cache_free(struct plog_cache *c)
+void plog_cache_free(struct plog_cache *c)
 {
 	if (!c)
 		return;
@@ -257,9 +257,17 @@ static void *plog_cache_data(struct plog_cache *c, struct plog_centry *e)
 	return c->mem + ((size_t)(e - c->e) << PAGE_SHIFT);
 }
 
-/* Copy blocks [key, key + nr) to @dst if all are cached. */
-static bool plog_cache_get(struct plog_cache *c, u64 key, unsigned int nr,
-			   void *dst)
+/*
+ * The cache's calls (pure but for the lock; KUnit suite dm_raidlab_plog):
+ *   plog_cache_get()   copy blocks [key, key + nr) to @dst if every one is
+ *                      cached (they become the most recent), else nothing
+ *   plog_cache_put()   cache blocks [key, key + nr) from @src, evicting the
+ *                      least recently used
+ *   plog_cache_drop()  forget blocks [key, key + nr)
+ * A cache of no blocks holds nothing.
+ */
+bool plog_cache_get(struct plog_cache *c, u64 key, unsigned int nr,
+		    void *dst)
 {
 	struct plog_centry *e;
 	unsigned int i;
@@ -285,8 +293,8 @@ static bool plog_cache_get(struct plog_cache *c, u64 key, unsigned int nr,
 	return hit;
 }
 
-static void plog_cache_put(struct plog_cache *c, u64 key, unsigned int nr,
-			   const void *src)
+void plog_cache_put(struct plog_cache *c, u64 key, unsigned int nr,
+		    const void *src)
 {
 	struct plog_centry *e;
 	unsigned int i;
@@ -312,7 +320,7 @@ static void plog_cache_put(struct plog_cache *c, u64 key, unsigned int nr,
 	spin_unlock(&c->lock);
 }
 
-static void plog_cache_drop(struct plog_cache *c, u64 key, unsigned int nr)
+void plog_cache_drop(struct plog_cache *c, u64 key, unsigned int nr)
 {
 	struct plog_centry *e;
 	unsigned int i;
@@ -328,6 +336,14 @@ static void plog_cache_drop(struct plog_cache *c, u64 key, unsigned int nr)
 		e->valid = false;
 		list_move_tail(&e->lru, &c->lru);
 	}
+	spin_unlock(&c->lock);
+}
+
+void plog_cache_counts(struct plog_cache *c, u64 *hits, u64 *misses)
+{
+	spin_lock(&c->lock);
+	*hits = c->hits;
+	*misses = c->misses;
 	spin_unlock(&c->lock);
 }
 
@@ -449,9 +465,14 @@ static void plog_twin_sync(struct plog *p, struct rl_plog_buf *b,
 	rl_plog_md_sync(p->pm, b, 0, hdr_hi);
 }
 
-/* Append the context's record PENDING to its region's log. */
-static void plog_append(struct plog_ctx *c, enum rl_plog_rec_type type,
-			u32 off, u32 len, const void *payload)
+/*
+ * Append the context's record PENDING to its region's log. Returns
+ * -EAGAIN, nothing appended, if a member of the region became unreadable
+ * meanwhile: buffers bound for a lost sublog never free, and the region
+ * is to be fixed up and served DIRECT instead.
+ */
+static int plog_append(struct plog_ctx *c, enum rl_plog_rec_type type,
+		       u32 off, u32 len, const void *payload)
 {
 	struct plog *p = c->p;
 	struct plog_region *rg = &p->reg[c->region];
@@ -460,6 +481,10 @@ static void plog_append(struct plog_ctx *c, enum rl_plog_rec_type type,
 
 	mutex_lock(&p->lock);
 	for (;;) {
+		if (rl_unreadable_at(p->a, p->keys[c->region])) {
+			mutex_unlock(&p->lock);
+			return -EAGAIN;
+		}
 		b = rg->cur;
 		if (!b) {
 			if (rg->next_seg >= p->lo.segs) {
@@ -494,6 +519,7 @@ static void plog_append(struct plog_ctx *c, enum rl_plog_rec_type type,
 	c->buf = b;
 	c->rec = idx;
 	mutex_unlock(&p->lock);
+	return 0;
 }
 
 /* The context's data write has ended: its record counts. */
@@ -509,6 +535,26 @@ static void plog_commit(struct plog_ctx *c)
 		queue_work(p->log_wq, &p->log_work);
 	mutex_unlock(&p->lock);
 	c->buf = NULL;
+}
+
+/*
+ * Flush the volatile caches of region @r's data members: a record on disk
+ * (or applied) must not describe a data write a crash can still undo.
+ */
+void plog_flush_data(struct plog *p, u32 r)
+{
+	struct rl_array *a = p->a;
+	struct dm_dev *dev;
+	unsigned int t, m;
+
+	for (t = 0; t < p->lo.g; t++) {
+		m = rl_plog_data_member(&p->lo, r, t);
+		dev = READ_ONCE(a->members[m].dev);
+		if (!dev || rl_member_failed(a, m))
+			continue;
+		if (blkdev_issue_flush(dev->bdev))
+			rl_member_fail(a, m, "flush failed");
+	}
 }
 
 /*
@@ -554,6 +600,8 @@ static void plog_log_work(struct work_struct *ws)
 		rl_plog_seg_seal(b->seg, &p->lo);
 		mutex_unlock(&p->lock);
 
+		/* the data its records describe is durable before they are */
+		plog_flush_data(p, b->region);
 		plog_iog_init(&g);
 		plog_io(p, &g, m, REQ_OP_WRITE | REQ_FUA, msector, b->seg,
 			p->lo.seg_sectors, RL_FG, RL_PARITY_WRITE);
@@ -669,18 +717,36 @@ static void plog_bio_copy(struct plog_ctx *c, bool to_bio)
 	}
 }
 
+/**
+ * plog_span() - the part of a column an access to a row touches
+ * @off: the access's first sector in the row
+ * @len: its sectors
+ * @chunk_shift: chunk = 1 << chunk_shift sectors
+ * @k: a data column
+ * @lo: set to the first sector touched within the column's chunk
+ * @hi: and the end
+ *
+ * Pure (KUnit suite dm_raidlab_plog).
+ *
+ * Return: false if the access does not touch column @k.
+ */
+bool plog_span(u32 off, u32 len, unsigned int chunk_shift, unsigned int k,
+	       u32 *lo, u32 *hi)
+{
+	u32 s = k << chunk_shift, e = s + (1U << chunk_shift);
+
+	if (off + len <= s || off >= e)
+		return false;
+	*lo = max(off, s) - s;
+	*hi = min(off + len, e) - s;
+	return true;
+}
+
 /* Sector range [*lo, *hi) of column @k the bio touches; false: none. */
 static bool plog_col_span(struct plog_ctx *c, unsigned int k, u32 *lo, u32 *hi)
 {
-	u32 cs = 1U << c->p->lo.chunk_shift;
-	u32 first = c->off, last = c->off + bio_sectors(c->bio);
-	u32 s = k * cs, e = s + cs;
-
-	if (last <= s || first >= e)
-		return false;
-	*lo = max(first, s) - s;
-	*hi = min(last, e) - s;
-	return true;
+	return plog_span(c->off, bio_sectors(c->bio), c->p->lo.chunk_shift, k,
+			 lo, hi);
 }
 
 static u64 plog_block_key(struct plog_ctx *c, unsigned int k, u32 sector)
@@ -723,7 +789,10 @@ static int plog_log_intent(struct plog_ctx *c, bool *held)
 	return 0;
 }
 
-/* A write in a LOG region. BLK_STS_AGAIN: a preread failed, serve again. */
+/*
+ * A write in a LOG region. BLK_STS_AGAIN: nothing was written (a preread
+ * failed, or a member became unreadable before the append): serve again.
+ */
 static blk_status_t plog_write_log(struct plog_ctx *c)
 {
 	struct plog *p = c->p;
@@ -790,8 +859,14 @@ static blk_status_t plog_write_log(struct plog_ctx *c)
 
 	if (plog_log_intent(c, &held))
 		return BLK_STS_IOERR;
-	plog_append(c, full ? RL_PLOG_OVERWRITE : RL_PLOG_UPDATE, hlo,
-		    hhi - hlo, c->delta + (hlo << SECTOR_SHIFT));
+	if (held)
+		region = rl_md_region(rl_md_state(a->md), p->keys[c->region]);
+	if (plog_append(c, full ? RL_PLOG_OVERWRITE : RL_PLOG_UPDATE, hlo,
+			hhi - hlo, c->delta + (hlo << SECTOR_SHIFT))) {
+		if (held)
+			rl_md_intent_end(a->md, region);
+		return BLK_STS_AGAIN;	/* nothing written: serve it DIRECT */
+	}
 	if (held) {
 		/* the first record of the region keeps the reference */
 		mutex_lock(&p->lock);
@@ -800,7 +875,6 @@ static blk_status_t plog_write_log(struct plog_ctx *c)
 			held = false;
 		}
 		mutex_unlock(&p->lock);
-		region = rl_md_region(rl_md_state(a->md), p->keys[c->region]);
 	}
 
 	plog_iog_init(&g);
@@ -818,7 +892,13 @@ static blk_status_t plog_write_log(struct plog_ctx *c)
 	if (held)
 		rl_md_intent_end(a->md, region);
 
-	for (k = 0; k < gd && !full; k++) {
+	for (k = 0; k < gd; k++) {
+		if (full) {
+			/* not kept (a full row is seldom rewritten in part soon) */
+			plog_cache_drop(p->cache, plog_block_key(c, k, 0),
+					cs >> PLOG_BLOCK_SHIFT);
+			continue;
+		}
 		if (!plog_col_span(c, k, &lo, &hi))
 			continue;
 		rlo = round_down(lo, 1U << PLOG_BLOCK_SHIFT);
@@ -1292,7 +1372,7 @@ static int plog_open_md(struct plog *p, unsigned int nr_bufs, char **error)
 static int plog_ctr(struct rl_array *a)
 {
 	struct dm_target *ti = a->ti;
-	unsigned int nr_bufs = a->plog_opts.log_buffers ?: RL_PLOG_DEF_BUFFERS;
+	unsigned int nr_bufs = a->plog_opts.log_buffers;
 	struct plog *p;
 	u32 r;
 	int ret;
@@ -1318,6 +1398,10 @@ static int plog_ctr(struct rl_array *a)
 	ret = plog_layout(a, a->member_sectors, &p->lo, &ti->error);
 	if (ret)
 		goto bad;
+	/* by default a buffer per region, so that each can fill one */
+	if (!nr_bufs)
+		nr_bufs = clamp_t(u32, p->lo.nr_regions, RL_PLOG_DEF_BUFFERS,
+				  RL_PLOG_MAX_DEF_BUFFERS);
 	ret = -ENOMEM;
 	ti->error = "Cannot allocate plog state";
 	p->keys = kvcalloc(p->lo.nr_regions, sizeof(*p->keys), GFP_KERNEL);
@@ -1457,10 +1541,7 @@ static void plog_status(struct rl_array *a, status_type_t type, char *result,
 			max_fill = max(max_fill, fill);
 		}
 		mutex_unlock(&p->lock);
-		spin_lock(&p->cache->lock);
-		hits = p->cache->hits;
-		misses = p->cache->misses;
-		spin_unlock(&p->cache->lock);
+		plog_cache_counts(p->cache, &hits, &misses);
 		DMEMIT(" plog %u %u.%03u %u %u %u %u %u %llu %s %llu",
 		       lo->l, lo->a_milli / 1000, lo->a_milli % 1000, lo->k,
 		       lo->nr_regions, lo->slice, lo->sublog, lo->seg_sectors,

@@ -203,6 +203,7 @@ bool rl_plog_unmap(const struct rl_plog_layout *lo, unsigned int m,
 void rl_plog_seg_loc(const struct rl_plog_layout *lo, u32 region, u32 seg,
 		     unsigned int *member, u64 *msector);
 u64 rl_plog_region_key(const struct rl_plog_layout *lo, u32 region);
+/* the first region whose key >= msector; nr_regions past the last key */
 u32 rl_plog_region_at(const struct rl_plog_layout *lo, u64 msector);
 
 /* plog_region.c: segments and records (pure, suite dm_raidlab_plog_log) */
@@ -227,6 +228,7 @@ void rl_plog_seg_set_state(void *seg, unsigned int rec,
 /* all records COMMITTED? (a segment is written to disk only then) */
 bool rl_plog_seg_committed(const void *seg);
 void rl_plog_seg_seal(void *seg, const struct rl_plog_layout *lo);
+/* 0, or -EINVAL with *why set (sealed: checksum, every record COMMITTED) */
 int rl_plog_seg_check(const void *seg, const struct rl_plog_layout *lo,
 		      u32 region, u64 gen, u32 segno, bool sealed,
 		      const char **why);
@@ -285,7 +287,14 @@ void rl_plog_md_region(struct rl_plog_md *pm, u32 region, u64 *gen,
 /* durable on return */
 void rl_plog_md_set_region(struct rl_plog_md *pm, u32 region, u64 gen,
 			   u32 segs);
-/* copy bytes [lo, hi) of buffer @b's image to its twin, durable on return */
+/*
+ * Copy bytes [lo, hi) of buffer @b's image to its twin, durable on return.
+ * Within a call, bytes past the fixed header land first, the segment
+ * magic last, and a range touching the fixed header is widened to every
+ * descriptor its record count counts. Serialize a buffer's appends, state
+ * changes and syncs, and sync a record's payload before the header bytes
+ * that count it (rl_plog_seg_dirty()).
+ */
 void rl_plog_md_sync(struct rl_plog_md *pm, const struct rl_plog_buf *b,
 		     unsigned int lo, unsigned int hi);
 /* the twin is free again (its records are on disk or applied) */
@@ -303,7 +312,17 @@ void rl_plog_md_release(struct rl_plog_md *pm, const struct rl_plog_buf *b);
  * release the twin. Reintegration done: parity written and flushed ->
  * set_region(gen + 1, 0) -> release the old generation's twins.
  */
+/* (a copy made at open, kept until rl_plog_md_close()) */
 const void *rl_plog_md_twin(struct rl_plog_md *pm, unsigned int idx);
+/*
+ * For KUnit: the same state over @nr_blocks (== rl_plog_md_blocks())
+ * caller-provided 4 KiB RAM blocks, without a metadata device (zeroed
+ * blocks are formatted; durability points do nothing).
+ */
+int rl_plog_md_open_blocks(void *const *blk, u64 nr_blocks,
+			   const struct rl_plog_layout *lo,
+			   unsigned int nr_bufs, struct rl_plog_md **pmp,
+			   char **error);
 
 /*
  * The record area's blocks (pure, tested in dm_raidlab_plog_log):

@@ -127,6 +127,20 @@ void plog_wait_locked(struct plog *p);
 void plog_buf_drop(struct plog *p, struct rl_plog_buf *b);
 void plog_want_reint(struct plog *p, u32 r);
 void plog_detach_cur(struct plog *p, u32 r);
+void plog_flush_data(struct plog *p, u32 r);
+
+/* pure helpers, KUnit suite dm_raidlab_plog */
+bool plog_span(u32 off, u32 len, unsigned int chunk_shift, unsigned int k,
+	       u32 *lo, u32 *hi);
+struct plog_cache *plog_cache_alloc(unsigned int nr);
+void plog_cache_free(struct plog_cache *c);
+bool plog_cache_get(struct plog_cache *c, u64 key, unsigned int nr, void *dst);
+void plog_cache_put(struct plog_cache *c, u64 key, unsigned int nr,
+		    const void *src);
+void plog_cache_drop(struct plog_cache *c, u64 key, unsigned int nr);
+void plog_cache_counts(struct plog_cache *c, u64 *hits, u64 *misses);
+void plog_fill_slot_rows(const struct rl_plog_layout *lo, u32 r,
+			 unsigned int m, u32 *slot_row);
 
 /* plog_sync.c */
 int plog_region_ops_init(struct plog *p);

@@ -405,24 +405,33 @@ static u64 rl_plog_dist(u64 a, u64 b)
 	return a > b ? a - b : b - a;
 }
 
-/* descriptors that fit a segment's header when every record is one sector */
+/* header sectors of a segment with @m descriptors */
+static u32 rl_plog_hdr_sectors(u32 m)
+{
+	return DIV_ROUND_UP(sizeof(struct rl_plog_seg_disk) +
+			    sizeof(struct rl_plog_rec_disk) * (size_t)m,
+			    SECTOR_SIZE);
+}
+
+/*
+ * The most descriptors m such that a segment of m one-sector records fits:
+ * hdr_sectors(m) + m <= seg_sectors (the left side grows with m), capped
+ * at U16_MAX (the header's record count).
+ */
 static u32 rl_plog_max_recs(u32 seg_sectors, u32 *hdr_sectors)
 {
-	u32 m = seg_sectors - 1, h;
+	u32 lo_m = 1, hi_m = seg_sectors, mid;
 
-	for (;;) {
-		h = DIV_ROUND_UP(sizeof(struct rl_plog_seg_disk) +
-				 sizeof(struct rl_plog_rec_disk) * (size_t)m,
-				 SECTOR_SIZE);
-		if (h + m <= seg_sectors || m == 1)
-			break;
-		m = seg_sectors - h;
+	while (hi_m - lo_m > 1) {
+		mid = lo_m + (hi_m - lo_m) / 2;
+		if (rl_plog_hdr_sectors(mid) + mid <= seg_sectors)
+			lo_m = mid;
+		else
+			hi_m = mid;
 	}
-	m = min_t(u32, m, U16_MAX);
-	*hdr_sectors = DIV_ROUND_UP(sizeof(struct rl_plog_seg_disk) +
-				    sizeof(struct rl_plog_rec_disk) * (size_t)m,
-				    SECTOR_SIZE);
-	return m;
+	lo_m = min_t(u32, lo_m, U16_MAX);
+	*hdr_sectors = rl_plog_hdr_sectors(lo_m);
+	return lo_m;
 }
 
 /**
@@ -440,7 +449,8 @@ static u32 rl_plog_max_recs(u32 seg_sectors, u32 *hdr_sectors)
  * and G to whole log segments (at least one). A given B is rounded up to
  * a multiple of C. A track must be a multiple of the chunk, or divide it;
  * tracks are multiples of 8 sectors, a log write is at most
- * RL_PLOG_MAX_SEG sectors.
+ * RL_PLOG_MAX_SEG sectors and a chunk at most 32 MiB (a record's offset
+ * in its chunk is 16 bits).
  *
  * Return: 0 or -EINVAL.
  */
@@ -456,6 +466,10 @@ int rl_plog_layout_init(struct rl_plog_layout *lo,
 	memset(lo, 0, sizeof(*lo));
 	if (!c || !is_power_of_2(c)) {
 		*error = "plog: chunk size must be a power of two";
+		return -EINVAL;
+	}
+	if (c > U16_MAX + 1) {	/* a record's offset in the chunk is 16 bits */
+		*error = "plog: chunk size must be at most 32 MiB";
 		return -EINVAL;
 	}
 	if (n < 3) {
@@ -825,8 +839,9 @@ int rl_plog_seg_check(const void *seg, const struct rl_plog_layout *lo,
  * payload into the parity, OVERWRITE copies it. Call it for the region's
  * segments in order.
  *
- * Return: 0, or -EINVAL for a pending record without @recompute or a
- * record outside the region (nothing after it is applied).
+ * Return: 0, or -EINVAL for a pending record without @recompute, or a
+ * record outside the region, its chunk or the segment (the records before
+ * it are applied, none after it).
  */
 int rl_plog_apply(const struct rl_plog_layout *lo, const void *seg,
 		  void *parity, unsigned long *recompute)
@@ -843,7 +858,9 @@ int rl_plog_apply(const struct rl_plog_layout *lo, const void *seg,
 		void *src;
 
 		if (row >= lo->slice || !len ||
-		    (u64)off + len > (1U << lo->chunk_shift))
+		    (u64)off + len > (1U << lo->chunk_shift) ||
+		    le16_to_cpu(r->payload) < lo->hdr_sectors ||
+		    (u64)le16_to_cpu(r->payload) + len > lo->seg_sectors)
 			return -EINVAL;
 		if (r->state == RL_PLOG_PENDING) {
 			if (!recompute)
@@ -1163,6 +1180,9 @@ int rl_plog_md_ent_pick(const struct rl_plog_md_ent *pair, u32 region,
  * Durable state: the service (DAX).
  */
 
+#define RL_PLOG_ERR_CHANGED \
+	"plog: the table changed under an existing parity log (layout or buffers differ)"
+
 struct rl_plog_md_reg {
 	u64 gen;
 	u32 segs;
@@ -1183,10 +1203,16 @@ struct rl_plog_md {
 	void **img;			/* copies of the twins found in use */
 };
 
+/* everything written so far is durable (no-op over RAM blocks, for KUnit) */
+static int rl_plog_md_persist(struct rl_plog_md *pm)
+{
+	return pm->md ? rl_md_persist(pm->md) : 0;
+}
+
 /*
  * Copy @len bytes to byte @off of the area, block by block (the DAX
  * mapping may be split: consecutive blocks need not be contiguous).
- * Durable after rl_md_persist().
+ * Durable after rl_plog_md_persist().
  */
 static void rl_plog_md_put(struct rl_plog_md *pm, u64 off, const void *src,
 			   size_t len)
@@ -1275,13 +1301,13 @@ static int rl_plog_md_format(struct rl_plog_md *pm,
 	for (b = 0; b < pm->nr_bufs; b++)
 		rl_plog_md_put(pm, rl_plog_md_twin_off(pm, b), zero,
 			       sizeof(zero));
-	ret = rl_md_persist(pm->md);
+	ret = rl_plog_md_persist(pm);
 	if (ret)
 		return ret;
 	memset(buf, 0, RL_MD_BLOCK);
 	rl_plog_md_hdr_encode(lo, pm->nr_bufs, buf);
 	rl_plog_md_put(pm, 0, buf, RL_MD_BLOCK);
-	return rl_md_persist(pm->md);
+	return rl_plog_md_persist(pm);
 }
 
 /* An existing area: the region table and the twins in use. */
@@ -1343,6 +1369,71 @@ static bool rl_plog_md_have(struct rl_md *md)
 	return have;
 }
 
+static struct rl_plog_md *
+rl_plog_md_alloc(const struct rl_plog_layout *lo, unsigned int nr_bufs,
+		 u64 blocks)
+{
+	struct rl_plog_md *pm = kzalloc(sizeof(*pm), GFP_KERNEL);
+
+	if (!pm)
+		return NULL;
+	pm->nr_regions = lo->nr_regions;
+	pm->nr_bufs = nr_bufs;
+	pm->seg_bytes = lo->seg_sectors << SECTOR_SHIFT;
+	pm->twin_start = 1 + rl_plog_table_blocks(lo);
+	pm->twin_blocks = rl_plog_twin_blocks(lo);
+	spin_lock_init(&pm->lock);
+	pm->blk = kvcalloc(blocks, sizeof(*pm->blk), GFP_KERNEL);
+	pm->reg = kvcalloc(pm->nr_regions, sizeof(*pm->reg), GFP_KERNEL);
+	pm->img = kvcalloc(nr_bufs, sizeof(*pm->img), GFP_KERNEL);
+	if (!pm->blk || !pm->reg || !pm->img) {
+		rl_plog_md_close(pm);
+		return NULL;
+	}
+	return pm;
+}
+
+/* Blocks mapped: format a new area (or one whose format did not finish), or load it. */
+static int rl_plog_md_setup(struct rl_plog_md *pm,
+			    const struct rl_plog_layout *lo, bool have,
+			    char **error)
+{
+	const char *why;
+	void *buf;
+	u32 i;
+	int r;
+
+	buf = kzalloc(RL_MD_BLOCK, GFP_KERNEL);
+	if (!buf) {
+		*error = "plog: cannot allocate the parity log's durable state";
+		return -ENOMEM;
+	}
+	r = have ? rl_plog_md_get(pm, 0, buf, RL_MD_BLOCK) : 0;
+	if (r) {
+		*error = "plog: cannot read the parity-log area (media error)";
+		goto out;
+	}
+	r = have ? rl_plog_md_hdr_check(buf, lo, pm->nr_bufs, &why) : -ENODATA;
+	if (r == -ENODATA) {
+		r = rl_plog_md_format(pm, lo, buf);
+		if (r) {
+			*error = "plog: cannot write the parity-log area";
+			goto out;
+		}
+		for (i = 0; i < pm->nr_regions; i++)
+			pm->reg[i].gen = 1;
+	} else if (r == -ESTALE) {
+		*error = RL_PLOG_ERR_CHANGED;
+	} else if (r) {
+		*error = "plog: the parity-log area's header is corrupt";
+	} else {
+		r = rl_plog_md_load(pm, error);
+	}
+out:
+	kfree(buf);
+	return r;
+}
+
 /**
  * rl_plog_md_open() - open (or make) the parity log's durable state
  * @md: the array's metadata service
@@ -1354,7 +1445,9 @@ static bool rl_plog_md_have(struct rl_md *md)
  * A new area is formatted (every region generation 1 with no segment,
  * every twin free). An existing one must describe the same layout and
  * buffer count; its region table is loaded and the twins in use are
- * copied for rl_plog_md_twin(). Process context.
+ * copied for rl_plog_md_twin(). The DAX mapping may come in pieces, so
+ * every block's address is kept and copies go block by block. Process
+ * context.
  *
  * Return: 0; -EOPNOTSUPP without DAX (dm-bufio metadata); -ESTALE when
  * the table changed under an existing log; -ENOSPC, -ENOMEM, -EINVAL or
@@ -1365,9 +1458,8 @@ int rl_plog_md_open(struct rl_md *md, const struct rl_plog_layout *lo,
 		    char **error)
 {
 	struct rl_plog_md *pm;
-	const char *why;
+	struct rl_md_area area;
 	bool have;
-	void *buf = NULL;
 	u64 b;
 	int r;
 
@@ -1380,88 +1472,86 @@ int rl_plog_md_open(struct rl_md *md, const struct rl_plog_layout *lo,
 		*error = "plog: the parity log needs at least one buffer";
 		return -EINVAL;
 	}
-	pm = kzalloc(sizeof(*pm), GFP_KERNEL);
-	if (!pm)
-		goto nomem;
-	pm->md = md;
-	pm->nr_regions = lo->nr_regions;
-	pm->nr_bufs = nr_bufs;
-	pm->seg_bytes = lo->seg_sectors << SECTOR_SHIFT;
-	pm->twin_start = 1 + rl_plog_table_blocks(lo);
-	pm->twin_blocks = rl_plog_twin_blocks(lo);
-	spin_lock_init(&pm->lock);
-
 	have = rl_plog_md_have(md);
 	r = rl_md_area_find(md, RL_PLOG_AREA_ID, rl_plog_md_blocks(lo, nr_bufs),
-			    &pm->area);
+			    &area);
 	if (r == -EINVAL) {
-		*error = "plog: the table changed under an existing parity log (its area has another size)";
-		r = -ESTALE;
-		goto bad;
+		*error = RL_PLOG_ERR_CHANGED;	/* the area has another size */
+		return -ESTALE;
 	} else if (r == -ENOSPC) {
 		*error = "plog: no room for the parity log on the metadata device";
-		goto bad;
+		return r;
 	} else if (r) {
 		*error = "plog: cannot make the parity-log area";
-		goto bad;
+		return r;
 	}
-	pm->blk = kvcalloc(pm->area.blocks, sizeof(*pm->blk), GFP_KERNEL);
-	pm->reg = kvcalloc(pm->nr_regions, sizeof(*pm->reg), GFP_KERNEL);
-	pm->img = kvcalloc(nr_bufs, sizeof(*pm->img), GFP_KERNEL);
-	buf = kzalloc(RL_MD_BLOCK, GFP_KERNEL);
-	if (!pm->blk || !pm->reg || !pm->img || !buf)
-		goto nomem_pm;
-	for (b = 0; b < pm->area.blocks; b++) {
+	pm = rl_plog_md_alloc(lo, nr_bufs, area.blocks);
+	if (!pm) {
+		*error = "plog: cannot allocate the parity log's durable state";
+		return -ENOMEM;
+	}
+	pm->md = md;
+	pm->area = area;
+	for (b = 0; b < area.blocks; b++) {
 		struct dm_buffer *bp;
 
-		pm->blk[b] = rl_md_area_map(md, &pm->area, b, false, &bp);
+		pm->blk[b] = rl_md_area_map(md, &area, b, false, &bp);
 		if (!pm->blk[b]) {
 			*error = "plog: cannot map the parity-log area";
 			r = -EIO;
 			goto bad;
 		}
 	}
-
-	r = have ? rl_plog_md_get(pm, 0, buf, RL_MD_BLOCK) : 0;
-	if (r) {
-		*error = "plog: cannot read the parity-log area (media error)";
+	r = rl_plog_md_setup(pm, lo, have, error);
+	if (r)
 		goto bad;
-	}
-	r = have ? rl_plog_md_hdr_check(buf, lo, nr_bufs, &why) : -ENODATA;
-	if (r == -ENODATA) {
-		/* a new area, or a format that did not finish */
-		r = rl_plog_md_format(pm, lo, buf);
-		if (r) {
-			*error = "plog: cannot write the parity-log area";
-			goto bad;
-		}
-		for (b = 0; b < pm->nr_regions; b++)
-			pm->reg[b].gen = 1;
-	} else if (r == -ESTALE) {
-		*error = "plog: the table changed under an existing parity log (layout or buffers differ)";
-		goto bad;
-	} else if (r) {
-		*error = "plog: the parity-log area's header is corrupt";
-		goto bad;
-	} else {
-		r = rl_plog_md_load(pm, error);
-		if (r)
-			goto bad;
-	}
-	kfree(buf);
 	*pmp = pm;
 	return 0;
-
-nomem_pm:
-	r = -ENOMEM;
-	*error = "plog: cannot allocate the parity log's durable state";
 bad:
-	kfree(buf);
 	rl_plog_md_close(pm);
 	return r;
-nomem:
-	*error = "plog: cannot allocate the parity log's durable state";
-	return -ENOMEM;
+}
+
+/**
+ * rl_plog_md_open_blocks() - the durable state over caller's RAM blocks
+ * @blk: @nr_blocks addresses of 4 KiB blocks (need not be contiguous)
+ * @nr_blocks: must be rl_plog_md_blocks(@lo, @nr_bufs)
+ * @lo: the layout
+ * @nr_bufs: pool buffers
+ * @pmp: set to the state
+ * @error: set on failure
+ *
+ * For KUnit: rl_plog_md_open() without a metadata device; blocks of
+ * zeroes are formatted, durability points do nothing.
+ *
+ * Return: as rl_plog_md_open().
+ */
+int rl_plog_md_open_blocks(void *const *blk, u64 nr_blocks,
+			   const struct rl_plog_layout *lo,
+			   unsigned int nr_bufs, struct rl_plog_md **pmp,
+			   char **error)
+{
+	struct rl_plog_md *pm;
+	int r;
+
+	*pmp = NULL;
+	if (!nr_bufs || nr_blocks != rl_plog_md_blocks(lo, nr_bufs)) {
+		*error = RL_PLOG_ERR_CHANGED;
+		return -ESTALE;
+	}
+	pm = rl_plog_md_alloc(lo, nr_bufs, nr_blocks);
+	if (!pm) {
+		*error = "plog: cannot allocate the parity log's durable state";
+		return -ENOMEM;
+	}
+	memcpy(pm->blk, blk, nr_blocks * sizeof(*blk));
+	r = rl_plog_md_setup(pm, lo, true, error);
+	if (r) {
+		rl_plog_md_close(pm);
+		return r;
+	}
+	*pmp = pm;
+	return 0;
 }
 
 /**
@@ -1506,7 +1596,7 @@ void rl_plog_md_set_region(struct rl_plog_md *pm, u32 region, u64 gen,
 	spin_lock_irqsave(&pm->lock, flags);
 	slot = !reg->slot;
 	rl_plog_md_put(pm, rl_plog_md_ent_off(region, slot), &ent, sizeof(ent));
-	rl_md_persist(pm->md);
+	rl_plog_md_persist(pm);
 	reg->gen = gen;
 	reg->segs = segs;
 	reg->slot = slot;
@@ -1523,9 +1613,12 @@ void rl_plog_md_set_region(struct rl_plog_md *pm, u32 region, u64 gen,
  * Ordered so that a crash leaves a twin rl_plog_seg_check() accepts with
  * what it had before or after: the bytes past the segment's fixed header
  * (descriptors, payload) first, then the fixed header but its magic, then
- * the magic (which turns a free twin into a used one). Call it for the
- * payload of a record before the header bytes that count it. Durable on
- * return; any context.
+ * the magic (which turns a free twin into a used one). A range that
+ * touches the fixed header is widened to every descriptor the record
+ * count counts. The caller serializes a buffer's appends, state changes
+ * and syncs (as it must for the image itself) and syncs a record's
+ * payload before the header bytes that count it: a record in the twin
+ * then always has its payload. Durable on return; any context.
  */
 void rl_plog_md_sync(struct rl_plog_md *pm, const struct rl_plog_buf *b,
 		     unsigned int lo, unsigned int hi)
@@ -1536,13 +1629,18 @@ void rl_plog_md_sync(struct rl_plog_md *pm, const struct rl_plog_buf *b,
 	u64 base = rl_plog_md_twin_off(pm, b->idx);
 	size_t s, e;
 
+	/* the record count goes with every descriptor it counts */
+	if (lo < fixed)
+		hi = max_t(unsigned int, hi, fixed +
+			   le16_to_cpu(((const struct rl_plog_seg_disk *)b->seg)->nr) *
+			   sizeof(struct rl_plog_rec_disk));
 	hi = min(hi, pm->seg_bytes);
 	if (lo >= hi)
 		return;
 	if (hi > fixed) {
 		s = max_t(size_t, lo, fixed);
 		rl_plog_md_put(pm, base + s, b->seg + s, hi - s);
-		rl_md_persist(pm->md);
+		rl_plog_md_persist(pm);
 	}
 	if (lo >= fixed)
 		return;
@@ -1554,12 +1652,12 @@ void rl_plog_md_sync(struct rl_plog_md *pm, const struct rl_plog_buf *b,
 		s = max_t(size_t, lo, m_hi);
 		rl_plog_md_put(pm, base + s, b->seg + s, e - s);
 	}
-	rl_md_persist(pm->md);
+	rl_plog_md_persist(pm);
 	if (lo < m_hi && e > m_lo) {
 		s = max_t(size_t, lo, m_lo);
 		rl_plog_md_put(pm, base + s, b->seg + s,
 			       min_t(size_t, e, m_hi) - s);
-		rl_md_persist(pm->md);
+		rl_plog_md_persist(pm);
 	}
 }
 
@@ -1577,7 +1675,7 @@ void rl_plog_md_release(struct rl_plog_md *pm, const struct rl_plog_buf *b)
 	rl_plog_md_put(pm, rl_plog_md_twin_off(pm, b->idx) +
 		       offsetof(struct rl_plog_seg_disk, magic),
 		       &zero, sizeof(zero));
-	rl_md_persist(pm->md);
+	rl_plog_md_persist(pm);
 }
 
 /**

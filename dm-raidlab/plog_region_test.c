@@ -9,8 +9,9 @@
  *                           and table errors
  *   dm_raidlab_plog_log     segment encode/decode, every validator
  *                           failure, the area header and region table
- *                           slots, and applying segments in log order
- *                           against a reference
+ *                           slots, the durable state over RAM blocks
+ *                           (reopened as after a crash), and applying
+ *                           segments in log order against a reference
  *   dm_raidlab_plog_pool    the log-buffer pool
  */
 #include <kunit/test.h>
@@ -44,7 +45,7 @@ static const struct rl_plt_case rl_plt_cases[] = {
 	{ "n8_l3_chunk_over_track_b10", 8, 3, 0, 0, 10, 512, 128, 1 << 19 },
 	{ "n10_l4_k3_track96", 10, 4, 1500, 3, 0, 32, 96, 1 << 18 },
 	{ "n3_l1_small", 3, 1, 0, 0, 0, 8, 8, 1 << 14 },
-	{ "n32_l5", 32, 5, 0, 0, 0, 8, 256, 1 << 17 },
+	{ "n32_l5", 32, 5, 0, 0, 0, 8, 64, 1 << 17 },
 	{ "n12_l3_b4_a250", 12, 3, 250, 0, 4, 8, 0, 1 << 16 },
 	{ "n9_l6_g3", 9, 6, 3000, 0, 0, 16, 0, 1 << 18 },
 };
@@ -275,6 +276,8 @@ static const struct rl_plt_err rl_plt_errs[] = {
 	  1 << 20, "plog: log_disks must leave at least two data members" },
 	{ "chunk_not_pow2", { .nr_members = 5, .chunk_sectors = 24 }, 1 << 20,
 	  "plog: chunk size must be a power of two" },
+	{ "chunk_too_large", { .nr_members = 5, .chunk_sectors = 1 << 17 }, 1ULL << 40,
+	  "plog: chunk size must be at most 32 MiB" },
 	{ "track_odd", { .nr_members = 5, .chunk_sectors = 8, .track_sectors = 12 },
 	  1 << 20, "plog: track_sectors must be a multiple of 8 (4 KiB)" },
 	{ "track_vs_chunk", { .nr_members = 5, .chunk_sectors = 16, .track_sectors = 24 },
@@ -701,6 +704,204 @@ static void rl_pll_md_ent(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rl_plog_md_ent_pick(pair, 9, &gen, &segs), -EINVAL);
 }
 
+/* The durable state over RAM blocks, each its own allocation (a split mapping). */
+struct rl_pll_area {
+	void **blk;
+	u64 nr;
+};
+
+static void rl_pll_area(struct kunit *test, struct rl_pll_area *ar,
+			const struct rl_plog_layout *lo, unsigned int nr_bufs)
+{
+	u64 b;
+
+	ar->nr = rl_plog_md_blocks(lo, nr_bufs);
+	ar->blk = kunit_kcalloc(test, ar->nr, sizeof(*ar->blk), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ar->blk);
+	for (b = 0; b < ar->nr; b++) {
+		ar->blk[b] = kunit_kzalloc(test, RL_MD_BLOCK, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, ar->blk[b]);
+	}
+}
+
+/* close @pm (if any) and open the area again, as after a crash */
+static struct rl_plog_md *rl_pll_reopen(struct kunit *test, struct rl_plog_md *pm,
+					const struct rl_pll_area *ar,
+					const struct rl_plog_layout *lo,
+					unsigned int nr_bufs)
+{
+	char *error = NULL;
+
+	rl_plog_md_close(pm);
+	KUNIT_EXPECT_EQ_MSG(test, rl_plog_md_open_blocks(ar->blk, ar->nr, lo, nr_bufs,
+							 &pm, &error), 0, "%s", error);
+	return pm;
+}
+
+static void rl_pll_md_regions(struct kunit *test)
+{
+	struct rl_plog_layout lo, other;
+	struct rl_plog_md *pm = NULL;
+	struct rl_plog_md_ent *pair;
+	struct rl_pll_area ar;
+	char *error = NULL;
+	u64 gen, g2;
+	u32 segs, s2, r;
+
+	rl_pll_layout(test, &lo);
+	rl_pll_area(test, &ar, &lo, 3);
+	pm = rl_pll_reopen(test, NULL, &ar, &lo, 3);
+	KUNIT_ASSERT_NOT_NULL(test, pm);
+	/* a new area: generation 1, no segment, every twin free */
+	for (r = 0; r < lo.nr_regions; r++) {
+		rl_plog_md_region(pm, r, &gen, &segs);
+		KUNIT_EXPECT_EQ(test, gen, 1ULL);
+		KUNIT_EXPECT_EQ(test, segs, 0U);
+	}
+	for (r = 0; r < 3; r++)
+		KUNIT_EXPECT_PTR_EQ(test, rl_plog_md_twin(pm, r), (const void *)NULL);
+
+	rl_plog_md_set_region(pm, 1, 1, 1);
+	rl_plog_md_set_region(pm, 1, 1, 2);
+	rl_plog_md_set_region(pm, 2, 2, 0);
+	rl_plog_md_region(pm, 1, &gen, &segs);
+	KUNIT_EXPECT_EQ(test, segs, 2U);
+	pm = rl_pll_reopen(test, pm, &ar, &lo, 3);
+	KUNIT_ASSERT_NOT_NULL(test, pm);
+	rl_plog_md_region(pm, 0, &gen, &segs);
+	KUNIT_EXPECT_TRUE(test, gen == 1 && segs == 0);
+	rl_plog_md_region(pm, 1, &gen, &segs);
+	KUNIT_EXPECT_TRUE(test, gen == 1 && segs == 2);
+	rl_plog_md_region(pm, 2, &gen, &segs);
+	KUNIT_EXPECT_TRUE(test, gen == 2 && segs == 0);
+
+	/* the newest slot of region 1 torn: the previous value comes back */
+	pair = ar.blk[1] + 1 * 2 * sizeof(*pair);
+	KUNIT_ASSERT_TRUE(test, rl_plog_md_ent_decode(&pair[0], 1, &gen, &segs));
+	KUNIT_ASSERT_TRUE(test, rl_plog_md_ent_decode(&pair[1], 1, &g2, &s2));
+	((u8 *)&pair[segs > s2 ? 0 : 1])[2] ^= 0x40;
+	pm = rl_pll_reopen(test, pm, &ar, &lo, 3);
+	KUNIT_ASSERT_NOT_NULL(test, pm);
+	rl_plog_md_region(pm, 1, &gen, &segs);
+	KUNIT_EXPECT_TRUE(test, gen == 1 && segs == 1);
+	rl_plog_md_close(pm);
+
+	/* the table changed: buffer count, layout */
+	KUNIT_EXPECT_EQ(test, rl_plog_md_open_blocks(ar.blk, ar.nr, &lo, 2, &pm, &error),
+			-ESTALE);
+	other = lo;
+	other.sublog += 2;
+	KUNIT_EXPECT_EQ(test, rl_plog_md_open_blocks(ar.blk, ar.nr, &other, 3, &pm,
+						     &error), -ESTALE);
+	KUNIT_EXPECT_STREQ(test, error,
+			   "plog: the table changed under an existing parity log (layout or buffers differ)");
+	KUNIT_EXPECT_PTR_EQ(test, pm, (struct rl_plog_md *)NULL);
+
+	/* both slots of a region bad */
+	memset(pair, 0xff, 2 * sizeof(*pair));
+	KUNIT_EXPECT_EQ(test, rl_plog_md_open_blocks(ar.blk, ar.nr, &lo, 3, &pm, &error),
+			-EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "plog: the parity-log region table is corrupt");
+	/* a corrupt header */
+	((u8 *)ar.blk[0])[40] ^= 1;
+	KUNIT_EXPECT_EQ(test, rl_plog_md_open_blocks(ar.blk, ar.nr, &lo, 3, &pm, &error),
+			-EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "plog: the parity-log area's header is corrupt");
+}
+
+static void rl_pll_md_twins(struct kunit *test)
+{
+	struct rl_plog_layout lo;
+	struct rl_plog_pool pool;
+	struct rl_plog_md *pm;
+	struct rl_plog_buf *b, *b2;
+	struct rl_pll_area ar;
+	const struct rl_plog_seg_disk *h;
+	unsigned long *recompute;
+	unsigned int hdr_hi, plo, phi, hdr0;
+	const char *why = NULL;
+	u8 *data, *parity;
+	const u8 *twin;
+
+	rl_pll_layout(test, &lo);
+	rl_pll_area(test, &ar, &lo, 2);
+	KUNIT_ASSERT_EQ(test, rl_plog_pool_init(&pool, 2, lo.seg_sectors << SECTOR_SHIFT),
+			0);
+	parity = kunit_kzalloc(test, (size_t)lo.slice << (lo.chunk_shift + SECTOR_SHIFT),
+			       GFP_KERNEL);
+	recompute = kunit_kcalloc(test, BITS_TO_LONGS(lo.slice), sizeof(long), GFP_KERNEL);
+	data = kunit_kzalloc(test, 3 * SECTOR_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, parity && recompute && data);
+	pm = rl_pll_reopen(test, NULL, &ar, &lo, 2);
+	KUNIT_ASSERT_NOT_NULL(test, pm);
+
+	b = rl_plog_pool_get(&pool);
+	b2 = rl_plog_pool_get(&pool);
+	KUNIT_ASSERT_TRUE(test, b && b2);
+	rl_plog_seg_init(b->seg, &lo, 3, 1, 0);
+	rl_plog_md_sync(pm, b, 0, sizeof(struct rl_plog_seg_disk));
+	rl_pll_fill(data, 3 * SECTOR_SIZE, 77);
+	KUNIT_ASSERT_EQ(test, rl_plog_seg_append(b->seg, &lo, RL_PLOG_UPDATE, 4, 1, 3,
+						 data, RL_PLOG_PENDING), 0);
+	rl_plog_seg_dirty(b->seg, 0, &hdr_hi, &plo, &phi);
+	rl_plog_md_sync(pm, b, plo, phi);
+	rl_plog_md_sync(pm, b, 0, hdr_hi);
+	hdr0 = hdr_hi;
+
+	/* a crash now: the twin holds the pending record, the other twin is free */
+	pm = rl_pll_reopen(test, pm, &ar, &lo, 2);
+	KUNIT_ASSERT_NOT_NULL(test, pm);
+	KUNIT_EXPECT_PTR_EQ(test, rl_plog_md_twin(pm, b2->idx), (const void *)NULL);
+	twin = rl_plog_md_twin(pm, b->idx);
+	KUNIT_ASSERT_NOT_NULL(test, twin);
+	KUNIT_EXPECT_EQ(test, rl_plog_seg_check(twin, &lo, 3, 1, 0, false, &why), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(twin, b->seg, hdr_hi), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(twin + plo, b->seg + plo, phi - plo), 0);
+	KUNIT_EXPECT_EQ(test, rl_plog_apply(&lo, twin, parity, recompute), 0);
+	KUNIT_EXPECT_TRUE(test, test_bit(4, recompute));
+
+	/* a second record's payload synced, not yet its header: not counted */
+	KUNIT_ASSERT_EQ(test, rl_plog_seg_append(b->seg, &lo, RL_PLOG_OVERWRITE, 6, 0, 2,
+						 data, RL_PLOG_COMMITTED), 1);
+	rl_plog_seg_dirty(b->seg, 1, &hdr_hi, &plo, &phi);
+	rl_plog_md_sync(pm, b, plo, phi);
+	pm = rl_pll_reopen(test, pm, &ar, &lo, 2);
+	KUNIT_ASSERT_NOT_NULL(test, pm);
+	h = rl_plog_md_twin(pm, b->idx);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(h->nr), 1);
+	KUNIT_EXPECT_EQ(test, h->recs[0].state, RL_PLOG_PENDING);
+	KUNIT_EXPECT_EQ(test, rl_plog_seg_check(h, &lo, 3, 1, 0, false, &why), 0);
+
+	/*
+	 * The first record committed and synced with its own header bytes:
+	 * the count written covers the second record, so its descriptor
+	 * goes along (a count never runs ahead of the descriptors).
+	 */
+	rl_plog_seg_set_state(b->seg, 0, RL_PLOG_COMMITTED);
+	rl_plog_md_sync(pm, b, 0, hdr0);
+	pm = rl_pll_reopen(test, pm, &ar, &lo, 2);
+	KUNIT_ASSERT_NOT_NULL(test, pm);
+	h = rl_plog_md_twin(pm, b->idx);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(h->nr), 2);
+	KUNIT_EXPECT_TRUE(test, rl_plog_seg_committed(h));
+	KUNIT_EXPECT_EQ(test, rl_plog_seg_check(h, &lo, 3, 1, 0, false, &why), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(h, b->seg, (size_t)(lo.hdr_sectors + 5) << SECTOR_SHIFT),
+			0);
+
+	/* released: free after a crash */
+	rl_plog_md_release(pm, b);
+	rl_plog_pool_put(&pool, b);
+	rl_plog_pool_put(&pool, b2);
+	pm = rl_pll_reopen(test, pm, &ar, &lo, 2);
+	KUNIT_ASSERT_NOT_NULL(test, pm);
+	KUNIT_EXPECT_PTR_EQ(test, rl_plog_md_twin(pm, 0), (const void *)NULL);
+	KUNIT_EXPECT_PTR_EQ(test, rl_plog_md_twin(pm, 1), (const void *)NULL);
+	rl_plog_md_close(pm);
+	rl_plog_pool_exit(&pool);
+}
+
 /* Apply: random records over several segments against plain XOR / copy. */
 struct rl_pll_apply_case {
 	const char *name;
@@ -833,6 +1034,8 @@ static struct kunit_case rl_pll_test_cases[] = {
 	KUNIT_CASE_PARAM(rl_pll_validators, rl_pll_bad_gen_params),
 	KUNIT_CASE(rl_pll_md_hdr),
 	KUNIT_CASE(rl_pll_md_ent),
+	KUNIT_CASE(rl_pll_md_regions),
+	KUNIT_CASE(rl_pll_md_twins),
 	KUNIT_CASE_PARAM(rl_pll_apply, rl_pll_apply_gen_params),
 	{}
 };

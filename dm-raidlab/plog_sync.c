@@ -28,9 +28,12 @@
  * resync) instead of replaying a log over a torn parity.
  *
  * Crash recovery at construction (DAX metadata): each region's segments
- * on disk, then the twins of buffers that held its records (generation
- * and segment order), are applied; rows with a PENDING record are
- * recomputed from the data; the parity is written and the log truncated.
+ * on disk are applied (the data members were flushed before each segment
+ * was written: its records describe durable data); the rows of the
+ * records in the twins of buffers that held its records are recomputed
+ * from the data (their data writes may sit in a volatile cache a crash
+ * empties, COMMITTED or not); the parity is written and the log
+ * truncated.
  */
 #include <linux/raid/xor.h>
 #include <linux/sort.h>
@@ -84,27 +87,42 @@ void plog_region_ops_free(struct plog *p)
 	bitmap_free(p->recompute);
 }
 
-/* p->slot_row[s]: the row that slot s of region @r's slice on @m holds. */
-static void plog_slot_rows(struct plog *p, u32 r, unsigned int m)
+/**
+ * plog_fill_slot_rows() - which row each slot of a member's slice holds
+ * @lo: the layout
+ * @r: a region
+ * @m: one of its data members
+ * @slot_row: S entries: the row of slot s (data or parity chunk), or
+ *	U32_MAX for a slot no row uses
+ *
+ * Pure (KUnit suite dm_raidlab_plog).
+ */
+void plog_fill_slot_rows(const struct rl_plog_layout *lo, u32 r,
+			 unsigned int m, u32 *slot_row)
 {
-	const struct rl_plog_layout *lo = &p->lo;
 	u64 start = rl_plog_region_start(lo, m, r);
 	struct rl_plog_loc loc;
 	unsigned int k;
 	u32 i;
 
 	for (i = 0; i < lo->slice; i++)
-		p->slot_row[i] = U32_MAX;
+		slot_row[i] = U32_MAX;
 	for (i = 0; i < lo->slice; i++) {
 		for (k = 0; k < lo->g - 1; k++) {
 			rl_plog_row_loc(lo, r, i, k, &loc);
 			if (loc.member == m && loc.mchunk - start < lo->slice)
-				p->slot_row[loc.mchunk - start] = i;
+				slot_row[loc.mchunk - start] = i;
 			if (!k && loc.pmember == m &&
 			    loc.pchunk - start < lo->slice)
-				p->slot_row[loc.pchunk - start] = i;
+				slot_row[loc.pchunk - start] = i;
 		}
 	}
+}
+
+/* p->slot_row[s]: the row that slot s of region @r's slice on @m holds. */
+static void plog_slot_rows(struct plog *p, u32 r, unsigned int m)
+{
+	plog_fill_slot_rows(&p->lo, r, m, p->slot_row);
 }
 
 /* Slots [s0, s0 + n) of region @r's slice on @m, from or into the stage. */
@@ -783,7 +801,22 @@ static int plog_recompute_row(struct plog *p, u32 r, u32 row)
 	return 0;
 }
 
-/* Replay region @r: its log on disk, then twins [@t, @t + @nt). */
+/* Set the rows of a checked segment's records in @rows. */
+static void plog_twin_rows(const struct rl_plog_layout *lo, const void *seg,
+			   unsigned long *rows)
+{
+	const struct rl_plog_seg_disk *h = seg;
+	unsigned int i;
+
+	for (i = 0; i < le16_to_cpu(h->nr); i++)
+		__set_bit(le32_to_cpu(h->recs[i].row), rows);
+}
+
+/*
+ * Replay region @r: its log on disk (the data behind it was flushed
+ * before each segment was written), then the rows of twins [@t, @t + @nt)
+ * recomputed from the data.
+ */
 static int plog_recover_region(struct plog *p, u32 r,
 			       const struct plog_twin *t, unsigned int nt)
 {
@@ -814,9 +847,12 @@ static int plog_recover_region(struct plog *p, u32 r,
 			       t[i].idx, why);
 			continue;
 		}
-		ret = rl_plog_apply(&p->lo, seg, p->parity, p->recompute);
-		if (ret)
-			return ret;
+		/*
+		 * Not applied: a twin's data writes were not flushed, a crash
+		 * may have undone them even when COMMITTED. Its rows are
+		 * recomputed from the data, whatever it holds.
+		 */
+		plog_twin_rows(&p->lo, seg, p->recompute);
 	}
 	for_each_set_bit(row, p->recompute, p->lo.slice)
 		if (plog_recompute_row(p, r, row))

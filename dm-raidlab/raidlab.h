@@ -44,7 +44,8 @@ enum rl_jnl_mode {
 
 #define RL_PLOG_DEF_CACHE	256	/* data_cache default: 4 KiB blocks */
 #define RL_PLOG_MAX_CACHE	65536
-#define RL_PLOG_DEF_BUFFERS	16	/* log_buffers default */
+#define RL_PLOG_DEF_BUFFERS	16	/* log_buffers default: regions, */
+#define RL_PLOG_MAX_DEF_BUFFERS	128	/* within 16 .. 128 */
 #define RL_PLOG_MAX_BUFFERS	1024
 #define RL_PLOG_MAX_RATIO	64000	/* log_ratio at most, thousandths */
 

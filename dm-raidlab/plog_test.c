@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for the plog scheme's pure helpers (suite dm_raidlab_plog):
+ *
+ *   span       the part of each column an access to a row touches: the
+ *              spans of a row's columns tile the access exactly
+ *   slot rows  every row of a region has its g - 1 data chunks and its
+ *              parity chunk in exactly one slot of its data members'
+ *              slices, parity in the parity slots, every slot used
+ *   cache      the data cache: all-or-nothing lookups, LRU eviction,
+ *              drop, the counters, and a cache of no blocks
+ */
+#include <kunit/test.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "plog_int.h"
+
+static void rl_plog_span(struct kunit *test)
+{
+	static const struct {
+		u32 off, len;
+	} cases[] = {
+		{ 0, 8 }, { 0, 64 }, { 0, 192 }, { 3, 1 }, { 60, 8 },
+		{ 63, 66 }, { 64, 64 }, { 100, 92 }, { 8, 120 }, { 191, 1 },
+	};
+	const unsigned int shift = 6, cols = 3;	/* 64-sector chunks, g - 1 = 3 */
+	unsigned int i, k;
+	u32 lo, hi, total;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		u32 off = cases[i].off, len = cases[i].len;
+
+		total = 0;
+		for (k = 0; k < cols; k++) {
+			u32 s = k << shift, e = s + (1U << shift);
+			bool in = off < e && off + len > s;
+
+			KUNIT_ASSERT_EQ_MSG(test, plog_span(off, len, shift, k, &lo, &hi),
+					    in, "off %u len %u col %u", off, len, k);
+			if (!in)
+				continue;
+			KUNIT_EXPECT_LT(test, lo, hi);
+			KUNIT_EXPECT_LE(test, hi, 1U << shift);
+			KUNIT_EXPECT_EQ(test, s + lo, max(off, s));
+			KUNIT_EXPECT_EQ(test, s + hi, min(off + len, e));
+			total += hi - lo;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, total, len, "off %u len %u", off, len);
+	}
+	/* a column the access misses, on either side */
+	KUNIT_EXPECT_FALSE(test, plog_span(64, 64, shift, 0, &lo, &hi));
+	KUNIT_EXPECT_FALSE(test, plog_span(64, 64, shift, 2, &lo, &hi));
+}
+
+struct rl_plog_lcase {
+	const char *name;
+	unsigned int n, l, chunk;
+	u64 member_sectors;
+};
+
+static const struct rl_plog_lcase rl_plog_lcases[] = {
+	{ "n5", 5, 0, 64, 1 << 19 },
+	{ "n3_l1", 3, 1, 8, 1 << 16 },
+	{ "n6_l2", 6, 2, 16, 1 << 18 },
+	{ "n9_l4", 9, 4, 8, 1 << 18 },
+};
+
+static void rl_plog_lcase_desc(const struct rl_plog_lcase *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rl_plog_layouts, rl_plog_lcases, rl_plog_lcase_desc);
+
+static void rl_plog_slot_rows(struct kunit *test)
+{
+	const struct rl_plog_lcase *c = test->param_value;
+	struct rl_plog_params p = {
+		.nr_members = c->n, .chunk_sectors = c->chunk, .log_disks = c->l,
+	};
+	struct rl_plog_layout lo;
+	char *error = NULL;
+	u32 *slot_row, *seen, s, row, first, regions[3];
+	unsigned int t, m, i;
+
+	KUNIT_ASSERT_EQ_MSG(test, rl_plog_layout_init(&lo, &p, c->member_sectors,
+						      &error), 0, "%s", error);
+	slot_row = kunit_kcalloc(test, lo.slice, sizeof(*slot_row), GFP_KERNEL);
+	seen = kunit_kcalloc(test, lo.slice, sizeof(*seen), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, slot_row);
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	first = lo.slice - lo.slice / lo.g;
+	regions[0] = 0;
+	regions[1] = lo.nr_regions / 2;
+	regions[2] = lo.nr_regions - 1;
+
+	for (i = 0; i < ARRAY_SIZE(regions); i++) {
+		memset(seen, 0, lo.slice * sizeof(*seen));
+		for (t = 0; t < lo.g; t++) {
+			m = rl_plog_data_member(&lo, regions[i], t);
+			plog_fill_slot_rows(&lo, regions[i], m, slot_row);
+			for (s = 0; s < lo.slice; s++) {
+				row = slot_row[s];
+				KUNIT_ASSERT_LT_MSG(test, row, lo.slice,
+						    "region %u member %u slot %u unused",
+						    regions[i], m, s);
+				seen[row]++;
+			}
+			/* a parity slot holds the parity of a row whose parity is on m */
+			for (s = first; s < lo.slice; s++) {
+				struct rl_plog_loc loc;
+
+				rl_plog_row_loc(&lo, regions[i], slot_row[s], 0, &loc);
+				KUNIT_EXPECT_EQ(test, loc.pmember, m);
+				KUNIT_EXPECT_EQ(test, loc.pchunk,
+						rl_plog_region_start(&lo, m, regions[i]) + s);
+			}
+		}
+		/* each row: g - 1 data chunks and its parity, g slots in all */
+		for (row = 0; row < lo.slice; row++)
+			KUNIT_EXPECT_EQ_MSG(test, seen[row], lo.g, "region %u row %u",
+					    regions[i], row);
+	}
+}
+
+static void rl_plog_cache(struct kunit *test)
+{
+	struct plog_cache *c = plog_cache_alloc(4);
+	u8 *src, *dst;
+	u64 hits, misses;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	src = kunit_kmalloc(test, 4 * PAGE_SIZE, GFP_KERNEL);
+	dst = kunit_kzalloc(test, 4 * PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	for (i = 0; i < 4; i++)
+		memset(src + i * PAGE_SIZE, 0x10 + i, PAGE_SIZE);
+
+	KUNIT_EXPECT_FALSE(test, plog_cache_get(c, 100, 1, dst));
+	plog_cache_put(c, 100, 3, src);		/* blocks 100, 101, 102 */
+	KUNIT_EXPECT_TRUE(test, plog_cache_get(c, 101, 2, dst));
+	KUNIT_EXPECT_EQ(test, dst[0], 0x11);
+	KUNIT_EXPECT_EQ(test, dst[2 * PAGE_SIZE - 1], 0x12);
+	/* all or nothing: 103 is not there, dst is left alone */
+	memset(dst, 0, 4 * PAGE_SIZE);
+	KUNIT_EXPECT_FALSE(test, plog_cache_get(c, 102, 2, dst));
+	KUNIT_EXPECT_EQ(test, dst[0], 0);
+
+	/* 101, 102 are the most recent: two more blocks evict 100, then 103 */
+	plog_cache_put(c, 200, 1, src + 3 * PAGE_SIZE);	/* 4 used */
+	plog_cache_put(c, 201, 1, src);			/* evicts 100 */
+	KUNIT_EXPECT_FALSE(test, plog_cache_get(c, 100, 1, dst));
+	KUNIT_EXPECT_TRUE(test, plog_cache_get(c, 101, 2, dst));
+	KUNIT_EXPECT_TRUE(test, plog_cache_get(c, 200, 2, dst));
+	KUNIT_EXPECT_EQ(test, dst[0], 0x13);
+	KUNIT_EXPECT_EQ(test, dst[PAGE_SIZE], 0x10);
+
+	/* a put over a cached block replaces its data */
+	plog_cache_put(c, 101, 1, src + 3 * PAGE_SIZE);
+	KUNIT_EXPECT_TRUE(test, plog_cache_get(c, 101, 1, dst));
+	KUNIT_EXPECT_EQ(test, dst[0], 0x13);
+
+	plog_cache_drop(c, 101, 1);
+	KUNIT_EXPECT_FALSE(test, plog_cache_get(c, 101, 1, dst));
+	KUNIT_EXPECT_TRUE(test, plog_cache_get(c, 102, 1, dst));
+	plog_cache_drop(c, 500, 3);	/* not cached: nothing happens */
+	KUNIT_EXPECT_TRUE(test, plog_cache_get(c, 200, 2, dst));
+
+	plog_cache_counts(c, &hits, &misses);
+	KUNIT_EXPECT_EQ(test, hits, 6ULL);
+	KUNIT_EXPECT_EQ(test, misses, 4ULL);
+	plog_cache_free(c);
+
+	/* data_cache 0: nothing is kept, nothing counted */
+	c = plog_cache_alloc(0);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	plog_cache_put(c, 1, 1, src);
+	KUNIT_EXPECT_FALSE(test, plog_cache_get(c, 1, 1, dst));
+	plog_cache_counts(c, &hits, &misses);
+	KUNIT_EXPECT_EQ(test, hits + misses, 0ULL);
+	plog_cache_free(c);
+}
+
+static struct kunit_case rl_plog_test_cases[] = {
+	KUNIT_CASE(rl_plog_span),
+	KUNIT_CASE_PARAM(rl_plog_slot_rows, rl_plog_layouts_gen_params),
+	KUNIT_CASE(rl_plog_cache),
+	{}
+};
+
+static struct kunit_suite rl_plog_test_suite = {
+	.name = "dm_raidlab_plog",
+	.test_cases = rl_plog_test_cases,
+};
+
+kunit_test_suite(rl_plog_test_suite);

@@ -1,0 +1,204 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# plog (parity logging) through failures: written data verifies after
+# reintegration with a check of 0 mismatches, after a member is failed
+# (reads rebuilt from the row, writes served read-modify-write), and after
+# a spare rebuilt the failed member; a reassembly from the DAX metadata
+# reads the same, and so does a crash image (the logs in the DAX twins and
+# on disk replayed). The same writes check out with write-intent
+# durability (journal off) and without metadata. Table lines that must be refused are refused with the
+# reason in the kernel log.
+# vm-opts: --disks 6 --disk-size 256M --timeout 1500
+. "$RL_TESTS/lib.sh"
+. "$RL_TESTS/raidlab.sh"
+need_raidlab
+
+PM=$(pmem_dev)
+LEN=131072		# 64 MiB: well within the capacity of 5 x 256 MiB
+M5=$(disks 5)
+
+# plog_field NAME K: K-th field after "plog" in the INFO status (1 = L)
+plog_field() {
+	dmsetup status "$1" | awk -v k="$2" '{
+		for (i = 5; i <= NF; i++) if ($i == "plog") { print $(i + k); exit } }'
+}
+
+fresh() {
+	for d in $(disks 6); do wipe "$d" 4 || die "wipe $d"; done
+	wipe "$PM" 16 || die "wipe pmem"
+}
+
+fresh
+dm_refused raidlab "0 $LEN raidlab raid5 2 log_disks 1 3 $(disks 3)" \
+	"log_disks needs the plog scheme"
+dm_refused raidlab "0 $LEN raidlab plog 2 log_ratio 1.2345 5 $M5" "Invalid log_ratio"
+dm_refused raidlab "0 $((LEN + 8)) raidlab plog 2 chunk_size 64 5 $M5" \
+	"Target length is not a multiple of chunk_size"
+dm_refused raidlab "0 $((1 << 30)) raidlab plog 0 5 $M5" \
+	"Target length exceeds the plog capacity"
+dm_refused raidlab "0 $LEN raidlab plog 2 stripe_cache 8 5 $M5" \
+	"stripe_cache is not a plog option"
+
+# ---------------------------------------------------------------- pmem ---
+check "plog over 5 disks with pmem metadata" \
+	dm_create arr "0 $LEN raidlab plog 4 chunk_size 64 metadata $PM 5 $M5"
+log "table: $(dm_table arr)"
+log "status: $(dm_status arr)"
+check "durability is pmem" test "$(plog_field arr 9)" = pmem
+check "initial resync finishes" rl_wait_sync arr 600
+check "check after resync: 0" test "$(rl_scrub arr check 300)" = 0
+
+FIO_RUNTIME=15 check "randwrite 4k verifies" fio_write_then_verify /dev/mapper/arr 32M
+log "status: $(dm_status arr)"
+n=$(dm_message arr plog_regions | wc -l)
+log "regions with a log: $n"
+check "plog_regions lists regions" test "$n" -gt 0
+check "log bytes written or buffered" test "$(plog_field arr 10)" -ge 0
+check "reintegrate" dm_message arr reintegrate
+check "no region keeps a log" test "$(plog_field arr 16)" = 0
+check "reintegrations counted" test "$(plog_field arr 15)" -gt 0
+check "check after reintegration: 0" test "$(rl_scrub arr check 300)" = 0
+
+# full rows: L = 1, g = 4: a row is 3 chunks of 32 KiB
+FIO_RW=write FIO_BS=96k check "full-row writes verify" \
+	fio_write_then_verify /dev/mapper/arr 16M --offset=32M
+check "reintegrate after full rows" dm_message arr reintegrate
+check "check after full rows: 0" test "$(rl_scrub arr check 300)" = 0
+
+# ------------------------------------------------------------ degraded ---
+check "fail member 1" dm_message arr fail 1
+check "health ADAAA" test "$(rl_health arr)" = ADAAA
+check "degraded reads verify the random writes" fio_verify /dev/mapper/arr 32M
+FIO_RW=write FIO_BS=96k check "degraded reads verify the full rows" \
+	fio_verify /dev/mapper/arr 16M --offset=32M
+FIO_RUNTIME=10 check "degraded randwrite 4k verifies" \
+	fio_write_then_verify /dev/mapper/arr 8M --offset=48M
+check "the first data still verifies" fio_verify /dev/mapper/arr 32M
+log "status: $(dm_status arr)"
+check "fail a second member" dm_message arr fail 3
+check "array failed" test "$(rl_state arr)" = failed
+expect_fail dd if=/dev/zero of=/dev/mapper/arr bs=4k count=1 seek=100 oflag=direct
+dm_remove arr
+
+# ------------------------------------------------------------- rebuild ---
+fresh
+check "plog with a spare" dm_create arr \
+	"0 $LEN raidlab plog 6 chunk_size 64 metadata $PM spare $(disk 5) 5 $M5"
+check "resync finishes" rl_wait_sync arr 600
+FIO_RUNTIME=15 check "randwrite 4k verifies" fio_write_then_verify /dev/mapper/arr 32M
+check "fail member 2: the spare takes its role" dm_message arr fail 2
+check "rebuild finishes" rl_wait_sync arr 600
+check "health AAAAA after the rebuild" test "$(rl_health arr)" = AAAAA
+check "data verifies after the rebuild" fio_verify /dev/mapper/arr 32M
+check "check after the rebuild: 0" test "$(rl_scrub arr check 300)" = 0
+FIO_RUNTIME=10 check "writes after the rebuild verify" \
+	fio_write_then_verify /dev/mapper/arr 8M --offset=40M
+TABLE=$(dm_table arr)
+log "table: $TABLE"
+dm_remove arr
+
+# ---------------------------------------------------------- reassembly ---
+check "reassembled from the metadata" dm_create arr "$TABLE"
+check "data verifies after reassembly" fio_verify /dev/mapper/arr 32M
+check "check after reassembly: 0" test "$(rl_scrub arr check 300)" = 0
+dm_remove arr
+
+# ------------------------------------------------------ fail under load ---
+# two log buffers and 16 KiB segments: writers wait for buffers when the
+# member fails; the spare is rebuilt while the writes go on
+fresh
+check "plog with two log buffers and a spare" dm_create arr2 \
+	"0 $LEN raidlab plog 10 chunk_size 16 track_sectors 32 log_buffers 2 metadata $PM spare $(disk 5) 5 $M5"
+check "resync finishes" rl_wait_sync arr2 600
+rm -f /tmp/bg.rc
+(FIO_RUNTIME=30 FIO_IODEPTH=16 fio_write /dev/mapper/arr2 48M >/tmp/bg.log 2>&1
+	echo $? >/tmp/bg.rc) &
+sleep 3
+check "fio is still writing" test ! -e /tmp/bg.rc
+check "fail member 3 under load" dm_message arr2 fail 3
+wait
+cat /tmp/bg.log
+check "the writes through the failure completed" test "$(cat /tmp/bg.rc)" = 0
+check "rebuild finishes" rl_wait_sync arr2 600
+check "health AAAAA" test "$(rl_health arr2)" = AAAAA
+log "status: $(dm_status arr2)"
+check "the writes verify" fio_verify /dev/mapper/arr2 48M
+check "check after the rebuild: 0" test "$(rl_scrub arr2 check 300)" = 0
+dm_remove arr2
+
+# ------------------------------------------------------------- replay ---
+# A crash image: the members' used start and the pmem copied while the
+# array is live, records in its DAX twins and segments on disk. Loaded
+# again, the logs are replayed: the data verifies and the parity checks.
+fresh
+check "plog for the replay" dm_create arr "0 $LEN raidlab plog 4 chunk_size 64 metadata $PM 5 $M5"
+check "resync finishes" rl_wait_sync arr 600
+FIO_RUNTIME=10 check "randwrite 4k" fio_write /dev/mapper/arr 16M
+check "it verifies" fio_verify /dev/mapper/arr 16M
+n=$(plog_field arr 16)
+log "regions with a log at the crash: $n; status: $(dm_status arr)"
+check "some region holds a log at the crash" test "$n" -gt 0
+i=0
+for d in $M5; do
+	dd if="$d" of=/tmp/img$i bs=1M count=64 2>/dev/null || die "copy $d"
+	i=$((i + 1))
+done
+dd if="$PM" of=/tmp/imgpm bs=1M 2>/dev/null || die "copy pmem"
+dm_remove arr
+i=0
+for d in $M5; do
+	dd if=/tmp/img$i of="$d" bs=1M conv=fsync 2>/dev/null || die "restore $d"
+	rm -f /tmp/img$i
+	i=$((i + 1))
+done
+dd if=/tmp/imgpm of="$PM" bs=1M conv=fsync 2>/dev/null || die "restore pmem"
+rm -f /tmp/imgpm
+check "loaded over the crash image" \
+	dm_create arr "0 $LEN raidlab plog 4 chunk_size 64 metadata $PM 5 $M5"
+log "status after replay: $(dm_status arr)"
+check "no log left after the replay" test "$(plog_field arr 16)" = 0
+check "data verifies after the replay" fio_verify /dev/mapper/arr 16M
+check "check after the replay: 0" test "$(rl_scrub arr check 300)" = 0
+dm_remove arr
+
+# ----------------------------------------- write intent, no metadata ---
+fresh
+check "plog with journal off" dm_create arr \
+	"0 $LEN raidlab plog 6 chunk_size 64 metadata $PM journal off 5 $M5"
+check "durability is intent" test "$(plog_field arr 9)" = intent
+check "resync finishes" rl_wait_sync arr 600
+FIO_RUNTIME=10 check "randwrite 4k verifies" fio_write_then_verify /dev/mapper/arr 16M
+n=$(plog_field arr 16)
+d=$(rl_md arr | cut -d' ' -f3)
+log "intent: $n regions with a log, $d dirty intent regions"
+check "regions with a log hold intent bits" test "$n" -gt 0 -a "$d" -gt 0
+check "reintegrate" dm_message arr reintegrate
+check "check after reintegration: 0" test "$(rl_scrub arr check 300)" = 0
+# small writes (their blocks in the data cache), full rows over them, then
+# small writes again: their prereads must not come from a stale cache
+hot() {
+	fio --name="$1" --filename=/dev/mapper/arr --size=8M --offset=16M --rw=randwrite \
+		--bs=4k --ioengine=libaio --iodepth=8 --direct=1 --norandommap --randrepeat=0 \
+		--runtime="$2" --time_based --output="$RL_OUT/$1.txt" >/dev/null 2>&1
+}
+check "hot small writes" hot hot1 4
+check "full rows over them" fio --name=rows --filename=/dev/mapper/arr --size=8M \
+	--offset=16M --rw=write --bs=96k --ioengine=libaio --iodepth=4 --direct=1 \
+	--output="$RL_OUT/rows.txt"
+check "hot small writes again" hot hot2 4
+log "cache: $(plog_field arr 18) hits, $(plog_field arr 19) misses"
+check "the data cache was used" test "$(plog_field arr 18)" -gt 0
+check "reintegrate" dm_message arr reintegrate
+check "check after small writes over full rows: 0" test "$(rl_scrub arr check 300)" = 0
+dm_remove arr
+
+fresh
+check "plog without metadata" dm_create arr "0 $LEN raidlab plog 2 chunk_size 64 5 $M5"
+check "durability is none" test "$(plog_field arr 9)" = none
+check "resync finishes" rl_wait_sync arr 600
+FIO_RUNTIME=10 check "randwrite 4k verifies" fio_write_then_verify /dev/mapper/arr 16M
+check "check without reintegrating first: 0" test "$(rl_scrub arr check 300)" = 0
+dm_remove arr
+
+finish
