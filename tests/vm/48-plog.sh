@@ -9,8 +9,13 @@
 # rows), log buffers few enough that writes wait for one (pool_waits > 0)
 # and logs small enough that regions fill and are reintegrated
 # (reintegrations > 0); "reintegrate" empties every log and "check" then
-# finds 0 mismatches; removed and created again, the data verifies and
-# check finds 0. Refused tables with their messages. Negative control:
+# finds 0 mismatches; overlapping writes (no random map, a hot 1 %,
+# iodepth 16) keep the parity consistent (check 0: this caught plog's
+# stale data cache after full-row writes, fixed in plog 4ef623e); a crash
+# "at rest" with logs in most regions (the members frozen under the array
+# and copied with the metadata device, then put back) reassembles with the
+# data intact and check 0; removed and created again, the data verifies
+# and check finds 0. Refused tables with their messages. Negative control:
 # garbage written under the array onto a member makes check report
 # mismatches (and repair clears them).
 # vm-opts: --disks 6 --timeout 1500
