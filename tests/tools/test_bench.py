@@ -120,9 +120,11 @@ def test_build_rejects():
 def test_presets_build(name):
     pre = plan.PRESETS[name]
     p = plan.build(pre["configs"], pre["workloads"], pre["ladder"], pre["refine"],
-                   pre["runtime"])
+                   pre["runtime"], disks=pre.get("disks", 4),
+                   disk_model=pre.get("disk_model", "none"), procs=pre.get("procs", 0))
     assert p.baseline is not None and p.configs[0] is p.baseline
-    assert plan.plan_text(p).count("\njob ") == len(p.configs) * len(p.workloads)
+    text = plan.plan_text(p)
+    assert text.count("\njob ") + text.count("\nrun ") == len(p.configs) * len(p.workloads)
 
 
 def test_quick_preset_fits_the_demo():

@@ -304,3 +304,34 @@ def test_mismatch_cnt_follows_bg_issued():
                       "/dev/mapper/rlc-m3")
     r = crashlab.Rig("mirror", 2, data_mib=4, md_mib=4)
     assert r.slices("X")[2] == ("rlc-m1", f"0 {2048 + 8192} linear X {8192 + 2048 + 8192}")
+
+
+def test_plog_rig_and_status_fields():
+    from raidlab_lib import crashlab
+    r = crashlab.Rig("plog", 4, chunk=crashlab.PLOG_CHUNK, data_mib=4)
+    assert r.length is None                       # found by discover() in the guest
+    assert r.opts == crashlab.PLOG_OPTS.split() and r.log_disks == 1
+    assert r.row_blocks() == 16 * 2 // 8          # N - L - 1 = 2 data chunks a row
+    # a segment (track_sectors x 1) holds a chunk's record and a header
+    ts = int(r.opts[r.opts.index("track_sectors") + 1])
+    assert ts >= crashlab.PLOG_CHUNK + 1 and ts % 8 == 0
+    assert ts % crashlab.PLOG_CHUNK == 0 or crashlab.PLOG_CHUNK % ts == 0
+    r.length = 4096
+    t = r.table().line()
+    assert t.startswith("0 4096 raidlab plog ") and "assume_clean" in t
+    assert " log_disks 1 log_ratio 0.25 track_sectors 32 log_buffers 4 regions 8 " in t
+    assert t.endswith("4 /dev/mapper/rlc-m0 /dev/mapper/rlc-m1 /dev/mapper/rlc-m2 "
+                      "/dev/mapper/rlc-m3")
+    r2 = crashlab.Rig("plog", 6, chunk=16, opts="log_disks 2 log_buffers 2")
+    assert r2.log_disks == 2 and r2.row_blocks() == 16 * 3 // 8
+    assert crashlab.Rig("raid5", 4).opts == []
+    assert crashlab.kind("plog") == "parity" and crashlab.kind("raid0") == "stripe"
+    line = ("0 4096 raidlab plog 4 AAAA optimal 32 idle 4096/4096 1 2 3 4 5 6 0:0:0:0 0:0:0:0 "
+            "0:0:0:0 0:0:0:0 fifo 32 0 0 0 bufio ok 3 0 off 0 0 0 "
+            "plog 1 1.000 1 8 12 12 16 6144 intent 0 4 4 1 7 9 2 5 0 0")
+    f = crashlab.plog_fields(line)
+    assert f["capacity_sectors"] == 6144 and f["A"] == "1.000" and f["durability"] == "intent"
+    assert (f["pool_waits"], f["reintegrations"], f["cache_misses"]) == (7, 9, 0)
+    assert crashlab.mismatch_cnt(line) == 0
+    assert crashlab.plog_fields(line.replace(" plog 1 1.000", " x 1 1.000").replace(
+        "raidlab plog", "raidlab raid5")) == {}

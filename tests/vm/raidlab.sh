@@ -23,6 +23,16 @@
 #                                       /dev/mapper/PREFIX0..; prints the paths
 #   rl_swap_error NAME                  make dm device NAME fail every I/O
 #   rl_snapshot NAME FILE               read all of /dev/mapper/NAME, uncached, into FILE
+#   rl_plog NAME K                      K-th field after the word "plog" of the
+#                                       status (1 = L ... 8 = capacity_sectors ...
+#                                       14 = pool_waits 15 = reintegrations)
+#   rl_plog_create NAME CHUNK DEV...    a new plog at its own capacity: created at
+#                                       one chunk's length to read capacity_sectors,
+#                                       removed (a metadata device in RL_OPTS and
+#                                       the members' first MiB blanked), created
+#                                       again at the capacity rounded down to CHUNK
+#                                       (RL_OPTS as rl_table); reassemble an
+#                                       existing one with RL_LEN=... rl_create
 
 # data columns of a row
 rl_ncols() {
@@ -31,6 +41,7 @@ rl_ncols() {
 	mirror) echo 1 ;;
 	raid4 | raid5) echo $(($2 - 1)) ;;
 	raid6) echo $(($2 - 2)) ;;
+	plog) echo $(($2 - 2)) ;; # a bound only: rl_plog_create finds the capacity
 	*) die "rl_ncols: unknown scheme $1" ;;
 	esac
 }
@@ -124,4 +135,39 @@ rl_swap_error() {
 rl_snapshot() {
 	drop_caches
 	dd if="/dev/mapper/$1" of="$2" bs=1M iflag=direct 2>/dev/null
+}
+
+# the fields of the plog part of the status, after its marker word (the
+# last "plog" of the line: the scheme's name comes first)
+rl_plog() {
+	dmsetup status "$1" | awk -v k="$2" '{
+		for (i = NF; i > 4; i--)
+			if ($i == "plog") { print $(i + k); exit }
+	}'
+}
+
+rl_plog_create() {
+	_pn=$1
+	_pc=$2
+	shift 2
+	RL_LEN=$_pc rl_create "$_pn" plog "$_pc" "$@" || return 1
+	_pcap=$(rl_plog "$_pn" 8)
+	dm_remove "$_pn" || return 1
+	# a metadata device now describes a one-chunk array ("Metadata
+	# describes another length"): blank it, and the members' superblocks
+	_pmd=$(echo " $RL_OPTS " | sed -n 's/.* metadata \([^ ]*\) .*/\1/p')
+	if [ -n "$_pmd" ]; then
+		wipe "$_pmd" 4 || return 1
+		for _pd in "$@"; do
+			dd if=/dev/zero of="$_pd" bs=1M count=1 conv=fsync 2>/dev/null || return 1
+		done
+	fi
+	case $_pcap in
+	'' | *[!0-9]*)
+		echo "rl_plog_create: no capacity_sectors in the status ('$_pcap')"
+		return 1
+		;;
+	esac
+	[ "$_pcap" -ge "$_pc" ] || { echo "rl_plog_create: capacity $_pcap < one chunk"; return 1; }
+	RL_LEN=$(((_pcap / _pc) * _pc)) rl_create "$_pn" plog "$_pc" "$@"
 }

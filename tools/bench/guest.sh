@@ -7,7 +7,9 @@
 #
 #   set KEY VALUE...          runtime SECS, target auto|MS, auto_factor F,
 #                             ladder D..., refine K, disk_model none|PRESET,
-#                             time_scale N
+#                             time_scale N, procs P, ramp SECS, member_mb MIB
+#                             (each member used up to MIB: dm-linear, or the
+#                             dm-hddsim target's length)
 #   config CID KIND LEVEL NDISKS CHUNK_KB [WORD...]
 #                             create the array (KIND rl: dm-raidlab, md: mdadm)
 #                             over the first NDISKS members; it stays until the
@@ -21,6 +23,14 @@
 #                             array: fio runs at outstanding-request depths
 #                             from the ladder until p90 exceeds the target,
 #                             then K bisection steps (search.py mirrors this)
+#   run CID WID WS_MIB FIO-ARGS...
+#                             one saturation run: P (procs) closed-loop fio
+#                             processes with one request outstanding each,
+#                             RAMP seconds unmeasured then RUNTIME measured;
+#                             WS_MIB > 0: a sequential pass of 16 KiB writes
+#                             over the first WS_MIB MiB first (warms plog's
+#                             data cache, which keeps written blocks). For a
+#                             plog array its status goes into dP.status
 #   trace CID WID DEPTH FIO-ARGS...
 #                             one fio run at DEPTH with blktrace on the array
 #                             and on every member; the array's trace is kept
@@ -43,7 +53,7 @@ mkdir -p "$OUT" "$TOUT"
 set -f # fio arguments hold no globs, and must not be expanded
 
 RUNTIME=3 TARGET=auto AUTO_FACTOR=4 LADDER="1 2 4 8 16 32" REFINE=1
-DISK_MODEL=none TIME_SCALE=1
+DISK_MODEL=none TIME_SCALE=1 PROCS=0 RAMP=0 MEMBER_MB=0
 DEV= CUR= MEMBERS= NPOINT=0 TRACKED=0
 MDNUM=0
 
@@ -53,7 +63,7 @@ say() { echo "bench: $*"; }
 # members N: the first N member paths, under hddsim when a disk model is set
 members() {
 	_n=$1
-	if [ "$DISK_MODEL" = none ]; then
+	if [ "$DISK_MODEL" = none ] && [ "$MEMBER_MB" = 0 ]; then
 		disks "$_n"
 		return
 	fi
@@ -67,7 +77,20 @@ members() {
 }
 
 setup_disk_model() {
-	[ "$DISK_MODEL" = none ] && return 0
+	if [ "$DISK_MODEL" = none ]; then
+		[ "$MEMBER_MB" = 0 ] && return 0
+		# the first MEMBER_MB MiB of each member, through dm-linear
+		_i=0
+		while [ "$_i" -lt "$RL_NDISKS" ]; do
+			_d=$(disk "$_i")
+			_len=$(sectors "$_d")
+			[ $((MEMBER_MB * 2048)) -lt "$_len" ] && _len=$((MEMBER_MB * 2048))
+			dm_create "hdd$_i" "0 $_len linear $_d 0" || die "bench: linear over $_d failed"
+			_i=$((_i + 1))
+		done
+		say "members: the first $_len sectors of $RL_NDISKS disks"
+		return 0
+	fi
 	if ! grep -q '^dm_hddsim ' /proc/modules; then
 		modprobe dm-hddsim 2>/dev/null ||
 			insmod "/lib/modules/$KVER/extra/dm-hddsim.ko" 2>/dev/null ||
@@ -85,6 +108,7 @@ setup_disk_model() {
 		_d=$(disk "$_i")
 		_len=$(sectors "$_d")
 		[ "$_cap" -lt "$_len" ] && _len=$_cap
+		[ "$MEMBER_MB" != 0 ] && [ $((MEMBER_MB * 2048)) -lt "$_len" ] && _len=$((MEMBER_MB * 2048))
 		dm_create "hdd$_i" "0 $_len hddsim $_d 0 $DISK_MODEL$_opt" ||
 			die "bench: hddsim over $_d ($DISK_MODEL) failed"
 		_i=$((_i + 1))
@@ -167,11 +191,29 @@ create() { # CID KIND LEVEL NDISKS CHUNK_KB [WORD...]
 		grep -q '^dm_raidlab ' /proc/modules || modprobe dm-raidlab ||
 			die "bench: modprobe dm-raidlab failed"
 		_o=
-		case $3 in raid4 | raid5 | raid6) _o=assume_clean ;; esac
+		case $3 in raid4 | raid5 | raid6 | plog) _o=assume_clean ;; esac
 		if [ $# -gt 5 ]; then _o="$_o${_o:+ }$(shift 5; echo "$*")"; fi
-		# shellcheck disable=SC2086
-		RL_OPTS=$_o rl_create bench "$3" $(($5 * 2)) $MEMBERS ||
-			die "bench: create raidlab $3 over $MEMBERS"
+		case $_o in *"metadata $(pmem_dev)"*) wipe "$(pmem_dev)" 4 ;; esac
+		if [ "$3" = plog ]; then
+			# its capacity is its own (regions, sublogs): discovered
+			# shellcheck disable=SC2086
+			if ! RL_OPTS=$_o rl_plog_create bench $(($5 * 2)) $MEMBERS; then
+				# without assume_clean: an initial resync, waited for
+				dmesg | tail -n 2
+				_o=${_o#assume_clean}
+				# shellcheck disable=SC2086
+				RL_OPTS=$_o rl_plog_create bench $(($5 * 2)) $MEMBERS ||
+					die "bench: create raidlab plog over $MEMBERS ($_o)"
+				rl_wait_sync bench 1800 || die "bench: plog resync did not end"
+			fi
+			say "plog $CUR: L A K B S G seg cap = $(rl_plog bench 1) $(rl_plog bench 2)" \
+				"$(rl_plog bench 3) $(rl_plog bench 4) $(rl_plog bench 5) $(rl_plog bench 6)" \
+				"$(rl_plog bench 7) $(rl_plog bench 8)"
+		else
+			# shellcheck disable=SC2086
+			RL_OPTS=$_o rl_create bench "$3" $(($5 * 2)) $MEMBERS ||
+				die "bench: create raidlab $3 over $MEMBERS"
+		fi
 		DEV=/dev/mapper/bench
 		;;
 	md)
@@ -253,6 +295,53 @@ job() {
 	done
 	echo "$_target" >"$_dir/target"
 	say "done $CUR $WID points $_n target_us $((_target / 1000)) depth $_good"
+}
+
+# run CID WID WS_MIB FIO-ARGS...: the saturation run (see the header)
+run() {
+	[ "$1" = "$CUR" ] || die "bench: run for $1 but the array is $CUR"
+	WID=$2
+	_ws=$3
+	shift 3
+	_dir=$OUT/$CUR/$WID
+	mkdir -p "$_dir"
+	if [ "$_ws" -gt 0 ]; then
+		# a sequential pass of 16 KiB writes (less than a plog row of
+		# 3 chunks, so partial writes, whose blocks plog's data cache
+		# keeps: it keeps written blocks, not read ones), the same for
+		# every configuration
+		fio --name=warm --filename="$DEV" --direct=1 --ioengine=libaio --iodepth=4 \
+			--rw=write --bs=16k --size="${_ws}m" --eta=never >/dev/null 2>"$_dir/warm.err" ||
+			{ cat "$_dir/warm.err"; die "bench: warm-up pass over ${_ws} MiB of $CUR"; }
+		say "warm $CUR $WID: wrote the first $_ws MiB once"
+	fi
+	NPOINT=$((NPOINT + 1))
+	_p=$PROCS
+	_st=$_dir/d$_p.status
+	# the "before" snapshots when the ramp ends (fio counts requests from there)
+	(
+		sleep "$RAMP"
+		dmsetup status bench >"$_st" 2>/dev/null
+		mstat before >"$_dir/d$_p.mstat"
+	) &
+	_bg=$!
+	fio --name=bench --filename="$DEV" --direct=1 --ioengine=libaio --iodepth=1 \
+		--numjobs="$_p" --group_reporting --runtime="$RUNTIME" --ramp_time="$RAMP" \
+		--time_based --randrepeat=0 --norandommap \
+		--unified_rw_reporting=mixed --percentile_list=50:90:99 --eta=never \
+		--output-format=json --output="$_dir/d$_p.json" "$@" >/dev/null 2>"$_dir/d$_p.err" ||
+		{ cat "$_dir/d$_p.err"; die "bench: fio $CUR $WID procs $_p $*"; }
+	wait "$_bg"
+	mstat after >>"$_dir/d$_p.mstat"
+	dmsetup status bench >>"$_st" 2>/dev/null
+	P90=$(p90_of "$_dir/d$_p.json")
+	[ -n "$P90" ] || die "bench: no p90 in $_dir/d$_p.json"
+	say "point $NPOINT $CUR $WID procs $_p p90_us $((P90 / 1000)) iops $(iops_of "$_dir/d$_p.json")"
+	case $CUR in rl-plog*)
+		say "plog $CUR $WID: pool_waits $(rl_plog bench 14) reintegrations $(rl_plog bench 15)" \
+			"regions_with_log $(rl_plog bench 16) cache $(rl_plog bench 18)/$(rl_plog bench 19)" ;;
+	esac
+	say "done $CUR $WID points 1 procs $_p"
 }
 
 # ------------------------------------------------------------- tracing ---
@@ -343,7 +432,8 @@ while read -r kind a rest <&3; do
 		case $a in
 		runtime) RUNTIME=$1 ;; target) TARGET=$1 ;; auto_factor) AUTO_FACTOR=$1 ;;
 		ladder) LADDER=$* ;; refine) REFINE=$1 ;; disk_model) DISK_MODEL=$1 ;;
-		time_scale) TIME_SCALE=$1 ;;
+		time_scale) TIME_SCALE=$1 ;; procs) PROCS=$1 ;; ramp) RAMP=$1 ;;
+		member_mb) MEMBER_MB=$1 ;;
 		*) die "bench: unknown setting $a" ;;
 		esac
 		;;
@@ -355,6 +445,10 @@ while read -r kind a rest <&3; do
 	job)
 		# shellcheck disable=SC2086
 		job "$a" $rest
+		;;
+	run)
+		# shellcheck disable=SC2086
+		run "$a" $rest
 		;;
 	geom)
 		geom "$a" "$rest"

@@ -180,7 +180,7 @@ def register(verbs):
 
 def cmd_crash_bench(a):
     for s in a.schemes:
-        if s not in ("raid5", "raid4", "mirror"):
+        if s not in ("raid5", "raid4", "mirror", "plog"):
             print(f"raidlab crash-bench: unknown scheme {s}", file=sys.stderr)
             return 2
     n_cfg = len(configs(a.schemes, a.workloads))

@@ -117,12 +117,50 @@ def size_sectors(path):
 
 
 # ------------------------------------------------------------------ rig ---
+# plog (parity logging, paper 000): a parity scheme whose capacity is its
+# own (regions, sublogs). The harness knows it only through its table and
+# its status; PLOG_OPTS are its default extra table words for a crash run:
+# short log segments (16 KiB, for 8 KiB chunks) and few log buffers, so
+# that a small array's regions fill, wait for buffers and are reintegrated
+# within a few generations.
+PLOG_OPTS = "log_disks 1 log_ratio 0.25 track_sectors 32 log_buffers 4 regions 8"
+PLOG_CHUNK = 16     # a log segment must hold a chunk's record and its header
+
+
+def kind(scheme):
+    """stripe, mirror or parity (ondisk.SCHEMES, and plog: parity)."""
+    return "parity" if scheme == "plog" else ondisk.SCHEMES[scheme]
+
+
+def plog_fields(line):
+    """The plog part of a status line: the words after its last "plog"
+    (L A K B S G seg_sectors capacity_sectors durability log_bytes
+    pool_total pool_free pool_min_free pool_waits reintegrations
+    regions_with_log max_region_fill_segs cache_hits cache_misses), as a
+    dict; {} without it."""
+    names = ("L", "A", "K", "B", "S", "G", "seg_sectors", "capacity_sectors", "durability",
+             "log_bytes", "pool_total", "pool_free", "pool_min_free", "pool_waits",
+             "reintegrations", "regions_with_log", "max_region_fill_segs", "cache_hits",
+             "cache_misses")
+    w = line.split()
+    idx = [i for i in range(4, len(w)) if w[i] == "plog"]
+    if not idx:
+        return {}
+    out = {}
+    for k, v in zip(names, w[idx[-1] + 1:]):
+        out[k] = int(v) if v.isdigit() else v
+    return out
+
+
 class Rig:
     """Geometry and names of one array over slices of one device."""
 
     def __init__(self, scheme, nmembers, chunk=32, data_mib=4, md_mib=4, region=None,
-                 prefix="rlc", metadata=True, stripe_cache=None):
+                 prefix="rlc", metadata=True, stripe_cache=None, opts=None):
         self.scheme, self.n, self.chunk = scheme, nmembers, chunk
+        # extra table words (plog: PLOG_OPTS unless given)
+        self.opts = (opts if opts is not None else
+                     PLOG_OPTS if scheme == "plog" else "").split()
         self.metadata = metadata
         self.offset = ondisk.MD_DATA_OFFSET if metadata else 0
         self.data_sectors = data_mib * MiB // 512
@@ -131,8 +169,37 @@ class Rig:
         self.region = region
         self.prefix = prefix
         self.stripe_cache = stripe_cache
-        self.length = dm.max_length(scheme, nmembers, chunk, self.data_sectors)
+        # plog: found by discover() (its capacity is in its status)
+        self.length = None if scheme == "plog" else \
+            dm.max_length(scheme, nmembers, chunk, self.data_sectors)
         self.used = self.md_sectors + nmembers * self.member_sectors
+
+    @property
+    def log_disks(self):
+        w = self.opts
+        return int(w[w.index("log_disks") + 1]) if "log_disks" in w else 1
+
+    def discover(self, dev):
+        """plog: create the array at one chunk's length over the slices of
+        @dev, read capacity_sectors from its status, remove it; the length
+        is the capacity rounded down to a chunk."""
+        for name, line in self.slices(dev):
+            dm_create(name, line)
+        try:
+            self.length = self.chunk
+            dm_create(self.name, self.table().line())
+            try:
+                cap = plog_fields(ctl().status(self.name)[0]).get("capacity_sectors")
+            finally:
+                dm_remove(self.name)
+        finally:
+            for name in self.slice_names():
+                dm_remove(name)
+        if not isinstance(cap, int) or cap < self.chunk:
+            self.length = None
+            raise HarnessError(f"plog: no usable capacity_sectors in the status ({cap!r})")
+        self.length = cap // self.chunk * self.chunk
+        return self.length
 
     @property
     def name(self):
@@ -161,10 +228,12 @@ class Rig:
         t = dm.Table(scheme=self.scheme, length=self.length,
                      devs=[f"/dev/mapper/{self.prefix}-m{i}" for i in range(self.n)])
         t.add("chunk_size", self.chunk)
-        if assume_clean and ondisk.SCHEMES[self.scheme] == "parity":
+        if assume_clean and kind(self.scheme) == "parity":
             t.add("assume_clean")
-        if self.stripe_cache and ondisk.SCHEMES[self.scheme] == "parity":
+        if self.stripe_cache and kind(self.scheme) == "parity":
             t.add("stripe_cache", self.stripe_cache)
+        for i in range(0, len(self.opts) - 1, 2):
+            t.add(self.opts[i], self.opts[i + 1])
         if self.metadata:
             t.add("metadata", f"/dev/mapper/{self.prefix}-md")
             if self.region:
@@ -172,7 +241,10 @@ class Rig:
         return t
 
     def row_blocks(self):
-        cols = ondisk.data_columns(self.scheme, self.n)
+        if self.scheme == "plog":      # a row: N - L - 1 data chunks
+            cols = self.n - self.log_disks - 1
+        else:
+            cols = ondisk.data_columns(self.scheme, self.n)
         return 0 if cols == 1 else self.chunk * cols // 8
 
     def up(self, dev, table):
@@ -186,6 +258,7 @@ class Rig:
 
     def to_json(self):
         return {"scheme": self.scheme, "members": self.n, "chunk": self.chunk,
+                "opts": " ".join(self.opts),
                 "metadata": "bufio (slice)" if self.metadata else None,
                 "data_sectors": self.data_sectors, "md_sectors": self.md_sectors,
                 "region_size": self.region, "length": self.length, "used_sectors": self.used}
@@ -351,18 +424,26 @@ class CrashTest:
     def __init__(self, a):
         self.a = a
         self.rig = Rig(a.scheme, a.members, a.chunk, a.data_mib, a.md_mib, a.region_size,
-                       prefix=a.prefix, metadata=not a.no_metadata)
+                       prefix=a.prefix, metadata=not a.no_metadata,
+                       opts=getattr(a, "plog_opts", None))
         self.fs = a.workload == "ext4"
         self.check_supported = None
         self.result = {"scheme": a.scheme, "workload": a.workload, "rig": self.rig.to_json(),
                        "seed": a.seed, "devices": {"base": a.base, "log": a.log,
                                                    "replay": a.replay, "cow": a.cow}}
+        self.wl = None
+        if self.rig.length is not None:     # plog: after discover(), in record()
+            self.make_workload()
+
+    def make_workload(self):
+        a = self.a
         if self.fs:
             self.wl = crash.FsWorkload(a.seed, a.generations, ops=a.ops)
         else:
             self.wl = crash.BlockWorkload(a.seed, self.rig.length // 8, a.generations,
                                           ops=a.ops, max_run=a.max_run,
                                           row_blocks=self.rig.row_blocks())
+        self.result["rig"] = self.rig.to_json()
         self.result["workload_params"] = self.wl.to_json()
 
     # --------------------------------------------------------- record ---
@@ -374,6 +455,12 @@ class CrashTest:
             if size_sectors(d) < rig.used:
                 raise HarnessError(f"{d}: smaller than the {rig.used} sectors used")
             zero_range(d, used)
+        if rig.length is None:
+            # plog: its capacity from a one-chunk array over the base
+            # disk's slices (not logged), which is zeroed again after
+            log(f"plog: capacity {rig.discover(a.base)} sectors ({' '.join(rig.opts)})")
+            zero_range(a.base, used)
+            self.make_workload()
         zero_range(a.log, MiB)
         dm_create("lw", f"0 {rig.used} log-writes {a.base} {a.log}")
         rig.up("/dev/mapper/lw", rig.table())
@@ -411,6 +498,9 @@ class CrashTest:
             stats["blocks_written"] = blocks
         st = dm_status(rig.name)
         stats["array_writes"] = st.logical_writes
+        if rig.scheme == "plog":
+            # what the recorded run exercised: pool waits, reintegrations
+            stats["plog"] = plog_fields(ctl().status(rig.name)[0])
         rig.down()
         dm_remove("lw")
         stats["seconds"] = round(time.monotonic() - t0, 2)
@@ -510,7 +600,9 @@ class CrashTest:
             t3 = time.monotonic()
             r["verify_s"] = round(t3 - t2, 3)
             mm = None
-            if ondisk.SCHEMES[rig.scheme] != "stripe" and not self.a.no_check \
+            if rig.scheme == "plog":
+                r["plog"] = plog_fields(ctl().status(rig.name)[0])
+            if kind(rig.scheme) != "stripe" and not self.a.no_check \
                     and self.check_supported is not False:
                 try:
                     mm, r["check_s"] = run_check(rig.name, self.a.timeout)
@@ -703,8 +795,10 @@ def register(verbs):
         "'Crash consistency'): one dm-log-writes device over BASE logs the members' and "
         "the metadata slice's writes to LOG; the log is replayed point by point onto "
         "REPLAY, and every point is assembled on a throw-away snapshot (COW) and checked.")
-    p.add_argument("--scheme", required=True, choices=("raid5", "raid4", "mirror"))
-    p.add_argument("--members", type=int, help="default: 4 for raid4/raid5, 2 for mirror")
+    p.add_argument("--scheme", required=True, choices=("raid5", "raid4", "mirror", "plog"))
+    p.add_argument("--members", type=int, help="default: 4 for raid4/raid5/plog, 2 for mirror")
+    p.add_argument("--plog-opts", default=None, metavar="WORDS",
+                   help=f"plog's extra table words (default '{PLOG_OPTS}')")
     p.add_argument("--workload", choices=("block", "ext4"), default="block")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--generations", type=int, default=4)
@@ -718,7 +812,8 @@ def register(verbs):
                    help="instead of --points: random points until N points in all")
     p.add_argument("--max-flush", type=int, help="at most this many FLUSH/FUA points "
                    "(evenly spread; default all)")
-    p.add_argument("--chunk", type=int, default=32, help="chunk in sectors (default 32)")
+    p.add_argument("--chunk", type=int, default=None,
+                   help=f"chunk in sectors (default 32; plog {PLOG_CHUNK})")
     p.add_argument("--data-mib", type=int, default=4, help="data MiB per member (default 4)")
     p.add_argument("--md-mib", type=int, default=4, help="metadata slice MiB (default 4)")
     p.add_argument("--region-size", type=int, help="write-intent region in sectors")
@@ -743,6 +838,8 @@ def register(verbs):
 def cmd_crash_test(a):
     if a.members is None:
         a.members = 2 if a.scheme == "mirror" else 4
+    if a.chunk is None:
+        a.chunk = PLOG_CHUNK if a.scheme == "plog" else 32
     try:
         return CrashTest(a).main()
     except HarnessError as e:

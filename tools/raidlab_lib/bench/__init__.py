@@ -15,13 +15,32 @@ import shlex
 import sys
 
 from . import plan as planmod
-from . import plots, results, runner
+from . import plogcmp, plots, results, runner
 
 DISK_MODELS = ("none", "lightning", "eagle", "st39133", "modern7200")
 
 
 def _csv(s):
     return [x for x in s.split(",") if x]
+
+
+def config_list(s):
+    """A comma list of configurations; commas inside [options] stay:
+    ``rl-raid0,rl-plog[L=1,A=1]`` -> ["rl-raid0", "rl-plog[L=1,A=1]"]."""
+    out, cur, depth = [], "", 0
+    for ch in s:
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+            continue
+        depth += {"[": 1, "]": -1}.get(ch, 0)
+        if depth < 0:
+            raise ValueError(f"configurations {s!r}: unbalanced ]")
+        cur += ch
+    if depth:
+        raise ValueError(f"configurations {s!r}: unbalanced [")
+    out.append(cur)
+    return [x for x in out if x]
 
 
 def _time_scale(s):
@@ -61,7 +80,8 @@ def register(verbs):
     p.add_argument("--preset", default=None,
                    help="one of: " + ", ".join(planmod.PRESETS) + " (--list-presets)")
     p.add_argument("--list-presets", action="store_true", help="print the presets and exit")
-    p.add_argument("--configs", type=_csv, help="comma list, e.g. rl-raid0,rl-raid5,md-raid5")
+    p.add_argument("--configs", type=config_list,
+                   help="comma list, e.g. rl-raid0,rl-raid5,md-raid5,rl-plog[L=1,cache=0]")
     p.add_argument("--workloads", type=_csv, help="comma list, e.g. ind-r,fs-w,exp6k-r50-ua")
     p.add_argument("--ladder", type=lambda s: [int(x) for x in _csv(s)],
                    help="outstanding-request depths tried, e.g. 1,2,4,8,16,32")
@@ -75,14 +95,32 @@ def register(verbs):
     p.add_argument("--dry-run", action="store_true", help="print the plan and exit")
     p.add_argument("--from-dir", default=None,
                    help="recompute the results of an earlier run's folder (no VM)")
+    p.add_argument("--procs", type=int, default=None,
+                   help="saturation runs instead of the p90 search: N closed-loop fio "
+                        "processes, one request outstanding each (preset plog: 15)")
+    p.add_argument("--ramp", type=int, default=None,
+                   help="with --procs: seconds of each run left out of the statistics")
+    p.add_argument("--member-mb", type=int, default=None,
+                   help="MiB of each member the arrays use (default: all; preset plog: 64)")
     add_common(p)
-    p.set_defaults(func=run)
+    # the preset's own disk count, model, time scale and chunk unless given
+    p.set_defaults(func=run, disks=None, chunk_kb=None, disk_model=None, time_scale=None)
+
+
+def preset_defaults(args):
+    """Fill the options left unset from the preset (else the lab defaults)."""
+    pre = planmod.PRESETS.get(args.preset, {}) if args.preset else {}
+    for key, dflt in (("disks", 4), ("chunk_kb", 64), ("disk_model", "none"),
+                      ("time_scale", "1"), ("procs", 0), ("ramp", 0), ("member_mb", 0)):
+        if getattr(args, key, None) is None:
+            setattr(args, key, pre.get(key if key != "chunk_kb" else "chunk_kb", dflt))
 
 
 def make_plan(args):
-    pre = planmod.PRESETS[args.preset] if args.preset else {}
     if args.preset and args.preset not in planmod.PRESETS:
         raise ValueError(f"unknown preset {args.preset}")
+    pre = planmod.PRESETS[args.preset] if args.preset else {}
+    preset_defaults(args)
     configs = args.configs or pre.get("configs")
     wls = args.workloads or pre.get("workloads")
     if not configs or not wls:
@@ -94,7 +132,8 @@ def make_plan(args):
         runtime=args.runtime or pre.get("runtime", 3),
         disks=args.disks, chunk_kib=args.chunk_kb, target_ms=args.p90_ms,
         auto_factor=args.auto_factor, disk_model=args.disk_model,
-        time_scale=args.time_scale)
+        time_scale=args.time_scale, procs=args.procs, ramp=args.ramp,
+        member_mb=args.member_mb)
 
 
 def finish(out, desc, wall, command, log=sys.stdout):
@@ -106,6 +145,12 @@ def finish(out, desc, wall, command, log=sys.stdout):
     results.write_all(out, points, res, desc, wall, command)
     pngs = plots.write_all(out, points, res)
     print(results.table(res), file=log)
+    if desc.get("procs"):
+        rows, files = plogcmp.write_all(out, res, desc)
+        print("\n" + plogcmp.table(rows), file=log)
+        for v in plogcmp.verdicts(rows):
+            print(v, file=log)
+        pngs += [str(pathlib.Path(out) / f) for f in files]
     print(f"\n{len(points)} fio runs, wall {wall:.0f} s; files in {out}: points.csv results.csv "
           f"results.json summary.md " + " ".join(pathlib.Path(p).name for p in pngs), file=log)
     return 0
@@ -123,6 +168,13 @@ def run(args):
         rj = d / "results.json"
         old = json.loads(rj.read_text()) if rj.exists() else {}
         return finish(d, desc, old.get("wall_s", 0.0), old.get("command", "tools/raidlab bench"))
+    try:
+        if args.preset and args.preset not in planmod.PRESETS:
+            raise ValueError(f"unknown preset {args.preset}")
+        preset_defaults(args)
+    except ValueError as e:
+        print(f"raidlab bench: {e}", file=sys.stderr)
+        return 2
     if args.disk_model not in DISK_MODELS:
         print(f"raidlab bench: --disk-model must be one of {', '.join(DISK_MODELS)}",
               file=sys.stderr)
@@ -135,21 +187,21 @@ def run(args):
     text = planmod.plan_text(p)
     if args.dry_run:
         print(text, end="")
-        print(f"# {len(p.jobs)} searches, at most {p.max_points()} fio runs of {p.runtime} s",
-              file=sys.stderr)
+        print(f"# {len(p.jobs)} searches, at most {p.max_points()} fio runs of "
+              f"{p.seconds_per_point()} s", file=sys.stderr)
         return 0
     out = pathlib.Path(args.out or f"results/bench/{args.preset or 'custom'}")
     desc = planmod.describe(p)
-    command = "tools/raidlab " + " ".join(shlex.quote(a) for a in sys.argv[2:]) \
+    command = "tools/raidlab " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
         if len(sys.argv) > 2 else "tools/raidlab bench"
     out.mkdir(parents=True, exist_ok=True)
     (out / "plan.json").write_text(json.dumps(desc, indent=1))
-    per_job = len(p.ladder) + p.refine
+    per_job = 1 if p.procs else len(p.ladder) + p.refine
     # budget: every run plus fio start-up and array creation, doubled for TCG
-    timeout = args.timeout or int(600 + 2 * p.max_points() * (p.runtime + 4)
+    timeout = args.timeout or int(600 + 2 * p.max_points() * (p.seconds_per_point() + 4)
                                   + 60 * len(p.configs))
     print(f"raidlab bench: {len(p.configs)} configurations x {len(p.workloads)} workloads, "
-          f"at most {p.max_points()} fio runs of {p.runtime} s; results in {out}",
+          f"at most {p.max_points()} fio runs of {p.seconds_per_point()} s; results in {out}",
           file=sys.stderr)
     rc, wall = runner.run(text, out, p.disks, p.max_points(), per_job, timeout)
     if rc == 77:

@@ -10,7 +10,15 @@ all ``--disks`` members.
 dm-raidlab configurations may end in ``[OPT,...]`` (see rl_options):
 ``sched=POLICY``, ``depth=N`` (member queue_depth) and ``track`` (load the
 disk model's geometry into every member's tracker and wait for it to
-calibrate), e.g. ``rl-raid0@2[sched=satf,depth=1,track]``.
+calibrate), e.g. ``rl-raid0@2[sched=satf,depth=1,track]``. ``rl-plog``
+(parity logging, paper 000) also takes its own options (plog_options):
+``L=``, ``A=``, ``K=``, ``B=``, ``cache=``, ``bufs=``, ``ts=``, ``md=``, e.g.
+``rl-plog[L=1,A=1,K=1,cache=0]``.
+
+Two kinds of plan: the p90 search of Chen et al. (``job`` lines, a ladder of
+outstanding requests), and with ``procs`` > 0 the saturation runs of paper
+000 section 8 (``run`` lines: PROCS closed-loop fio processes, one request
+outstanding each, ``ramp`` seconds unmeasured first).
 """
 from dataclasses import dataclass, field
 
@@ -18,7 +26,7 @@ from . import geom as geommod
 
 from . import workloads as wl
 
-RL_SCHEMES = ("raid0", "mirror", "raid4", "raid5", "raid6")
+RL_SCHEMES = ("raid0", "mirror", "raid4", "raid5", "raid6", "plog")
 MD_LEVELS = ("raid0", "raid1", "raid5", "raid10")
 MIRRORS = ("rl-mirror", "md-raid1")
 # RAID level of Chen's models (tools/raidlab_lib/models/p001_chen.py)
@@ -34,6 +42,11 @@ class Config:
     chunk_kib: int
     opts: tuple = ()     # extra dm-raidlab table words, e.g. ("sched", "satf")
     track: bool = False  # load the disk model's geometry (geom message)
+    plog: tuple = ()     # plog parameters as (key, value) pairs (plog_options)
+
+    @property
+    def log_disks(self):
+        return int(dict(self.plog).get("L", 1)) if self.level == "plog" else 0
 
     @property
     def cid(self):
@@ -53,6 +66,8 @@ class Config:
             return self.disks - 1
         if self.level == "raid6":
             return self.disks - 2
+        if self.level == "plog":
+            return self.disks - self.log_disks - 1
         return self.disks
 
     @property
@@ -61,7 +76,7 @@ class Config:
 
     @property
     def chen_level(self):
-        return CHEN_LEVEL[self.level]
+        return CHEN_LEVEL.get(self.level)
 
 
 SCHED_POLICIES = ("fifo", "look", "rlook", "satf", "rsatf")
@@ -87,14 +102,64 @@ def rl_options(text):
     return tuple(words), track
 
 
+# rl-plog options: key -> (table option, check of the value, what it takes)
+PLOG_OPTS = {
+    "L": ("log_disks", lambda v: v.isdigit() and 1 <= int(v) <= 7, "log disks 1..7"),
+    "A": ("log_ratio", lambda v: _decimal(v), "a decimal log/parity ratio, e.g. 1 or 0.5"),
+    "K": ("log_tracks", lambda v: v.isdigit() and 1 <= int(v) <= 64, "tracks per log write 1..64"),
+    "B": ("regions", lambda v: v.isdigit() and int(v) >= 1, "regions >= 1"),
+    "cache": ("data_cache", lambda v: v.isdigit(), "4 KiB blocks (0: always preread)"),
+    "bufs": ("log_buffers", lambda v: v.isdigit() and int(v) >= 1, "log buffers >= 1"),
+    "ts": ("track_sectors", lambda v: v.isdigit() and int(v) >= 1, "sectors per track"),
+    "md": ("metadata", lambda v: v in ("pmem", "none"), "pmem or none"),
+}
+PMEM = "/dev/rl/pmem"
+
+
+def _decimal(v):
+    try:
+        return 0 < float(v) <= 64 and all(c.isdigit() or c == "." for c in v)
+    except ValueError:
+        return False
+
+
+def plog_options(text):
+    """``L=1,A=0.5,K=1,cache=0,md=pmem`` -> (table words, ((key, value), ...))."""
+    words, pairs, seen = [], [], set()
+    for item in [x for x in text.split(",") if x]:
+        key, eq, val = item.partition("=")
+        if key in ("sched", "depth", "track"):
+            w, _ = rl_options(item)
+            words += list(w)
+            continue
+        if key in seen:
+            raise ValueError(f"option {key} given twice")
+        seen.add(key)
+        spec = PLOG_OPTS.get(key)
+        if spec is None or not eq or not spec[1](val):
+            raise ValueError(f"option {item!r}: plog takes "
+                             + ", ".join(f"{k}= ({d})" for k, (_, _, d) in PLOG_OPTS.items())
+                             + ", sched=, depth=")
+        pairs.append((key, val))
+        if key == "md":
+            if val == "pmem":
+                words += ["metadata", PMEM]
+        else:
+            words += [spec[0], val]
+    return tuple(words), tuple(pairs)
+
+
 def parse_config(name, disks, chunk_kib):
-    opts, track = (), False
+    opts, track, pl = (), False, ()
     if name.endswith("]") and "[" in name:
         bare, _, inner = name[:-1].partition("[")
         if not bare.startswith("rl-"):
             raise ValueError(f"configuration {name!r}: [options] are for rl- configurations")
         try:
-            opts, track = rl_options(inner)
+            if bare.partition("@")[0] == "rl-plog":
+                opts, pl = plog_options(inner)
+            else:
+                opts, track = rl_options(inner)
         except ValueError as e:
             raise ValueError(f"configuration {name!r}: {e}") from None
     else:
@@ -114,12 +179,14 @@ def parse_config(name, disks, chunk_kib):
         nd = 2 if base in MIRRORS else disks
     if nd > disks:
         raise ValueError(f"configuration {name!r}: {nd} disks, the lab has {disks}")
-    need = {"raid0": 2, "mirror": 2, "raid1": 2, "raid4": 3, "raid5": 3, "raid6": 4,
-            "raid10": 4}[level]
+    need = {"raid0": 2, "mirror": 2, "raid1": 2, "raid4": 3, "raid5": 3, "raid6": 4, "raid10": 4,
+            "plog": 3}[level]
+    if level == "plog":
+        need = int(dict(pl).get("L", 1)) + 2      # L log disks and a row of 2 or more
     if nd < need or (level == "raid10" and nd % 2):
         raise ValueError(f"configuration {name!r}: {level} needs at least {need} disks"
                          + (" (an even number)" if level == "raid10" else ""))
-    return Config(name, kind, level, nd, chunk_kib, opts, track)
+    return Config(name, kind, level, nd, chunk_kib, opts, track, pl)
 
 
 # ---------------------------------------------------------------- presets
@@ -160,6 +227,23 @@ PRESETS = {
         workloads=["airline", "ind-r-loc80x20", "ind-w-loc80x20"],
         ladder=[1, 2, 4, 8, 16, 32], refine=1, runtime=3),
 }
+# 000 section 8 / Fig. 23: 100 % small random writes, closed loop, peak
+# throughput per disk; parity logging with preread (cache=0) and with the
+# data cached (a 32 MiB working set warmed by a write pass, every
+# configuration on the same working set). Emulated Lightning disks (Fig. 12),
+# 64 MiB of each used, so that the logs fill and reintegrate within a run;
+# 128 log buffers: one per region (paper 2.2: K B track buffers; B is 55
+# here) and as many in flight to the log writer (the default 16 starves
+# 55 regions: every write waits for a buffer);
+# 8 KiB chunks (plog's chunk must divide its 48-sector track, or be a
+# multiple of it).
+PRESETS["plog"] = dict(
+    doc="Stodolsky et al. sec. 8: small random writes, plog vs mirror, raid5 and md raid5",
+    configs=["rl-raid0", "rl-mirror", "rl-raid5", "rl-plog[L=1,A=1,K=1,cache=0,bufs=128]",
+             "rl-plog[L=1,A=1,K=1,cache=8192,bufs=128]", "md-raid5"],
+    workloads=["4k-w", "4k-w-ws32m"],
+    ladder=[1], refine=0, runtime=30, procs=15, ramp=20, disks=5, member_mb=64,
+    disk_model="lightning", time_scale="2", chunk_kb=8)
 PRESETS["full"] = dict(
     doc="everything: chen-fig5 + chen-fig9 + airline over every configuration",
     configs=PRESETS["chen-fig5"]["configs"],
@@ -181,6 +265,9 @@ class Plan:
     time_scale: str = "1"
     disks: int = 4
     jobs: list = field(default_factory=list)   # (Config, Workload, [fio args])
+    procs: int = 0                   # > 0: saturation runs of PROCS processes
+    ramp: int = 0                    # seconds of each run left out of the stats
+    member_mb: int = 0               # MiB of each member used (0: all)
 
     @property
     def baseline(self):
@@ -192,13 +279,27 @@ class Plan:
 
     def max_points(self):
         """Upper bound of fio runs: every ladder step and every refinement."""
+        if self.procs:
+            return len(self.jobs)
         return len(self.jobs) * (len(self.ladder) + self.refine)
+
+    def seconds_per_point(self):
+        return self.runtime + self.ramp
 
 
 def build(configs, workloads, ladder, refine, runtime, disks=4, chunk_kib=64,
-          target_ms="auto", auto_factor=4.0, disk_model="none", time_scale="1"):
+          target_ms="auto", auto_factor=4.0, disk_model="none", time_scale="1",
+          procs=0, ramp=0, member_mb=0):
     """Build a Plan: configurations x workloads, baseline raid0 first."""
     cfgs = [parse_config(c, disks, chunk_kib) for c in configs]
+    spt = geommod.PRESETS.get(disk_model, {}).get("spt")
+    for i, c in enumerate(cfgs):
+        # plog's track is the disk model's (Fig. 12: 48 sectors) unless ts= is given
+        if c.level == "plog" and "ts" not in dict(c.plog) and spt:
+            cfgs[i] = Config(c.name, c.kind, c.level, c.disks, c.chunk_kib,
+                             c.opts + ("track_sectors", str(spt)), c.track, c.plog)
+    if procs < 0 or ramp < 0 or member_mb < 0:
+        raise ValueError("procs, ramp and member size must not be negative")
     if len({c.cid for c in cfgs}) != len(cfgs):
         raise ValueError("a configuration is listed twice")
     wls = [wl.parse(w) for w in workloads]
@@ -209,11 +310,11 @@ def build(configs, workloads, ladder, refine, runtime, disks=4, chunk_kib=64,
     if sorted(set(ladder)) != list(ladder) or ladder[0] < 1:
         raise ValueError("the ladder must be increasing depths >= 1")
     p = Plan(cfgs, wls, list(ladder), refine, runtime, target_ms, auto_factor,
-             disk_model, time_scale, disks)
+             disk_model, time_scale, disks, procs=procs, ramp=ramp, member_mb=member_mb)
     base = p.baseline
     if any(c.track for c in cfgs):
         geommod.geom_line(disk_model, time_scale)   # refuses models without a geometry
-    if target_ms == "auto" and base is None:
+    if target_ms == "auto" and base is None and not procs:
         raise ValueError("--p90-ms auto needs a raid0 configuration (the baseline)")
     if base is not None:   # the baseline runs first (auto target, relative throughput)
         p.configs = [base] + [c for c in cfgs if c is not base]
@@ -233,13 +334,23 @@ def plan_text(p):
            f"set refine {p.refine}",
            f"set disk_model {p.disk_model}",
            f"set time_scale {p.time_scale}"]
+    if p.procs:
+        out += [f"set procs {p.procs}", f"set ramp {p.ramp}"]
+    if p.member_mb:
+        out.append(f"set member_mb {p.member_mb}")
     for c in p.configs:
         out.append(f"config {c.cid} {c.kind} {c.level} {c.disks} {c.chunk_kib}"
                    + "".join(" " + w for w in c.opts))
         if c.track:
             out.append(f"geom {c.cid} {geommod.geom_line(p.disk_model, p.time_scale)}")
         for cc, w, args in p.jobs:
-            if cc is c:
+            if cc is not c:
+                continue
+            if p.procs:
+                # run CID WID WS_MIB FIO-ARGS: PROCS processes, after a read
+                # pass over the working set when there is one
+                out.append(f"run {c.cid} {w.name} {w.ws_mib} " + " ".join(args))
+            else:
                 out.append(f"job {c.cid} {w.name} " + " ".join(args))
     return "\n".join(out) + "\n"
 
@@ -249,9 +360,11 @@ def describe(p):
     return {
         "configs": [dict(name=c.name, id=c.cid, kind=c.kind, level=c.level, disks=c.disks,
                          chunk_kib=c.chunk_kib, data_cols=c.data_cols, opts=list(c.opts),
-                         track=c.track) for c in p.configs],
+                         track=c.track, plog=dict(c.plog)) for c in p.configs],
         "workloads": [dict(name=w.name, size=w.size, mean_kib=w.mean_kib, read_pct=w.read_pct,
-                           aligned=w.aligned, locality=w.locality) for w in p.workloads],
+                           aligned=w.aligned, locality=w.locality, ws_mib=w.ws_mib)
+                      for w in p.workloads],
+        "procs": p.procs, "ramp_s": p.ramp, "member_mb": p.member_mb,
         "ladder": p.ladder, "refine": p.refine, "runtime_s": p.runtime,
         "p90_target_ms": p.target_ms, "auto_factor": p.auto_factor,
         "disk_model": p.disk_model, "time_scale": p.time_scale, "lab_disks": p.disks,

@@ -130,7 +130,10 @@ def model(cfg, w):
     if w["size"] not in ("ind", "fs") or w["read_pct"] not in (0, 100):
         return "", ""
     op = "read" if w["read_pct"] == 100 else "write"
-    lvl = {"raid0": 0, "mirror": 1, "raid1": 1, "raid10": 1, "raid4": 5, "raid5": 5}[cfg["level"]]
+    lvl = {"raid0": 0, "mirror": 1, "raid1": 1, "raid10": 1, "raid4": 5, "raid5": 5}.get(
+        cfg["level"])
+    if lvl is None:          # plog: paper 000's model instead (plogcmp.py)
+        return "", ""
     n = cfg["disks"]
     if lvl == 1 and cfg["level"] == "mirror" and n > 2 and op == "write":
         return 1.0 / n, 1.0 / n          # an n-way mirror writes n copies
@@ -170,6 +173,9 @@ def collect(src, desc):
                 continue
             pts.sort(key=lambda r: r["depth"])
             points += pts
+            if desc.get("procs"):
+                results.append(procs_result(cfg, w, wls, pts[-1], d))
+                continue
             tfile = d / "target"
             target_ms = int(tfile.read_text().split()[0]) / 1e6 if tfile.exists() else None
             if target_ms is None:
@@ -203,6 +209,58 @@ def collect(src, desc):
     return points, results
 
 
+def plog_status(text):
+    """The plog fields of the last status line in @text (a dPROCS.status
+    file: the status before and after the run), as a dict; {} if none."""
+    names = ("L", "A", "K", "B", "S", "G", "seg_sectors", "capacity_sectors", "durability",
+             "log_bytes", "pool_total", "pool_free", "pool_min_free", "pool_waits",
+             "reintegrations", "regions_with_log", "max_region_fill_segs", "cache_hits",
+             "cache_misses")
+    out = {}
+    for line in text.splitlines():
+        f = line.split()
+        idx = [i for i in range(4, len(f)) if f[i] == "plog"]
+        if not idx:
+            continue
+        vals = f[idx[-1] + 1:idx[-1] + 1 + len(names)]
+        out = {}
+        for k, v in zip(names, vals):
+            try:
+                out[k] = float(v) if "." in v else int(v)
+            except ValueError:
+                out[k] = v
+    return out
+
+
+def procs_result(cfg, w, wls, pt, d):
+    """One saturation run (plan procs > 0): the point itself, how = procs."""
+    geo = wlmod.Geometry(cfg["chunk_kib"], cfg["data_cols"])
+    st = d / f"d{pt['depth']}.status"
+    before = after = {}
+    if st.exists():
+        lines = st.read_text().splitlines()
+        half = [ln for ln in lines if ln.strip()]
+        before = plog_status(half[0]) if half else {}
+        after = plog_status(half[-1]) if half else {}
+    mio = ""
+    if pt["member_reads_per_req"] != "":
+        mio = pt["member_reads_per_req"] + pt["member_writes_per_req"]
+    return {
+        "config": cfg["name"], "workload": w["name"], "disks": cfg["disks"],
+        "req_kib": wlmod.request_kib(wlmod.parse(w["name"]), geo),
+        "read_pct": wls[w["name"]]["read_pct"], "target_ms": "", "how": "procs",
+        "depth": pt["depth"], "p90_ms": pt["p90_ms"], "iops": pt["iops"], "mb_s": pt["mb_s"],
+        "iops_per_disk": pt["iops_per_disk"], "mb_s_per_disk": pt["mb_s_per_disk"],
+        "relative": "", "model_simple": "", "model_adjusted": "", "member_ios_per_req": mio,
+        "points": 1, "search_ok": True, "p50_ms": pt["p50_ms"], "p99_ms": pt["p99_ms"],
+        "hdd_late_pct": pt["hdd_late_pct"],
+        "plog": after,
+        "plog_delta": {k: after[k] - before.get(k, 0) for k in
+                       ("pool_waits", "reintegrations", "cache_hits", "cache_misses")
+                       if isinstance(after.get(k), int)},
+    }
+
+
 def relative(results, desc):
     """Fill 'relative': per-disk MB/s over the raid0 baseline's, same workload."""
     base = next((c["name"] for c in desc["configs"] if c["level"] == "raid0"), None)
@@ -234,11 +292,12 @@ def fmt(v, spec):
 
 def table(results):
     """The comparison table (text)."""
-    head = (f"{'workload':<18}{'config':<12}{'p90 ms':>8}{'depth':>7}{'IOPS/disk':>11}"
+    cw = max([12] + [len(r["config"]) + 2 for r in results])
+    head = (f"{'workload':<18}{'config':<{cw}}{'p90 ms':>8}{'depth':>7}{'IOPS/disk':>11}"
             f"{'MB/s/disk':>11}{'rel':>7}{'simple':>8}{'adj':>7}{'mem I/O':>9}  how")
     lines = [head, "-" * len(head)]
     for r in results:
-        lines.append(f"{r['workload']:<18}{r['config']:<12}{fmt(r['p90_ms'], '8.2f')}"
+        lines.append(f"{r['workload']:<18}{r['config']:<{cw}}{fmt(r['p90_ms'], '8.2f')}"
                      f"{fmt(r['depth'], '7.1f')}{fmt(r['iops_per_disk'], '11.1f')}"
                      f"{fmt(r['mb_s_per_disk'], '11.2f')}{fmt(r['relative'], '7.2f')}"
                      f"{fmt(r['model_simple'], '8.2f')}{fmt(r['model_adjusted'], '7.2f')}"
@@ -252,11 +311,18 @@ def summary_md(results, desc, wall_s, command):
     tdesc = (f"{desc['auto_factor']:g} x the idle (depth 1) p90 of the raid0 baseline, per workload"
              if t == "auto" else f"{t} ms")
     out = ["# raidlab bench", "", f"Command: `{command}`", "",
+           *([f"Saturation runs: {desc['procs']} closed-loop fio processes, one request"
+              f" outstanding each, {desc.get('ramp_s', 0)} s ramp then"
+              f" {desc['runtime_s']} s measured; members: the first"
+              f" {desc.get('member_mb') or 'all'} MiB.", ""] if desc.get("procs") else []),
            f"Wall time: {wall_s:.0f} s. Disk model: {desc['disk_model']}"
            f" (time_scale {desc['time_scale']}). Lab members: {desc['lab_disks']}.",
-           f"p90 target: {tdesc}. Load search: depths {desc['ladder']},"
-           f" {desc['refine']} bisection step(s), {desc['runtime_s']} s per fio run.", "",
-           "Throughput per disk at the p90 target; *rel* is relative to raid0 per disk"
+           *([] if desc.get("procs") else [
+               f"p90 target: {tdesc}. Load search: depths {desc['ladder']},"
+               f" {desc['refine']} bisection step(s), {desc['runtime_s']} s per fio run."]), "",
+           ("Throughput per disk of the saturation run (*depth*: processes)"
+            if desc.get("procs") else "Throughput per disk at the p90 target") +
+           "; *rel* is relative to raid0 per disk"
            " (MB/s); *simple*/*adj* are Chen et al.'s models (p001) where they apply;"
            " *mem I/O* is member I/Os per logical request.", "",
            "| workload | config | p90 ms | depth | IOPS/disk | MB/s/disk | rel | simple | adj"

@@ -16,7 +16,9 @@ SIZE
                  ``bssplit`` in one-chunk steps;
   ``airline``    paper 000 Fig. 26: the airline-reservation mix (82 % reads
                  of 1/2/4/24 KiB, writes of 1/8/24 KiB); MIX is implied and
-                 must be left out (``airline`` or ``airline-ua``).
+                 must be left out (``airline`` or ``airline-ua``);
+  ``<N>k``       fixed requests of N KiB (1..1024), aligned on N KiB (paper
+                 000's small writes: ``4k-w``, ``2k-w``).
 MIX
   ``r``          reads only; ``w`` writes only; ``rNN`` NN % reads.
 OPTION
@@ -24,10 +26,14 @@ OPTION
                  aligned, requests start on a chunk boundary, full-stripe and
                  normal-size requests on a stripe boundary);
   ``locXxY``     x-y locality: X % of the accesses go to Y % of the space
-                 (fio ``random_distribution=zoned``).
+                 (fio ``random_distribution=zoned``);
+  ``ws<N>m``     working set: only the first N MiB of the array (fio
+                 ``size``), written once sequentially before the measured
+                 run to warm plog's data cache (paper 000's "data cache
+                 hit" case).
 
 Examples: ``ind-r``, ``fs-w``, ``exp6k-r50-ua``, ``norm1536k-r0-ua``,
-``ind-r-loc80x20``, ``airline``.
+``ind-r-loc80x20``, ``airline``, ``4k-w``, ``4k-w-ws32m``.
 """
 import math
 import re
@@ -55,11 +61,12 @@ class Geometry:
 @dataclass
 class Workload:
     name: str
-    size: str                 # ind | fs | exp | norm | airline
-    mean_kib: float = 0.0     # exp / norm
+    size: str                 # ind | fs | exp | norm | airline | fixed
+    mean_kib: float = 0.0     # exp / norm; fixed: the request size
     read_pct: int = 100
     aligned: bool = True
     locality: tuple = None    # (x, y): x % of accesses to y % of the space
+    ws_mib: int = 0           # working set (first MiB of the array), 0: all
     notes: list = field(default_factory=list)
 
     @property
@@ -73,10 +80,15 @@ def parse(name):
     parts = name.split("-")
     head = parts.pop(0)
     w = Workload(name=name, size="")
-    m = re.fullmatch(r"(ind|fs|airline|exp(\d+(?:\.\d+)?)k|norm(\d+)k)", head)
+    m = re.fullmatch(r"(ind|fs|airline|exp(\d+(?:\.\d+)?)k|norm(\d+)k|(\d+)k)", head)
     if not m:
-        raise ValueError(f"workload {name!r}: size must be ind, fs, expNk, normNk or airline")
-    if head.startswith("exp"):
+        raise ValueError(f"workload {name!r}: size must be ind, fs, expNk, normNk, Nk "
+                         "or airline")
+    if m.group(4):
+        w.size, w.mean_kib = "fixed", float(m.group(4))
+        if not 1 <= w.mean_kib <= 1024:
+            raise ValueError(f"workload {name!r}: fixed size must be 1..1024 KiB")
+    elif head.startswith("exp"):
         w.size, w.mean_kib = "exp", float(m.group(2))
     elif head.startswith("norm"):
         w.size, w.mean_kib = "norm", float(m.group(3))
@@ -98,7 +110,12 @@ def parse(name):
             raise ValueError(f"workload {name!r}: read % above 100")
     for opt in parts:
         lm = re.fullmatch(r"loc(\d+)x(\d+)", opt)
-        if opt == "ua":
+        wm = re.fullmatch(r"ws(\d+)m", opt)
+        if wm:
+            if w.ws_mib or not 1 <= int(wm.group(1)) <= 65536:
+                raise ValueError(f"workload {name!r}: one working set of 1..65536 MiB")
+            w.ws_mib = int(wm.group(1))
+        elif opt == "ua":
             w.aligned = False
         elif lm:
             x, y = int(lm.group(1)), int(lm.group(2))
@@ -206,11 +223,16 @@ def fio_args(w, geo):
         r, wr = airline_splits()
         args.append(f"--bssplit={bssplit(r)},{bssplit(wr)}")
         align = UNALIGNED_KIB      # "natural boundaries" approximated by 4 KiB
+    elif w.size == "fixed":
+        args.append(f"--bs={w.mean_kib:g}k")
+        align = w.mean_kib
     else:
         raise ValueError(w.size)
     if not w.aligned:
-        align = UNALIGNED_KIB
-    args.append(f"--blockalign={align}k")
+        align = min(UNALIGNED_KIB, align)
+    args.append(f"--blockalign={align:g}k")
+    if w.ws_mib:
+        args.append(f"--size={w.ws_mib}m")
     if w.locality:
         x, y = w.locality
         args.append(f"--random_distribution=zoned:{x}/{y}:{100 - x}/{100 - y}")
@@ -223,6 +245,8 @@ def request_kib(w, geo):
         return float(geo.chunk_kib)
     if w.size == "fs":
         return float(geo.stripe_kib)
+    if w.size == "fixed":
+        return w.mean_kib
     if w.size == "exp":
         return split_mean(exp_split(w.mean_kib))
     if w.size == "norm":
