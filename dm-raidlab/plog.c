@@ -537,18 +537,14 @@ static void plog_commit(struct plog_ctx *c)
 	c->buf = NULL;
 }
 
-/*
- * Flush the volatile caches of region @r's data members: a record on disk
- * (or applied) must not describe a data write a crash can still undo.
- */
-void plog_flush_data(struct plog *p, u32 r)
+/* Flush the write caches of @members. */
+static void plog_flush_members(struct plog *p, unsigned long members)
 {
 	struct rl_array *a = p->a;
 	struct dm_dev *dev;
-	unsigned int t, m;
+	unsigned int m;
 
-	for (t = 0; t < p->lo.g; t++) {
-		m = rl_plog_data_member(&p->lo, r, t);
+	for_each_set_bit(m, &members, p->lo.n) {
 		dev = READ_ONCE(a->members[m].dev);
 		if (!dev || rl_member_failed(a, m))
 			continue;
@@ -558,23 +554,43 @@ void plog_flush_data(struct plog *p, u32 r)
 }
 
 /*
- * The log writer: write each sealed buffer whose records are all
- * committed, as its region's next segment on disk, one at a time.
+ * Flush the volatile caches of region @r's data members: a record on disk
+ * (or applied) must not describe a data write a crash can still undo.
+ */
+void plog_flush_data(struct plog *p, u32 r)
+{
+	unsigned long members = 0;
+	unsigned int t;
+
+	for (t = 0; t < p->lo.g; t++)
+		__set_bit(rl_plog_data_member(&p->lo, r, t), &members);
+	plog_flush_members(p, members);
+}
+
+/*
+ * The log writer: write every sealed buffer whose records are all
+ * committed, as its region's next segment on disk. Regions' segments go
+ * out together, a batch at a time: one flush of the data members the
+ * batch's records describe, then all its segment writes in parallel (a
+ * region has one segment in flight at most, so its segments land in
+ * order). A log write is not on a user write's path, but a slow log
+ * writer empties the buffer pool, and then writers wait.
  */
 static void plog_log_work(struct work_struct *ws)
 {
 	struct plog *p = container_of(ws, struct plog, log_work);
-	struct rl_plog_buf *b, *x;
+	struct rl_plog_buf *b, *x, **batch = p->batch;
 	struct plog_region *rg;
 	struct plog_iog g;
-	unsigned long bad;
-	unsigned int m;
-	u64 msector, gen;
+	unsigned long bad, flush;
+	unsigned int i, nr, m, t;
+	u64 msector;
 	u32 seg;
 
 	for (;;) {
+		nr = 0;
+		flush = 0;
 		mutex_lock(&p->lock);
-		b = NULL;
 		list_for_each_entry(x, &p->sealq, list) {
 			rg = &p->reg[x->region];
 			if (x->pending || rg->log_busy ||
@@ -586,33 +602,47 @@ static void plog_log_work(struct work_struct *ws)
 			bad = rl_unreadable_at(p->a, p->keys[x->region]);
 			if (test_bit(m, &bad))
 				continue;	/* the fix-up drops it */
-			b = x;
-			break;
+			rg->log_busy = true;
+			rl_plog_seg_seal(x->seg, &p->lo);
+			for (t = 0; t < p->lo.g; t++)
+				__set_bit(rl_plog_data_member(&p->lo, x->region, t),
+					  &flush);
+			batch[nr++] = x;
 		}
-		if (!b) {
-			mutex_unlock(&p->lock);
-			return;
-		}
-		rg = &p->reg[b->region];
-		rg->log_busy = true;
-		gen = plog_seg_gen(b->seg);
-		seg = plog_seg_no(b->seg);
-		rl_plog_seg_seal(b->seg, &p->lo);
 		mutex_unlock(&p->lock);
+		if (!nr)
+			return;
 
 		/* the data its records describe is durable before they are */
-		plog_flush_data(p, b->region);
+		plog_flush_members(p, flush);
 		plog_iog_init(&g);
-		plog_io(p, &g, m, REQ_OP_WRITE | REQ_FUA, msector, b->seg,
-			p->lo.seg_sectors, RL_FG, RL_PARITY_WRITE);
+		for (i = 0; i < nr; i++) {
+			b = batch[i];
+			rl_plog_seg_loc(&p->lo, b->region, plog_seg_no(b->seg),
+					&m, &msector);
+			plog_io(p, &g, m, REQ_OP_WRITE | REQ_FUA, msector, b->seg,
+				p->lo.seg_sectors, RL_FG, RL_PARITY_WRITE);
+		}
 		bad = plog_iog_wait(p, &g);
 		plog_fail_members(p, bad, "log write error");
 
 		mutex_lock(&p->lock);
-		rg->log_busy = false;
-		if (!bad) {
+		for (i = 0; i < nr; i++) {
+			b = batch[i];
+			rg = &p->reg[b->region];
+			seg = plog_seg_no(b->seg);
+			rl_plog_seg_loc(&p->lo, b->region, seg, &m, &msector);
+			rg->log_busy = false;
+			if (test_bit(m, &bad)) {
+				if (!rg->fix) {
+					rg->fix = true;
+					queue_work(p->bg_wq, &p->bg_work);
+				}
+				continue;
+			}
 			if (p->pm)
-				rl_plog_md_set_region(p->pm, b->region, gen, seg + 1);
+				rl_plog_md_set_region(p->pm, b->region,
+						      plog_seg_gen(b->seg), seg + 1);
 			rg->disk_segs = seg + 1;
 			rg->queued--;
 			rg->recs -= plog_seg_nr(b->seg);
@@ -621,9 +651,6 @@ static void plog_log_work(struct work_struct *ws)
 			if (rg->disk_segs >= p->lo.segs)
 				plog_want_reint(p, b->region);
 			plog_buf_drop(p, b);
-		} else if (!rg->fix) {
-			rg->fix = true;
-			queue_work(p->bg_wq, &p->bg_work);
 		}
 		plog_kick(p);
 		mutex_unlock(&p->lock);
@@ -1345,6 +1372,7 @@ static void plog_dtr(struct rl_array *a)
 	bioset_exit(&p->bs);
 	kvfree(p->reg);
 	kvfree(p->keys);
+	kvfree(p->batch);
 	kfree(p);
 	a->scheme = NULL;
 }
@@ -1406,7 +1434,8 @@ static int plog_ctr(struct rl_array *a)
 	ti->error = "Cannot allocate plog state";
 	p->keys = kvcalloc(p->lo.nr_regions, sizeof(*p->keys), GFP_KERNEL);
 	p->reg = kvcalloc(p->lo.nr_regions, sizeof(*p->reg), GFP_KERNEL);
-	if (!p->keys || !p->reg)
+	p->batch = kvcalloc(p->lo.nr_regions, sizeof(*p->batch), GFP_KERNEL);
+	if (!p->keys || !p->reg || !p->batch)
 		goto bad;
 	for (r = 0; r < p->lo.nr_regions; r++)
 		p->keys[r] = rl_plog_region_key(&p->lo, r);

@@ -89,6 +89,7 @@ struct plog {
 	struct workqueue_struct *ctx_wq;	/* contexts: they sleep */
 	struct workqueue_struct *log_wq;	/* the log writer, ordered */
 	struct work_struct log_work;
+	struct rl_plog_buf **batch;	/* the log writer's: one per region */
 	struct plog_cache *cache;
 
 	/* region operations (plog_sync.c), one at a time */
