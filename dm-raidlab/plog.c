@@ -358,13 +358,19 @@ void plog_kick(struct plog *p)
 	wake_up_all(&p->wait);
 }
 
-/* Called with p->lock held: drop it until the next plog_kick(). */
+/*
+ * Called with p->lock held: drop it until the next plog_kick(), or a
+ * quarter of a second: a member failure is not an event under p->lock
+ * (rl_member_fail() does not know the scheme), so waiters look again at
+ * what they wait for now and then, and a writer waiting for a buffer
+ * bound for a lost sublog finds its region unreadable.
+ */
 void plog_wait_locked(struct plog *p)
 {
 	unsigned long seen = p->events;
 
 	mutex_unlock(&p->lock);
-	wait_event(p->wait, READ_ONCE(p->events) != seen);
+	wait_event_timeout(p->wait, READ_ONCE(p->events) != seen, HZ / 4);
 	mutex_lock(&p->lock);
 }
 
@@ -600,8 +606,14 @@ static void plog_log_work(struct work_struct *ws)
 			rl_plog_seg_loc(&p->lo, x->region, rg->disk_segs, &m,
 					&msector);
 			bad = rl_unreadable_at(p->a, p->keys[x->region]);
-			if (test_bit(m, &bad))
-				continue;	/* the fix-up drops it */
+			if (test_bit(m, &bad)) {
+				/* the fix-up drops it: make sure one comes */
+				if (!rg->fix) {
+					rg->fix = true;
+					queue_work(p->bg_wq, &p->bg_work);
+				}
+				continue;
+			}
 			rg->log_busy = true;
 			rl_plog_seg_seal(x->seg, &p->lo);
 			for (t = 0; t < p->lo.g; t++)
@@ -1347,6 +1359,15 @@ static void plog_dtr(struct rl_array *a)
 
 	if (!p)
 		return;
+	/*
+	 * The log writer queues region operations and they queue the log
+	 * writer: drain both until neither has work, then destroy them.
+	 */
+	if (p->bg_wq && p->log_wq) {
+		flush_workqueue(p->log_wq);
+		flush_workqueue(p->bg_wq);
+		flush_workqueue(p->log_wq);
+	}
 	if (p->bg_wq)
 		destroy_workqueue(p->bg_wq);
 	if (p->log_wq)

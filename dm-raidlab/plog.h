@@ -99,6 +99,7 @@
 #define RL_PLOG_MAX_K		64
 #define RL_PLOG_MAX_SEG		8192	/* sectors: one log write, 4 MiB at most */
 #define RL_PLOG_MAX_REGIONS	65536
+#define RL_PLOG_MAX_SLICE	131072	/* sectors: default regions span 64 MiB at most */
 
 enum rl_plog_rec_type {
 	RL_PLOG_UPDATE = 1,	/* parity ^= payload */

@@ -527,6 +527,13 @@ int rl_plog_layout_init(struct rl_plog_layout *lo,
 	} else {
 		b0 = int_sqrt64(div_u64(div_u64(member_sectors,
 						lo->track_sectors), lo->k));
+		/*
+		 * The scheme holds one region's parity in memory to
+		 * reintegrate it: on large members, more regions than
+		 * sqrt(TV/K) keep that below RL_PLOG_MAX_SLICE.
+		 */
+		b0 = max_t(u64, b0, DIV_ROUND_UP_ULL(member_sectors,
+						     RL_PLOG_MAX_SLICE));
 		b_lo = max_t(u64, roundup(div_u64(b0 * 9, 10), lo->cycle),
 			     lo->cycle);
 		b_hi = div_u64(b0 * 11 + 9, 10);
