@@ -84,14 +84,14 @@ def test_plog_preset_plan():
     runs = [ln.split() for ln in lines if ln.startswith("run ")]
     assert len(runs) == len(p.configs) * len(p.workloads) == p.max_points()
     # every configuration runs the cached comparison on the same working set
-    ws = {r[1]: r[3] for r in runs if r[2] == "4k-w-ws32m"}
-    assert set(ws.values()) == {"32"} and len(ws) == len(p.configs)
+    ws = {r[1]: r[3] for r in runs if r[2] == "2k-w-ws128m"}
+    assert set(ws.values()) == {"128"} and len(ws) == len(p.configs)
     assert not any(ln.startswith("job ") for ln in lines)
     # the cached plog's data cache holds the working set (4 KiB blocks)
     cached = [c for c in p.configs if dict(c.plog).get("cache", "0") != "0"][0]
-    assert int(dict(cached.plog)["cache"]) * 4 >= 32 * 1024
+    assert int(dict(cached.plog)["cache"]) * 4 >= 128 * 1024
     d = plan.describe(p)
-    assert d["procs"] == 15 and d["member_mb"] == 64 and d["workloads"][1]["ws_mib"] == 32
+    assert d["procs"] == 15 and d["member_mb"] == 64 and d["workloads"][1]["ws_mib"] == 128
     # wall time: boot, creations and every run must fit 25 minutes under TCG
     assert 60 + len(p.configs) * 40 + p.max_points() * (p.seconds_per_point() + 8) < 25 * 60
 

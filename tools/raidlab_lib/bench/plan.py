@@ -227,21 +227,23 @@ PRESETS = {
         workloads=["airline", "ind-r-loc80x20", "ind-w-loc80x20"],
         ladder=[1, 2, 4, 8, 16, 32], refine=1, runtime=3),
 }
-# 000 section 8 / Fig. 23: 100 % small random writes, closed loop, peak
-# throughput per disk; parity logging with preread (cache=0) and with the
-# data cached (a 32 MiB working set warmed by a write pass, every
-# configuration on the same working set). Emulated Lightning disks (Fig. 12),
-# 64 MiB of each used, so that the logs fill and reintegrate within a run;
-# 128 log buffers: one per region (paper 2.2: K B track buffers; B is 55
-# here) and as many in flight to the log writer (the default 16 starves
-# 55 regions: every write waits for a buffer);
-# 8 KiB chunks (plog's chunk must divide its 48-sector track, or be a
-# multiple of it).
+# 000 section 8 / Fig. 23: 100 % small (2 KiB, the paper's) random writes,
+# closed loop, peak throughput per disk; parity logging with preread
+# (cache=0, the paper's "data cache miss") and with the data cached (the
+# paper's "data cache hit": a 128 MiB working set, most of the array and so
+# most regions, warmed by a write pass, and a data cache that holds all of
+# it; every configuration runs on the same working set). Emulated Lightning
+# disks (Fig. 12), 64 MiB of each used, so that the logs fill and
+# reintegrate within a run; 128 log buffers: one per region (paper 2.2: K B
+# track buffers; B is 55 here) and as many in flight to the log writer;
+# K = 2 tracks per log write and A = 2 (sec. 2.3: twice as much log as
+# parity, fewer reintegrations); 8 KiB chunks (plog's chunk must divide its
+# 48-sector track, or be a multiple of it).
 PRESETS["plog"] = dict(
     doc="Stodolsky et al. sec. 8: small random writes, plog vs mirror, raid5 and md raid5",
-    configs=["rl-raid0", "rl-mirror", "rl-raid5", "rl-plog[L=1,A=1,K=1,cache=0,bufs=128]",
-             "rl-plog[L=1,A=1,K=1,cache=8192,bufs=128]", "md-raid5"],
-    workloads=["4k-w", "4k-w-ws32m"],
+    configs=["rl-raid0", "rl-mirror", "rl-raid5", "rl-plog[L=1,A=2,K=2,cache=0,bufs=128]",
+             "rl-plog[L=1,A=2,K=2,cache=49152,bufs=128]", "md-raid5"],
+    workloads=["2k-w", "2k-w-ws128m"],
     ladder=[1], refine=0, runtime=30, procs=15, ramp=20, disks=5, member_mb=64,
     disk_model="lightning", time_scale="2", chunk_kb=8)
 PRESETS["full"] = dict(
