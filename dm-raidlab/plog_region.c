@@ -460,7 +460,7 @@ int rl_plog_layout_init(struct rl_plog_layout *lo,
 {
 	unsigned int n = p->nr_members, c = p->chunk_sectors;
 	unsigned int a_milli = p->log_ratio ? p->log_ratio : RL_PLOG_DEF_A;
-	u64 avail, su, gu, tu, b, b0, b_lo, b_hi, best = 0, used, s, gl;
+	u64 avail, su, gu, tu, b, b0, bmin, b_lo, b_hi, best = 0, used, s, gl;
 	u64 best_s = 0, best_g = 0, best_b = 0, waste, best_waste = U64_MAX;
 
 	memset(lo, 0, sizeof(*lo));
@@ -532,10 +532,10 @@ int rl_plog_layout_init(struct rl_plog_layout *lo,
 		 * reintegrate it: on large members, more regions than
 		 * sqrt(TV/K) keep that below RL_PLOG_MAX_SLICE.
 		 */
-		b0 = max_t(u64, b0, DIV_ROUND_UP_ULL(member_sectors,
-						     RL_PLOG_MAX_SLICE));
+		bmin = DIV_ROUND_UP_ULL(member_sectors, RL_PLOG_MAX_SLICE);
+		b0 = max_t(u64, b0, bmin);
 		b_lo = max_t(u64, roundup(div_u64(b0 * 9, 10), lo->cycle),
-			     lo->cycle);
+			     roundup(bmin, lo->cycle));
 		b_hi = div_u64(b0 * 11 + 9, 10);
 		b_lo = min_t(u64, b_lo,
 			     rounddown(RL_PLOG_MAX_REGIONS, lo->cycle));

@@ -234,7 +234,7 @@ static void rl_plt_default_l(struct kunit *test)
 
 static void rl_plt_defaults(struct kunit *test)
 {
-	static const u64 sizes[] = { 1ULL << 27, 1ULL << 31, 3ULL << 30 };
+	static const u64 sizes[] = { 1ULL << 27, 1ULL << 31, 3ULL << 30, 1ULL << 24 };
 	struct rl_plog_params p = { .nr_members = 22, .chunk_sectors = 8 };
 	struct rl_plog_layout lo;
 	char *error = NULL;
@@ -242,7 +242,8 @@ static void rl_plt_defaults(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		u64 tv = sizes[i] / RL_PLOG_DEF_TRACK, avail = sizes[i] >> 3;
-		u64 b0 = int_sqrt64(tv / RL_PLOG_DEF_K);
+		u64 b0 = max_t(u64, int_sqrt64(tv / RL_PLOG_DEF_K),
+			       DIV_ROUND_UP_ULL(sizes[i], RL_PLOG_MAX_SLICE));
 
 		KUNIT_ASSERT_EQ_MSG(test, rl_plog_layout_init(&lo, &p, sizes[i],
 							      &error), 0, "%s", error);
@@ -250,7 +251,13 @@ static void rl_plt_defaults(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, lo.k, (unsigned int)RL_PLOG_DEF_K);
 		KUNIT_EXPECT_EQ(test, lo.track_sectors, (unsigned int)RL_PLOG_DEF_TRACK);
 		KUNIT_EXPECT_EQ(test, lo.seg_sectors, (u32)RL_PLOG_DEF_TRACK);
-		/* B within +-10 % of sqrt(TV / K), give or take one cycle */
+		/* a region's parity, held to reintegrate it, stays bounded */
+		KUNIT_EXPECT_LE(test, (u64)lo.slice * p.chunk_sectors * 10,
+				(u64)RL_PLOG_MAX_SLICE * 12);
+		/*
+		 * B within +-10 % of sqrt(TV / K) (or of one region per
+		 * RL_PLOG_MAX_SLICE, on large members), give or take one cycle
+		 */
 		KUNIT_EXPECT_GE(test, (u64)lo.nr_regions * 10 + 10 * lo.cycle, b0 * 9);
 		KUNIT_EXPECT_LE(test, (u64)lo.nr_regions * 10, b0 * 11 + 10 * lo.cycle);
 		/* A near 1 and little space wasted (§2.4: under 1 %) */
