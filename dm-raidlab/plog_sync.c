@@ -876,7 +876,8 @@ static int plog_recover_recompute(struct plog *p, u32 r, u64 gen)
  * its check, as on a replacement member) or a twin of this generation
  * that fails its check (torn) makes the whole region be recomputed from
  * its data. With a data member unreadable that is impossible: the log is
- * replayed, and twin rows that cannot be recomputed get the twin's
+ * replayed (the parity is left as it is if it cannot be), torn twins are
+ * skipped, and twin rows that cannot be recomputed get the twin's
  * COMMITTED records; rows with a PENDING one are lost (counted).
  */
 static int plog_recover_region(struct plog *p, u32 r,
@@ -922,10 +923,11 @@ static int plog_recover_region(struct plog *p, u32 r,
 			continue;
 		if (rl_plog_seg_check(seg, lo, r, t[i].gen, t[i].seg, false,
 				      &why)) {
-			DMWARN("%s: plog region %u: twin %u torn (%s), recomputing the region",
-			       dev, r, t[i].idx, why);
-			whole = true;
-			break;
+			DMWARN("%s: plog region %u: twin %u torn (%s)%s",
+			       dev, r, t[i].idx, why,
+			       data_bad ? "" : ", recomputing the region");
+			whole = !data_bad;
+			continue;
 		}
 		/*
 		 * A twin's data writes were not flushed, a crash may have
@@ -934,16 +936,14 @@ static int plog_recover_region(struct plog *p, u32 r,
 		 * that cannot be (a data member unreadable).
 		 */
 		plog_twin_rows(lo, seg, p->recompute);
-		if (data_bad && rl_plog_apply(lo, seg, p->parity, pend)) {
+		if (data_bad && rl_plog_apply(lo, seg, p->parity, pend))
 			DMWARN("%s: plog region %u: twin %u has a bad record",
 			       dev, r, t[i].idx);
-			whole = true;
-		}
 	}
 	if (whole) {
 		if (!data_bad)
 			return plog_recover_recompute(p, r, gen);
-		/* nothing to rebuild the parity from: keep what is there */
+		/* log unreadable, nothing to rebuild from: keep the parity */
 		DMERR("%s: plog region %u: log and data both unreadable, its parity may be stale",
 		      dev, r);
 		rl_plog_md_set_region(p->pm, r, gen, 0);
