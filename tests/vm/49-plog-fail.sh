@@ -6,7 +6,8 @@
 # (reads rebuilt from the row, writes served read-modify-write), and after
 # a spare rebuilt the failed member; a reassembly from the DAX metadata
 # reads the same, and so does a crash image (the logs in the DAX twins and
-# on disk replayed). The same writes check out with write-intent
+# on disk replayed), also with a member missing (its regions recomputed,
+# then rebuilt onto a spare). The same writes check out with write-intent
 # durability (journal off) and without metadata. Table lines that must be refused are refused with the
 # reason in the kernel log.
 # vm-opts: --disks 6 --disk-size 256M --timeout 1500
@@ -146,20 +147,41 @@ for d in $M5; do
 done
 dd if="$PM" of=/tmp/imgpm bs=1M 2>/dev/null || die "copy pmem"
 dm_remove arr
-i=0
-for d in $M5; do
-	dd if=/tmp/img$i of="$d" bs=1M conv=fsync 2>/dev/null || die "restore $d"
-	rm -f /tmp/img$i
-	i=$((i + 1))
-done
-dd if=/tmp/imgpm of="$PM" bs=1M conv=fsync 2>/dev/null || die "restore pmem"
-rm -f /tmp/imgpm
+restore() {
+	i=0
+	for d in $M5; do
+		dd if=/tmp/img$i of="$d" bs=1M conv=fsync 2>/dev/null || die "restore $d"
+		i=$((i + 1))
+	done
+	dd if=/tmp/imgpm of="$PM" bs=1M conv=fsync 2>/dev/null || die "restore pmem"
+}
+restore
 check "loaded over the crash image" \
 	dm_create arr "0 $LEN raidlab plog 4 chunk_size 64 metadata $PM 5 $M5"
 log "status after replay: $(dm_status arr)"
 check "no log left after the replay" test "$(plog_field arr 16)" = 0
 check "data verifies after the replay" fio_verify /dev/mapper/arr 16M
 check "check after the replay: 0" test "$(rl_scrub arr check 300)" = 0
+dm_remove arr
+
+# The same crash image with member 1 missing: the regions it logs for
+# cannot be replayed and are recomputed from their data, the others are
+# replayed with its data read through parity. A spare rebuilds it.
+restore
+rm -f /tmp/img? /tmp/imgpm
+set -- $M5
+check "crash image with member 1 missing assembles" dm_create arr \
+	"0 $LEN raidlab plog 4 chunk_size 64 metadata $PM spare $(disk 5) 5 $1 - $3 $4 $5"
+log "status: $(dm_status arr)"
+n=$(dmesg | grep -c "a log member is unreadable, recomputing it")
+log "regions recomputed for their missing log member: $n"
+check "no log left after the degraded replay" test "$(plog_field arr 16)" = 0
+check "data verifies after the degraded replay" fio_verify /dev/mapper/arr 16M
+check "rebuild onto the spare finishes" rl_wait_sync arr 600
+check "health AAAAA after the rebuild" test "$(rl_health arr)" = AAAAA
+check "data verifies after the rebuild" fio_verify /dev/mapper/arr 16M
+check "check after the degraded replay and rebuild: 0" \
+	test "$(rl_scrub arr check 300)" = 0
 dm_remove arr
 
 # ----------------------------------------- write intent, no metadata ---
