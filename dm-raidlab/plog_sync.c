@@ -950,7 +950,8 @@ static int plog_recover_region(struct plog *p, u32 r,
 		return 0;
 	}
 	for_each_set_bit(row, p->recompute, lo->slice)
-		if (plog_recompute_row(p, r, row, bad) && test_bit(row, pend))
+		if (plog_recompute_row(p, r, row, bad) &&
+		    (!data_bad || test_bit(row, pend)))
 			lost++;
 	if (lost)
 		DMERR("%s: plog region %u: %u rows with a write in flight could not be recomputed",
