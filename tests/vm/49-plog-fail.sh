@@ -171,7 +171,7 @@ restore
 rm -f /tmp/img? /tmp/imgpm
 set -- $M5
 check "crash image with member 1 missing assembles" dm_create arr \
-	"0 $LEN raidlab plog 4 chunk_size 64 metadata $PM spare $(disk 5) 5 $1 - $3 $4 $5"
+	"0 $LEN raidlab plog 6 chunk_size 64 metadata $PM spare $(disk 5) 5 $1 - $3 $4 $5"
 log "status: $(dm_status arr)"
 n=$(dmesg | grep -c "a log member is unreadable, recomputing it")
 log "regions recomputed for their missing log member: $n"
