@@ -1619,8 +1619,11 @@ void rl_plog_md_set_region(struct rl_plog_md *pm, u32 region, u64 gen,
  *
  * Ordered so that a crash leaves a twin rl_plog_seg_check() accepts with
  * what it had before or after: the bytes past the segment's fixed header
- * (descriptors, payload) first, then the fixed header but its magic, then
- * the magic (which turns a free twin into a used one). A range that
+ * (descriptors, payload) first, then the fixed header's payload_sectors
+ * (persistent memory is atomic per 8 bytes only, and the record count is
+ * in another word: the count never gets ahead of the payload), then the
+ * rest of the fixed header but its magic, then the magic (which turns a
+ * free twin into a used one). A range that
  * touches the fixed header is widened to every descriptor the record
  * count counts. The caller serializes a buffer's appends, state changes
  * and syncs (as it must for the image itself) and syncs a record's
@@ -1633,6 +1636,7 @@ void rl_plog_md_sync(struct rl_plog_md *pm, const struct rl_plog_buf *b,
 	const size_t fixed = RL_PLOG_HDR_FIXED;
 	const size_t m_lo = offsetof(struct rl_plog_seg_disk, magic);
 	const size_t m_hi = m_lo + sizeof(__le32);
+	const size_t p_lo = offsetof(struct rl_plog_seg_disk, payload_sectors);
 	u64 base = rl_plog_md_twin_off(pm, b->idx);
 	size_t s, e;
 
@@ -1652,6 +1656,14 @@ void rl_plog_md_sync(struct rl_plog_md *pm, const struct rl_plog_buf *b,
 	if (lo >= fixed)
 		return;
 	e = min_t(size_t, hi, fixed);
+	if (e > p_lo) {
+		s = max_t(size_t, lo, p_lo);
+		rl_plog_md_put(pm, base + s, b->seg + s, e - s);
+		rl_plog_md_persist(pm);
+		if (lo >= p_lo)
+			return;
+		e = p_lo;
+	}
 	if (lo < m_lo)
 		rl_plog_md_put(pm, base + lo, b->seg + lo,
 			       min_t(size_t, e, m_lo) - lo);

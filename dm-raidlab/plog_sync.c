@@ -284,18 +284,26 @@ static int plog_recompute(struct plog *p, u32 r)
 	return plog_parity_write(p, r, bad);
 }
 
-/* Intent over a parity rewrite: a crash in it makes the region resync. */
-static u64 plog_op_intent(struct plog *p, u32 r)
+/*
+ * Intent over a parity rewrite: a crash in it makes the region resync.
+ * *@region is U64_MAX without a bitmap. An error means the intent is not
+ * durable: the caller must not write parity.
+ */
+static int plog_op_intent(struct plog *p, u32 r, u64 *region)
 {
 	struct rl_md *md = p->a->md;
-	u64 region;
+	u64 reg;
+	int ret;
 
+	*region = U64_MAX;
 	if (!md)
-		return U64_MAX;
-	region = rl_md_region(rl_md_state(md), p->keys[r]);
-	if (rl_md_intent_start(md, region))
-		return U64_MAX;
-	return region;
+		return 0;
+	reg = rl_md_region(rl_md_state(md), p->keys[r]);
+	ret = rl_md_intent_start(md, reg);
+	if (ret)
+		return ret;
+	*region = reg;
+	return 0;
 }
 
 static void plog_op_intent_end(struct plog *p, u64 region)
@@ -358,9 +366,12 @@ static void plog_truncate(struct plog *p, u32 r)
 /* Recompute the parity of frozen region @r and drop its log. */
 static int plog_recompute_truncate(struct plog *p, u32 r)
 {
-	u64 region = plog_op_intent(p, r);
+	u64 region;
 	int ret;
 
+	ret = plog_op_intent(p, r, &region);
+	if (ret)
+		return ret;
 	ret = plog_recompute(p, r);
 	if (!ret)
 		plog_truncate(p, r);
@@ -425,7 +436,9 @@ static int plog_do_reint(struct plog *p, u32 r)
 		ret = plog_apply_log(p, r, gen, segs);
 		if (ret)
 			return ret;
-		region = plog_op_intent(p, r);
+		ret = plog_op_intent(p, r, &region);
+		if (ret)
+			return ret;
 		ret = plog_parity_write(p, r, bad | READ_ONCE(p->a->failed));
 		if (ret) {
 			plog_op_intent_end(p, region);
@@ -694,7 +707,9 @@ static int plog_check(struct plog *p, u32 r, struct rl_sync_req *req)
 	req->mismatches = mismatches;
 	if (!mismatches || req->job != RL_SYNC_REPAIR)
 		return 0;
-	region = plog_op_intent(p, r);
+	ret = plog_op_intent(p, r, &region);
+	if (ret)
+		return ret;
 	ret = plog_recompute(p, r);
 	plog_op_intent_end(p, region);
 	return ret;
@@ -775,14 +790,23 @@ static int plog_twin_cmp(const void *x, const void *y)
 	return 0;
 }
 
-/* Row @row of region @r: its parity (in p->parity) from its data. */
-static int plog_recompute_row(struct plog *p, u32 r, u32 row)
+/*
+ * Row @row of region @r: its parity (in p->parity) from its data. -EIO,
+ * the row untouched, if one of its data chunks is on a @bad member.
+ */
+static int plog_recompute_row(struct plog *p, u32 r, u32 row,
+			      unsigned long bad)
 {
 	const struct rl_plog_layout *lo = &p->lo;
 	struct rl_plog_loc loc;
 	struct plog_iog g;
 	unsigned int k;
 
+	for (k = 0; k < lo->g - 1; k++) {
+		rl_plog_row_loc(lo, r, row, k, &loc);
+		if (test_bit(loc.member, &bad))
+			return -EIO;
+	}
 	memset(plog_prow(p, row), 0, plog_chunk_bytes(p));
 	for (k = 0; k < lo->g - 1; k++) {
 		rl_plog_row_loc(lo, r, row, k, &loc);
@@ -812,56 +836,132 @@ static void plog_twin_rows(const struct rl_plog_layout *lo, const void *seg,
 		__set_bit(le32_to_cpu(h->recs[i].row), rows);
 }
 
+/* Is a log member of region @r in @bad? */
+static bool plog_log_bad(struct plog *p, u32 r, unsigned long bad)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->lo.l; i++)
+		if (test_bit(rl_plog_log_member(&p->lo, r, i), &bad))
+			return true;
+	return false;
+}
+
+/*
+ * Region @r recovered by recomputing all of its parity from its data, the
+ * log dropped (generation @gen) before the intent ends.
+ */
+static int plog_recover_recompute(struct plog *p, u32 r, u64 gen)
+{
+	u64 region;
+	int ret;
+
+	ret = plog_op_intent(p, r, &region);
+	if (ret)
+		return ret;
+	ret = plog_recompute(p, r);
+	if (!ret)
+		rl_plog_md_set_region(p->pm, r, gen, 0);
+	plog_op_intent_end(p, region);
+	return ret;
+}
+
 /*
  * Replay region @r: its log on disk (the data behind it was flushed
  * before each segment was written), then the rows of twins [@t, @t + @nt)
- * recomputed from the data.
+ * recomputed from the data; the log dropped (generation @gen) before the
+ * write intent ends. @pend is scratch (S bits).
+ *
+ * A log that cannot be read (a log member unreadable, a segment that fails
+ * its check, as on a replacement member) or a twin of this generation
+ * that fails its check (torn) makes the whole region be recomputed from
+ * its data. With a data member unreadable that is impossible: the log is
+ * replayed (the parity is left as it is if it cannot be), torn twins are
+ * skipped, and twin rows that cannot be recomputed get the twin's
+ * COMMITTED records; rows with a PENDING one are lost (counted).
  */
 static int plog_recover_region(struct plog *p, u32 r,
-			       const struct plog_twin *t, unsigned int nt)
+			       const struct plog_twin *t, unsigned int nt,
+			       u64 gen, unsigned long *pend)
 {
+	const struct rl_plog_layout *lo = &p->lo;
+	const char *dev = dm_table_device_name(p->a->ti->table);
 	struct plog_region *rg = &p->reg[r];
-	const char *why;
 	unsigned long bad = rl_unreadable_at(p->a, p->keys[r]);
+	bool data_bad = false, whole = false;
+	const char *why;
 	u64 region;
 	u32 row, lost = 0;
 	unsigned int i;
 	int ret;
 
-	plog_parity_read(p, r, bad);
-	ret = plog_apply_log(p, r, rg->disk_gen, rg->disk_segs);
-	if (ret)
-		return ret;
-	bitmap_zero(p->recompute, p->lo.slice);
-	for (i = 0; i < nt; i++) {
+	for (i = 0; i < lo->g; i++)
+		if (test_bit(rl_plog_data_member(lo, r, i), &bad))
+			data_bad = true;
+	if (plog_log_bad(p, r, bad)) {
+		DMWARN("%s: plog region %u: a log member is unreadable, recomputing it",
+		       dev, r);
+		whole = true;
+	}
+	bitmap_zero(p->recompute, lo->slice);
+	bitmap_zero(pend, lo->slice);
+	if (!whole) {
+		plog_parity_read(p, r, bad);
+		ret = plog_apply_log(p, r, rg->disk_gen, rg->disk_segs);
+		if (ret) {
+			DMWARN("%s: plog region %u: log unreadable (%d), recomputing it",
+			       dev, r, ret);
+			whole = true;
+		}
+	}
+	for (i = 0; !whole && i < nt; i++) {
 		const void *seg = rl_plog_md_twin(p->pm, t[i].idx);
 
 		/* the generation on disk from its last segment on, or the next */
 		if (!(t[i].gen == rg->disk_gen && t[i].seg >= rg->disk_segs) &&
 		    t[i].gen != rg->disk_gen + 1)
 			continue;
-		if (rl_plog_seg_check(seg, &p->lo, r, t[i].gen, t[i].seg, false,
+		if (rl_plog_seg_check(seg, lo, r, t[i].gen, t[i].seg, false,
 				      &why)) {
-			DMWARN("%s: plog region %u: twin %u ignored: %s",
-			       dm_table_device_name(p->a->ti->table), r,
-			       t[i].idx, why);
+			DMWARN("%s: plog region %u: twin %u torn (%s)%s",
+			       dev, r, t[i].idx, why,
+			       data_bad ? "" : ", recomputing the region");
+			whole = !data_bad;
 			continue;
 		}
 		/*
-		 * Not applied: a twin's data writes were not flushed, a crash
-		 * may have undone them even when COMMITTED. Its rows are
-		 * recomputed from the data, whatever it holds.
+		 * A twin's data writes were not flushed, a crash may have
+		 * undone them even when COMMITTED: its rows are recomputed
+		 * from the data. Its COMMITTED records are applied for rows
+		 * that cannot be (a data member unreadable).
 		 */
-		plog_twin_rows(&p->lo, seg, p->recompute);
+		plog_twin_rows(lo, seg, p->recompute);
+		if (data_bad && rl_plog_apply(lo, seg, p->parity, pend))
+			DMWARN("%s: plog region %u: twin %u has a bad record",
+			       dev, r, t[i].idx);
 	}
-	for_each_set_bit(row, p->recompute, p->lo.slice)
-		if (plog_recompute_row(p, r, row))
+	if (whole) {
+		if (!data_bad)
+			return plog_recover_recompute(p, r, gen);
+		/* log unreadable, nothing to rebuild from: keep the parity */
+		DMERR("%s: plog region %u: log and data both unreadable, its parity may be stale",
+		      dev, r);
+		rl_plog_md_set_region(p->pm, r, gen, 0);
+		return 0;
+	}
+	for_each_set_bit(row, p->recompute, lo->slice)
+		if (plog_recompute_row(p, r, row, bad) &&
+		    (!data_bad || test_bit(row, pend)))
 			lost++;
 	if (lost)
 		DMERR("%s: plog region %u: %u rows with a write in flight could not be recomputed",
-		      dm_table_device_name(p->a->ti->table), r, lost);
-	region = plog_op_intent(p, r);
+		      dev, r, lost);
+	ret = plog_op_intent(p, r, &region);
+	if (ret)
+		return ret;
 	ret = plog_parity_write(p, r, bad);
+	/* dropped before the intent ends: a crash then replays nothing twice */
+	rl_plog_md_set_region(p->pm, r, gen, 0);
 	plog_op_intent_end(p, region);
 	return ret;
 }
@@ -877,6 +977,7 @@ int plog_recover(struct plog *p, char **error)
 	struct rl_array *a = p->a;
 	const unsigned long *dirty = a->md ? rl_md_dirty_at_load(a->md) : NULL;
 	struct plog_twin *tw = NULL;
+	unsigned long *pend;
 	unsigned int i, nt = 0, first;
 	struct plog_region *rg;
 	u64 gen, maxgen;
@@ -897,7 +998,10 @@ int plog_recover(struct plog *p, char **error)
 		return 0;
 
 	tw = kvcalloc(p->pool.nr, sizeof(*tw), GFP_KERNEL);
-	if (!tw) {
+	pend = bitmap_zalloc(p->lo.slice, GFP_KERNEL);
+	if (!tw || !pend) {
+		kvfree(tw);
+		bitmap_free(pend);
 		*error = "Cannot allocate plog recovery state";
 		return -ENOMEM;
 	}
@@ -924,7 +1028,8 @@ int plog_recover(struct plog *p, char **error)
 			continue;
 		if (!(dirty && test_bit(rl_md_region(rl_md_state(a->md),
 						     p->keys[r]), dirty))) {
-			ret = plog_recover_region(p, r, tw + first, i - first);
+			ret = plog_recover_region(p, r, tw + first, i - first,
+						  maxgen + 1, pend);
 			if (ret) {
 				*error = "plog: cannot replay the parity log";
 				break;
@@ -938,6 +1043,7 @@ int plog_recover(struct plog *p, char **error)
 	/* replayed or stale: every twin is free again */
 	for (i = 0; !ret && i < nt; i++)
 		rl_plog_md_release(p->pm, &p->pool.bufs[tw[i].idx]);
+	bitmap_free(pend);
 	kvfree(tw);
 	return ret;
 }

@@ -146,14 +146,15 @@ for d in $M5; do
 done
 dd if="$PM" of=/tmp/imgpm bs=1M 2>/dev/null || die "copy pmem"
 dm_remove arr
-i=0
-for d in $M5; do
-	dd if=/tmp/img$i of="$d" bs=1M conv=fsync 2>/dev/null || die "restore $d"
-	rm -f /tmp/img$i
-	i=$((i + 1))
-done
-dd if=/tmp/imgpm of="$PM" bs=1M conv=fsync 2>/dev/null || die "restore pmem"
-rm -f /tmp/imgpm
+restore() {
+	i=0
+	for d in $M5; do
+		dd if=/tmp/img$i of="$d" bs=1M conv=fsync 2>/dev/null || die "restore $d"
+		i=$((i + 1))
+	done
+	dd if=/tmp/imgpm of="$PM" bs=1M conv=fsync 2>/dev/null || die "restore pmem"
+}
+restore
 check "loaded over the crash image" \
 	dm_create arr "0 $LEN raidlab plog 4 chunk_size 64 metadata $PM 5 $M5"
 log "status after replay: $(dm_status arr)"
@@ -161,6 +162,8 @@ check "no log left after the replay" test "$(plog_field arr 16)" = 0
 check "data verifies after the replay" fio_verify /dev/mapper/arr 16M
 check "check after the replay: 0" test "$(rl_scrub arr check 300)" = 0
 dm_remove arr
+
+rm -f /tmp/img? /tmp/imgpm
 
 # ----------------------------------------- write intent, no metadata ---
 fresh
