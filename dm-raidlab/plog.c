@@ -74,8 +74,16 @@ static void plog_io_endio(struct bio *bio)
 	struct plog_io *io = container_of(bio, struct plog_io, bio);
 	struct plog_iog *g = io->g;
 
-	if (bio->bi_status)
-		set_bit(io->member, &g->failed);
+	/*
+	 * An error from a disk that has been replaced meanwhile (a spare took
+	 * the role) fails the operation, not the member's new disk.
+	 */
+	if (bio->bi_status) {
+		if (io->dev == READ_ONCE(io->a->members[io->member].dev))
+			set_bit(io->member, &g->failed);
+		else
+			set_bit(io->member, &g->stale);
+	}
 	rl_member_done(io->a, io->member, &io->qe);
 	bio_put(bio);
 	if (atomic_dec_and_test(&g->pending))
@@ -92,6 +100,7 @@ void plog_iog_init(struct plog_iog *g)
 	atomic_set(&g->pending, 1);
 	init_completion(&g->done);
 	g->failed = 0;
+	g->stale = 0;
 }
 
 static struct page *plog_virt_page(void *addr)
@@ -132,6 +141,7 @@ void plog_io(struct plog *p, struct plog_iog *g, unsigned int m,
 		bio = bio_alloc_bioset(dev->bdev, nr, opf, GFP_NOIO, &p->bs);
 		io = container_of(bio, struct plog_io, bio);
 		io->a = a;
+		io->dev = dev;
 		io->g = g;
 		io->member = m;
 		bio->bi_iter.bi_sector = sector;
@@ -160,7 +170,7 @@ unsigned long plog_iog_wait(struct plog *p, struct plog_iog *g)
 {
 	if (!atomic_dec_and_test(&g->pending))
 		wait_for_completion_io(&g->done);
-	return g->failed;
+	return g->failed | g->stale;
 }
 
 /* Read buffers that vmalloc addresses may alias (no-op on x86). */
@@ -170,12 +180,12 @@ static void plog_read_done(void *buf, unsigned int sectors)
 		invalidate_kernel_vmap_range(buf, sectors << SECTOR_SHIFT);
 }
 
-static void plog_fail_members(struct plog *p, unsigned long failed,
-			      const char *why)
+/* Fail the members whose disks failed I/O of group @g. */
+void plog_iog_fail(struct plog *p, const struct plog_iog *g, const char *why)
 {
 	unsigned int m;
 
-	for_each_set_bit(m, &failed, p->a->geom.nr_members)
+	for_each_set_bit(m, &g->failed, p->a->geom.nr_members)
 		rl_member_fail(p->a, m, why);
 }
 
@@ -636,7 +646,7 @@ static void plog_log_work(struct work_struct *ws)
 				p->lo.seg_sectors, RL_FG, RL_PARITY_WRITE);
 		}
 		bad = plog_iog_wait(p, &g);
-		plog_fail_members(p, bad, "log write error");
+		plog_iog_fail(p, &g, "log write error");
 
 		mutex_lock(&p->lock);
 		for (i = 0; i < nr; i++) {
@@ -866,7 +876,7 @@ static blk_status_t plog_write_log(struct plog_ctx *c)
 		}
 		failed = plog_iog_wait(p, &g);
 		if (failed) {
-			plog_fail_members(p, failed, "read error");
+			plog_iog_fail(p, &g, "read error");
 			return BLK_STS_AGAIN;
 		}
 		/* delta = old ^ new over the hull of the columns */
@@ -926,7 +936,7 @@ static blk_status_t plog_write_log(struct plog_ctx *c)
 				RL_FG, RL_DATA_WRITE);
 	failed = plog_iog_wait(p, &g);
 	/* what did not land is in the parity and its log: committed anyway */
-	plog_fail_members(p, failed, "write error");
+	plog_iog_fail(p, &g, "write error");
 	plog_commit(c);
 	if (held)
 		rl_md_intent_end(a->md, region);
@@ -984,7 +994,7 @@ static unsigned int plog_read_row(struct plog_ctx *c, u32 lo, u32 hi,
 	}
 	failed = plog_iog_wait(p, &g);
 	if (failed) {
-		plog_fail_members(p, failed, "read error");
+		plog_iog_fail(p, &g, "read error");
 		*err = -EAGAIN;
 	}
 	for (k = 0; k <= gd; k++)
@@ -1037,7 +1047,6 @@ static blk_status_t plog_write_direct(struct plog_ctx *c)
 	u32 cs = 1U << p->lo.chunk_shift, lo, hi, hlo = cs, hhi = 0;
 	size_t o, n;
 	struct plog_iog g;
-	unsigned long failed;
 	u64 region = 0;
 	int err;
 
@@ -1081,8 +1090,8 @@ static blk_status_t plog_write_direct(struct plog_ctx *c)
 			c->col[k] + (lo << SECTOR_SHIFT), hi - lo, RL_FG,
 			k < gd ? RL_DATA_WRITE : RL_PARITY_WRITE);
 	}
-	failed = plog_iog_wait(p, &g);
-	plog_fail_members(p, failed, "write error");
+	plog_iog_wait(p, &g);
+	plog_iog_fail(p, &g, "write error");
 	if (a->md)
 		rl_md_intent_end(a->md, region);
 	for (k = 0; k < gd; k++)

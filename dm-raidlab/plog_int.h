@@ -50,6 +50,7 @@ struct plog_iog {
 	atomic_t pending;
 	struct completion done;
 	unsigned long failed;		/* members whose I/O failed */
+	unsigned long stale;		/* I/O that failed on a disk since replaced */
 };
 
 /* A member I/O: the bio with its queue entry in front (bioset front_pad). */
@@ -57,6 +58,7 @@ struct plog_io {
 	struct rl_qent qe;
 	struct rl_array *a;
 	struct plog_iog *g;
+	struct dm_dev *dev;		/* the member's disk at submission */
 	unsigned int member;
 	struct bio bio;
 };
@@ -123,6 +125,7 @@ void plog_io(struct plog *p, struct plog_iog *g, unsigned int m,
 	     blk_opf_t opf, sector_t msector, void *buf, unsigned int sectors,
 	     enum rl_class class, enum rl_io_kind kind);
 unsigned long plog_iog_wait(struct plog *p, struct plog_iog *g);
+void plog_iog_fail(struct plog *p, const struct plog_iog *g, const char *why);
 void plog_kick(struct plog *p);
 void plog_wait_locked(struct plog *p);
 void plog_buf_drop(struct plog *p, struct rl_plog_buf *b);

@@ -139,7 +139,7 @@ static int plog_slice_io(struct plog *p, u32 r, unsigned int m, u32 s0, u32 n,
 		RL_BG, kind);
 	failed = plog_iog_wait(p, &g);
 	if (failed) {
-		rl_member_fail(p->a, m, write ? "write error" : "read error");
+		plog_iog_fail(p, &g, write ? "write error" : "read error");
 		return -EIO;
 	}
 	if (!write && is_vmalloc_addr(p->stage))
@@ -246,7 +246,7 @@ static int plog_apply_log(struct plog *p, u32 r, u64 gen, u32 segs)
 			lo->seg_sectors, RL_BG, RL_PARITY_READ);
 		failed = plog_iog_wait(p, &g);
 		if (failed) {
-			rl_member_fail(p->a, m, "log read error");
+			plog_iog_fail(p, &g, "log read error");
 			return -EIO;
 		}
 		if (is_vmalloc_addr(p->stage))
@@ -815,7 +815,7 @@ static int plog_recompute_row(struct plog *p, u32 r, u32 row,
 			loc.mchunk << lo->chunk_shift, p->stage,
 			1U << lo->chunk_shift, RL_BG, RL_DATA_READ);
 		if (plog_iog_wait(p, &g)) {
-			rl_member_fail(p->a, loc.member, "read error");
+			plog_iog_fail(p, &g, "read error");
 			return -EIO;
 		}
 		if (is_vmalloc_addr(p->stage))
