@@ -206,6 +206,35 @@ static unsigned long rl_plan_spans(const struct rl_geom *g, struct rl_plan *p,
 }
 
 /*
+ * The reads each way of writing a row costs, added to *rmw_reads (the
+ * caller's count of parity reads) and *rcw_reads: read-modify-write reads
+ * the old data under the access; reconstruct-write every data column not
+ * wholly overwritten. Returns false if reconstruct-write would need a
+ * failed column.
+ */
+static bool rl_plan_costs(const struct rl_parity_layout *l,
+			  const struct rl_geom *g, u64 row,
+			  const struct rl_plan *p, unsigned long failed,
+			  unsigned int *rmw_reads, unsigned int *rcw_reads)
+{
+	bool rcw_ok = true;
+	unsigned int k, m;
+
+	for (m = 0; m < g->nr_members; m++)
+		if (!rl_span_empty(p->bio[m]))
+			(*rmw_reads)++;
+	for (k = 0; k < g->nr_data; k++) {
+		m = l->data_member(g, row, k);
+		if (p->bio[m].lo == p->prange.lo && p->bio[m].hi == p->prange.hi)
+			continue;
+		if (test_bit(m, &failed))
+			rcw_ok = false;
+		(*rcw_reads)++;
+	}
+	return rcw_ok;
+}
+
+/*
  * rl_plan_access() for P+Q (see there). A write uses read-modify-write
  * when P and Q are both live and no written column has failed, and it
  * reads no more than reconstruct-write: old data under the access, old P
@@ -221,8 +250,8 @@ static int rl_plan_access_pq(const struct rl_geom *g, u64 row, u32 off,
 {
 	const struct rl_parity_layout *l = g->layout;
 	unsigned int nr_failed = hweight_long(failed);
-	unsigned int k, m, rmw_reads = 2, rcw_reads = 0;
-	bool rmw_ok, rcw_ok = true, p_ok, q_ok;
+	unsigned int m, rmw_reads = 2, rcw_reads = 0;
+	bool rmw_ok, rcw_ok, p_ok, q_ok;
 	unsigned long hit;
 
 	if (flags & (RL_PLAN_DO_CHECK | RL_PLAN_RESYNC)) {
@@ -279,17 +308,7 @@ static int rl_plan_access_pq(const struct rl_geom *g, u64 row, u32 off,
 	}
 
 	rmw_ok = p_ok && q_ok && !hit;
-	for (m = 0; m < g->nr_members; m++)
-		if (!rl_span_empty(p->bio[m]))
-			rmw_reads++;
-	for (k = 0; k < g->nr_data; k++) {
-		m = l->data_member(g, row, k);
-		if (p->bio[m].lo == p->prange.lo && p->bio[m].hi == p->prange.hi)
-			continue;
-		if (test_bit(m, &failed))
-			rcw_ok = false;
-		rcw_reads++;
-	}
+	rcw_ok = rl_plan_costs(l, g, row, p, failed, &rmw_reads, &rcw_reads);
 
 	if (rmw_ok && (!rcw_ok || rmw_reads <= rcw_reads)) {
 		p->mode = RL_PLAN_RMW;
@@ -358,7 +377,7 @@ int rl_plan_access(const struct rl_geom *g, u64 row, u32 off, u32 len,
 	u32 chunk = rl_chunk_sectors(g);
 	unsigned int k, m, nr_failed, missing = RL_NONE;
 	unsigned int rmw_reads = 1, rcw_reads = 0;
-	bool rmw_ok, rcw_ok = true;
+	bool rmw_ok, rcw_ok;
 
 	failed &= GENMASK(g->nr_members - 1, 0);
 	nr_failed = hweight_long(failed);
@@ -440,21 +459,8 @@ int rl_plan_access(const struct rl_geom *g, u64 row, u32 off, u32 len,
 		goto writes;
 	}
 
-	/* read-modify-write: old data under the access, and old parity */
 	rmw_ok = missing == RL_NONE;
-	for (m = 0; m < g->nr_members; m++)
-		if (!rl_span_empty(p->bio[m]))
-			rmw_reads++;
-
-	/* reconstruct-write: every data column not wholly overwritten */
-	for (k = 0; k < g->nr_data; k++) {
-		m = l->data_member(g, row, k);
-		if (p->bio[m].lo == p->prange.lo && p->bio[m].hi == p->prange.hi)
-			continue;
-		if (test_bit(m, &failed))
-			rcw_ok = false;
-		rcw_reads++;
-	}
+	rcw_ok = rl_plan_costs(l, g, row, p, failed, &rmw_reads, &rcw_reads);
 
 	if (rmw_ok && (!rcw_ok || rmw_reads <= rcw_reads)) {
 		p->mode = RL_PLAN_RMW;
