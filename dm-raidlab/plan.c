@@ -90,6 +90,22 @@ static void rl_plan_write(struct rl_plan *p, unsigned int m, struct rl_span s)
 	p->nr_writes++;
 }
 
+/* Read (or write) every member range the access itself lands on. */
+static void rl_plan_bio_io(const struct rl_geom *g, struct rl_plan *p,
+			   bool write)
+{
+	unsigned int m;
+
+	for (m = 0; m < g->nr_members; m++) {
+		if (rl_span_empty(p->bio[m]))
+			continue;
+		if (write)
+			rl_plan_write(p, m, p->bio[m]);
+		else
+			rl_plan_read(p, m, p->bio[m]);
+	}
+}
+
 /* Plan a reconstruct-write of the parity range: read what is not rewritten. */
 static void rl_plan_rcw(const struct rl_parity_layout *l,
 			const struct rl_geom *g, struct rl_plan *p)
@@ -274,9 +290,7 @@ static int rl_plan_access_pq(const struct rl_geom *g, u64 row, u32 off,
 	if (!(flags & RL_PLAN_WRITE)) {
 		if (!hit) {
 			p->mode = RL_PLAN_READ;
-			for (m = 0; m < g->nr_members; m++)
-				if (!rl_span_empty(p->bio[m]))
-					rl_plan_read(p, m, p->bio[m]);
+			rl_plan_bio_io(g, p, false);
 			return 0;
 		}
 		if (nr_failed > 2)
@@ -294,9 +308,7 @@ static int rl_plan_access_pq(const struct rl_geom *g, u64 row, u32 off,
 
 	if (!p_ok && !q_ok) {
 		p->mode = RL_PLAN_NO_PARITY;
-		for (m = 0; m < g->nr_members; m++)
-			if (!rl_span_empty(p->bio[m]))
-				rl_plan_write(p, m, p->bio[m]);
+		rl_plan_bio_io(g, p, true);
 		return 0;
 	}
 
@@ -314,9 +326,7 @@ static int rl_plan_access_pq(const struct rl_geom *g, u64 row, u32 off,
 		p->mode = RL_PLAN_RMW;
 		rl_plan_read(p, p->pmember, p->prange);
 		rl_plan_read(p, p->qmember, p->prange);
-		for (m = 0; m < g->nr_members; m++)
-			if (!rl_span_empty(p->bio[m]))
-				rl_plan_read(p, m, p->bio[m]);
+		rl_plan_bio_io(g, p, false);
 	} else if (rcw_ok) {
 		rl_plan_rcw(l, g, p);
 	} else {
@@ -426,9 +436,7 @@ int rl_plan_access(const struct rl_geom *g, u64 row, u32 off, u32 len,
 	if (!(flags & RL_PLAN_WRITE)) {
 		if (missing == RL_NONE) {
 			p->mode = RL_PLAN_READ;
-			for (m = 0; m < g->nr_members; m++)
-				if (!rl_span_empty(p->bio[m]))
-					rl_plan_read(p, m, p->bio[m]);
+			rl_plan_bio_io(g, p, false);
 			return 0;
 		}
 		if (nr_failed > 1)
@@ -446,9 +454,7 @@ int rl_plan_access(const struct rl_geom *g, u64 row, u32 off, u32 len,
 
 	if (test_bit(p->pmember, &failed)) {
 		p->mode = RL_PLAN_NO_PARITY;
-		for (m = 0; m < g->nr_members; m++)
-			if (!rl_span_empty(p->bio[m]))
-				rl_plan_write(p, m, p->bio[m]);
+		rl_plan_bio_io(g, p, true);
 		return 0;
 	}
 
@@ -465,9 +471,7 @@ int rl_plan_access(const struct rl_geom *g, u64 row, u32 off, u32 len,
 	if (rmw_ok && (!rcw_ok || rmw_reads <= rcw_reads)) {
 		p->mode = RL_PLAN_RMW;
 		rl_plan_read(p, p->pmember, p->prange);
-		for (m = 0; m < g->nr_members; m++)
-			if (!rl_span_empty(p->bio[m]))
-				rl_plan_read(p, m, p->bio[m]);
+		rl_plan_bio_io(g, p, false);
 	} else if (rcw_ok) {
 		rl_plan_rcw(l, g, p);
 	} else {
