@@ -51,6 +51,17 @@ void rl_pq_recover(struct page **const *ptrs, unsigned int disks,
 		   unsigned int faila, unsigned int failb, unsigned int off,
 		   unsigned int len);
 
+/*
+ * The same three over virtually contiguous buffers (vmalloc or kmalloc;
+ * the caller applies its offsets to @ptrs): lib/raid6 is fed page-sized
+ * pieces, as its recovery borrows a zero page. @bytes a multiple of 512.
+ */
+void rl_pq_gen_va(void **ptrs, unsigned int disks, size_t bytes);
+void rl_pq_xor_va(void **ptrs, unsigned int disks, unsigned int start,
+		  unsigned int stop, size_t bytes);
+void rl_pq_recover_va(void **ptrs, unsigned int disks, unsigned int faila,
+		      unsigned int failb, size_t bytes);
+
 /* True if the kernel's lib/raid6 has what the P+Q helpers need. */
 bool rl_pq_available(void);
 

@@ -4,27 +4,39 @@
  * CMU-CS-93-200, "paper 000"): the parity-log region manager, a shared
  * service (plog_region.c), and what the scheme (plog.c) needs of it.
  *
- * LAYOUT (pure, struct rl_plog_layout). N members, chunk c sectors. The
- * array is divided into B regions. Region r has L log members,
+ * LAYOUT (pure, struct rl_plog_layout). N members, chunk c sectors, f
+ * failures tolerated (the table's faults: 1, parity; 2, P+Q check
+ * information and the log replicated f times, paper §9 and Fig. 29). The
+ * array is divided into B regions. Region r has f * L log members (nlog),
  *
- *   log member i  = (r * L + i) mod N,        i in [0, L)
- *   data member t = (r * L + L + t) mod N,    t in [0, g), g = N - L
+ *   log member i  = (r * nlog + i) mod N,        i in [0, nlog)
+ *   data member t = (r * nlog + nlog + t) mod N, t in [0, g), g = N - nlog
+ *
+ * log member i holds copy i / L of sublog i mod L: the f copies of a
+ * sublog are on different members, and their contents are identical (a
+ * record is the data's update image, not tied to one check block).
  *
  * so a sublog never shares a disk with the data it protects, and the log
  * role rotates over the members region by region. On each of its g data
- * members region r has a slice of S chunks (S a multiple of g): S - S/g
- * data chunks, then S/g parity chunks, so that the region's parity is
- * block-striped over its data members and read and written back with one
- * sequential I/O per member at reintegration (paper Fig. 8-9). On each of
- * its L log members it has a sublog of G chunks. A region holds S rows; a
- * row has g - 1 data chunks and one parity chunk:
+ * members region r has a slice of S chunks (S a multiple of g): S - f*S/g
+ * data chunks, then f*S/g check chunks (S/g P slots, then for f = 2 S/g Q
+ * slots), so that the region's check information is block-striped over
+ * its data members and read and written back with one sequential I/O per
+ * member at reintegration (paper Fig. 8-9). On each of its nlog log
+ * members it has a sublog of G chunks. A region holds S rows; a row has
+ * cols = g - f data chunks and f check chunks. For f = 1:
  *
  *   row i: parity on data member p = i mod g, in parity slot i / g
  *          (member chunk: slice start + S - S/g + i / g)
  *          data column k (0 .. g-2) on data member t = k < p ? k : k + 1,
  *          in data slot (i / g) * (g - 1) + (p < t ? p : p - 1) ... see
  *          rl_plog_map(); logical data chunk x of the region is row
- *          x / (g - 1), column x mod (g - 1).
+ *          x / cols, column x mod cols.
+ *
+ * For f = 2, row i's P is on data member p = i mod g in P slot i / g, its
+ * Q on data member q = (i + 1) mod g in Q slot i / g, and its data columns
+ * k = 0 .. cols - 1 on the other members in increasing t. Q is the
+ * lib/raid6 syndrome of the row: column k weighs g^k.
  *
  * The log-to-parity ratio is A = L * G / S (paper §2.3): G follows from the
  * table's A, rounded to whole log segments.
@@ -58,7 +70,8 @@
  *
  * LOG SEGMENTS. A log write is one segment of K * track_sectors sectors.
  * Segment s of region r's current generation goes to sublog s mod L, at
- * sector (s / L) * seg_sectors of the sublog; a region's log holds
+ * sector (s / L) * seg_sectors of the sublog, on each of its f copies
+ * (rl_plog_seg_loc(..., copy, ...)); a region's log holds
  * L * floor(G * c / seg_sectors) segments. A segment starts with
  * hdr_sectors of header (struct rl_plog_seg_disk and its records'
  * descriptors), then payload sectors. The header's crc32c covers header
@@ -67,6 +80,13 @@
  * within the segment): sequential reintegration, the simple algorithm of
  * §2.5. A full-row write logs an OVERWRITE record holding the row's new
  * parity (§2.5), so that no parity is written outside reintegration.
+ *
+ * RECORDS AND f. For f = 1 an UPDATE's payload is the parity's update
+ * image (the xor of old ^ new of the columns it covers) and col is 0. For
+ * f = 2 an UPDATE covers one data column, col: its payload is that
+ * column's old ^ new, applied as P ^= payload and Q ^= g^col * payload;
+ * an OVERWRITE's col says which check block it sets (0: P, 1: Q), so a
+ * full-row write logs two of them.
  *
  * DURABILITY. Log buffers are order-independent RAM images of segments
  * (vmalloc, written and read with whole-segment member I/O). With a DAX
@@ -119,7 +139,8 @@ struct rl_plog_rec_disk {
 	__le16 off;		/* first sector within the chunk */
 	__le16 len;		/* sectors */
 	__le16 payload;		/* first payload sector within the segment */
-	__le32 reserved;
+	u8 col;			/* f = 2: UPDATE's data column, OVERWRITE's 0 P, 1 Q */
+	u8 reserved[3];
 } __packed;
 
 /* The segment header, then nr descriptors; hdr_sectors in all. */
@@ -145,11 +166,15 @@ struct rl_plog_params {
 	unsigned int log_tracks;	/* K */
 	unsigned int track_sectors;
 	unsigned int regions;		/* B */
+	unsigned int faults;		/* f: 1 or 2 */
 };
 
 /* The layout: pure, filled by rl_plog_layout_init(). */
 struct rl_plog_layout {
 	unsigned int n, l, g;		/* members, log disks, data members */
+	unsigned int f;			/* failures tolerated: 1 or 2 */
+	unsigned int nlog;		/* f * l: log members of a region */
+	unsigned int cols;		/* g - f: data columns of a row */
 	unsigned int chunk_shift;
 	unsigned int k;			/* tracks per log write */
 	unsigned int track_sectors;
@@ -176,6 +201,8 @@ struct rl_plog_loc {
 	u64 mchunk;			/* its member chunk */
 	unsigned int pmember;		/* the row's parity member */
 	u64 pchunk;			/* and the parity's member chunk */
+	unsigned int qmember;		/* f = 2: the row's Q member */
+	u64 qchunk;			/* and its member chunk */
 };
 
 /* plog_region.c: layout (pure, KUnit suite dm_raidlab_plog_layout) */
@@ -187,6 +214,7 @@ unsigned int rl_plog_log_member(const struct rl_plog_layout *lo, u32 region,
 				unsigned int i);
 unsigned int rl_plog_data_member(const struct rl_plog_layout *lo, u32 region,
 				 unsigned int t);
+/* @i in [0, nlog): copy i / L of sublog i mod L */
 /* index t of @m among region's data members, or RL_NONE if it logs it */
 unsigned int rl_plog_member_role(const struct rl_plog_layout *lo, u32 region,
 				 unsigned int m);
@@ -195,14 +223,17 @@ u64 rl_plog_region_start(const struct rl_plog_layout *lo, unsigned int m,
 			 u32 region);
 void rl_plog_map(const struct rl_plog_layout *lo, u64 lchunk,
 		 struct rl_plog_loc *loc);
-/* the row's data member, chunk of column @col; and its parity */
+/* the row's data member, chunk of column @col; and its P (and Q) */
 void rl_plog_row_loc(const struct rl_plog_layout *lo, u32 region, u32 row,
 		     unsigned int col, struct rl_plog_loc *loc);
 bool rl_plog_unmap(const struct rl_plog_layout *lo, unsigned int m,
 		   u64 mchunk, u64 *lchunk);
-/* segment @seg of region's log: member and member sector (rel. data_offset) */
+/*
+ * copy @copy (0 .. f - 1) of segment @seg of region's log: member and
+ * member sector (rel. data_offset)
+ */
 void rl_plog_seg_loc(const struct rl_plog_layout *lo, u32 region, u32 seg,
-		     unsigned int *member, u64 *msector);
+		     unsigned int copy, unsigned int *member, u64 *msector);
 u64 rl_plog_region_key(const struct rl_plog_layout *lo, u32 region);
 /* the first region whose key >= msector; nr_regions past the last key */
 u32 rl_plog_region_at(const struct rl_plog_layout *lo, u64 msector);
@@ -219,8 +250,9 @@ u32 rl_plog_seg_room(const void *seg, const struct rl_plog_layout *lo);
  * reported by rl_plog_seg_dirty(), for rl_plog_md_sync().
  */
 int rl_plog_seg_append(void *seg, const struct rl_plog_layout *lo,
-		       enum rl_plog_rec_type type, u32 row, u32 off, u32 len,
-		       const void *data, enum rl_plog_rec_state state);
+		       enum rl_plog_rec_type type, u32 row, unsigned int col,
+		       u32 off, u32 len, const void *data,
+		       enum rl_plog_rec_state state);
 /* bytes of the image record @rec touched: header [0, *hdr_hi), payload [*lo, *hi) */
 void rl_plog_seg_dirty(const void *seg, unsigned int rec, unsigned int *hdr_hi,
 		       unsigned int *lo, unsigned int *hi);
@@ -235,9 +267,10 @@ int rl_plog_seg_check(const void *seg, const struct rl_plog_layout *lo,
 		      const char **why);
 
 /*
- * Reintegration in memory: @parity is the region's S parity chunks (row i
- * at byte i << (chunk_shift + 9)). Apply the COMMITTED records of @seg in
- * order: UPDATE xors, OVERWRITE copies. Rows with a PENDING record are set
+ * Reintegration in memory: @parity is the region's f * S check chunks
+ * (row i's P at byte i << (chunk_shift + 9), for f = 2 its Q at chunk
+ * S + i). Apply the COMMITTED records of @seg in order: UPDATE xors (for
+ * f = 2 into Q too, times g^col, with lib/raid6), OVERWRITE copies. Rows with a PENDING record are set
  * in @recompute (S bits; NULL: pending records are a bug, -EINVAL) and
  * their records skipped: the caller recomputes those rows from data.
  */
@@ -338,7 +371,7 @@ int rl_plog_md_open_blocks(void *const *blk, u64 nr_blocks,
  *             a twin is free when its segment magic is zero
  */
 #define RL_PLOG_MD_MAGIC	0x444d4c50U	/* "PLMD" */
-#define RL_PLOG_MD_VERSION	1
+#define RL_PLOG_MD_VERSION	2	/* 2: faults; a version 1 area is f = 1 */
 #define RL_PLOG_MD_CSUM_XOR	0x5d1e07a3U
 #define RL_PLOG_ENT_CSUM_XOR	0x37c9e2b5U
 #define RL_PLOG_ENTS_PER_BLOCK	128
@@ -357,6 +390,7 @@ struct rl_plog_md_hdr_disk {
 	__le32 hdr_sectors;
 	__le32 nr_bufs;
 	__le64 blocks;		/* the area's */
+	__le32 faults;		/* version 2 */
 } __packed;
 
 struct rl_plog_md_ent {
