@@ -103,10 +103,12 @@ struct plog {
 	u32 stage_chunks;
 	u32 *slot_row;			/* a member's slots -> rows */
 	unsigned long *recompute;	/* S bits */
+	u8 *slot_pos;			/* a member's slots -> syndrome positions */
 
 	/* counters for status */
 	u64 log_bytes;
 	u64 reintegrations;
+	u64 log_fallbacks;		/* f = 2: segments read from copy 1 */
 };
 
 static inline struct plog *plog_of(struct rl_array *a)
@@ -153,5 +155,12 @@ int plog_recover(struct plog *p, char **error);
 void plog_bg_work(struct work_struct *ws);
 int plog_reintegrate_all(struct plog *p);
 int plog_sync_range(struct rl_array *a, struct rl_sync_req *req);
+
+/* plog_sync.c: pure helpers, KUnit suite dm_raidlab_plog_sync */
+void plog_fill_slot_map(const struct rl_plog_layout *lo, u32 r,
+			unsigned int m, u32 *slot_row, u8 *slot_pos);
+void plog_pq_solve(void **ptrs, unsigned int cols, void *x, void *y,
+		   void *zero, unsigned int fa, unsigned int fb, void **out,
+		   size_t bytes);
 
 #endif /* DM_RAIDLAB_PLOG_INT_H */

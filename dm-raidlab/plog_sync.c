@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * dm-raidlab plog: region operations, one at a time (op_lock), on a
- * preallocated buffer of one region's parity (S chunks) and a staging
- * buffer (a segment, or a window of a member's slice):
+ * preallocated buffer of one region's check information (f * S chunks: the
+ * rows' P, then for f = 2 their Q) and a staging buffer (a segment, or a
+ * window of a member's slice):
  *
  *   reintegrate   the region's log on disk, generation disk_gen, is
  *                 applied to its parity: one sequential read of the
@@ -20,6 +21,17 @@
  *   check/repair  after a reintegration, the parity against the data.
  *   rebuild       of a data member: reintegrate, then its slice from the
  *                 other members' rows; of a log member: recompute.
+ *
+ * With f = 2 (P + Q, the log on two copies, paper §9) the same, except:
+ * a segment is read from copy 0, or from copy 1 when copy 0 cannot be
+ * read or fails its check (counted in log_fallbacks); a lost log member
+ * costs nothing while every sublog has a readable copy (the fix-up
+ * reintegrates from it, buffers a lost copy keeps from the disk are
+ * applied from memory), the check information is recomputed only when a
+ * sublog has no copy left; a rebuild of a data member solves each row
+ * for its chunk with lib/raid6 (a second member may be missing too); a
+ * rebuild of a log member reintegrates the region's log (its other copy)
+ * so that nothing refers to the blank one.
  *
  * Operations that drop or rewrite the whole log freeze the region first
  * (new accesses wait, those in flight end). The parity is rewritten under
@@ -41,11 +53,31 @@
 #include <linux/vmalloc.h>
 
 #include "metadata.h"
+#include "parity.h"
 #include "plog_int.h"
+
+/* Scratch chunks after the stage window, for f = 2 row solving. */
+#define PLOG_NR_SCRATCH		3
+
+static size_t plog_check_bytes(const struct plog *p)
+{
+	return (size_t)p->lo.f * p->lo.slice * plog_chunk_bytes(p);
+}
+
+/* Check chunk @i of the region: P of row i for i < S, Q of row i - S after. */
+static void *plog_cchunk(struct plog *p, u32 i)
+{
+	return p->parity + ((size_t)i << (p->lo.chunk_shift + SECTOR_SHIFT));
+}
 
 static void *plog_prow(struct plog *p, u32 row)
 {
-	return p->parity + ((size_t)row << (p->lo.chunk_shift + SECTOR_SHIFT));
+	return plog_cchunk(p, row);
+}
+
+static void *plog_qrow(struct plog *p, u32 row)
+{
+	return plog_cchunk(p, p->lo.slice + row);
 }
 
 static void *plog_stage(struct plog *p, u32 j)
@@ -53,28 +85,67 @@ static void *plog_stage(struct plog *p, u32 j)
 	return p->stage + ((size_t)j << (p->lo.chunk_shift + SECTOR_SHIFT));
 }
 
+static void *plog_scratch(struct plog *p, unsigned int i)
+{
+	return plog_stage(p, p->stage_chunks + i);
+}
+
 static void plog_xor_chunk(struct plog *p, void *dst, void *src)
 {
 	xor_blocks(1, plog_chunk_bytes(p), dst, &src);
 }
 
+/* The first check slot of a slice: S/g P slots (then S/g Q slots) follow. */
 static u32 plog_first_parity_slot(const struct rl_plog_layout *lo)
 {
-	return lo->slice - lo->slice / lo->g;
+	return lo->slice - lo->f * (lo->slice / lo->g);
+}
+
+/* Where the check chunk at syndrome position @pos of @row is in p->parity. */
+static void *plog_check_of(struct plog *p, u32 row, unsigned int pos)
+{
+	return pos == p->lo.cols + 1 ? plog_qrow(p, row) : plog_prow(p, row);
+}
+
+/*
+ * The chunk at syndrome position @pos of @row (a data column, P or Q)
+ * accumulated into the row's check chunks: a data column into P (and, for
+ * f = 2, times g^pos into Q), P into P, Q into Q. With every chunk of a
+ * row accumulated into zeroed check chunks, they are zero again; with its
+ * data columns only, they are its P and Q.
+ */
+static void plog_acc(struct plog *p, u32 row, unsigned int pos, void *chunk)
+{
+	void *ptrs[RL_PQ_MAX_DISKS];
+	unsigned int cols = p->lo.cols, k;
+
+	if (p->lo.f == 1 || pos >= cols) {
+		plog_xor_chunk(p, plog_check_of(p, row, pos), chunk);
+		return;
+	}
+	for (k = 0; k < cols; k++)
+		ptrs[k] = chunk;	/* only column @pos is read */
+	ptrs[cols] = plog_prow(p, row);
+	ptrs[cols + 1] = plog_qrow(p, row);
+	rl_pq_xor_va(ptrs, cols + 2, pos, pos, plog_chunk_bytes(p));
 }
 
 int plog_region_ops_init(struct plog *p)
 {
 	const struct rl_plog_layout *lo = &p->lo;
 	u32 seg_chunks = DIV_ROUND_UP(lo->seg_sectors, 1U << lo->chunk_shift);
+	u32 scratch = lo->f > 1 ? PLOG_NR_SCRATCH : 0;
 
-	p->stage_chunks = max3(seg_chunks, lo->slice / lo->g,
+	p->stage_chunks = max3(seg_chunks, lo->slice - plog_first_parity_slot(lo),
 			       min_t(u32, lo->slice, 64));
-	p->parity = vmalloc(array_size(lo->slice, plog_chunk_bytes(p)));
-	p->stage = vmalloc(array_size(p->stage_chunks, plog_chunk_bytes(p)));
+	p->parity = vmalloc(plog_check_bytes(p));
+	p->stage = vmalloc(array_size(p->stage_chunks + scratch,
+				      plog_chunk_bytes(p)));
 	p->slot_row = kvcalloc(lo->slice, sizeof(*p->slot_row), GFP_KERNEL);
+	p->slot_pos = kvcalloc(lo->slice, sizeof(*p->slot_pos), GFP_KERNEL);
 	p->recompute = bitmap_zalloc(lo->slice, GFP_KERNEL);
-	if (!p->parity || !p->stage || !p->slot_row || !p->recompute)
+	if (!p->parity || !p->stage || !p->slot_row || !p->slot_pos ||
+	    !p->recompute)
 		return -ENOMEM;
 	return 0;
 }
@@ -84,21 +155,25 @@ void plog_region_ops_free(struct plog *p)
 	vfree(p->parity);
 	vfree(p->stage);
 	kvfree(p->slot_row);
+	kvfree(p->slot_pos);
 	bitmap_free(p->recompute);
 }
 
 /**
- * plog_fill_slot_rows() - which row each slot of a member's slice holds
+ * plog_fill_slot_map() - which row, and which of its chunks, each slot of
+ * a member's slice holds
  * @lo: the layout
  * @r: a region
  * @m: one of its data members
- * @slot_row: S entries: the row of slot s (data or parity chunk), or
+ * @slot_row: S entries: the row of slot s (data or check chunk), or
  *	U32_MAX for a slot no row uses
+ * @slot_pos: NULL, or S entries: the chunk's syndrome position in its row
+ *	(data column k: k; P: cols; Q: cols + 1), U8_MAX for an unused slot
  *
- * Pure (KUnit suite dm_raidlab_plog).
+ * Pure (KUnit suite dm_raidlab_plog_sync).
  */
-void plog_fill_slot_rows(const struct rl_plog_layout *lo, u32 r,
-			 unsigned int m, u32 *slot_row)
+void plog_fill_slot_map(const struct rl_plog_layout *lo, u32 r,
+			unsigned int m, u32 *slot_row, u8 *slot_pos)
 {
 	u64 start = rl_plog_region_start(lo, m, r);
 	struct rl_plog_loc loc;
@@ -107,22 +182,53 @@ void plog_fill_slot_rows(const struct rl_plog_layout *lo, u32 r,
 
 	for (i = 0; i < lo->slice; i++)
 		slot_row[i] = U32_MAX;
+	if (slot_pos)
+		memset(slot_pos, U8_MAX, lo->slice);
 	for (i = 0; i < lo->slice; i++) {
-		for (k = 0; k < lo->g - 1; k++) {
+		for (k = 0; k < lo->cols; k++) {
 			rl_plog_row_loc(lo, r, i, k, &loc);
-			if (loc.member == m && loc.mchunk - start < lo->slice)
+			if (loc.member == m && loc.mchunk - start < lo->slice) {
 				slot_row[loc.mchunk - start] = i;
-			if (!k && loc.pmember == m &&
-			    loc.pchunk - start < lo->slice)
+				if (slot_pos)
+					slot_pos[loc.mchunk - start] = k;
+			}
+			if (k)
+				continue;
+			if (loc.pmember == m && loc.pchunk - start < lo->slice) {
 				slot_row[loc.pchunk - start] = i;
+				if (slot_pos)
+					slot_pos[loc.pchunk - start] = lo->cols;
+			}
+			if (lo->f > 1 && loc.qmember == m &&
+			    loc.qchunk - start < lo->slice) {
+				slot_row[loc.qchunk - start] = i;
+				if (slot_pos)
+					slot_pos[loc.qchunk - start] = lo->cols + 1;
+			}
 		}
 	}
 }
 
-/* p->slot_row[s]: the row that slot s of region @r's slice on @m holds. */
+/**
+ * plog_fill_slot_rows() - which row each slot of a member's slice holds
+ * @lo: the layout
+ * @r: a region
+ * @m: one of its data members
+ * @slot_row: S entries: the row of slot s (data or check chunk), or
+ *	U32_MAX for a slot no row uses
+ *
+ * Pure (KUnit suite dm_raidlab_plog).
+ */
+void plog_fill_slot_rows(const struct rl_plog_layout *lo, u32 r,
+			 unsigned int m, u32 *slot_row)
+{
+	plog_fill_slot_map(lo, r, m, slot_row, NULL);
+}
+
+/* p->slot_row[s], p->slot_pos[s]: slot s of region @r's slice on @m. */
 static void plog_slot_rows(struct plog *p, u32 r, unsigned int m)
 {
-	plog_fill_slot_rows(&p->lo, r, m, p->slot_row);
+	plog_fill_slot_map(&p->lo, r, m, p->slot_row, p->slot_pos);
 }
 
 /* Slots [s0, s0 + n) of region @r's slice on @m, from or into the stage. */
@@ -149,8 +255,9 @@ static int plog_slice_io(struct plog *p, u32 r, unsigned int m, u32 s0, u32 n,
 }
 
 /*
- * parity[row] ^= member @m's chunk of that row, over its data slots (and
- * its parity slots too with @with_parity).
+ * Member @m's chunks of region @r accumulated into their rows' check
+ * chunks (plog_acc()), over its data slots (and its check slots too with
+ * @with_parity).
  */
 static int plog_slice_xor(struct plog *p, u32 r, unsigned int m,
 			  bool with_parity)
@@ -169,21 +276,24 @@ static int plog_slice_xor(struct plog *p, u32 r, unsigned int m,
 		for (j = 0; j < n; j++) {
 			row = p->slot_row[s0 + j];
 			if (row != U32_MAX)
-				plog_xor_chunk(p, plog_prow(p, row),
-					       plog_stage(p, j));
+				plog_acc(p, row, p->slot_pos[s0 + j],
+					 plog_stage(p, j));
 		}
 	}
 	return 0;
 }
 
-/* The region's parity into p->parity; rows on @bad members read as zero. */
+/*
+ * The region's check chunks into p->parity (one read of the f * S/g check
+ * slots per data member); rows' chunks on @bad members read as zero.
+ */
 static void plog_parity_read(struct plog *p, u32 r, unsigned long bad)
 {
 	const struct rl_plog_layout *lo = &p->lo;
 	u32 first = plog_first_parity_slot(lo), j, row;
 	unsigned int t, m;
 
-	memset(p->parity, 0, (size_t)lo->slice * plog_chunk_bytes(p));
+	memset(p->parity, 0, plog_check_bytes(p));
 	for (t = 0; t < lo->g; t++) {
 		m = rl_plog_data_member(lo, r, t);
 		if (test_bit(m, &bad))
@@ -195,13 +305,13 @@ static void plog_parity_read(struct plog *p, u32 r, unsigned long bad)
 		for (j = 0; first + j < lo->slice; j++) {
 			row = p->slot_row[first + j];
 			if (row != U32_MAX)
-				memcpy(plog_prow(p, row), plog_stage(p, j),
-				       plog_chunk_bytes(p));
+				memcpy(plog_check_of(p, row, p->slot_pos[first + j]),
+				       plog_stage(p, j), plog_chunk_bytes(p));
 		}
 	}
 }
 
-/* p->parity back to the parity slots of every member but @bad ones. */
+/* p->parity back to the check slots of every member but @bad ones. */
 static int plog_parity_write(struct plog *p, u32 r, unsigned long bad)
 {
 	const struct rl_plog_layout *lo = &p->lo;
@@ -216,7 +326,8 @@ static int plog_parity_write(struct plog *p, u32 r, unsigned long bad)
 		for (j = 0; first + j < lo->slice; j++) {
 			row = p->slot_row[first + j];
 			if (row != U32_MAX)
-				memcpy(plog_stage(p, j), plog_prow(p, row),
+				memcpy(plog_stage(p, j),
+				       plog_check_of(p, row, p->slot_pos[first + j]),
 				       plog_chunk_bytes(p));
 			else
 				memset(plog_stage(p, j), 0, plog_chunk_bytes(p));
@@ -227,37 +338,67 @@ static int plog_parity_write(struct plog *p, u32 r, unsigned long bad)
 	return rl_nr_failed(p->a) > p->a->redundancy ? -EIO : 0;
 }
 
-/* Apply segments [0, @segs) of region @r's log, generation @gen. */
-static int plog_apply_log(struct plog *p, u32 r, u64 gen, u32 segs)
+/*
+ * Segment @s of region @r's log, generation @gen, into the stage, checked:
+ * from copy 0, or (f = 2) from the next copy when a copy's member is in
+ * @bad, its read fails or it fails its check (a replacement's blank
+ * sublog). -EIO or -EILSEQ when no copy serves.
+ */
+static int plog_read_seg(struct plog *p, u32 r, u64 gen, u32 s,
+			 unsigned long bad)
 {
 	const struct rl_plog_layout *lo = &p->lo;
-	unsigned long failed;
+	const char *dev = dm_table_device_name(p->a->ti->table);
+	unsigned int c, m;
 	struct plog_iog g;
 	const char *why;
-	unsigned int m;
+	int ret = -EIO;
 	u64 msector;
-	u32 s;
-	int ret;
 
-	for (s = 0; s < segs; s++) {
-		rl_plog_seg_loc(lo, r, s, &m, &msector);
+	for (c = 0; c < lo->f; c++) {
+		rl_plog_seg_loc(lo, r, s, c, &m, &msector);
+		if (lo->f > 1 && test_bit(m, &bad))
+			continue;
 		plog_iog_init(&g);
 		plog_io(p, &g, m, REQ_OP_READ, msector, p->stage,
 			lo->seg_sectors, RL_BG, RL_PARITY_READ);
-		failed = plog_iog_wait(p, &g);
-		if (failed) {
+		if (plog_iog_wait(p, &g)) {
 			plog_iog_fail(p, &g, "log read error");
-			return -EIO;
+			ret = -EIO;
+			continue;
 		}
 		if (is_vmalloc_addr(p->stage))
 			invalidate_kernel_vmap_range(p->stage, lo->seg_sectors <<
 						     SECTOR_SHIFT);
 		if (rl_plog_seg_check(p->stage, lo, r, gen, s, true, &why)) {
-			DMERR("%s: plog region %u segment %u: %s",
-			      dm_table_device_name(p->a->ti->table), r, s, why);
-			return -EILSEQ;
+			if (lo->f > 1)
+				DMWARN_LIMIT("%s: plog region %u segment %u copy %u: %s",
+					     dev, r, s, c, why);
+			else
+				DMERR("%s: plog region %u segment %u: %s",
+				      dev, r, s, why);
+			ret = -EILSEQ;
+			continue;
 		}
-		ret = rl_plog_apply(lo, p->stage, p->parity, NULL);
+		if (c)
+			p->log_fallbacks++;
+		return 0;
+	}
+	return ret;
+}
+
+/* Apply segments [@s0, @segs) of region @r's log, generation @gen. */
+static int plog_apply_log(struct plog *p, u32 r, u64 gen, u32 s0, u32 segs)
+{
+	unsigned long bad = rl_unreadable_at(p->a, p->keys[r]);
+	u32 s;
+	int ret;
+
+	for (s = s0; s < segs; s++) {
+		ret = plog_read_seg(p, r, gen, s, bad);
+		if (ret)
+			return ret;
+		ret = rl_plog_apply(&p->lo, p->stage, p->parity, NULL);
 		if (ret)
 			return ret;
 	}
@@ -275,7 +416,7 @@ static int plog_recompute(struct plog *p, u32 r)
 	for (t = 0; t < lo->g; t++)
 		if (test_bit(rl_plog_data_member(lo, r, t), &bad))
 			return -EIO;
-	memset(p->parity, 0, (size_t)lo->slice * plog_chunk_bytes(p));
+	memset(p->parity, 0, plog_check_bytes(p));
 	for (t = 0; t < lo->g; t++) {
 		ret = plog_slice_xor(p, r, rl_plog_data_member(lo, r, t), false);
 		if (ret)
@@ -379,16 +520,58 @@ static int plog_recompute_truncate(struct plog *p, u32 r)
 	return ret;
 }
 
+/* Is a log member of region @r in @bad? */
+static bool plog_log_member_bad(struct plog *p, u32 r, unsigned long bad)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->lo.nlog; i++)
+		if (test_bit(rl_plog_log_member(&p->lo, r, i), &bad))
+			return true;
+	return false;
+}
+
+/* Has a sublog of region @r no copy off the @bad members (its log lost)? */
+static bool plog_log_bad(struct plog *p, u32 r, unsigned long bad)
+{
+	const struct rl_plog_layout *lo = &p->lo;
+	unsigned int i, c;
+
+	for (i = 0; i < lo->l; i++) {
+		for (c = 0; c < lo->f; c++)
+			if (!test_bit(rl_plog_log_member(lo, r, c * lo->l + i),
+				      &bad))
+				break;
+		if (c == lo->f)
+			return true;
+	}
+	return false;
+}
+
+/* Is a data member of region @r in @bad? */
+static bool plog_data_bad(struct plog *p, u32 r, unsigned long bad)
+{
+	unsigned int t;
+
+	for (t = 0; t < p->lo.g; t++)
+		if (test_bit(rl_plog_data_member(&p->lo, r, t), &bad))
+			return true;
+	return false;
+}
+
 /*
  * Wait until every buffer of the generation on disk is written. -EIO if
- * one cannot be: a member the log needs is unreadable.
+ * one cannot be: a member the log needs is unreadable. With f = 2 and a
+ * copy of the log lost but each sublog still readable, a frozen region
+ * does not wait for them (the log writer may not write segments one of
+ * whose copies cannot land): 1, its buffers are to be applied from memory
+ * (plog_take_mem()); one not frozen gets -EIO, and its fix-up comes.
  */
 static int plog_wait_gen_written(struct plog *p, u32 r)
 {
 	struct plog_region *rg = &p->reg[r];
 	struct rl_plog_buf *b;
 	unsigned long bad;
-	unsigned int i;
 	bool left;
 
 	for (;;) {
@@ -401,20 +584,102 @@ static int plog_wait_gen_written(struct plog *p, u32 r)
 		if (!left)
 			return 0;
 		bad = rl_unreadable_at(p->a, p->keys[r]);
-		for (i = 0; i < p->lo.l; i++)
-			if (test_bit(rl_plog_log_member(&p->lo, r, i), &bad))
+		if (plog_log_bad(p, r, bad))
+			return -EIO;
+		if (plog_log_member_bad(p, r, bad)) {
+			if (!rg->frozen)
 				return -EIO;
+			if (!rg->log_busy)
+				return 1;
+		}
 		plog_wait_locked(p);
 	}
+}
+
+/*
+ * The buffers of region @r's generation on disk still on the seal queue
+ * (f = 2, a log copy lost, the region frozen and no log write of it in
+ * flight) moved to @mem, in segment order, no longer counted as queued.
+ * p->lock held. Returns false if one has a record not COMMITTED.
+ */
+static bool plog_take_mem(struct plog *p, u32 r, struct list_head *mem)
+{
+	struct plog_region *rg = &p->reg[r];
+	const struct rl_plog_seg_disk *h;
+	struct rl_plog_buf *b, *n;
+	bool ok = true;
+
+	list_for_each_entry_safe(b, n, &p->sealq, list) {
+		h = b->seg;
+		if (b->region != r || le64_to_cpu(h->gen) != rg->disk_gen)
+			continue;
+		if (b->pending)
+			ok = false;
+		list_move_tail(&b->list, mem);
+		rg->queued--;
+		rg->recs -= le16_to_cpu(h->nr);
+	}
+	return ok;
+}
+
+static void plog_drop_mem(struct plog *p, struct list_head *mem)
+{
+	struct rl_plog_buf *b, *n;
+
+	list_for_each_entry_safe(b, n, mem, list) {
+		list_del(&b->list);
+		plog_buf_drop(p, b);
+	}
+}
+
+/*
+ * Apply region @r's log, generation @gen: [0, @segs) from disk, then
+ * (@mem_too) what the log writer wrote meanwhile and the buffers it did
+ * not write, which move to @mem (dropped by the caller once the check
+ * information is written).
+ */
+static int plog_apply_gen(struct plog *p, u32 r, u64 gen, u32 segs,
+			  bool mem_too, struct list_head *mem)
+{
+	struct plog_region *rg = &p->reg[r];
+	struct rl_plog_buf *b;
+	u32 done = 0;
+	bool ok;
+	int ret;
+
+	for (;;) {
+		ret = plog_apply_log(p, r, gen, done, segs);
+		if (ret || !mem_too)
+			return ret;
+		done = segs;
+		mutex_lock(&p->lock);
+		while (rg->log_busy)
+			plog_wait_locked(p);
+		segs = rg->disk_segs;
+		if (segs == done)
+			break;
+		mutex_unlock(&p->lock);
+	}
+	ok = plog_take_mem(p, r, mem);
+	mutex_unlock(&p->lock);
+	if (!ok)
+		return -EINVAL;
+	list_for_each_entry(b, mem, list) {
+		ret = rl_plog_apply(&p->lo, b->seg, p->parity, NULL);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /* Reintegrate region @r's log on disk if that is wanted. op_lock held. */
 static int plog_do_reint(struct plog *p, u32 r)
 {
 	struct plog_region *rg = &p->reg[r];
+	LIST_HEAD(mem);
 	unsigned long bad;
 	u64 gen, region = U64_MAX;
-	bool drop = false;
+	bool drop = false, mem_too;
 	u32 segs;
 	int ret;
 
@@ -427,21 +692,28 @@ static int plog_do_reint(struct plog *p, u32 r)
 	gen = rg->disk_gen;
 	segs = rg->disk_segs;
 	mutex_unlock(&p->lock);
-	if (ret)
+	if (ret < 0)
 		return ret;
+	mem_too = ret == 1;
 
-	if (segs) {
+	if (segs || mem_too) {
 		bad = rl_unreadable_at(p->a, p->keys[r]);
 		plog_parity_read(p, r, bad);
-		ret = plog_apply_log(p, r, gen, segs);
-		if (ret)
-			return ret;
-		ret = plog_op_intent(p, r, &region);
-		if (ret)
-			return ret;
-		ret = plog_parity_write(p, r, bad | READ_ONCE(p->a->failed));
+		ret = plog_apply_gen(p, r, gen, segs, mem_too, &mem);
+		if (!ret)
+			ret = plog_op_intent(p, r, &region);
+		if (!ret) {
+			ret = plog_parity_write(p, r, bad | READ_ONCE(p->a->failed));
+			if (ret)
+				plog_op_intent_end(p, region);
+		}
 		if (ret) {
-			plog_op_intent_end(p, region);
+			if (!list_empty(&mem)) {
+				mutex_lock(&p->lock);
+				plog_drop_mem(p, &mem);
+				plog_kick(p);
+				mutex_unlock(&p->lock);
+			}
 			return ret;
 		}
 	}
@@ -449,6 +721,7 @@ static int plog_do_reint(struct plog *p, u32 r)
 	mutex_lock(&p->lock);
 	if (p->pm)
 		rl_plog_md_set_region(p->pm, r, gen + 1, 0);
+	plog_drop_mem(p, &mem);		/* after the table: see plog.h */
 	rg->disk_gen = gen + 1;
 	rg->disk_segs = 0;
 	rg->reint = false;
@@ -540,28 +813,38 @@ static int plog_flush_region(struct plog *p, u32 r)
 }
 
 /*
- * A member of region @r became unreadable: make the parity whole without
- * it, then serve the region DIRECT.
+ * Members of region @r became unreadable (at most f): make its check
+ * information whole without them, then serve the region DIRECT. While
+ * every sublog has a readable copy the log is reintegrated (for f = 1: the
+ * lost member is a data member); otherwise the check information is
+ * recomputed from the data (a log member lost, the data whole).
  */
 static void plog_fixup(struct plog *p, u32 r)
 {
 	struct rl_array *a = p->a;
 	unsigned long bad;
-	unsigned int m;
+	bool data_bad;
 	int ret = 0;
 
 	plog_freeze(p, r);
 	mutex_lock(&p->op_lock);
 	bad = rl_unreadable_at(a, p->keys[r]);
 	if (bad && hweight_long(bad) <= a->redundancy) {
-		m = __ffs(bad);
-		if (rl_plog_member_role(&p->lo, r, m) != RL_NONE)
+		data_bad = plog_data_bad(p, r, bad);
+		if (!plog_log_bad(p, r, bad)) {
 			ret = plog_flush_region(p, r);	/* its log is whole */
-		else
+			/* f = 2: a log read on both copies failed */
+			if (ret && !data_bad)
+				ret = plog_recompute_truncate(p, r);
+		} else if (!data_bad) {
 			ret = plog_recompute_truncate(p, r);	/* its log is not */
+		} else {
+			ret = -EIO;
+		}
 		if (ret) {
 			DMERR("%s: plog region %u: stale parity (%d), member %u's data may be lost",
-			      dm_table_device_name(a->ti->table), r, ret, m);
+			      dm_table_device_name(a->ti->table), r, ret,
+			      (unsigned int)__ffs(bad));
 			plog_truncate(p, r);
 		}
 	}
@@ -685,11 +968,140 @@ static int plog_rebuild_member(struct plog *p, u32 r, unsigned int m)
 	return 0;
 }
 
+/*
+ * Syndrome positions of @row's chunks on @bad members (RL_NONE if fewer
+ * than two): -EIO if more than two.
+ */
+static int plog_row_missing(struct plog *p, u32 r, u32 row, unsigned long bad,
+			    unsigned int *fa, unsigned int *fb)
+{
+	const struct rl_plog_layout *lo = &p->lo;
+	unsigned int k, nr = 0, pos[3];
+	struct rl_plog_loc loc;
+
+	for (k = 0; k < lo->cols && nr < 3; k++) {
+		rl_plog_row_loc(lo, r, row, k, &loc);
+		if (test_bit(loc.member, &bad))
+			pos[nr++] = k;
+		if (k)
+			continue;
+		if (nr < 3 && test_bit(loc.pmember, &bad))
+			pos[nr++] = lo->cols;
+		if (nr < 3 && test_bit(loc.qmember, &bad))
+			pos[nr++] = lo->cols + 1;
+	}
+	if (nr > 2)
+		return -EIO;
+	*fa = nr > 0 ? pos[0] : RL_NONE;
+	*fb = nr > 1 ? pos[1] : RL_NONE;
+	return 0;
+}
+
+/**
+ * plog_pq_solve() - a row's missing chunk from its accumulated check
+ * chunks (f = 2)
+ * @ptrs: cols + 2 pointers, syndrome order, filled here
+ * @cols: data columns of the row
+ * @x: its P accumulated with every chunk present (plog_acc()): P ^ the
+ *	present data columns if P is present, their xor if not
+ * @y: the same for Q
+ * @zero: a zeroed chunk
+ * @fa: a missing syndrome position, or RL_NONE (none missing)
+ * @fb: another one, or RL_NONE
+ * @out: two chunks: the missing chunks come out here, @fa's at @out[0]
+ * @bytes: chunk bytes
+ *
+ * The present chunks taken out of the row leave a codeword whose present
+ * data columns are zero and whose P and Q are @x and @y where present:
+ * lib/raid6 solves it for the missing ones. A missing data column is its
+ * chunk; a missing P or Q is the solution xor the accumulated @x or @y.
+ * Pure (KUnit suite dm_raidlab_plog_sync).
+ */
+void plog_pq_solve(void **ptrs, unsigned int cols, void *x, void *y,
+		   void *zero, unsigned int fa, unsigned int fb, void **out,
+		   size_t bytes)
+{
+	unsigned int k, f[2] = { fa, fb };
+	void *src;
+
+	for (k = 0; k < cols; k++)
+		ptrs[k] = zero;
+	ptrs[cols] = x;
+	ptrs[cols + 1] = y;
+	for (k = 0; k < 2; k++)
+		if (f[k] != RL_NONE)
+			ptrs[f[k]] = out[k];
+	rl_pq_recover_va(ptrs, cols + 2, fa, fb, bytes);
+	for (k = 0; k < 2; k++) {
+		if (f[k] == RL_NONE || f[k] < cols)
+			continue;
+		src = f[k] == cols ? x : y;
+		xor_blocks(1, bytes, out[k], &src);
+	}
+}
+
+/*
+ * f = 2: member @m's slice of region @r rebuilt row by row from the
+ * readable members (another may be missing too): each present member's
+ * slice accumulated into the rows' P and Q buffers, then each row solved
+ * for m's chunk (plog_pq_solve()).
+ */
+static int plog_rebuild_member_pq(struct plog *p, u32 r, unsigned int m)
+{
+	const struct rl_plog_layout *lo = &p->lo;
+	unsigned long bad = rl_unreadable_at(p->a, p->keys[r]);
+	void *ptrs[RL_PQ_MAX_DISKS], *out[2];
+	unsigned int t, mt, fa, fb;
+	u32 s0, j, n, row;
+	int ret;
+
+	__set_bit(m, &bad);
+	memset(p->parity, 0, plog_check_bytes(p));
+	for (t = 0; t < lo->g; t++) {
+		mt = rl_plog_data_member(lo, r, t);
+		if (test_bit(mt, &bad))
+			continue;
+		ret = plog_slice_xor(p, r, mt, true);
+		if (ret)
+			return ret;
+	}
+	memset(plog_scratch(p, 0), 0, plog_chunk_bytes(p));
+	plog_slot_rows(p, r, m);
+	for (s0 = 0; s0 < lo->slice; s0 += n) {
+		n = min(p->stage_chunks, lo->slice - s0);
+		for (j = 0; j < n; j++) {
+			row = p->slot_row[s0 + j];
+			if (row == U32_MAX) {
+				memset(plog_stage(p, j), 0, plog_chunk_bytes(p));
+				continue;
+			}
+			ret = plog_row_missing(p, r, row, bad, &fa, &fb);
+			if (ret)
+				return ret;
+			/* m's chunk comes out in the stage */
+			if (fa == p->slot_pos[s0 + j]) {
+				out[0] = plog_stage(p, j);
+				out[1] = plog_scratch(p, 1);
+			} else {
+				out[0] = plog_scratch(p, 1);
+				out[1] = plog_stage(p, j);
+			}
+			plog_pq_solve(ptrs, lo->cols, plog_prow(p, row),
+				      plog_qrow(p, row), plog_scratch(p, 0),
+				      fa, fb, out, plog_chunk_bytes(p));
+		}
+		ret = plog_slice_io(p, r, m, s0, n, true, RL_DATA_WRITE);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* Check (and with REPAIR fix) region @r's parity against its data. */
 static int plog_check(struct plog *p, u32 r, struct rl_sync_req *req)
 {
 	const struct rl_plog_layout *lo = &p->lo;
-	size_t bytes = (size_t)lo->slice * plog_chunk_bytes(p), pos;
+	size_t bytes = plog_check_bytes(p), pos;
 	u64 region, mismatches = 0;
 	unsigned int t;
 	int ret;
@@ -746,13 +1158,25 @@ int plog_sync_range(struct rl_array *a, struct rl_sync_req *req)
 			ret = plog_check(p, r, req);
 		break;
 	case RL_SYNC_REBUILD:
-		if (rl_plog_member_role(&p->lo, r, req->target) == RL_NONE) {
+		if (rl_plog_member_role(&p->lo, r, req->target) == RL_NONE &&
+		    p->lo.f > 1) {
+			/*
+			 * its copy of the sublog is gone: the log from the
+			 * other copy (nothing, if the fix-up has run), so that
+			 * nothing refers to the blank one
+			 */
+			ret = plog_flush_region(p, r);
+			if (ret && !plog_data_bad(p, r, rl_unreadable_at(a, p->keys[r])))
+				ret = plog_recompute_truncate(p, r);
+		} else if (rl_plog_member_role(&p->lo, r, req->target) == RL_NONE) {
 			/* its sublog is gone: the parity from the data */
 			ret = plog_recompute_truncate(p, r);
 		} else {
 			ret = plog_flush_region(p, r);
 			if (!ret)
-				ret = plog_rebuild_member(p, r, req->target);
+				ret = p->lo.f > 1 ?
+				      plog_rebuild_member_pq(p, r, req->target) :
+				      plog_rebuild_member(p, r, req->target);
 		}
 		break;
 	default:
@@ -791,7 +1215,7 @@ static int plog_twin_cmp(const void *x, const void *y)
 }
 
 /*
- * Row @row of region @r: its parity (in p->parity) from its data. -EIO,
+ * Row @row of region @r: its P (and Q) in p->parity from its data. -EIO,
  * the row untouched, if one of its data chunks is on a @bad member.
  */
 static int plog_recompute_row(struct plog *p, u32 r, u32 row,
@@ -802,13 +1226,15 @@ static int plog_recompute_row(struct plog *p, u32 r, u32 row,
 	struct plog_iog g;
 	unsigned int k;
 
-	for (k = 0; k < lo->g - 1; k++) {
+	for (k = 0; k < lo->cols; k++) {
 		rl_plog_row_loc(lo, r, row, k, &loc);
 		if (test_bit(loc.member, &bad))
 			return -EIO;
 	}
 	memset(plog_prow(p, row), 0, plog_chunk_bytes(p));
-	for (k = 0; k < lo->g - 1; k++) {
+	if (lo->f > 1)
+		memset(plog_qrow(p, row), 0, plog_chunk_bytes(p));
+	for (k = 0; k < lo->cols; k++) {
 		rl_plog_row_loc(lo, r, row, k, &loc);
 		plog_iog_init(&g);
 		plog_io(p, &g, loc.member, REQ_OP_READ,
@@ -820,7 +1246,7 @@ static int plog_recompute_row(struct plog *p, u32 r, u32 row,
 		}
 		if (is_vmalloc_addr(p->stage))
 			invalidate_kernel_vmap_range(p->stage, plog_chunk_bytes(p));
-		plog_xor_chunk(p, plog_prow(p, row), p->stage);
+		plog_acc(p, row, k, p->stage);
 	}
 	return 0;
 }
@@ -834,17 +1260,6 @@ static void plog_twin_rows(const struct rl_plog_layout *lo, const void *seg,
 
 	for (i = 0; i < le16_to_cpu(h->nr); i++)
 		__set_bit(le32_to_cpu(h->recs[i].row), rows);
-}
-
-/* Is a log member of region @r in @bad? */
-static bool plog_log_bad(struct plog *p, u32 r, unsigned long bad)
-{
-	unsigned int i;
-
-	for (i = 0; i < p->lo.l; i++)
-		if (test_bit(rl_plog_log_member(&p->lo, r, i), &bad))
-			return true;
-	return false;
 }
 
 /*
@@ -907,7 +1322,7 @@ static int plog_recover_region(struct plog *p, u32 r,
 	bitmap_zero(pend, lo->slice);
 	if (!whole) {
 		plog_parity_read(p, r, bad);
-		ret = plog_apply_log(p, r, rg->disk_gen, rg->disk_segs);
+		ret = plog_apply_log(p, r, rg->disk_gen, 0, rg->disk_segs);
 		if (ret) {
 			DMWARN("%s: plog region %u: log unreadable (%d), recomputing it",
 			       dev, r, ret);
