@@ -1006,8 +1006,8 @@ static int plog_row_missing(struct plog *p, u32 r, u32 row, unsigned long bad,
  *	present data columns if P is present, their xor if not
  * @y: the same for Q
  * @zero: a zeroed chunk
- * @fa: a missing syndrome position, or RL_NONE (none missing)
- * @fb: another one, or RL_NONE
+ * @fa: a missing syndrome position
+ * @fb: another one (below or above @fa), or RL_NONE
  * @out: two chunks: the missing chunks come out here, @fa's at @out[0]
  * @bytes: chunk bytes
  *
@@ -1015,28 +1015,33 @@ static int plog_row_missing(struct plog *p, u32 r, u32 row, unsigned long bad,
  * data columns are zero and whose P and Q are @x and @y where present:
  * lib/raid6 solves it for the missing ones. A missing data column is its
  * chunk; a missing P or Q is the solution xor the accumulated @x or @y.
- * Pure (KUnit suite dm_raidlab_plog_sync).
+ * @x and @y may be overwritten; @zero is only read. Pure (KUnit suite
+ * dm_raidlab_plog_sync).
  */
 void plog_pq_solve(void **ptrs, unsigned int cols, void *x, void *y,
 		   void *zero, unsigned int fa, unsigned int fb, void **out,
 		   size_t bytes)
 {
 	unsigned int k, f[2] = { fa, fb };
-	void *src;
+	void *src, *o[2] = { out[0], out[1] };
 
+	if (fb != RL_NONE && fb < fa) {		/* lib/raid6 wants a < b */
+		swap(f[0], f[1]);
+		swap(o[0], o[1]);
+	}
 	for (k = 0; k < cols; k++)
 		ptrs[k] = zero;
 	ptrs[cols] = x;
 	ptrs[cols + 1] = y;
 	for (k = 0; k < 2; k++)
 		if (f[k] != RL_NONE)
-			ptrs[f[k]] = out[k];
-	rl_pq_recover_va(ptrs, cols + 2, fa, fb, bytes);
+			ptrs[f[k]] = o[k];
+	rl_pq_recover_va(ptrs, cols + 2, f[0], f[1], bytes);
 	for (k = 0; k < 2; k++) {
 		if (f[k] == RL_NONE || f[k] < cols)
 			continue;
 		src = f[k] == cols ? x : y;
-		xor_blocks(1, bytes, out[k], &src);
+		xor_blocks(1, bytes, o[k], &src);
 	}
 }
 
