@@ -523,8 +523,8 @@ static int plog_append(struct plog_ctx *c, enum rl_plog_rec_type type,
 			b->pending = 0;
 			rg->cur = b;
 		}
-		idx = rl_plog_seg_append(b->seg, &p->lo, type, c->rrow, off, len,
-					 payload, RL_PLOG_PENDING);
+		idx = rl_plog_seg_append(b->seg, &p->lo, type, c->rrow, 0, off,
+					 len, payload, RL_PLOG_PENDING);
 		if (idx >= 0)
 			break;
 		plog_detach_cur(p, c->region);
@@ -613,7 +613,7 @@ static void plog_log_work(struct work_struct *ws)
 			    plog_seg_gen(x->seg) != rg->disk_gen ||
 			    plog_seg_no(x->seg) != rg->disk_segs)
 				continue;
-			rl_plog_seg_loc(&p->lo, x->region, rg->disk_segs, &m,
+			rl_plog_seg_loc(&p->lo, x->region, rg->disk_segs, 0, &m,
 					&msector);
 			bad = rl_unreadable_at(p->a, p->keys[x->region]);
 			if (test_bit(m, &bad)) {
@@ -641,7 +641,7 @@ static void plog_log_work(struct work_struct *ws)
 		for (i = 0; i < nr; i++) {
 			b = batch[i];
 			rl_plog_seg_loc(&p->lo, b->region, plog_seg_no(b->seg),
-					&m, &msector);
+					0, &m, &msector);
 			plog_io(p, &g, m, REQ_OP_WRITE | REQ_FUA, msector, b->seg,
 				p->lo.seg_sectors, RL_FG, RL_PARITY_WRITE);
 		}
@@ -653,7 +653,7 @@ static void plog_log_work(struct work_struct *ws)
 			b = batch[i];
 			rg = &p->reg[b->region];
 			seg = plog_seg_no(b->seg);
-			rl_plog_seg_loc(&p->lo, b->region, seg, &m, &msector);
+			rl_plog_seg_loc(&p->lo, b->region, seg, 0, &m, &msector);
 			rg->log_busy = false;
 			if (test_bit(m, &bad)) {
 				if (!rg->fix) {
