@@ -6,7 +6,7 @@
  * <scheme> <#opt_args> [<opt_args>...] <#devs> <dev_path>...
  *
  *   <scheme>        raid0 | mirror | raid4 | raid5 | raid6 | plog
- *   <#opt_args>     number of words that follow as optional arguments, 0 .. 37
+ *   <#opt_args>     number of words that follow as optional arguments, 0 .. 39
  *   <opt_args>      any of, each at most once (spare: up to 4 times):
  *                     chunk_size <sectors>    power of two, 8 .. 2^21
  *                                             (parity schemes: .. 2048)
@@ -55,10 +55,15 @@
  *                     data_cache <blocks>     4 KiB blocks of recently
  *                                             written data, 0 .. 65536
  *                                             (default 256; 0: none)
+ *                     faults <f>              failures tolerated, 1
+ *                                             (parity, default) or 2 (P+Q
+ *                                             check information, the log
+ *                                             replicated twice)
  *   <#devs>         number of member devices
  *   <dev_path>      member device, or "-" for a missing one: it starts
  *                   failed (not raid0, and no more of them than the scheme
- *                   survives: one for raid4/raid5, two for raid6)
+ *                   survives: one for raid4/raid5 and plog, two for
+ *                   raid6 and plog with faults 2)
  */
 #include <linux/kernel.h>
 #include <linux/log2.h>
@@ -143,6 +148,7 @@ static const struct rl_plog_opt rl_plog_opt_table[] = {
 	RL_PLOG_OPT(regions, 1, RL_PLOG_MAX_REGIONS),
 	RL_PLOG_OPT(log_buffers, 2, RL_PLOG_MAX_BUFFERS),
 	RL_PLOG_OPT(data_cache, 0, RL_PLOG_MAX_CACHE),
+	RL_PLOG_OPT(faults, 1, 2),
 };
 
 /* Returns 1 if @key is not a plog option. */
@@ -320,7 +326,7 @@ static int rl_parse_opt(struct dm_arg_set *as, struct rl_args *args,
 /* The members and metadata options together. */
 static int rl_check_devs(struct rl_args *args, char **error)
 {
-	unsigned int i;
+	unsigned int i, red;
 
 	if (!args->md_dev && args->nr_spares) {
 		*error = "spare needs a metadata device";
@@ -353,7 +359,10 @@ static int rl_check_devs(struct rl_args *args, char **error)
 		*error = "A missing member needs a redundant scheme";
 		return -EINVAL;
 	}
-	if (args->nr_missing > min(args->ops->redundancy, args->nr_devs - 1)) {
+	/* plog survives as many failures as its faults option says */
+	red = args->ops == &rl_plog_ops ? max(args->plog.faults, 1U) :
+	      args->ops->redundancy;
+	if (args->nr_missing > min(red, args->nr_devs - 1)) {
 		*error = "More members missing than the scheme survives";
 		return -EINVAL;
 	}

@@ -195,7 +195,7 @@ static const struct rl_args_bad rl_args_bad_cases[] = {
 	{ "raid5 4 metadata md journal maybe 3 a b c", "Invalid journal" },
 	{ "raid5 6 metadata md journal on journal off 3 a b c", "Duplicate journal" },
 	{ "raid5 3 metadata md journal 3 a b c", "Optional argument lacks a value" },
-	{ "raid5 38 metadata md " RL_T_SPARES " " RL_T_OPTS
+	{ "raid5 40 metadata md " RL_T_SPARES " " RL_T_OPTS
 	  " journal on stripe_cache 4 queue_depth 1 x 3 a b c",
 	  "Invalid number of optional arguments" },
 	{ "raid5 2 log_disks 1 3 a b c", "log_disks needs the plog scheme" },
@@ -216,6 +216,13 @@ static const struct rl_args_bad rl_args_bad_cases[] = {
 	{ "plog 2 log_buffers 1 4 a b c d", "Invalid log_buffers" },
 	{ "plog 2 data_cache 65537 4 a b c d", "Invalid data_cache" },
 	{ "plog 2 stripe_cache 8 4 a b c d", "stripe_cache is not a plog option" },
+	{ "raid6 2 faults 2 4 a b c d", "faults needs the plog scheme" },
+	{ "plog 2 faults 0 4 a b c d", "Invalid faults" },
+	{ "plog 2 faults 3 4 a b c d", "Invalid faults" },
+	{ "plog 4 faults 2 faults 2 6 a b c d e f", "Duplicate faults" },
+	{ "plog 0 4 a - - d", "More members missing than the scheme survives" },
+	{ "plog 2 faults 1 4 a - - d", "More members missing than the scheme survives" },
+	{ "plog 2 faults 2 6 a - - d - f", "More members missing than the scheme survives" },
 	{ "plog 4 log_tracks 64 track_sectors 256 4 a b c d",
 	  "log_tracks * track_sectors exceeds a log write (8192 sectors)" },
 	{ "plog 1 log_ratio 4 a b c d", "Optional argument lacks a value" },
@@ -266,6 +273,14 @@ static void rl_args_plog(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, args.plog.given, 0U);
 	KUNIT_EXPECT_EQ(test, args.plog.log_ratio, 0U);
 	KUNIT_EXPECT_EQ(test, args.plog.data_cache, (unsigned int)RL_PLOG_DEF_CACHE);
+	KUNIT_EXPECT_EQ(test, args.plog.faults, 0U);
+
+	/* faults 2: two members may be missing */
+	argc = rl_split(test, "plog 2 faults 2 6 a - c - e f", argv);
+	KUNIT_ASSERT_EQ_MSG(test, rl_parse_args(argc, argv, &args, &error), 0,
+			    "%s", error);
+	KUNIT_EXPECT_EQ(test, args.plog.faults, 2U);
+	KUNIT_EXPECT_EQ(test, args.nr_missing, 2U);
 
 	argc = rl_split(test, "plog 20 " RL_T_PLOG1 " " RL_T_PLOG2
 			" metadata md journal off chunk_size 64 7 a b c d e f g", argv);

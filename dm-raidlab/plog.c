@@ -44,6 +44,7 @@
 #include <linux/vmalloc.h>
 
 #include "metadata.h"
+#include "parity.h"
 #include "plog_int.h"
 
 /* A foreground context: one bio at a time, its row locked. */
@@ -57,10 +58,18 @@ struct plog_ctx {
 	struct bio *bio;
 	struct bio_list waiting;	/* later bios for the row */
 	struct work_struct work;
-	struct rl_plog_buf *buf;	/* the record appended, in @buf */
-	int rec;
+	unsigned int nr_recs;		/* the write's records: plan, */
+	struct plog_rec_plan plan[RL_MAX_MEMBERS];
+	struct {			/* and where they were appended */
+		struct rl_plog_buf *buf;
+		int idx;
+	} rec[RL_MAX_MEMBERS];
 	void *mem;			/* g + 1 chunks */
-	void *col[RL_MAX_MEMBERS];	/* data columns, then parity (g - 1) */
+	/*
+	 * data columns 0 .. cols - 1, then the check blocks (f = 1: parity;
+	 * f = 2: P, Q), then col[g] == delta
+	 */
+	void *col[RL_MAX_MEMBERS + 1];
 	void *delta;
 	struct rl_plog_loc loc[RL_MAX_MEMBERS];	/* each data column */
 };
@@ -482,75 +491,122 @@ static void plog_twin_sync(struct plog *p, struct rl_plog_buf *b,
 }
 
 /*
- * Append the context's record PENDING to its region's log. Returns
- * -EAGAIN, nothing appended, if a member of the region became unreadable
- * meanwhile: buffers bound for a lost sublog never free, and the region
- * is to be fixed up and served DIRECT instead.
+ * Room for the context's whole plan in region @r: the fresh buffers it
+ * needs are in the pool and within the log. Otherwise make room (a
+ * reintegration, a buffer to the log) and wait: false, look again.
+ * Nothing is appended meanwhile, so a waiting writer holds no PENDING
+ * record that a buffer it waits for could be stuck on.
  */
-static int plog_append(struct plog_ctx *c, enum rl_plog_rec_type type,
-		       u32 off, u32 len, const void *payload)
+static bool plog_room(struct plog_ctx *c, struct plog_region *rg)
+{
+	struct plog *p = c->p;
+	unsigned int need;
+
+	need = plog_plan_bufs(&p->lo, rg->cur ? rg->cur->seg : NULL, c->plan,
+			      c->nr_recs);
+	if (!need)
+		return true;
+	if (rg->next_seg + need > p->lo.segs) {
+		/* the log is full: reintegrate it */
+		if (!rg->reint)
+			plog_want_reint(p, c->region);
+		else
+			plog_wait_locked(p);
+		return false;
+	}
+	if (READ_ONCE(p->pool.nr_free) >= need)
+		return true;
+	spin_lock_irq(&p->pool.lock);
+	p->pool.waits++;
+	spin_unlock_irq(&p->pool.lock);
+	plog_pool_pressure(p);
+	plog_wait_locked(p);
+	return false;
+}
+
+/* A fresh buffer for region @r, from a pool plog_room() found it in. */
+static struct rl_plog_buf *plog_new_cur(struct plog *p, u32 r)
+{
+	struct plog_region *rg = &p->reg[r];
+	struct rl_plog_buf *b = rl_plog_pool_get(&p->pool);
+
+	if (WARN_ON_ONCE(!b))
+		return NULL;
+	rl_plog_seg_init(b->seg, &p->lo, r, rg->gen, rg->next_seg++);
+	b->region = r;
+	b->pending = 0;
+	rg->cur = b;
+	return b;
+}
+
+/*
+ * Append the context's records (its plan) PENDING to its region's log,
+ * all of them or none: a write's records may span buffers, filled one
+ * after the other, without dropping the lock. Returns -EAGAIN, nothing
+ * appended, if a member of the region became unreadable meanwhile:
+ * buffers bound for a lost sublog never free, and the region is to be
+ * fixed up and served DIRECT instead.
+ */
+static int plog_append(struct plog_ctx *c)
 {
 	struct plog *p = c->p;
 	struct plog_region *rg = &p->reg[c->region];
+	const struct plog_rec_plan *pl;
 	struct rl_plog_buf *b;
+	unsigned int i;
 	int idx;
 
 	mutex_lock(&p->lock);
-	for (;;) {
+	do {
 		if (rl_unreadable_at(p->a, p->keys[c->region])) {
 			mutex_unlock(&p->lock);
 			return -EAGAIN;
 		}
+	} while (!plog_room(c, rg));
+	for (i = 0; i < c->nr_recs; i++) {
+		pl = &c->plan[i];
 		b = rg->cur;
-		if (!b) {
-			if (rg->next_seg >= p->lo.segs) {
-				/* the log is full: reintegrate it */
-				if (!rg->reint)
-					plog_want_reint(p, c->region);
-				else
-					plog_wait_locked(p);
-				continue;
-			}
-			b = rl_plog_pool_get(&p->pool);
-			if (!b) {
-				plog_pool_pressure(p);
-				plog_wait_locked(p);
-				continue;
-			}
-			rl_plog_seg_init(b->seg, &p->lo, c->region, rg->gen,
-					 rg->next_seg++);
-			b->region = c->region;
-			b->pending = 0;
-			rg->cur = b;
+		if (!b || plog_plan_bufs(&p->lo, b->seg, pl, 1)) {
+			plog_detach_cur(p, c->region);
+			b = plog_new_cur(p, c->region);
+			if (!b)
+				break;
 		}
-		idx = rl_plog_seg_append(b->seg, &p->lo, type, c->rrow, 0, off,
-					 len, payload, RL_PLOG_PENDING);
-		if (idx >= 0)
+		idx = rl_plog_seg_append(b->seg, &p->lo, pl->type, c->rrow,
+					 pl->col, pl->lo, pl->hi - pl->lo,
+					 c->col[pl->src] + (pl->lo << SECTOR_SHIFT),
+					 RL_PLOG_PENDING);
+		/* not reached: plog_room() counted the buffers */
+		if (WARN_ON_ONCE(idx < 0))
 			break;
-		plog_detach_cur(p, c->region);
+		b->pending++;
+		rg->recs++;
+		plog_twin_sync(p, b, idx, true);
+		c->rec[i].buf = b;
+		c->rec[i].idx = idx;
 	}
-	b->pending++;
-	rg->recs++;
-	plog_twin_sync(p, b, idx, true);
-	c->buf = b;
-	c->rec = idx;
 	mutex_unlock(&p->lock);
+	c->nr_recs = i;		/* the records appended get committed */
 	return 0;
 }
 
-/* The context's data write has ended: its record counts. */
+/* The context's data write has ended: its records count. */
 static void plog_commit(struct plog_ctx *c)
 {
 	struct plog *p = c->p;
-	struct rl_plog_buf *b = c->buf;
+	struct rl_plog_buf *b;
+	unsigned int i;
 
 	mutex_lock(&p->lock);
-	rl_plog_seg_set_state(b->seg, c->rec, RL_PLOG_COMMITTED);
-	plog_twin_sync(p, b, c->rec, false);
-	if (!--b->pending && b != p->reg[c->region].cur)
-		queue_work(p->log_wq, &p->log_work);
+	for (i = 0; i < c->nr_recs; i++) {
+		b = c->rec[i].buf;
+		rl_plog_seg_set_state(b->seg, c->rec[i].idx, RL_PLOG_COMMITTED);
+		plog_twin_sync(p, b, c->rec[i].idx, false);
+		if (!--b->pending && b != p->reg[c->region].cur)
+			queue_work(p->log_wq, &p->log_work);
+		c->rec[i].buf = NULL;
+	}
 	mutex_unlock(&p->lock);
-	c->buf = NULL;
 }
 
 /* Flush the write caches of @members. */
@@ -584,22 +640,68 @@ void plog_flush_data(struct plog *p, u32 r)
 }
 
 /*
+ * The copies of @b's segment on members readable in its region, a bit
+ * each (f = 2: the log is replicated, paper §9).
+ */
+static unsigned int plog_seg_copies(struct plog *p, struct rl_plog_buf *b)
+{
+	unsigned long bad = rl_unreadable_at(p->a, p->keys[b->region]);
+	unsigned int i, m, copies = 0;
+	u64 msector;
+
+	for (i = 0; i < p->lo.f; i++) {
+		rl_plog_seg_loc(&p->lo, b->region, plog_seg_no(b->seg), i, &m,
+				&msector);
+		if (!test_bit(m, &bad))
+			copies |= BIT(i);
+	}
+	return copies;
+}
+
+/* The copies in @copies whose member did not fail I/O in @bad. */
+static unsigned int plog_seg_landed(struct plog *p, struct rl_plog_buf *b,
+				    unsigned int copies, unsigned long bad)
+{
+	unsigned int i, m;
+	u64 msector;
+
+	for (i = 0; i < p->lo.f; i++) {
+		rl_plog_seg_loc(&p->lo, b->region, plog_seg_no(b->seg), i, &m,
+				&msector);
+		if (test_bit(m, &bad))
+			copies &= ~BIT(i);
+	}
+	return copies;
+}
+
+/* A log write of region @r's segment cannot be done: a fix-up drops it. */
+static void plog_want_fix(struct plog *p, struct plog_region *rg)
+{
+	if (!rg->fix) {
+		rg->fix = true;
+		queue_work(p->bg_wq, &p->bg_work);
+	}
+}
+
+/*
  * The log writer: write every sealed buffer whose records are all
  * committed, as its region's next segment on disk. Regions' segments go
  * out together, a batch at a time: one flush of the data members the
  * batch's records describe, then all its segment writes in parallel (a
  * region has one segment in flight at most, so its segments land in
- * order). A log write is not on a user write's path, but a slow log
- * writer empties the buffer pool, and then writers wait.
+ * order). A segment goes to each of its f copies on a readable member; it
+ * is on disk once they have completed, if one landed (a copy that failed
+ * fails its member). A log write is not on a user write's path, but a
+ * slow log writer empties the buffer pool, and then writers wait.
  */
 static void plog_log_work(struct work_struct *ws)
 {
 	struct plog *p = container_of(ws, struct plog, log_work);
 	struct rl_plog_buf *b, *x, **batch = p->batch;
+	unsigned int i, nr, m, t, cp, copies;
 	struct plog_region *rg;
 	struct plog_iog g;
 	unsigned long bad, flush;
-	unsigned int i, nr, m, t;
 	u64 msector;
 	u32 seg;
 
@@ -613,15 +715,10 @@ static void plog_log_work(struct work_struct *ws)
 			    plog_seg_gen(x->seg) != rg->disk_gen ||
 			    plog_seg_no(x->seg) != rg->disk_segs)
 				continue;
-			rl_plog_seg_loc(&p->lo, x->region, rg->disk_segs, 0, &m,
-					&msector);
-			bad = rl_unreadable_at(p->a, p->keys[x->region]);
-			if (test_bit(m, &bad)) {
+			copies = plog_seg_copies(p, x);
+			if (!copies) {
 				/* the fix-up drops it: make sure one comes */
-				if (!rg->fix) {
-					rg->fix = true;
-					queue_work(p->bg_wq, &p->bg_work);
-				}
+				plog_want_fix(p, rg);
 				continue;
 			}
 			rg->log_busy = true;
@@ -629,6 +726,7 @@ static void plog_log_work(struct work_struct *ws)
 			for (t = 0; t < p->lo.g; t++)
 				__set_bit(rl_plog_data_member(&p->lo, x->region, t),
 					  &flush);
+			p->batch_copies[nr] = copies;
 			batch[nr++] = x;
 		}
 		mutex_unlock(&p->lock);
@@ -640,10 +738,16 @@ static void plog_log_work(struct work_struct *ws)
 		plog_iog_init(&g);
 		for (i = 0; i < nr; i++) {
 			b = batch[i];
-			rl_plog_seg_loc(&p->lo, b->region, plog_seg_no(b->seg),
-					0, &m, &msector);
-			plog_io(p, &g, m, REQ_OP_WRITE | REQ_FUA, msector, b->seg,
-				p->lo.seg_sectors, RL_FG, RL_PARITY_WRITE);
+			for (cp = 0; cp < p->lo.f; cp++) {
+				if (!(p->batch_copies[i] & BIT(cp)))
+					continue;
+				rl_plog_seg_loc(&p->lo, b->region,
+						plog_seg_no(b->seg), cp, &m,
+						&msector);
+				plog_io(p, &g, m, REQ_OP_WRITE | REQ_FUA, msector,
+					b->seg, p->lo.seg_sectors, RL_FG,
+					RL_PARITY_WRITE);
+			}
 		}
 		bad = plog_iog_wait(p, &g);
 		plog_iog_fail(p, &g, "log write error");
@@ -653,13 +757,10 @@ static void plog_log_work(struct work_struct *ws)
 			b = batch[i];
 			rg = &p->reg[b->region];
 			seg = plog_seg_no(b->seg);
-			rl_plog_seg_loc(&p->lo, b->region, seg, 0, &m, &msector);
 			rg->log_busy = false;
-			if (test_bit(m, &bad)) {
-				if (!rg->fix) {
-					rg->fix = true;
-					queue_work(p->bg_wq, &p->bg_work);
-				}
+			copies = plog_seg_landed(p, b, p->batch_copies[i], bad);
+			if (!copies) {
+				plog_want_fix(p, rg);
 				continue;
 			}
 			if (p->pm)
@@ -669,7 +770,8 @@ static void plog_log_work(struct work_struct *ws)
 			rg->queued--;
 			rg->recs -= plog_seg_nr(b->seg);
 			list_del(&b->list);
-			p->log_bytes += (u64)p->lo.seg_sectors << SECTOR_SHIFT;
+			p->log_bytes += (u64)hweight32(copies) *
+					(p->lo.seg_sectors << SECTOR_SHIFT);
 			if (rg->disk_segs >= p->lo.segs)
 				plog_want_reint(p, b->region);
 			plog_buf_drop(p, b);
@@ -736,8 +838,15 @@ static void plog_exit(struct plog *p, u32 r)
 	mutex_unlock(&p->lock);
 }
 
-/* Copy between the bio and the column buffers, from row sector @off on. */
-static void plog_bio_copy(struct plog_ctx *c, bool to_bio)
+/* How plog_bio_copy() moves the bio's data. */
+enum plog_copy {
+	PLOG_FROM_BIO,		/* the column buffers = the bio's data */
+	PLOG_TO_BIO,		/* the bio's data = the column buffers */
+	PLOG_XOR_BIO,		/* the column buffers ^= the bio's data */
+};
+
+/* Between the bio and the column buffers, from row sector @off on. */
+static void plog_bio_copy(struct plog_ctx *c, enum plog_copy how)
 {
 	unsigned int cb = plog_chunk_bytes(c->p);
 	u64 pos = (u64)c->off << SECTOR_SHIFT;
@@ -753,15 +862,17 @@ static void plog_bio_copy(struct plog_ctx *c, bool to_bio)
 			unsigned int coff = pos & (cb - 1);
 			unsigned int n = min(bv.bv_len - done, cb - coff);
 
-			if (to_bio)
+			if (how == PLOG_TO_BIO)
 				memcpy(va + done, c->col[col] + coff, n);
-			else
+			else if (how == PLOG_FROM_BIO)
 				memcpy(c->col[col] + coff, va + done, n);
+			else
+				plog_xor(c->col[col] + coff, va + done, n);
 			done += n;
 			pos += n;
 		}
 		kunmap_local(va);
-		if (to_bio)
+		if (how == PLOG_TO_BIO)
 			flush_dcache_page(bv.bv_page);
 	}
 }
@@ -791,6 +902,97 @@ bool plog_span(u32 off, u32 len, unsigned int chunk_shift, unsigned int k,
 	return true;
 }
 
+static void plog_plan_set(struct plog_rec_plan *pl, enum rl_plog_rec_type type,
+			  unsigned int col, unsigned int src, u32 lo, u32 hi)
+{
+	pl->type = type;
+	pl->col = col;
+	pl->src = src;
+	pl->lo = lo;
+	pl->hi = hi;
+}
+
+/**
+ * plog_plan_recs() - the records a write to a row appends to the log
+ * @lo: the layout (f, cols, g, chunk_shift)
+ * @off: the write's first sector in the row
+ * @len: its sectors, within the row
+ * @plan: set to the records, in append order (at most max(cols, 2))
+ *
+ * f = 1: one record, its payload in the delta buffer (src g): for a full
+ * row an OVERWRITE with the row's new parity, else an UPDATE with the
+ * parity's update image over the hull of the columns touched. f = 2: for
+ * a full row an OVERWRITE of P (col 0, src cols) and one of Q (col 1, src
+ * cols + 1); else an UPDATE per column k touched, its old ^ new over its
+ * own span (col k, src k). Pure (KUnit suite dm_raidlab_plog).
+ *
+ * Return: the number of records.
+ */
+unsigned int plog_plan_recs(const struct rl_plog_layout *lo, u32 off, u32 len,
+			    struct plog_rec_plan *plan)
+{
+	u32 cs = 1U << lo->chunk_shift, l, h, hlo = cs, hhi = 0;
+	unsigned int k, nr = 0;
+
+	if (!off && len == lo->cols * cs) {
+		if (lo->f == 1) {
+			plog_plan_set(plan, RL_PLOG_OVERWRITE, 0, lo->g, 0, cs);
+			return 1;
+		}
+		plog_plan_set(&plan[0], RL_PLOG_OVERWRITE, 0, lo->cols, 0, cs);
+		plog_plan_set(&plan[1], RL_PLOG_OVERWRITE, 1, lo->cols + 1, 0, cs);
+		return 2;
+	}
+	for (k = 0; k < lo->cols; k++) {
+		if (!plog_span(off, len, lo->chunk_shift, k, &l, &h))
+			continue;
+		if (lo->f == 1) {
+			hlo = min(hlo, l);
+			hhi = max(hhi, h);
+			continue;
+		}
+		plog_plan_set(&plan[nr++], RL_PLOG_UPDATE, k, k, l, h);
+	}
+	if (lo->f == 1 && hhi > hlo)
+		plog_plan_set(&plan[nr++], RL_PLOG_UPDATE, 0, lo->g, hlo, hhi);
+	return nr;
+}
+
+/**
+ * plog_plan_bufs() - the fresh log buffers a plan needs
+ * @lo: the layout
+ * @seg: the region's current buffer's image, or NULL if it has none
+ * @plan: records, appended in order: to @seg while they fit (descriptors
+ *	and payload), then each to a fresh buffer once the last one is full
+ * @nr: how many
+ *
+ * Pure (KUnit suite dm_raidlab_plog).
+ *
+ * Return: the fresh buffers the records take (0: they all fit @seg).
+ */
+unsigned int plog_plan_bufs(const struct rl_plog_layout *lo, const void *seg,
+			    const struct plog_rec_plan *plan, unsigned int nr)
+{
+	const struct rl_plog_seg_disk *h = seg;
+	u32 max = lo->seg_sectors - lo->hdr_sectors, used, len;
+	unsigned int i, recs, bufs = 0;
+
+	/* no buffer: as one that is full */
+	recs = h ? le16_to_cpu(h->nr) : lo->max_recs;
+	used = h ? le32_to_cpu(h->payload_sectors) : max;
+	for (i = 0; i < nr; i++) {
+		len = plan[i].hi - plan[i].lo;
+		if (recs >= lo->max_recs || used > max || len > max - used) {
+			bufs++;
+			recs = 0;
+			used = 0;
+		}
+		recs++;
+		used += len;
+	}
+	return bufs;
+}
+
 /* Sector range [*lo, *hi) of column @k the bio touches; false: none. */
 static bool plog_col_span(struct plog_ctx *c, unsigned int k, u32 *lo, u32 *hi)
 {
@@ -800,7 +1002,7 @@ static bool plog_col_span(struct plog_ctx *c, unsigned int k, u32 *lo, u32 *hi)
 
 static u64 plog_block_key(struct plog_ctx *c, unsigned int k, u32 sector)
 {
-	u64 lchunk = (u64)c->row * (c->p->lo.g - 1) + k;
+	u64 lchunk = (u64)c->row * c->p->lo.cols + k;
 
 	return (lchunk << (c->p->lo.chunk_shift - PLOG_BLOCK_SHIFT)) +
 	       (sector >> PLOG_BLOCK_SHIFT);
@@ -815,8 +1017,28 @@ static void plog_locate(struct plog_ctx *c)
 {
 	unsigned int k;
 
-	for (k = 0; k < c->p->lo.g - 1; k++)
+	for (k = 0; k < c->p->lo.cols; k++)
 		rl_plog_row_loc(&c->p->lo, c->region, c->rrow, k, &c->loc[k]);
+}
+
+/*
+ * The member and member chunk of the row's syndrome position @j: data
+ * column j < cols, then the check blocks (P at cols, Q at cols + 1).
+ */
+static unsigned int plog_pos(struct plog_ctx *c, unsigned int j, u64 *mchunk)
+{
+	unsigned int cols = c->p->lo.cols;
+
+	if (j < cols) {
+		*mchunk = c->loc[j].mchunk;
+		return c->loc[j].member;
+	}
+	if (j == cols) {
+		*mchunk = c->loc[0].pchunk;
+		return c->loc[0].pmember;
+	}
+	*mchunk = c->loc[0].qchunk;
+	return c->loc[0].qmember;
 }
 
 /*
@@ -846,23 +1068,24 @@ static blk_status_t plog_write_log(struct plog_ctx *c)
 {
 	struct plog *p = c->p;
 	struct rl_array *a = p->a;
-	unsigned int k, gd = p->lo.g - 1;
+	unsigned int k, cols = p->lo.cols;
 	u32 cs = 1U << p->lo.chunk_shift;
-	u32 lo, hi, rlo, rhi, hlo = cs, hhi = 0;
-	bool full = !c->off && bio_sectors(c->bio) == gd * cs;
+	u32 lo, hi, rlo, rhi;
+	bool full = !c->off && bio_sectors(c->bio) == cols * cs;
+	const struct plog_rec_plan *pl = &c->plan[0];
 	u64 region = 0;
 	struct plog_iog g;
 	unsigned long failed;
 	bool held;
 
 	plog_locate(c);
+	c->nr_recs = plog_plan_recs(&p->lo, c->off, bio_sectors(c->bio),
+				    c->plan);
 	if (!full) {
 		plog_iog_init(&g);
-		for (k = 0; k < gd; k++) {
+		for (k = 0; k < cols; k++) {
 			if (!plog_col_span(c, k, &lo, &hi))
 				continue;
-			hlo = min(hlo, lo);
-			hhi = max(hhi, hi);
 			rlo = round_down(lo, 1U << PLOG_BLOCK_SHIFT);
 			rhi = round_up(hi, 1U << PLOG_BLOCK_SHIFT);
 			if (plog_cache_get(p->cache, plog_block_key(c, k, rlo),
@@ -879,39 +1102,46 @@ static blk_status_t plog_write_log(struct plog_ctx *c)
 			plog_iog_fail(p, &g, "read error");
 			return BLK_STS_AGAIN;
 		}
-		/* delta = old ^ new over the hull of the columns */
-		memset(c->delta + (hlo << SECTOR_SHIFT), 0,
-		       (hhi - hlo) << SECTOR_SHIFT);
-		for (k = 0; k < gd; k++)
-			if (plog_col_span(c, k, &lo, &hi)) {
+		for (k = 0; k < cols; k++)
+			if (plog_col_span(c, k, &lo, &hi))
 				plog_read_done(c->col[k] + (lo << SECTOR_SHIFT),
 					       hi - lo);
-				plog_xor(c->delta + (lo << SECTOR_SHIFT),
-					 c->col[k] + (lo << SECTOR_SHIFT),
-					 (hi - lo) << SECTOR_SHIFT);
-			}
-		plog_bio_copy(c, false);
-		for (k = 0; k < gd; k++)
-			if (plog_col_span(c, k, &lo, &hi))
-				plog_xor(c->delta + (lo << SECTOR_SHIFT),
-					 c->col[k] + (lo << SECTOR_SHIFT),
-					 (hi - lo) << SECTOR_SHIFT);
+		if (p->lo.f == 1) {
+			/* delta = old ^ new over the hull of the columns */
+			memset(c->delta + (pl->lo << SECTOR_SHIFT), 0,
+			       (pl->hi - pl->lo) << SECTOR_SHIFT);
+			for (k = 0; k < cols; k++)
+				if (plog_col_span(c, k, &lo, &hi))
+					plog_xor(c->delta + (lo << SECTOR_SHIFT),
+						 c->col[k] + (lo << SECTOR_SHIFT),
+						 (hi - lo) << SECTOR_SHIFT);
+			plog_bio_copy(c, PLOG_FROM_BIO);
+			for (k = 0; k < cols; k++)
+				if (plog_col_span(c, k, &lo, &hi))
+					plog_xor(c->delta + (lo << SECTOR_SHIFT),
+						 c->col[k] + (lo << SECTOR_SHIFT),
+						 (hi - lo) << SECTOR_SHIFT);
+		} else {
+			/* each column's old ^ new, in place (the new data after) */
+			plog_bio_copy(c, PLOG_XOR_BIO);
+		}
 	} else {
-		/* a full row: its new parity, no preread */
-		plog_bio_copy(c, false);
-		memcpy(c->delta, c->col[0], cs << SECTOR_SHIFT);
-		for (k = 1; k < gd; k++)
-			plog_xor(c->delta, c->col[k], cs << SECTOR_SHIFT);
-		hlo = 0;
-		hhi = cs;
+		/* a full row: its new check blocks, no preread */
+		plog_bio_copy(c, PLOG_FROM_BIO);
+		if (p->lo.f == 1) {
+			memcpy(c->delta, c->col[0], cs << SECTOR_SHIFT);
+			for (k = 1; k < cols; k++)
+				plog_xor(c->delta, c->col[k], cs << SECTOR_SHIFT);
+		} else {
+			rl_pq_gen_va(c->col, p->lo.g, cs << SECTOR_SHIFT);
+		}
 	}
 
 	if (plog_log_intent(c, &held))
 		return BLK_STS_IOERR;
 	if (held)
 		region = rl_md_region(rl_md_state(a->md), p->keys[c->region]);
-	if (plog_append(c, full ? RL_PLOG_OVERWRITE : RL_PLOG_UPDATE, hlo,
-			hhi - hlo, c->delta + (hlo << SECTOR_SHIFT))) {
+	if (plog_append(c)) {
 		if (held)
 			rl_md_intent_end(a->md, region);
 		return BLK_STS_AGAIN;	/* nothing written: serve it DIRECT */
@@ -925,9 +1155,11 @@ static blk_status_t plog_write_log(struct plog_ctx *c)
 		}
 		mutex_unlock(&p->lock);
 	}
+	if (p->lo.f > 1 && !full)
+		plog_bio_copy(c, PLOG_FROM_BIO);
 
 	plog_iog_init(&g);
-	for (k = 0; k < gd; k++)
+	for (k = 0; k < cols; k++)
 		if (plog_col_span(c, k, &lo, &hi))
 			plog_io(p, &g, c->loc[k].member,
 				REQ_OP_WRITE | (c->bio->bi_opf & (REQ_FUA | REQ_SYNC)),
@@ -935,13 +1167,13 @@ static blk_status_t plog_write_log(struct plog_ctx *c)
 				c->col[k] + (lo << SECTOR_SHIFT), hi - lo,
 				RL_FG, RL_DATA_WRITE);
 	failed = plog_iog_wait(p, &g);
-	/* what did not land is in the parity and its log: committed anyway */
+	/* what did not land is in the check blocks and their log: committed anyway */
 	plog_iog_fail(p, &g, "write error");
 	plog_commit(c);
 	if (held)
 		rl_md_intent_end(a->md, region);
 
-	for (k = 0; k < gd; k++) {
+	for (k = 0; k < cols; k++) {
 		if (full) {
 			/* not kept (a full row is seldom rewritten in part soon) */
 			plog_cache_drop(p->cache, plog_block_key(c, k, 0),
@@ -960,113 +1192,149 @@ static blk_status_t plog_write_log(struct plog_ctx *c)
 }
 
 /*
- * Read the row's chunks over [lo, hi) into the context (data columns,
- * then the parity at column g - 1), but for @skip and unreadable members.
- * Returns the one data or parity column missing (RL_NONE: none), or
- * -EIO in *err if more than one is.
+ * Read the row's chunks over [lo, hi) into the context (syndrome order:
+ * data columns, then the check blocks, plog_pos()), but for unreadable
+ * members. Returns the positions missing, a bit each; *err is -EIO if
+ * more than f are, -EAGAIN if a read failed (its member is failed now).
  */
-static unsigned int plog_read_row(struct plog_ctx *c, u32 lo, u32 hi,
-				  unsigned int skip, int *err)
+static unsigned long plog_read_row(struct plog_ctx *c, u32 lo, u32 hi, int *err)
 {
 	struct plog *p = c->p;
-	unsigned int k, m, gd = p->lo.g - 1, missing = RL_NONE;
-	unsigned long bad, failed;
+	unsigned int j, m, cols = p->lo.cols, n = p->lo.g;
+	unsigned long bad, failed, missing = 0;
 	struct plog_iog g;
 	u64 mchunk;
 
 	*err = 0;
 	bad = rl_unreadable_at(p->a, p->keys[c->region]);
 	plog_iog_init(&g);
-	for (k = 0; k <= gd; k++) {
-		m = k < gd ? c->loc[k].member : c->loc[0].pmember;
-		mchunk = k < gd ? c->loc[k].mchunk : c->loc[0].pchunk;
-		if (k == skip)
-			continue;
+	for (j = 0; j < n; j++) {
+		m = plog_pos(c, j, &mchunk);
 		if (test_bit(m, &bad)) {
-			if (missing != RL_NONE)
-				*err = -EIO;
-			missing = k;
+			__set_bit(j, &missing);
 			continue;
 		}
 		plog_io(p, &g, m, REQ_OP_READ, plog_msector(p, mchunk, lo),
-			c->col[k] + (lo << SECTOR_SHIFT), hi - lo, RL_FG,
-			k < gd ? RL_DATA_READ : RL_PARITY_READ);
+			c->col[j] + (lo << SECTOR_SHIFT), hi - lo, RL_FG,
+			j < cols ? RL_DATA_READ : RL_PARITY_READ);
 	}
+	if (hweight_long(missing) > p->lo.f)
+		*err = -EIO;
 	failed = plog_iog_wait(p, &g);
 	if (failed) {
 		plog_iog_fail(p, &g, "read error");
 		*err = -EAGAIN;
 	}
-	for (k = 0; k <= gd; k++)
-		if (k != skip && k != missing)
-			plog_read_done(c->col[k] + (lo << SECTOR_SHIFT), hi - lo);
+	for (j = 0; j < n; j++)
+		if (!test_bit(j, &missing))
+			plog_read_done(c->col[j] + (lo << SECTOR_SHIFT), hi - lo);
 	return missing;
 }
 
-/* col[@k] = xor of the row's other chunks (data and parity) over [lo, hi). */
+/*
+ * col[k] = xor of the row's other data columns and P (position cols)
+ * over [lo, hi).
+ */
 static void plog_rebuild_col(struct plog_ctx *c, unsigned int k, u32 lo, u32 hi)
 {
-	unsigned int j, gd = c->p->lo.g - 1;
+	unsigned int j, cols = c->p->lo.cols;
 	size_t o = (size_t)lo << SECTOR_SHIFT, n = (size_t)(hi - lo) << SECTOR_SHIFT;
 
 	memset(c->col[k] + o, 0, n);
-	for (j = 0; j <= gd; j++)
+	for (j = 0; j <= cols; j++)
 		if (j != k)
 			plog_xor(c->col[k] + o, c->col[j] + o, n);
+}
+
+/*
+ * Rebuild the row's @missing positions over [lo, hi) from the others (at
+ * most f missing): with P at hand and one data column missing, by xor;
+ * otherwise, for f = 2, from the P+Q syndrome (lib/raid6).
+ */
+static void plog_rebuild(struct plog_ctx *c, unsigned long missing, u32 lo,
+			 u32 hi)
+{
+	unsigned int j, cols = c->p->lo.cols, a, b;
+	size_t o = (size_t)lo << SECTOR_SHIFT;
+	void *ptrs[RL_MAX_MEMBERS];
+
+	a = find_first_bit(&missing, BITS_PER_LONG);
+	if (a >= cols)
+		return;		/* only check blocks: nothing to rebuild */
+	b = find_next_bit(&missing, BITS_PER_LONG, a + 1);
+	if (c->p->lo.f == 1 || b >= cols + 1) {
+		/* one data column, and P is there (Q may be missing) */
+		plog_rebuild_col(c, a, lo, hi);
+		return;
+	}
+	for (j = 0; j < c->p->lo.g; j++)
+		ptrs[j] = c->col[j] + o;
+	rl_pq_recover_va(ptrs, c->p->lo.g, a, b,
+			 (size_t)(hi - lo) << SECTOR_SHIFT);
 }
 
 /* A read that needs a column rebuilt (its member is unreadable). */
 static blk_status_t plog_read(struct plog_ctx *c)
 {
 	unsigned int k = c->off >> c->p->lo.chunk_shift;
+	unsigned long missing;
 	u32 lo, hi;
 	int err;
 
 	plog_locate(c);
 	plog_col_span(c, k, &lo, &hi);
-	/* every column but a missing one; the parity only if one is */
-	if (plog_read_row(c, lo, hi, RL_NONE, &err) == k && !err)
-		plog_rebuild_col(c, k, lo, hi);
+	/* every readable position; rebuilt if the column is missing */
+	missing = plog_read_row(c, lo, hi, &err);
 	if (err)
 		return err == -EAGAIN ? BLK_STS_AGAIN : BLK_STS_IOERR;
-	plog_bio_copy(c, true);
+	if (test_bit(k, &missing))
+		plog_rebuild(c, missing, lo, hi);
+	plog_bio_copy(c, PLOG_TO_BIO);
 	return BLK_STS_OK;
 }
 
 /*
  * A write in a DIRECT region (degraded): the row's chunks over the hull
- * are read (a missing data column rebuilt), the new data put in, the
- * parity recomputed, and the data and parity written where their members
- * are readable. The write-intent bitmap covers the write hole.
+ * are read (missing data columns rebuilt), the new data put in, the check
+ * blocks recomputed (f = 1: parity; f = 2: P and Q), and the data and
+ * check blocks written where their members are readable. The
+ * write-intent bitmap covers the write hole.
  */
 static blk_status_t plog_write_direct(struct plog_ctx *c)
 {
 	struct plog *p = c->p;
 	struct rl_array *a = p->a;
-	unsigned int k, m, gd = p->lo.g - 1, missing;
+	unsigned int j, m, cols = p->lo.cols;
 	u32 cs = 1U << p->lo.chunk_shift, lo, hi, hlo = cs, hhi = 0;
-	size_t o, n;
+	void *ptrs[RL_MAX_MEMBERS];
+	unsigned long missing;
 	struct plog_iog g;
-	u64 region = 0;
+	u64 region = 0, mchunk;
+	size_t o, n;
 	int err;
 
 	plog_locate(c);
-	for (k = 0; k < gd; k++)
-		if (plog_col_span(c, k, &lo, &hi)) {
+	for (j = 0; j < cols; j++)
+		if (plog_col_span(c, j, &lo, &hi)) {
 			hlo = min(hlo, lo);
 			hhi = max(hhi, hi);
 		}
-	missing = plog_read_row(c, hlo, hhi, RL_NONE, &err);
+	missing = plog_read_row(c, hlo, hhi, &err);
 	if (err)
 		return err == -EAGAIN ? BLK_STS_AGAIN : BLK_STS_IOERR;
-	if (missing < gd)
-		plog_rebuild_col(c, missing, hlo, hhi);
-	plog_bio_copy(c, false);
+	plog_rebuild(c, missing, hlo, hhi);
+	plog_bio_copy(c, PLOG_FROM_BIO);
 	o = (size_t)hlo << SECTOR_SHIFT;
 	n = (size_t)(hhi - hlo) << SECTOR_SHIFT;
-	memcpy(c->col[gd] + o, c->col[0] + o, n);
-	for (k = 1; k < gd; k++)
-		plog_xor(c->col[gd] + o, c->col[k] + o, n);
+	if (p->lo.f == 1) {
+		memcpy(c->col[cols] + o, c->col[0] + o, n);
+		for (j = 1; j < cols; j++)
+			plog_xor(c->col[cols] + o, c->col[j] + o, n);
+	} else {
+		for (j = 0; j < p->lo.g; j++)
+			ptrs[j] = c->col[j] + o;
+		rl_pq_gen_va(ptrs, p->lo.g, n);
+	}
 
 	if (a->md) {
 		region = rl_md_region(rl_md_state(a->md), p->keys[c->region]);
@@ -1074,29 +1342,29 @@ static blk_status_t plog_write_direct(struct plog_ctx *c)
 			return BLK_STS_IOERR;
 	}
 	plog_iog_init(&g);
-	for (k = 0; k <= gd; k++) {
-		if (k == missing)
+	for (j = 0; j < p->lo.g; j++) {
+		if (test_bit(j, &missing))
 			continue;
-		if (k < gd && !plog_col_span(c, k, &lo, &hi))
+		if (j < cols && !plog_col_span(c, j, &lo, &hi))
 			continue;
-		if (k == gd) {
+		if (j >= cols) {
 			lo = hlo;
 			hi = hhi;
 		}
-		m = k < gd ? c->loc[k].member : c->loc[0].pmember;
+		m = plog_pos(c, j, &mchunk);
 		plog_io(p, &g, m,
 			REQ_OP_WRITE | (c->bio->bi_opf & (REQ_FUA | REQ_SYNC)),
-			plog_msector(p, k < gd ? c->loc[k].mchunk : c->loc[0].pchunk, lo),
-			c->col[k] + (lo << SECTOR_SHIFT), hi - lo, RL_FG,
-			k < gd ? RL_DATA_WRITE : RL_PARITY_WRITE);
+			plog_msector(p, mchunk, lo),
+			c->col[j] + (lo << SECTOR_SHIFT), hi - lo, RL_FG,
+			j < cols ? RL_DATA_WRITE : RL_PARITY_WRITE);
 	}
 	plog_iog_wait(p, &g);
 	plog_iog_fail(p, &g, "write error");
 	if (a->md)
 		rl_md_intent_end(a->md, region);
-	for (k = 0; k < gd; k++)
-		if (plog_col_span(c, k, &lo, &hi))
-			plog_cache_drop(p->cache, plog_block_key(c, k, 0),
+	for (j = 0; j < cols; j++)
+		if (plog_col_span(c, j, &lo, &hi))
+			plog_cache_drop(p->cache, plog_block_key(c, j, 0),
 					cs >> PLOG_BLOCK_SHIFT);
 	return rl_nr_failed(a) > a->redundancy ? BLK_STS_IOERR : BLK_STS_OK;
 }
@@ -1246,6 +1514,7 @@ static void plog_params(struct rl_array *a, struct rl_plog_params *pp)
 	pp->log_tracks = o->log_tracks;
 	pp->track_sectors = o->track_sectors;
 	pp->regions = o->regions;
+	pp->faults = o->faults ?: 1;
 }
 
 /* The layout, checked against what a context and a segment must hold. */
@@ -1256,9 +1525,18 @@ static int plog_layout(struct rl_array *a, u64 member_sectors,
 	int r;
 
 	plog_params(a, &pp);
+	if (pp.faults > 1 && !rl_pq_available()) {
+		*error = "plog: faults 2 needs lib/raid6 P+Q support";
+		return -EINVAL;
+	}
 	r = rl_plog_layout_init(lo, &pp, member_sectors, error);
 	if (r)
 		return r;
+	if (lo->f > 1 && lo->cols < 2) {
+		/* lib/raid6 takes 4 disks at least */
+		*error = "plog: faults 2 needs 4 data members a region (N - 2 * log_disks)";
+		return -EINVAL;
+	}
 	if (lo->g < 2 || lo->max_recs < 1 ||
 	    lo->seg_sectors < lo->hdr_sectors + rl_chunk_sectors(&a->geom)) {
 		*error = "plog: a log segment cannot hold a chunk's record";
@@ -1288,6 +1566,7 @@ static int plog_capacity(struct rl_array *a, sector_t len, char **error)
 		return -EINVAL;
 	}
 	a->member_sectors = lo.member_chunks << lo.chunk_shift;
+	a->redundancy = lo.f;
 	return 0;
 }
 
@@ -1349,6 +1628,7 @@ static int plog_alloc_ctx(struct plog *p)
 		for (k = 0; k < p->lo.g; k++)
 			c->col[k] = c->mem + k * cb;
 		c->delta = c->mem + p->lo.g * cb;
+		c->col[p->lo.g] = c->delta;
 		list_add_tail(&c->lnode, &p->free);
 	}
 	p->hash_bits = ilog2(roundup_pow_of_two(nr));
@@ -1403,6 +1683,7 @@ static void plog_dtr(struct rl_array *a)
 	kvfree(p->reg);
 	kvfree(p->keys);
 	kvfree(p->batch);
+	kvfree(p->batch_copies);
 	kfree(p);
 	a->scheme = NULL;
 }
@@ -1425,6 +1706,36 @@ static int plog_open_md(struct plog *p, unsigned int nr_bufs, char **error)
 		return 0;
 	}
 	return r;
+}
+
+/*
+ * f = 2: one write appends up to cols records (a chunk each at most), all
+ * at once, possibly over several fresh buffers: the region's log and the
+ * pool must hold that many. A default pool grows to it.
+ */
+static int plog_check_room(struct plog *p, unsigned int *nr_bufs,
+			   char **error)
+{
+	struct plog_rec_plan plan[RL_MAX_MEMBERS];
+	unsigned int k, need;
+
+	for (k = 0; k < p->lo.cols; k++) {
+		plan[k].lo = 0;
+		plan[k].hi = 1U << p->lo.chunk_shift;
+	}
+	need = plog_plan_bufs(&p->lo, NULL, plan, p->lo.cols);
+	if (need > p->lo.segs) {
+		*error = "plog: a region's log cannot hold one write's records";
+		return -EINVAL;
+	}
+	if (need > *nr_bufs) {
+		if (p->a->plog_opts.log_buffers) {
+			*error = "plog: log_buffers too few for one write's records";
+			return -EINVAL;
+		}
+		*nr_bufs = need;
+	}
+	return 0;
 }
 
 static int plog_ctr(struct rl_array *a)
@@ -1460,12 +1771,19 @@ static int plog_ctr(struct rl_array *a)
 	if (!nr_bufs)
 		nr_bufs = clamp_t(u32, p->lo.nr_regions, RL_PLOG_DEF_BUFFERS,
 				  RL_PLOG_MAX_DEF_BUFFERS);
+	if (p->lo.f > 1) {
+		ret = plog_check_room(p, &nr_bufs, &ti->error);
+		if (ret)
+			goto bad;
+	}
 	ret = -ENOMEM;
 	ti->error = "Cannot allocate plog state";
 	p->keys = kvcalloc(p->lo.nr_regions, sizeof(*p->keys), GFP_KERNEL);
 	p->reg = kvcalloc(p->lo.nr_regions, sizeof(*p->reg), GFP_KERNEL);
 	p->batch = kvcalloc(p->lo.nr_regions, sizeof(*p->batch), GFP_KERNEL);
-	if (!p->keys || !p->reg || !p->batch)
+	p->batch_copies = kvcalloc(p->lo.nr_regions, sizeof(*p->batch_copies),
+				   GFP_KERNEL);
+	if (!p->keys || !p->reg || !p->batch || !p->batch_copies)
 		goto bad;
 	for (r = 0; r < p->lo.nr_regions; r++)
 		p->keys[r] = rl_plog_region_key(&p->lo, r);
@@ -1495,7 +1813,7 @@ static int plog_ctr(struct rl_array *a)
 	if (ret)
 		goto bad;
 
-	ret = dm_set_target_max_io_len(ti, (sector_t)(p->lo.g - 1) <<
+	ret = dm_set_target_max_io_len(ti, (sector_t)p->lo.cols <<
 				       p->lo.chunk_shift);
 	if (ret)
 		goto bad;
@@ -1559,10 +1877,10 @@ static void plog_io_hints(struct rl_array *a, struct queue_limits *limits)
 {
 	struct plog *p = plog_of(a);
 	unsigned int cb = plog_chunk_bytes(p);
-	unsigned int row = (cb >> SECTOR_SHIFT) * (p->lo.g - 1);
+	unsigned int row = (cb >> SECTOR_SHIFT) * p->lo.cols;
 
 	blk_limits_io_min(limits, cb);
-	blk_limits_io_opt(limits, cb * (p->lo.g - 1));
+	blk_limits_io_opt(limits, cb * p->lo.cols);
 	limits->max_hw_sectors = max(limits->max_hw_sectors, row);
 	limits->max_sectors = max(limits->max_sectors, row);
 }
@@ -1576,9 +1894,10 @@ static const char *plog_durability(struct plog *p)
  * INFO: plog <L> <A.aaa> <K> <B> <S> <G> <seg_sectors> <capacity_sectors>
  *       <durability> <log_bytes> <pool_total> <pool_free> <pool_min_free>
  *       <pool_waits> <reintegrations> <regions_with_log>
- *       <max_region_fill_segs> <cache_hits> <cache_misses>
+ *       <max_region_fill_segs> <cache_hits> <cache_misses> <faults>
  * TABLE: log_disks log_ratio log_tracks track_sectors regions log_buffers
- *        data_cache, each with its value.
+ *        data_cache, each with its value, then faults 2 if f = 2 (a
+ *        faults 1 table line reads as before the option).
  */
 static void plog_status(struct rl_array *a, status_type_t type, char *result,
 			unsigned int maxlen, unsigned int *psz)
@@ -1610,8 +1929,8 @@ static void plog_status(struct rl_array *a, status_type_t type, char *result,
 		DMEMIT(" %u %u %u %llu", p->pool.nr, p->pool.nr_free,
 		       p->pool.min_free, p->pool.waits);
 		spin_unlock_irq(&p->pool.lock);
-		DMEMIT(" %llu %u %u %llu %llu", READ_ONCE(p->reintegrations),
-		       with_log, max_fill, hits, misses);
+		DMEMIT(" %llu %u %u %llu %llu %u", READ_ONCE(p->reintegrations),
+		       with_log, max_fill, hits, misses, lo->f);
 	} else if (type == STATUSTYPE_TABLE) {
 		ratio = a->plog_opts.log_ratio ?: RL_PLOG_DEF_A;
 		DMEMIT(" log_disks %u log_ratio %u.%03u log_tracks %u",
@@ -1619,13 +1938,15 @@ static void plog_status(struct rl_array *a, status_type_t type, char *result,
 		DMEMIT(" track_sectors %u regions %u log_buffers %u data_cache %u",
 		       lo->track_sectors, lo->nr_regions, p->pool.nr,
 		       p->cache->nr);
+		if (lo->f > 1)
+			DMEMIT(" faults %u", lo->f);
 	}
 	*psz = sz;
 }
 
 static unsigned int plog_table_opts(struct rl_array *a)
 {
-	return 14;
+	return plog_of(a)->lo.f > 1 ? 16 : 14;
 }
 
 /*

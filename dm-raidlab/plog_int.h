@@ -93,6 +93,8 @@ struct plog {
 	struct work_struct log_work;
 	struct rl_plog_buf **batch;	/* the log writer's: one per region */
 	struct plog_cache *cache;
+	/* added for f = 2 (plog.c): the log writer's copies issued, a bit each */
+	u8 *batch_copies;
 
 	/* region operations (plog_sync.c), one at a time */
 	struct mutex op_lock;
@@ -147,6 +149,21 @@ void plog_cache_drop(struct plog_cache *c, u64 key, unsigned int nr);
 void plog_cache_counts(struct plog_cache *c, u64 *hits, u64 *misses);
 void plog_fill_slot_rows(const struct rl_plog_layout *lo, u32 r,
 			 unsigned int m, u32 *slot_row);
+/*
+ * Added for f = 2: the records a write appends (plog_plan_recs()) and the
+ * fresh log buffers they need (plog_plan_bufs()).
+ */
+struct plog_rec_plan {
+	u8 type;			/* enum rl_plog_rec_type */
+	u8 col;				/* the record's col (plog.h) */
+	u8 src;				/* payload: context buffer (g: delta) */
+	u32 lo, hi;			/* sectors within the chunk */
+};
+
+unsigned int plog_plan_recs(const struct rl_plog_layout *lo, u32 off, u32 len,
+			    struct plog_rec_plan *plan);
+unsigned int plog_plan_bufs(const struct rl_plog_layout *lo, const void *seg,
+			    const struct plog_rec_plan *plan, unsigned int nr);
 
 /* plog_sync.c */
 int plog_region_ops_init(struct plog *p);

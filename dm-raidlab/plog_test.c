@@ -9,6 +9,11 @@
  *              slices, parity in the parity slots, every slot used
  *   cache      the data cache: all-or-nothing lookups, LRU eviction,
  *              drop, the counters, and a cache of no blocks
+ *   plan recs  the records a write appends: f = 1 one over the hull (or
+ *              the full row's parity), f = 2 one per column touched over
+ *              its own span (or P and Q of a full row)
+ *   plan bufs  the fresh log buffers a write's records need, after what
+ *              the current buffer holds (descriptors and payload)
  */
 #include <kunit/test.h>
 #include <linux/slab.h>
@@ -184,10 +189,147 @@ static void rl_plog_cache(struct kunit *test)
 	plog_cache_free(c);
 }
 
+/* A hand-made layout: what plog_plan_recs() and plog_plan_bufs() read. */
+static void rl_plog_test_lo(struct rl_plog_layout *lo, unsigned int f,
+			    unsigned int g, unsigned int chunk_shift)
+{
+	memset(lo, 0, sizeof(*lo));
+	lo->f = f;
+	lo->g = g;
+	lo->cols = g - f;
+	lo->chunk_shift = chunk_shift;
+	lo->seg_sectors = 256;
+	lo->hdr_sectors = 8;
+	lo->max_recs = 4;
+}
+
+static void rl_plog_plan_recs(struct kunit *test)
+{
+	static const struct {
+		u32 off, len;
+	} cases[] = {
+		{ 0, 8 }, { 3, 1 }, { 60, 8 }, { 63, 66 }, { 64, 64 },
+		{ 100, 92 }, { 8, 240 }, { 255, 1 }, { 0, 255 }, { 1, 255 },
+	};
+	struct rl_plog_plan_recs_buf {
+		struct plog_rec_plan plan[RL_MAX_MEMBERS];
+	} *b;
+	struct rl_plog_layout lo;
+	unsigned int i, k, f, nr;
+	u32 l, h, total;
+
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	for (f = 1; f <= 2; f++) {
+		/* 64-sector chunks, 4 data columns: a row of 256 sectors */
+		rl_plog_test_lo(&lo, f, 4 + f, 6);
+		for (i = 0; i < ARRAY_SIZE(cases); i++) {
+			u32 off = cases[i].off, len = cases[i].len, hlo = 64, hhi = 0;
+
+			nr = plog_plan_recs(&lo, off, len, b->plan);
+			if (f == 1) {
+				for (k = 0; k < lo.cols; k++)
+					if (plog_span(off, len, 6, k, &l, &h)) {
+						hlo = min(hlo, l);
+						hhi = max(hhi, h);
+					}
+				KUNIT_ASSERT_EQ(test, nr, 1U);
+				KUNIT_EXPECT_EQ(test, b->plan[0].type, RL_PLOG_UPDATE);
+				KUNIT_EXPECT_EQ(test, b->plan[0].col, 0);
+				KUNIT_EXPECT_EQ(test, b->plan[0].src, lo.g);
+				KUNIT_EXPECT_EQ(test, b->plan[0].lo, hlo);
+				KUNIT_EXPECT_EQ(test, b->plan[0].hi, hhi);
+				continue;
+			}
+			/* one UPDATE per column touched, in column order */
+			total = 0;
+			for (k = 0; k < nr; k++) {
+				const struct plog_rec_plan *pl = &b->plan[k];
+
+				KUNIT_EXPECT_EQ(test, pl->type, RL_PLOG_UPDATE);
+				KUNIT_EXPECT_EQ(test, pl->src, pl->col);
+				KUNIT_EXPECT_LT(test, (unsigned int)pl->col, lo.cols);
+				if (k)
+					KUNIT_EXPECT_GT(test, pl->col, b->plan[k - 1].col);
+				KUNIT_ASSERT_TRUE(test, plog_span(off, len, 6, pl->col,
+								  &l, &h));
+				KUNIT_EXPECT_EQ(test, pl->lo, l);
+				KUNIT_EXPECT_EQ(test, pl->hi, h);
+				total += h - l;
+			}
+			KUNIT_EXPECT_EQ_MSG(test, total, len, "off %u len %u", off, len);
+			KUNIT_EXPECT_EQ(test, nr, DIV_ROUND_UP(off + len, 64) - off / 64);
+		}
+		/* a full row: its check blocks, OVERWRITE */
+		nr = plog_plan_recs(&lo, 0, 256, b->plan);
+		KUNIT_ASSERT_EQ(test, nr, f);
+		for (k = 0; k < nr; k++) {
+			KUNIT_EXPECT_EQ(test, b->plan[k].type, RL_PLOG_OVERWRITE);
+			KUNIT_EXPECT_EQ(test, b->plan[k].col, k);
+			KUNIT_EXPECT_EQ(test, b->plan[k].src,
+					f == 1 ? lo.g : lo.cols + k);
+			KUNIT_EXPECT_EQ(test, b->plan[k].lo, 0U);
+			KUNIT_EXPECT_EQ(test, b->plan[k].hi, 64U);
+		}
+	}
+}
+
+static void rl_plog_plan_bufs(struct kunit *test)
+{
+	struct plog_rec_plan plan[6];
+	struct rl_plog_seg_disk *h;
+	struct rl_plog_layout lo;
+	unsigned int i;
+
+	/* 64-sector chunks; 248 payload sectors and 4 records a segment */
+	rl_plog_test_lo(&lo, 2, 6, 6);
+	h = kunit_kzalloc(test, struct_size(h, recs, 4), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	for (i = 0; i < ARRAY_SIZE(plan); i++) {
+		plan[i].lo = 0;
+		plan[i].hi = 64;
+	}
+	KUNIT_EXPECT_EQ(test, plog_plan_bufs(&lo, NULL, plan, 0), 0U);
+	KUNIT_EXPECT_EQ(test, plog_plan_bufs(&lo, h, plan, 0), 0U);
+	/* no current buffer: every record needs room in a fresh one */
+	KUNIT_EXPECT_EQ(test, plog_plan_bufs(&lo, NULL, plan, 1), 1U);
+	KUNIT_EXPECT_EQ(test, plog_plan_bufs(&lo, NULL, plan, 3), 1U);
+	KUNIT_EXPECT_EQ(test, plog_plan_bufs(&lo, NULL, plan, 4), 2U);
+	/* an empty buffer takes three chunks (192 of 248 sectors) */
+	KUNIT_EXPECT_EQ(test, plog_plan_bufs(&lo, h, plan, 3), 0U);
+	KUNIT_EXPECT_EQ(test, plog_plan_bufs(&lo, h, plan, 6), 1U);
+	/* 200 payload sectors used: 48 left, a chunk does not fit */
+	h->payload_sectors = cpu_to_le32(200);
+	h->nr = cpu_to_le16(1);
+	KUNIT_EXPECT_EQ(test, plog_plan_bufs(&lo, h, plan, 1), 1U);
+	plan[0].hi = 48;
+	KUNIT_EXPECT_EQ(test, plog_plan_bufs(&lo, h, plan, 1), 0U);
+	plan[0].hi = 49;
+	KUNIT_EXPECT_EQ(test, plog_plan_bufs(&lo, h, plan, 1), 1U);
+	/* the descriptors run out first: 3 of 4 used */
+	plan[0].hi = 8;
+	plan[1].hi = 8;
+	h->payload_sectors = 0;
+	h->nr = cpu_to_le16(3);
+	KUNIT_EXPECT_EQ(test, plog_plan_bufs(&lo, h, plan, 1), 0U);
+	KUNIT_EXPECT_EQ(test, plog_plan_bufs(&lo, h, plan, 2), 1U);
+	h->nr = cpu_to_le16(4);
+	KUNIT_EXPECT_EQ(test, plog_plan_bufs(&lo, h, plan, 1), 1U);
+	/* a segment of one chunk's payload: a buffer per record */
+	lo.seg_sectors = 72;
+	h->nr = 0;
+	for (i = 0; i < ARRAY_SIZE(plan); i++)
+		plan[i].hi = 64;
+	KUNIT_EXPECT_EQ(test, plog_plan_bufs(&lo, NULL, plan, 4), 4U);
+	KUNIT_EXPECT_EQ(test, plog_plan_bufs(&lo, h, plan, 4), 3U);
+}
+
 static struct kunit_case rl_plog_test_cases[] = {
 	KUNIT_CASE(rl_plog_span),
 	KUNIT_CASE_PARAM(rl_plog_slot_rows, rl_plog_layouts_gen_params),
 	KUNIT_CASE(rl_plog_cache),
+	KUNIT_CASE(rl_plog_plan_recs),
+	KUNIT_CASE(rl_plog_plan_bufs),
 	{}
 };
 

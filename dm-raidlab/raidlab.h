@@ -58,6 +58,7 @@ struct rl_plog_opts {
 	unsigned int regions;		/* B */
 	unsigned int log_buffers;
 	unsigned int data_cache;	/* 4 KiB blocks; 0: no cache */
+	unsigned int faults;		/* f: 1 or 2; 0: 1 */
 	unsigned int given;		/* in the table: a bit each (args.c) */
 };
 
