@@ -9,7 +9,8 @@
  *              dm_raidlab_plog_layout.
  *   segments   pure: a log segment's header and record descriptors, the
  *              checksum, the validators, and applying a segment's records
- *              to a region's parity in log order. Suite dm_raidlab_plog_log.
+ *              to a region's parity (f = 2: P and Q, with lib/raid6) in
+ *              log order. Suite dm_raidlab_plog_log.
  *   pool       the global pool of log buffers (§2.1). Suite
  *              dm_raidlab_plog_pool.
  *   durable    the record area on a DAX metadata device: a header, the
@@ -535,7 +536,9 @@ static u32 rl_plog_max_recs(u32 seg_sectors, u32 *hdr_sectors)
  * Faults f: 1 (the default) or 2; f = 2 needs N >= 2 L + 4 (two data
  * columns besides P and Q). A region has f L log members, g = N - f L data
  * members and rows of cols = g - f data chunks; the capacity is B S cols
- * chunks.
+ * chunks. A stays the ratio of one copy of the log to one check set
+ * (L G / S): an f = 2 region has 2 L G log chunks and 2 S / g P and Q
+ * chunks per data member.
  *
  * Defaults: L from rl_plog_default_l(), K = 1, 256-sector tracks, A = 1,
  * and B = sqrt(TV / K) (TV: tracks per member), searched within +-10 %
