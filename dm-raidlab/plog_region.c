@@ -9,7 +9,8 @@
  *              dm_raidlab_plog_layout.
  *   segments   pure: a log segment's header and record descriptors, the
  *              checksum, the validators, and applying a segment's records
- *              to a region's parity in log order. Suite dm_raidlab_plog_log.
+ *              to a region's parity (f = 2: P and Q, with lib/raid6) in
+ *              log order. Suite dm_raidlab_plog_log.
  *   pool       the global pool of log buffers (§2.1). Suite
  *              dm_raidlab_plog_pool.
  *   durable    the record area on a DAX metadata device: a header, the
@@ -533,9 +534,11 @@ static u32 rl_plog_max_recs(u32 seg_sectors, u32 *hdr_sectors)
  * @error: set to a static message on failure (for ti->error)
  *
  * Faults f: 1 (the default) or 2; f = 2 needs N >= 2 L + 4 (two data
- * columns besides P and Q). A region has f L log members, g = N - f L data
- * members and rows of cols = g - f data chunks; the capacity is B S cols
- * chunks.
+ * columns besides P and Q) and lib/raid6's syndrome helpers. A region
+ * has f L log members, g = N - f L data members and rows of cols = g - f
+ * data chunks; the capacity is B S cols chunks. A stays the ratio of one
+ * copy of the log to one check set (L G / S): an f = 2 region has 2 L G
+ * log chunks and 2 S / g P and Q chunks per data member.
  *
  * Defaults: L from rl_plog_default_l(), K = 1, 256-sector tracks, A = 1,
  * and B = sqrt(TV / K) (TV: tracks per member), searched within +-10 %
@@ -585,6 +588,10 @@ int rl_plog_layout_init(struct rl_plog_layout *lo,
 	/* P + Q needs two data columns (lib/raid6: four disks at least) */
 	if (lo->f == 2 && (lo->l >= n || n < 2 * lo->l + 4)) {
 		*error = "plog: faults 2 needs N >= 2 * log_disks + 4 members";
+		return -EINVAL;
+	}
+	if (lo->f == 2 && !rl_pq_available()) {
+		*error = "plog: faults 2 needs lib/raid6 (gen_syndrome and xor_syndrome)";
 		return -EINVAL;
 	}
 	lo->nlog = lo->f * lo->l;
