@@ -5,6 +5,10 @@
  * a byte range page by page and hand each piece to xor_blocks(), at most
  * MAX_XOR_BLOCKS sources at a time, or for P+Q to lib/raid6 (raid6_call,
  * raid6_2data_recov(), raid6_datap_recov()) with one pointer per disk.
+ * The _va variants do the same over virtually contiguous buffers (vmalloc
+ * included), in pieces of at most a page: raid6_2data_recov() and
+ * raid6_datap_recov() stand raid6_empty_zero_page, one page, in for the
+ * lost columns.
  */
 #include <linux/highmem.h>
 #include <linux/minmax.h>
@@ -153,6 +157,105 @@ void rl_pq_recover(struct page **const *ptrs, unsigned int disks,
 	for (pos = off; pos < end; pos += n) {
 		n = rl_piece(pos, end);
 		rl_pq_addrs(addr, ptrs, disks, pos);
+		if (failb == p)
+			raid6_datap_recov(disks, n, faila, addr);
+		else
+			raid6_2data_recov(disks, n, faila, failb, addr);
+	}
+}
+
+/* The address of byte @pos in each of the @disks virtual buffers. */
+static void rl_pq_addrs_va(void **addr, void **ptrs, unsigned int disks,
+			   size_t pos)
+{
+	unsigned int i;
+
+	for (i = 0; i < disks; i++)
+		addr[i] = ptrs[i] + pos;
+}
+
+/* A piece of at most a page: lib/raid6's recovery borrows one zero page. */
+static inline size_t rl_piece_va(size_t pos, size_t end)
+{
+	return min_t(size_t, end - pos, PAGE_SIZE);
+}
+
+void rl_pq_gen_va(void **ptrs, unsigned int disks, size_t bytes)
+{
+	void *addr[RL_PQ_MAX_DISKS];
+	size_t pos, n;
+
+	for (pos = 0; pos < bytes; pos += n) {
+		n = rl_piece_va(pos, bytes);
+		rl_pq_addrs_va(addr, ptrs, disks, pos);
+		raid6_call.gen_syndrome(disks, n, addr);
+	}
+}
+
+void rl_pq_xor_va(void **ptrs, unsigned int disks, unsigned int start,
+		  unsigned int stop, size_t bytes)
+{
+	void *addr[RL_PQ_MAX_DISKS];
+	size_t pos, n;
+
+	for (pos = 0; pos < bytes; pos += n) {
+		n = rl_piece_va(pos, bytes);
+		rl_pq_addrs_va(addr, ptrs, disks, pos);
+		raid6_call.xor_syndrome(disks, start, stop, n, addr);
+	}
+}
+
+/* ptrs[dst] = xor of the other data columns and P, piece by piece */
+static void rl_pq_datap_va(void **ptrs, unsigned int disks, unsigned int dst,
+			   size_t bytes)
+{
+	unsigned int p = disks - 2, i, cnt;
+	void *src[MAX_XOR_BLOCKS];
+	size_t pos, n;
+
+	for (pos = 0; pos < bytes; pos += n) {
+		n = rl_piece_va(pos, bytes);
+		cnt = 0;
+		memset(ptrs[dst] + pos, 0, n);
+		for (i = 0; i <= p; i++) {
+			if (i == dst)
+				continue;
+			src[cnt++] = ptrs[i] + pos;
+			if (cnt == MAX_XOR_BLOCKS) {
+				xor_blocks(cnt, n, ptrs[dst] + pos, src);
+				cnt = 0;
+			}
+		}
+		if (cnt)
+			xor_blocks(cnt, n, ptrs[dst] + pos, src);
+	}
+}
+
+void rl_pq_recover_va(void **ptrs, unsigned int disks, unsigned int faila,
+		      unsigned int failb, size_t bytes)
+{
+	unsigned int p = disks - 2, q = disks - 1;
+	void *addr[RL_PQ_MAX_DISKS];
+	size_t pos, n;
+
+	if (failb != RL_NONE && failb < faila)
+		swap(faila, failb);
+	/* now faila < failb, or failb is RL_NONE */
+	if (faila >= p) {
+		/* only P and/or Q lost: the syndrome again */
+		rl_pq_gen_va(ptrs, disks, bytes);
+		return;
+	}
+	if (failb == RL_NONE || failb == q) {
+		/* a data column from P and the others, then Q if lost */
+		rl_pq_datap_va(ptrs, disks, faila, bytes);
+		if (failb == q)
+			rl_pq_gen_va(ptrs, disks, bytes);
+		return;
+	}
+	for (pos = 0; pos < bytes; pos += n) {
+		n = rl_piece_va(pos, bytes);
+		rl_pq_addrs_va(addr, ptrs, disks, pos);
 		if (failb == p)
 			raid6_datap_recov(disks, n, faila, addr);
 		else

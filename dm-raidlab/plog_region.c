@@ -35,6 +35,7 @@
 #include <linux/vmalloc.h>
 
 #include "metadata.h"
+#include "parity.h"
 #include "plog.h"
 #include "raidlab.h"
 
@@ -105,11 +106,11 @@ unsigned int rl_plog_default_l(unsigned int nr_members)
 	return clamp_t(u64, l, 1, nr_members - 2);
 }
 
-/* #{r' < r : member m logs region r'}: log cells j in [0, r L), j = m mod N */
+/* #{r' < r : member m logs region r'}: log cells j in [0, r f L), j = m mod N */
 static u64 rl_plog_nlog(const struct rl_plog_layout *lo, unsigned int m,
 			u64 r)
 {
-	u64 cells = r * lo->l;
+	u64 cells = r * lo->nlog;
 
 	if (cells <= m)
 		return 0;
@@ -126,19 +127,19 @@ static u64 rl_plog_start(const struct rl_plog_layout *lo, unsigned int m,
 }
 
 /**
- * rl_plog_log_member() - the member holding sublog @i of a region
+ * rl_plog_log_member() - the member holding log member index @i of a region
  * @lo: the layout
  * @region: the region
- * @i: the sublog, 0 .. L - 1
+ * @i: the log member index, 0 .. f L - 1: copy i / L of sublog i mod L
  *
- * Return: (region * L + i) mod N.
+ * Return: (region * f L + i) mod N.
  */
 unsigned int rl_plog_log_member(const struct rl_plog_layout *lo, u32 region,
 				unsigned int i)
 {
 	u32 rem;
 
-	div_u64_rem((u64)region * lo->l + i, lo->n, &rem);
+	div_u64_rem((u64)region * lo->nlog + i, lo->n, &rem);
 	return rem;
 }
 
@@ -148,14 +149,14 @@ unsigned int rl_plog_log_member(const struct rl_plog_layout *lo, u32 region,
  * @region: the region
  * @t: the data member index, 0 .. g - 1
  *
- * Return: (region * L + L + t) mod N.
+ * Return: (region * f L + f L + t) mod N.
  */
 unsigned int rl_plog_data_member(const struct rl_plog_layout *lo, u32 region,
 				 unsigned int t)
 {
 	u32 rem;
 
-	div_u64_rem((u64)region * lo->l + lo->l + t, lo->n, &rem);
+	div_u64_rem((u64)region * lo->nlog + lo->nlog + t, lo->n, &rem);
 	return rem;
 }
 
@@ -192,35 +193,119 @@ u64 rl_plog_region_start(const struct rl_plog_layout *lo, unsigned int m,
 	return rl_plog_start(lo, m, region);
 }
 
+/*
+ * The check positions (data member indices) of a row whose P is on @p,
+ * sorted: {p} for f = 1, {p, (p + 1) mod g} for f = 2. Returns f.
+ */
+static unsigned int rl_plog_row_checks(const struct rl_plog_layout *lo,
+				       unsigned int p, unsigned int *e)
+{
+	unsigned int q = p + 1 == lo->g ? 0 : p + 1;
+
+	e[0] = p;
+	if (lo->f == 1)
+		return 1;
+	e[0] = min(p, q);
+	e[1] = max(p, q);
+	return 2;
+}
+
+/*
+ * The rows of a row group whose check blocks member index @t holds, as
+ * P positions p, sorted: {t} for f = 1, {t, (t - 1) mod g} for f = 2
+ * (t holds the Q of the row whose P is on t - 1). Returns f.
+ */
+static unsigned int rl_plog_member_checks(const struct rl_plog_layout *lo,
+					  unsigned int t, unsigned int *e)
+{
+	unsigned int pq = t ? t - 1 : lo->g - 1;
+
+	e[0] = t;
+	if (lo->f == 1)
+		return 1;
+	e[0] = min(t, pq);
+	e[1] = max(t, pq);
+	return 2;
+}
+
+/* the @k-th (from 0) of 0, 1, ... leaving out the @ne sorted values @e */
+static unsigned int rl_plog_skip(unsigned int k, const unsigned int *e,
+				 unsigned int ne)
+{
+	unsigned int i;
+
+	for (i = 0; i < ne; i++)
+		if (k >= e[i])
+			k++;
+	return k;
+}
+
+/* the rank of @v (not in @e) among 0, 1, ... leaving out the values @e */
+static unsigned int rl_plog_rank(unsigned int v, const unsigned int *e,
+				 unsigned int ne)
+{
+	unsigned int i, r = v;
+
+	for (i = 0; i < ne; i++)
+		if (e[i] < v)
+			r--;
+	return r;
+}
+
+/* data slots of a member's slice: S - f S / g */
+static u32 rl_plog_data_slots(const struct rl_plog_layout *lo)
+{
+	return lo->slice - lo->f * (lo->slice / lo->g);
+}
+
 /**
- * rl_plog_row_loc() - where a row's data chunk and parity chunk live
+ * rl_plog_row_loc() - where a row's data chunk and check chunks live
  * @lo: the layout
  * @region: the region
  * @row: the row within the region, 0 .. S - 1
- * @col: the data column, 0 .. g - 2
- * @loc: filled in (all fields)
+ * @col: the data column, 0 .. cols - 1
+ * @loc: filled in (all fields; qmember and qchunk RL_NONE and 0 for f = 1)
  *
- * Row i keeps its parity on data member p = i mod g in parity slot i / g;
- * data column k is on data member t = k < p ? k : k + 1, in data slot
- * (i / g) (g - 1) + (p < t ? p : p - 1).
+ * Row i is in row group i / g; its P is on data member p = i mod g in P
+ * slot i / g (member chunk S - f S / g + i / g of the slice) and, for
+ * f = 2, its Q on data member (p + 1) mod g in Q slot i / g (chunk
+ * S - S / g + i / g). Data column k is on the k-th data member t that
+ * holds neither check block of the row, in increasing t, in data slot
+ *
+ *   (i / g) * cols + (p minus the count of t's own check rows below p)
+ *
+ * where t's own check rows are the P positions {t} (f = 1) or
+ * {t, (t - 1) mod g} (f = 2): member t is a data member of the g - f
+ * other rows of each row group, numbered in increasing row. For f = 1
+ * this is (i / g) (g - 1) + (p < t ? p : p - 1).
  */
 void rl_plog_row_loc(const struct rl_plog_layout *lo, u32 region, u32 row,
 		     unsigned int col, struct rl_plog_loc *loc)
 {
-	unsigned int g = lo->g;
-	u32 q = row / g;
-	unsigned int p = row % g;
-	unsigned int t = col < p ? col : col + 1;
+	unsigned int g = lo->g, e[2], ne, t, p;
+	u32 grp = row / g;
+	u64 check = rl_plog_data_slots(lo) + grp;
 
+	p = row % g;
+	ne = rl_plog_row_checks(lo, p, e);
+	t = rl_plog_skip(col, e, ne);
 	loc->region = region;
 	loc->row = row;
 	loc->col = col;
 	loc->member = rl_plog_data_member(lo, region, t);
+	ne = rl_plog_member_checks(lo, t, e);
 	loc->mchunk = rl_plog_start(lo, loc->member, region) +
-		      (u64)q * (g - 1) + (p < t ? p : p - 1);
+		      (u64)grp * lo->cols + rl_plog_rank(p, e, ne);
 	loc->pmember = rl_plog_data_member(lo, region, p);
-	loc->pchunk = rl_plog_start(lo, loc->pmember, region) +
-		      lo->slice - lo->slice / g + q;
+	loc->pchunk = rl_plog_start(lo, loc->pmember, region) + check;
+	if (lo->f == 1) {
+		loc->qmember = RL_NONE;
+		loc->qchunk = 0;
+		return;
+	}
+	loc->qmember = rl_plog_data_member(lo, region, p + 1 == g ? 0 : p + 1);
+	loc->qchunk = rl_plog_start(lo, loc->qmember, region) + check +
+		      lo->slice / g;
 }
 
 /**
@@ -229,17 +314,17 @@ void rl_plog_row_loc(const struct rl_plog_layout *lo, u32 region, u32 row,
  * @lchunk: the logical chunk, below @lo->data_chunks
  * @loc: filled in (all fields)
  *
- * Region lchunk / (S (g - 1)); within it, chunk x is row x / (g - 1),
- * column x mod (g - 1). O(1).
+ * Region lchunk / (S cols); within it, chunk x is row x / cols, column
+ * x mod cols. O(1).
  */
 void rl_plog_map(const struct rl_plog_layout *lo, u64 lchunk,
 		 struct rl_plog_loc *loc)
 {
-	u64 per_region = (u64)lo->slice * (lo->g - 1);
+	u64 per_region = (u64)lo->slice * lo->cols;
 	u64 x;
 	u64 region = div64_u64_rem(lchunk, per_region, &x);
 	u32 col;
-	u64 row = div_u64_rem(x, lo->g - 1, &col);
+	u64 row = div_u64_rem(x, lo->cols, &col);
 
 	rl_plog_row_loc(lo, region, row, col, loc);
 }
@@ -254,14 +339,14 @@ void rl_plog_map(const struct rl_plog_layout *lo, u64 lchunk,
  * O(log C): the cycle is found by division, the region within the cycle
  * by binary search on region starts.
  *
- * Return: true for a data chunk, false for parity, a sublog or a chunk
- * past the layout's span.
+ * Return: true for a data chunk, false for P, Q, a sublog or a chunk past
+ * the layout's span.
  */
 bool rl_plog_unmap(const struct rl_plog_layout *lo, unsigned int m,
 		   u64 mchunk, u64 *lchunk)
 {
-	unsigned int g = lo->g, t, p, col;
-	u32 lo_j = 0, hi_j = lo->cycle, j, slot_in, q;
+	unsigned int t, p, col, e[2], ne;
+	u32 lo_j = 0, hi_j = lo->cycle, j, slot_in, grp;
 	u64 off, cyc, region, slot;
 
 	if (mchunk >= lo->member_chunks || m >= lo->n)
@@ -280,30 +365,35 @@ bool rl_plog_unmap(const struct rl_plog_layout *lo, unsigned int m,
 	if (t == RL_NONE)
 		return false;
 	slot = off - rl_plog_start(lo, m, lo_j);
-	if (slot >= lo->slice - lo->slice / g)
+	if (slot >= rl_plog_data_slots(lo))
 		return false;
-	q = div_u64_rem(slot, g - 1, &slot_in);
-	p = slot_in < t ? slot_in : slot_in + 1;
-	col = t < p ? t : t - 1;
-	*lchunk = region * lo->slice * (g - 1) + ((u64)q * g + p) * (g - 1) +
-		  col;
+	grp = div_u64_rem(slot, lo->cols, &slot_in);
+	ne = rl_plog_member_checks(lo, t, e);
+	p = rl_plog_skip(slot_in, e, ne);
+	ne = rl_plog_row_checks(lo, p, e);
+	col = rl_plog_rank(t, e, ne);
+	*lchunk = region * lo->slice * lo->cols +
+		  ((u64)grp * lo->g + p) * lo->cols + col;
 	return true;
 }
 
 /**
- * rl_plog_seg_loc() - where segment @seg of a region's log goes
+ * rl_plog_seg_loc() - where a copy of segment @seg of a region's log goes
  * @lo: the layout
  * @region: the region
  * @seg: the segment index within the region's generation, below @lo->segs
+ * @copy: the copy, 0 .. f - 1
  * @member: set to the log member
  * @msector: set to the member sector (relative to data_offset)
  *
- * Segment s goes to sublog s mod L at (s / L) * seg_sectors.
+ * Segment s goes to sublog s mod L at (s / L) * seg_sectors; copy c of
+ * that sublog is on log member index c L + s mod L.
  */
 void rl_plog_seg_loc(const struct rl_plog_layout *lo, u32 region, u32 seg,
-		     unsigned int *member, u64 *msector)
+		     unsigned int copy, unsigned int *member, u64 *msector)
 {
-	unsigned int m = rl_plog_log_member(lo, region, seg % lo->l);
+	unsigned int m = rl_plog_log_member(lo, region,
+					    copy * lo->l + seg % lo->l);
 
 	*member = m;
 	*msector = (rl_plog_start(lo, m, region) << lo->chunk_shift) +
@@ -362,7 +452,7 @@ u32 rl_plog_region_at(const struct rl_plog_layout *lo, u64 msector)
 static u64 rl_plog_cycle_chunks(const struct rl_plog_layout *lo, u64 s,
 				u64 gl)
 {
-	u64 logs = (u64)lo->cycle * lo->l / lo->n;	/* regions each member logs */
+	u64 logs = (u64)lo->cycle * lo->nlog / lo->n;	/* regions each member logs */
 
 	return (lo->cycle - logs) * s + logs * gl;
 }
@@ -376,7 +466,7 @@ static u64 rl_plog_fit(const struct rl_plog_layout *lo, u64 b, u64 avail,
 		       u64 su, u64 gu, unsigned int a_milli, u64 *ps, u64 *pg)
 {
 	u64 cycles = div_u64(b, lo->cycle);
-	u64 logs = (u64)lo->cycle * lo->l / lo->n;
+	u64 logs = (u64)lo->cycle * lo->nlog / lo->n;
 	u64 datas = lo->cycle - logs;
 	u64 s, gl, used;
 
@@ -442,9 +532,14 @@ static u32 rl_plog_max_recs(u32 seg_sectors, u32 *hdr_sectors)
  *	data_offset)
  * @error: set to a static message on failure (for ti->error)
  *
+ * Faults f: 1 (the default) or 2; f = 2 needs N >= 2 L + 4 (two data
+ * columns besides P and Q). A region has f L log members, g = N - f L data
+ * members and rows of cols = g - f data chunks; the capacity is B S cols
+ * chunks.
+ *
  * Defaults: L from rl_plog_default_l(), K = 1, 256-sector tracks, A = 1,
  * and B = sqrt(TV / K) (TV: tracks per member), searched within +-10 %
- * over multiples of the cycle C = N / gcd(N, L) for the least wasted
+ * over multiples of the cycle C = N / gcd(N, f L) for the least wasted
  * member space once S is rounded to a multiple of g and of whole tracks
  * and G to whole log segments (at least one). A given B is rounded up to
  * a multiple of C. A track must be a multiple of the chunk, or divide it;
@@ -476,13 +571,25 @@ int rl_plog_layout_init(struct rl_plog_layout *lo,
 		*error = "plog: parity logging needs at least three members";
 		return -EINVAL;
 	}
+	if (p->faults > 2) {
+		*error = "plog: faults must be 1 or 2";
+		return -EINVAL;
+	}
 	lo->n = n;
+	lo->f = p->faults ? p->faults : 1;
 	lo->l = p->log_disks ? p->log_disks : rl_plog_default_l(n);
-	if (lo->l >= n || n - lo->l < 2) {
+	if (lo->f == 1 && (lo->l >= n || n - lo->l < 2)) {
 		*error = "plog: log_disks must leave at least two data members";
 		return -EINVAL;
 	}
-	lo->g = n - lo->l;
+	/* P + Q needs two data columns (lib/raid6: four disks at least) */
+	if (lo->f == 2 && (lo->l >= n || n < 2 * lo->l + 4)) {
+		*error = "plog: faults 2 needs N >= 2 * log_disks + 4 members";
+		return -EINVAL;
+	}
+	lo->nlog = lo->f * lo->l;
+	lo->g = n - lo->nlog;
+	lo->cols = lo->g - lo->f;
 	lo->chunk_shift = ilog2(c);
 	lo->k = p->log_tracks ? p->log_tracks : RL_PLOG_DEF_K;
 	lo->track_sectors = p->track_sectors ? p->track_sectors :
@@ -513,7 +620,7 @@ int rl_plog_layout_init(struct rl_plog_layout *lo,
 	}
 	lo->seg_sectors = lo->k * lo->track_sectors;
 	lo->max_recs = rl_plog_max_recs(lo->seg_sectors, &lo->hdr_sectors);
-	lo->cycle = n / gcd(n, lo->l);
+	lo->cycle = n / gcd(n, lo->nlog);
 
 	avail = member_sectors >> lo->chunk_shift;
 	tu = lo->track_sectors >= c ? lo->track_sectors / c : 1;
@@ -570,7 +677,7 @@ int rl_plog_layout_init(struct rl_plog_layout *lo,
 	lo->cycle_chunks = rl_plog_cycle_chunks(lo, lo->slice, lo->sublog);
 	lo->member_chunks = div_u64(lo->nr_regions, lo->cycle) *
 			    lo->cycle_chunks;
-	lo->data_chunks = (u64)lo->nr_regions * lo->slice * (lo->g - 1);
+	lo->data_chunks = (u64)lo->nr_regions * lo->slice * lo->cols;
 	lo->a_milli = div_u64(1000ULL * lo->l * lo->sublog, lo->slice);
 	return 0;
 }
@@ -628,12 +735,24 @@ u32 rl_plog_seg_room(const void *seg, const struct rl_plog_layout *lo)
 	return rl_plog_seg_payload_max(lo) - le32_to_cpu(h->payload_sectors);
 }
 
+/* a record's col is valid: 0 for f = 1; f = 2: a data column, or 0 (P) / 1 (Q) */
+static bool rl_plog_col_ok(const struct rl_plog_layout *lo, u8 type,
+			   unsigned int col)
+{
+	if (lo->f == 1)
+		return col == 0;
+	return col < (type == RL_PLOG_OVERWRITE ? 2 : lo->cols);
+}
+
 /**
  * rl_plog_seg_append() - append a record to a segment image
  * @seg: the image, from rl_plog_seg_init()
  * @lo: the layout
- * @type: RL_PLOG_UPDATE (parity ^= payload) or RL_PLOG_OVERWRITE
+ * @type: RL_PLOG_UPDATE (parity ^= payload; f = 2: P ^= payload,
+ *	Q ^= g^col payload) or RL_PLOG_OVERWRITE (the check block = payload)
  * @row: the row within the region, below S
+ * @col: 0 for f = 1; f = 2: an UPDATE's data column (below cols), an
+ *	OVERWRITE's check block (0 P, 1 Q)
  * @off: the first sector within the row's parity chunk
  * @len: sectors, at least one, @off + @len within the chunk
  * @data: @len sectors of payload, copied in
@@ -646,8 +765,9 @@ u32 rl_plog_seg_room(const void *seg, const struct rl_plog_layout *lo)
  * the segment, append to a fresh one), -EINVAL for a bad record.
  */
 int rl_plog_seg_append(void *seg, const struct rl_plog_layout *lo,
-		       enum rl_plog_rec_type type, u32 row, u32 off, u32 len,
-		       const void *data, enum rl_plog_rec_state state)
+		       enum rl_plog_rec_type type, u32 row, unsigned int col,
+		       u32 off, u32 len, const void *data,
+		       enum rl_plog_rec_state state)
 {
 	struct rl_plog_seg_disk *h = seg;
 	struct rl_plog_rec_disk *rec;
@@ -657,7 +777,7 @@ int rl_plog_seg_append(void *seg, const struct rl_plog_layout *lo,
 
 	if ((type != RL_PLOG_UPDATE && type != RL_PLOG_OVERWRITE) ||
 	    (state != RL_PLOG_PENDING && state != RL_PLOG_COMMITTED) ||
-	    !len || row >= lo->slice ||
+	    !len || row >= lo->slice || !rl_plog_col_ok(lo, type, col) ||
 	    (u64)off + len > (1U << lo->chunk_shift))
 		return -EINVAL;
 	if (len > rl_plog_seg_room(seg, lo))
@@ -671,7 +791,8 @@ int rl_plog_seg_append(void *seg, const struct rl_plog_layout *lo,
 	rec->off = cpu_to_le16(off);
 	rec->len = cpu_to_le16(len);
 	rec->payload = cpu_to_le16(at);
-	rec->reserved = 0;
+	rec->col = col;
+	memset(rec->reserved, 0, sizeof(rec->reserved));
 	h->payload_sectors = cpu_to_le32(used + len);
 	h->nr = cpu_to_le16(nr + 1);
 	return nr;
@@ -772,8 +893,9 @@ void rl_plog_seg_seal(void *seg, const struct rl_plog_layout *lo)
  *	"too many records", "payload larger than the segment", "bad
  *	checksum", "wrong region", "wrong generation", "wrong segment",
  *	"bad record type", "bad record state", "pending record in a sealed
- *	segment", "record row outside the region", "record outside its
- *	chunk" or "record outside the payload"
+ *	segment", "record row outside the region", "bad record column"
+ *	(see rl_plog_seg_append()), "record outside its chunk" or "record
+ *	outside the payload"
  *
  * Return: 0 or -EINVAL.
  */
@@ -820,6 +942,8 @@ int rl_plog_seg_check(const void *seg, const struct rl_plog_layout *lo,
 			*why = "pending record in a sealed segment";
 		else if (le32_to_cpu(r->row) >= lo->slice)
 			*why = "record row outside the region";
+		else if (!rl_plog_col_ok(lo, r->type, r->col))
+			*why = "bad record column";
 		else if (!len || (u64)le16_to_cpu(r->off) + len >
 				 (1U << lo->chunk_shift))
 			*why = "record outside its chunk";
@@ -832,28 +956,46 @@ int rl_plog_seg_check(const void *seg, const struct rl_plog_layout *lo,
 	return 0;
 }
 
+/* f = 2: P ^= @src, Q ^= g^col @src, with lib/raid6's xor_syndrome */
+static void rl_plog_apply_pq(const struct rl_plog_layout *lo,
+			     unsigned int col, void *src, void *p, void *q,
+			     size_t bytes)
+{
+	void *ptrs[RL_PQ_MAX_DISKS];
+	unsigned int k;
+
+	/* only column col is read; the others point at it too */
+	for (k = 0; k < lo->cols; k++)
+		ptrs[k] = src;
+	ptrs[lo->cols] = p;
+	ptrs[lo->cols + 1] = q;
+	rl_pq_xor_va(ptrs, lo->cols + 2, col, col, bytes);
+}
+
 /**
- * rl_plog_apply() - apply a segment's records to a region's parity
+ * rl_plog_apply() - apply a segment's records to a region's check blocks
  * @lo: the layout
  * @seg: a checked segment image
- * @parity: the region's S parity chunks, row i at byte
- *	i << (chunk_shift + 9)
+ * @parity: the region's f S check chunks: row i's P at byte
+ *	i << (chunk_shift + 9), for f = 2 its Q at chunk S + i
  * @recompute: S bits; a PENDING record sets its row's bit and is skipped
  *	(the caller recomputes those rows from data); NULL if pending
  *	records are not expected
  *
  * Records are applied one after another in log order: UPDATE xors its
- * payload into the parity, OVERWRITE copies it. Call it for the region's
- * segments in order.
+ * payload into P (f = 2: and g^col times it into Q, through lib/raid6),
+ * OVERWRITE copies it into P (f = 2, col 1: into Q). Call it for the
+ * region's segments in order.
  *
  * Return: 0, or -EINVAL for a pending record without @recompute, or a
- * record outside the region, its chunk or the segment (the records before
- * it are applied, none after it).
+ * record outside the region, its chunk or the segment, or with a bad
+ * column (the records before it are applied, none after it).
  */
 int rl_plog_apply(const struct rl_plog_layout *lo, const void *seg,
 		  void *parity, unsigned long *recompute)
 {
 	const struct rl_plog_seg_disk *h = seg;
+	const size_t cshift = lo->chunk_shift + SECTOR_SHIFT;
 	unsigned int i, nr = le16_to_cpu(h->nr);
 
 	for (i = 0; i < nr; i++) {
@@ -861,11 +1003,12 @@ int rl_plog_apply(const struct rl_plog_layout *lo, const void *seg,
 		u32 row = le32_to_cpu(r->row), len = le16_to_cpu(r->len);
 		u32 off = le16_to_cpu(r->off);
 		size_t bytes = (size_t)len << SECTOR_SHIFT;
-		void *dst;
-		void *src;
+		void *dst, *src;
 
 		if (row >= lo->slice || !len ||
 		    (u64)off + len > (1U << lo->chunk_shift) ||
+		    (r->type != RL_PLOG_UPDATE && r->type != RL_PLOG_OVERWRITE) ||
+		    !rl_plog_col_ok(lo, r->type, r->col) ||
 		    le16_to_cpu(r->payload) < lo->hdr_sectors ||
 		    (u64)le16_to_cpu(r->payload) + len > lo->seg_sectors)
 			return -EINVAL;
@@ -877,15 +1020,17 @@ int rl_plog_apply(const struct rl_plog_layout *lo, const void *seg,
 		}
 		if (r->state != RL_PLOG_COMMITTED)
 			return -EINVAL;
-		dst = parity + ((size_t)row << (lo->chunk_shift + SECTOR_SHIFT)) +
+		dst = parity + ((size_t)row << cshift) +
 		      ((size_t)off << SECTOR_SHIFT);
 		src = (void *)seg + ((size_t)le16_to_cpu(r->payload) << SECTOR_SHIFT);
-		if (r->type == RL_PLOG_UPDATE)
+		if (r->type == RL_PLOG_UPDATE && lo->f == 2)
+			rl_plog_apply_pq(lo, r->col, src, dst,
+					 dst + ((size_t)lo->slice << cshift), bytes);
+		else if (r->type == RL_PLOG_UPDATE)
 			xor_blocks(1, bytes, dst, &src);
-		else if (r->type == RL_PLOG_OVERWRITE)
-			memcpy(dst, src, bytes);
 		else
-			return -EINVAL;
+			memcpy(dst + ((size_t)r->col * lo->slice << cshift), src,
+			       bytes);
 	}
 	return 0;
 }
@@ -1057,6 +1202,7 @@ void rl_plog_md_hdr_encode(const struct rl_plog_layout *lo,
 	h->hdr_sectors = cpu_to_le32(lo->hdr_sectors);
 	h->nr_bufs = cpu_to_le32(nr_bufs);
 	h->blocks = cpu_to_le64(rl_plog_md_blocks(lo, nr_bufs));
+	h->faults = cpu_to_le32(lo->f);
 	h->csum = cpu_to_le32(rl_plog_md_hdr_csum(block));
 }
 
@@ -1067,14 +1213,19 @@ void rl_plog_md_hdr_encode(const struct rl_plog_layout *lo,
  * @nr_bufs: the pool buffers it asks for
  * @why: set to the reason on failure
  *
+ * A version 1 block (before faults) describes an f = 1 log; version 2
+ * carries f.
+ *
  * Return: 0; -ENODATA for a block of zeroes (a new area); -EINVAL for a
  * bad magic, checksum or version; -ESTALE when the block describes
- * another layout or buffer count (the table changed under the log).
+ * another layout, buffer count or number of faults (the table changed
+ * under the log).
  */
 int rl_plog_md_hdr_check(const void *block, const struct rl_plog_layout *lo,
 			 unsigned int nr_bufs, const char **why)
 {
 	const struct rl_plog_md_hdr_disk *h = block;
+	u32 version, faults;
 
 	if (!memchr_inv(block, 0, RL_MD_BLOCK)) {
 		*why = "empty";
@@ -1088,9 +1239,17 @@ int rl_plog_md_hdr_check(const void *block, const struct rl_plog_layout *lo,
 		*why = "bad checksum";
 		return -EINVAL;
 	}
-	if (le32_to_cpu(h->version) != RL_PLOG_MD_VERSION) {
+	version = le32_to_cpu(h->version);
+	if (version != 1 && version != RL_PLOG_MD_VERSION) {
 		*why = "unsupported version";
 		return -EINVAL;
+	}
+	faults = version == 1 ? 1 : le32_to_cpu(h->faults);
+	if (faults != lo->f) {
+		*why = version == 1 ?
+		       "a version 1 log (faults 1) under a faults 2 table" :
+		       "the table changed the number of faults under an existing log";
+		return -ESTALE;
 	}
 	if (le32_to_cpu(h->n) != lo->n || le32_to_cpu(h->l) != lo->l ||
 	    le32_to_cpu(h->chunk_shift) != lo->chunk_shift ||

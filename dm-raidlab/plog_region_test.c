@@ -17,13 +17,16 @@
 #include <kunit/test.h>
 #include <linux/bitmap.h>
 #include <linux/crc32c.h>
+#include <linux/gcd.h>
 #include <linux/irqflags.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
 #include "metadata.h"
+#include "parity.h"
 #include "plog.h"
+#include "pq_ref.h"
 #include "raidlab.h"
 
 /* ------------------------------------------------------------------------
@@ -34,6 +37,7 @@ struct rl_plt_case {
 	const char *name;
 	unsigned int n, l, a, k, b, chunk, track;
 	u64 member_sectors;
+	unsigned int f;
 };
 
 static const struct rl_plt_case rl_plt_cases[] = {
@@ -48,6 +52,20 @@ static const struct rl_plt_case rl_plt_cases[] = {
 	{ "n32_l5", 32, 5, 0, 0, 0, 8, 64, 1 << 17 },
 	{ "n12_l3_b4_a250", 12, 3, 250, 0, 4, 8, 0, 1 << 16 },
 	{ "n9_l6_g3", 9, 6, 3000, 0, 0, 16, 0, 1 << 18 },
+	/* f = 2: P + Q, the log on 2 L members */
+	{ "f2_n6_l1_defaults", 6, 1, 0, 0, 0, 8, 0, 1 << 18, 2 },
+	{ "f2_n6_default_l", 6, 0, 0, 0, 0, 16, 0, 1 << 18, 2 },
+	{ "f2_n7_l1_a2000_k2", 7, 1, 2000, 2, 0, 8, 0, 1 << 18, 2 },
+	{ "f2_n8_l2_g4", 8, 2, 0, 0, 0, 8, 8, 1 << 16, 2 },
+	{ "f2_n9_l2_a500", 9, 2, 500, 0, 0, 16, 0, 1 << 18, 2 },
+	{ "f2_n10_l3_g4_b10", 10, 3, 0, 0, 10, 8, 64, 1 << 17, 2 },
+	{ "f2_n11_l1_chunk_over_track", 11, 1, 0, 0, 0, 512, 128, 1 << 19, 2 },
+	{ "f2_n12_l2_k3_track96", 12, 2, 1500, 3, 0, 32, 96, 1 << 18, 2 },
+	{ "f2_n13_l3_b26", 13, 3, 1000, 0, 26, 8, 0, 1 << 17, 2 },
+	{ "f2_n14_l2_a3000", 14, 2, 3000, 0, 0, 16, 0, 1 << 18, 2 },
+	{ "f2_n16_l3", 16, 3, 0, 0, 0, 8, 64, 1 << 17, 2 },
+	{ "f2_n22_default_l", 22, 0, 0, 0, 0, 8, 0, 1 << 17, 2 },
+	{ "f2_n32_l4", 32, 4, 0, 0, 0, 8, 64, 1 << 17, 2 },
 };
 
 static void rl_plt_case_desc(const struct rl_plt_case *c, char *desc)
@@ -68,6 +86,7 @@ static void rl_plt_params(const struct rl_plt_case *c,
 	p->log_tracks = c->k;
 	p->track_sectors = c->track;
 	p->regions = c->b;
+	p->faults = c->f;
 }
 
 /* mark member chunk @mc of @m in @used: false if it was marked already */
@@ -76,139 +95,367 @@ static bool rl_plt_mark(unsigned long **used, unsigned int m, u64 mc)
 	return !__test_and_set_bit(mc, used[m]);
 }
 
-static void rl_plt_layout_maps(struct kunit *test)
+/* a check chunk of @region on @m is in slot range [lo_slot, hi_slot) of its slice */
+static bool rl_plt_in_slots(const struct rl_plog_layout *lo, unsigned int m,
+			    u32 region, u64 mc, u32 lo_slot, u32 hi_slot)
 {
-	const struct rl_plt_case *c = test->param_value;
-	struct rl_plog_params p;
-	struct rl_plog_layout lo;
-	struct rl_plog_loc loc;
-	unsigned long **used, **data;
-	char *error = NULL;
-	unsigned int m, i, t;
-	u64 x, mc, lchunk, key, prev_key = 0;
-	u32 r, s;
+	u64 start = rl_plog_region_start(lo, m, region);
 
-	rl_plt_params(c, &p);
-	KUNIT_ASSERT_EQ_MSG(test, rl_plog_layout_init(&lo, &p, c->member_sectors,
-						      &error), 0, "%s", error);
+	return mc >= start + lo_slot && mc < start + hi_slot;
+}
+
+/*
+ * The layout's invariants, for any f: shape and capacity; every logical
+ * chunk maps to one member chunk and back, on a data member of its region
+ * that holds neither of its row's check blocks, the data slots of a
+ * member in increasing logical order; a row's columns, P and Q on its g
+ * data members, one each; P and Q in their slot ranges; every copy of
+ * every sublog on a log member of the region, the copies of a sublog on
+ * different members, segments inside; every member chunk used once;
+ * unmap finds data exactly where data is; the sync keys.
+ */
+static void rl_plt_check(struct kunit *test, const struct rl_plog_layout *lo,
+			 u64 member_sectors)
+{
+	struct rl_plog_loc loc, loc2;
+	unsigned long **used, **data;
+	u32 sg = lo->slice / lo->g, r, s;
+	u64 x, mc, lchunk, key, prev_key = 0, rowmask = 0, *next;
+	unsigned int m, i, t, cp;
 
 	/* shape */
-	KUNIT_EXPECT_EQ(test, lo.g, lo.n - lo.l);
-	KUNIT_EXPECT_EQ(test, lo.slice % lo.g, 0U);
-	if (lo.track_sectors >= (1U << lo.chunk_shift))
-		KUNIT_EXPECT_EQ(test, ((u64)lo.slice << lo.chunk_shift) %
-				lo.track_sectors, 0ULL);
-	KUNIT_EXPECT_EQ(test, ((u64)lo.sublog << lo.chunk_shift) % lo.seg_sectors,
+	KUNIT_EXPECT_TRUE(test, lo->f == 1 || lo->f == 2);
+	KUNIT_EXPECT_EQ(test, lo->nlog, lo->f * lo->l);
+	KUNIT_EXPECT_EQ(test, lo->g, lo->n - lo->nlog);
+	KUNIT_EXPECT_EQ(test, lo->cols, lo->g - lo->f);
+	KUNIT_EXPECT_GE(test, lo->cols, lo->f);
+	KUNIT_EXPECT_EQ(test, lo->cycle, lo->n / gcd(lo->n, lo->nlog));
+	KUNIT_EXPECT_EQ(test, lo->slice % lo->g, 0U);
+	if (lo->track_sectors >= (1U << lo->chunk_shift))
+		KUNIT_EXPECT_EQ(test, ((u64)lo->slice << lo->chunk_shift) %
+				lo->track_sectors, 0ULL);
+	KUNIT_EXPECT_EQ(test, ((u64)lo->sublog << lo->chunk_shift) % lo->seg_sectors,
 			0ULL);
-	KUNIT_EXPECT_GE(test, (u64)lo.sublog << lo.chunk_shift,
-			(u64)lo.seg_sectors);
-	KUNIT_EXPECT_EQ(test, lo.nr_regions % lo.cycle, 0U);
-	KUNIT_EXPECT_LE(test, lo.member_chunks, c->member_sectors >> lo.chunk_shift);
-	KUNIT_EXPECT_EQ(test, lo.member_chunks,
-			(u64)(lo.nr_regions / lo.cycle) * lo.cycle_chunks);
-	KUNIT_EXPECT_EQ(test, lo.data_chunks,
-			(u64)lo.nr_regions * lo.slice * (lo.g - 1));
-	KUNIT_EXPECT_EQ(test, lo.segs, lo.l * (u32)(((u64)lo.sublog <<
-							lo.chunk_shift) / lo.seg_sectors));
-	if (c->l)
-		KUNIT_EXPECT_EQ(test, lo.l, c->l);
-	if (c->b)
-		KUNIT_EXPECT_EQ(test, lo.nr_regions, roundup(c->b, lo.cycle));
+	KUNIT_EXPECT_GE(test, (u64)lo->sublog << lo->chunk_shift,
+			(u64)lo->seg_sectors);
+	KUNIT_EXPECT_EQ(test, lo->nr_regions % lo->cycle, 0U);
+	KUNIT_EXPECT_LE(test, lo->member_chunks, member_sectors >> lo->chunk_shift);
+	KUNIT_EXPECT_EQ(test, lo->member_chunks,
+			(u64)(lo->nr_regions / lo->cycle) * lo->cycle_chunks);
+	KUNIT_EXPECT_EQ(test, lo->data_chunks,
+			(u64)lo->nr_regions * lo->slice * lo->cols);
+	KUNIT_EXPECT_EQ(test, lo->segs, lo->l * (u32)(((u64)lo->sublog <<
+							lo->chunk_shift) / lo->seg_sectors));
 
-	used = kunit_kcalloc(test, lo.n, sizeof(*used), GFP_KERNEL);
-	data = kunit_kcalloc(test, lo.n, sizeof(*data), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, used);
-	KUNIT_ASSERT_NOT_NULL(test, data);
-	for (m = 0; m < lo.n; m++) {
-		used[m] = kunit_kcalloc(test, BITS_TO_LONGS(lo.member_chunks),
+	used = kunit_kcalloc(test, lo->n, sizeof(*used), GFP_KERNEL);
+	data = kunit_kcalloc(test, lo->n, sizeof(*data), GFP_KERNEL);
+	next = kunit_kcalloc(test, lo->n, sizeof(*next), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, used && data && next);
+	for (m = 0; m < lo->n; m++) {
+		used[m] = kunit_kcalloc(test, BITS_TO_LONGS(lo->member_chunks),
 					sizeof(long), GFP_KERNEL);
-		data[m] = kunit_kcalloc(test, BITS_TO_LONGS(lo.member_chunks),
+		data[m] = kunit_kcalloc(test, BITS_TO_LONGS(lo->member_chunks),
 					sizeof(long), GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, used[m]);
 		KUNIT_ASSERT_NOT_NULL(test, data[m]);
 	}
 
-	/* data and parity: unique, on the right members, and back */
-	for (x = 0; x < lo.data_chunks; x++) {
-		rl_plog_map(&lo, x, &loc);
-		KUNIT_ASSERT_LT(test, loc.member, lo.n);
-		KUNIT_ASSERT_LT(test, loc.mchunk, lo.member_chunks);
-		KUNIT_ASSERT_LT(test, loc.pchunk, lo.member_chunks);
-		KUNIT_ASSERT_NE(test, rl_plog_member_role(&lo, loc.region,
+	/* data, P and Q: unique, on the right members, and back */
+	for (x = 0; x < lo->data_chunks; x++) {
+		rl_plog_map(lo, x, &loc);
+		KUNIT_ASSERT_LT(test, loc.member, lo->n);
+		KUNIT_ASSERT_LT(test, loc.mchunk, lo->member_chunks);
+		KUNIT_ASSERT_LT(test, loc.pchunk, lo->member_chunks);
+		KUNIT_ASSERT_EQ(test, (u64)loc.row * lo->cols + loc.col,
+				x % ((u64)lo->slice * lo->cols));
+		KUNIT_ASSERT_NE(test, rl_plog_member_role(lo, loc.region,
 							  loc.member), RL_NONE);
-		KUNIT_ASSERT_NE(test, rl_plog_member_role(&lo, loc.region,
+		KUNIT_ASSERT_NE(test, rl_plog_member_role(lo, loc.region,
 							  loc.pmember), RL_NONE);
-		KUNIT_ASSERT_NE(test, loc.member, loc.pmember);
+		if (lo->f == 2) {
+			KUNIT_ASSERT_LT(test, loc.qchunk, lo->member_chunks);
+			KUNIT_ASSERT_NE(test, rl_plog_member_role(lo, loc.region,
+								  loc.qmember), RL_NONE);
+			/* Q on the member after P's */
+			KUNIT_ASSERT_EQ(test, rl_plog_member_role(lo, loc.region,
+								  loc.qmember),
+					(rl_plog_member_role(lo, loc.region, loc.pmember) +
+					 1) % lo->g);
+		} else {
+			KUNIT_ASSERT_EQ(test, loc.qmember, RL_NONE);
+		}
+		KUNIT_ASSERT_EQ(test, rl_plog_member_role(lo, loc.region, loc.pmember),
+				loc.row % lo->g);
+		/* the row's members: P, Q and its columns, all different */
+		if (loc.col == 0) {
+			rowmask = BIT_ULL(loc.pmember);
+			if (lo->f == 2) {
+				KUNIT_ASSERT_NE(test, loc.qmember, loc.pmember);
+				rowmask |= BIT_ULL(loc.qmember);
+			}
+		}
+		KUNIT_ASSERT_FALSE_MSG(test, rowmask & BIT_ULL(loc.member),
+				       "region %u row %u col %u: member %u twice",
+				       loc.region, loc.row, loc.col, loc.member);
+		rowmask |= BIT_ULL(loc.member);
+		if (loc.col == lo->cols - 1)
+			KUNIT_ASSERT_EQ(test, (unsigned int)hweight64(rowmask), lo->g);
+		/* a member's data slots in increasing logical order */
+		if (rl_plog_region_start(lo, loc.member, loc.region) <= next[loc.member])
+			KUNIT_ASSERT_GE(test, loc.mchunk, next[loc.member]);
+		next[loc.member] = loc.mchunk + 1;
+		KUNIT_ASSERT_TRUE(test, rl_plt_in_slots(lo, loc.member, loc.region,
+							loc.mchunk, 0,
+							lo->slice - lo->f * sg));
 		KUNIT_ASSERT_TRUE_MSG(test, rl_plt_mark(used, loc.member, loc.mchunk),
 				      "lchunk %llu: member %u chunk %llu twice",
 				      x, loc.member, loc.mchunk);
 		__set_bit(loc.mchunk, data[loc.member]);
-		KUNIT_ASSERT_TRUE(test, rl_plog_unmap(&lo, loc.member, loc.mchunk,
+		KUNIT_ASSERT_TRUE(test, rl_plog_unmap(lo, loc.member, loc.mchunk,
 						      &lchunk));
 		KUNIT_ASSERT_EQ(test, lchunk, x);
-		if (loc.col == 0)
-			KUNIT_ASSERT_TRUE_MSG(test,
-					      rl_plt_mark(used, loc.pmember, loc.pchunk),
-					      "row %u of region %u: parity twice",
-					      loc.row, loc.region);
+		rl_plog_row_loc(lo, loc.region, loc.row, loc.col, &loc2);
+		KUNIT_ASSERT_EQ(test, memcmp(&loc, &loc2, sizeof(loc)), 0);
+		if (loc.col)
+			continue;
+		KUNIT_ASSERT_TRUE(test, rl_plt_in_slots(lo, loc.pmember, loc.region,
+							loc.pchunk,
+							lo->slice - lo->f * sg,
+							lo->slice - (lo->f - 1) * sg));
+		KUNIT_ASSERT_TRUE_MSG(test, rl_plt_mark(used, loc.pmember, loc.pchunk),
+				      "row %u of region %u: parity twice",
+				      loc.row, loc.region);
+		if (lo->f == 1)
+			continue;
+		KUNIT_ASSERT_TRUE(test, rl_plt_in_slots(lo, loc.qmember, loc.region,
+							loc.qchunk, lo->slice - sg,
+							lo->slice));
+		KUNIT_ASSERT_TRUE_MSG(test, rl_plt_mark(used, loc.qmember, loc.qchunk),
+				      "row %u of region %u: Q twice",
+				      loc.row, loc.region);
 	}
 
 	/* sublogs: not on their region's data members, no overlap, segments inside */
-	for (r = 0; r < lo.nr_regions; r++) {
-		for (i = 0; i < lo.l; i++) {
-			m = rl_plog_log_member(&lo, r, i);
-			KUNIT_ASSERT_EQ(test, rl_plog_member_role(&lo, r, m), RL_NONE);
-			for (t = 0; t < lo.g; t++)
-				KUNIT_ASSERT_NE(test, rl_plog_data_member(&lo, r, t), m);
-			mc = rl_plog_region_start(&lo, m, r);
-			for (x = 0; x < lo.sublog; x++)
+	for (r = 0; r < lo->nr_regions; r++) {
+		for (i = 0; i < lo->nlog; i++) {
+			m = rl_plog_log_member(lo, r, i);
+			KUNIT_ASSERT_EQ(test, rl_plog_member_role(lo, r, m), RL_NONE);
+			for (t = 0; t < lo->g; t++)
+				KUNIT_ASSERT_NE(test, rl_plog_data_member(lo, r, t), m);
+			if (i >= lo->l)
+				KUNIT_ASSERT_NE(test, m,
+						rl_plog_log_member(lo, r, i - lo->l));
+			mc = rl_plog_region_start(lo, m, r);
+			for (x = 0; x < lo->sublog; x++)
 				KUNIT_ASSERT_TRUE_MSG(test, rl_plt_mark(used, m, mc + x),
 						      "sublog %u of region %u overlaps",
 						      i, r);
 		}
-		for (s = 0; s < lo.segs; s++) {
+		for (s = 0; s < lo->segs; s++) {
+			unsigned int m0 = RL_NONE;
 			u64 ms;
 
-			rl_plog_seg_loc(&lo, r, s, &m, &ms);
-			KUNIT_ASSERT_EQ(test, m, rl_plog_log_member(&lo, r, s % lo.l));
-			mc = rl_plog_region_start(&lo, m, r);
-			KUNIT_ASSERT_GE(test, ms, mc << lo.chunk_shift);
-			KUNIT_ASSERT_LE(test, ms + lo.seg_sectors,
-					(mc + lo.sublog) << lo.chunk_shift);
-			KUNIT_ASSERT_EQ(test, ms - (mc << lo.chunk_shift),
-					(u64)(s / lo.l) * lo.seg_sectors);
+			for (cp = 0; cp < lo->f; cp++) {
+				rl_plog_seg_loc(lo, r, s, cp, &m, &ms);
+				KUNIT_ASSERT_EQ(test, m, rl_plog_log_member(lo, r,
+									    cp * lo->l +
+									    s % lo->l));
+				mc = rl_plog_region_start(lo, m, r);
+				KUNIT_ASSERT_GE(test, ms, mc << lo->chunk_shift);
+				KUNIT_ASSERT_LE(test, ms + lo->seg_sectors,
+						(mc + lo->sublog) << lo->chunk_shift);
+				KUNIT_ASSERT_EQ(test, ms - (mc << lo->chunk_shift),
+						(u64)(s / lo->l) * lo->seg_sectors);
+				/* the copies of a segment: on other members */
+				KUNIT_ASSERT_NE(test, m, m0);
+				m0 = m;
+			}
 		}
 	}
 
 	/* every member chunk used once; unmap says data exactly where data is */
-	for (m = 0; m < lo.n; m++) {
-		KUNIT_EXPECT_EQ(test, bitmap_weight(used[m], lo.member_chunks),
-				(unsigned int)lo.member_chunks);
-		for (mc = 0; mc < lo.member_chunks; mc++)
-			KUNIT_ASSERT_EQ(test, rl_plog_unmap(&lo, m, mc, &lchunk),
+	for (m = 0; m < lo->n; m++) {
+		KUNIT_EXPECT_EQ(test, bitmap_weight(used[m], lo->member_chunks),
+				(unsigned int)lo->member_chunks);
+		for (mc = 0; mc < lo->member_chunks; mc++)
+			KUNIT_ASSERT_EQ(test, rl_plog_unmap(lo, m, mc, &lchunk),
 					(bool)test_bit(mc, data[m]));
-		KUNIT_EXPECT_FALSE(test, rl_plog_unmap(&lo, m, lo.member_chunks,
+		KUNIT_EXPECT_FALSE(test, rl_plog_unmap(lo, m, lo->member_chunks,
 						       &lchunk));
 	}
 
 	/* keys */
-	for (r = 0; r < lo.nr_regions; r++) {
-		key = rl_plog_region_key(&lo, r);
+	for (r = 0; r < lo->nr_regions; r++) {
+		key = rl_plog_region_key(lo, r);
 		if (r)
 			KUNIT_ASSERT_GT(test, key, prev_key);
-		for (m = 0; m < lo.n; m++) {
-			u64 end = rl_plog_region_start(&lo, m, r) +
-				  (rl_plog_member_role(&lo, r, m) == RL_NONE ?
-				   lo.sublog : lo.slice);
+		for (m = 0; m < lo->n; m++) {
+			u64 end = rl_plog_region_start(lo, m, r) +
+				  (rl_plog_member_role(lo, r, m) == RL_NONE ?
+				   lo->sublog : lo->slice);
 
-			KUNIT_ASSERT_LE(test, (end << lo.chunk_shift) - 1, key);
+			KUNIT_ASSERT_LE(test, (end << lo->chunk_shift) - 1, key);
 		}
-		KUNIT_ASSERT_EQ(test, rl_plog_region_at(&lo, key), r);
-		KUNIT_ASSERT_EQ(test, rl_plog_region_at(&lo, r ? prev_key + 1 : 0), r);
+		KUNIT_ASSERT_EQ(test, rl_plog_region_at(lo, key), r);
+		KUNIT_ASSERT_EQ(test, rl_plog_region_at(lo, r ? prev_key + 1 : 0), r);
 		prev_key = key;
 	}
-	KUNIT_EXPECT_EQ(test, (u64)prev_key + 1, lo.member_chunks << lo.chunk_shift);
-	KUNIT_EXPECT_EQ(test, rl_plog_region_at(&lo, prev_key + 1), lo.nr_regions);
+	KUNIT_EXPECT_EQ(test, (u64)prev_key + 1, lo->member_chunks << lo->chunk_shift);
+	KUNIT_EXPECT_EQ(test, rl_plog_region_at(lo, prev_key + 1), lo->nr_regions);
+}
+
+static void rl_plt_layout_maps(struct kunit *test)
+{
+	const struct rl_plt_case *c = test->param_value;
+	struct rl_plog_params p;
+	struct rl_plog_layout lo;
+	char *error = NULL;
+
+	rl_plt_params(c, &p);
+	KUNIT_ASSERT_EQ_MSG(test, rl_plog_layout_init(&lo, &p, c->member_sectors,
+						      &error), 0, "%s", error);
+	KUNIT_EXPECT_EQ(test, lo.f, c->f ? c->f : 1U);
+	if (c->l)
+		KUNIT_EXPECT_EQ(test, lo.l, c->l);
+	else
+		KUNIT_EXPECT_EQ(test, lo.l, rl_plog_default_l(c->n));
+	if (c->b)
+		KUNIT_EXPECT_EQ(test, lo.nr_regions, roundup(c->b, lo.cycle));
+	rl_plt_check(test, &lo, c->member_sectors);
+}
+
+/*
+ * f = 2 for every N in 6 .. 16 and L in 1 .. 3 that fit (N >= 2 L + 4),
+ * with A, K, B and the chunk varied: the invariants of rl_plt_check().
+ */
+static void rl_plt_f2_sweep(struct kunit *test)
+{
+	static const unsigned int ratios[] = { 500, 1000, 2000, 1500 };
+	struct rl_plog_params p = { .faults = 2, .track_sectors = 8 };
+	struct rl_plog_layout lo;
+	unsigned int n, l, layouts = 0;
+	char *error = NULL;
+	u64 ms;
+
+	for (n = 6; n <= 16; n++) {
+		for (l = 1; l <= 3 && n >= 2 * l + 4; l++) {
+			p.nr_members = n;
+			p.log_disks = l;
+			p.chunk_sectors = 8 << (n % 2);
+			p.track_sectors = p.chunk_sectors;
+			p.log_ratio = ratios[(n + l) % ARRAY_SIZE(ratios)];
+			p.log_tracks = 1 + (n + l) % 2;
+			p.regions = (n % 3) ? 0 : n / 2;
+			ms = (u64)(1 << 14) << (n % 2);
+			KUNIT_ASSERT_EQ_MSG(test, rl_plog_layout_init(&lo, &p, ms, &error),
+					    0, "n %u l %u: %s", n, l, error);
+			KUNIT_ASSERT_EQ(test, lo.cols, n - 2 * l - 2);
+			rl_plt_check(test, &lo, ms);
+			layouts++;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, layouts, 11U + 9U + 7U);
+}
+
+/*
+ * The f = 2 numbering by hand, N = 6, L = 1: g = 4, cols = 2; region 0's
+ * log members 0 and 1, data members t = 0 .. 3 are members 2 .. 5. Row i
+ * (group i / 4, p = i mod 4): P on t = p, Q on t = p + 1 mod 4, columns
+ * on the other two in increasing t; member t's data slot is
+ * group * 2 + the rank of p among the rows t holds no check block of.
+ */
+static void rl_plt_f2_numbering(struct kunit *test)
+{
+	static const struct {
+		u32 row;
+		unsigned int col, t, slot, pt, qt;
+	} want[] = {
+		/* row 0: P t0, Q t1, data t2 (its rows 0, 3: slot 0), t3 (rows 0, 1) */
+		{ 0, 0, 2, 0, 0, 1 }, { 0, 1, 3, 0, 0, 1 },
+		{ 1, 0, 0, 0, 1, 2 }, { 1, 1, 3, 1, 1, 2 },
+		{ 2, 0, 0, 1, 2, 3 }, { 2, 1, 1, 0, 2, 3 },
+		/* row 3: P t3, Q t0 */
+		{ 3, 0, 1, 1, 3, 0 }, { 3, 1, 2, 1, 3, 0 },
+		/* the next row group: slots + cols */
+		{ 5, 1, 3, 3, 1, 2 },
+	};
+	struct rl_plog_params p = { .nr_members = 6, .chunk_sectors = 8,
+				    .log_disks = 1, .faults = 2, .track_sectors = 8,
+				    .regions = 3 };
+	struct rl_plog_layout lo;
+	struct rl_plog_loc loc;
+	char *error = NULL;
+	unsigned int i;
+	u64 lchunk;
+
+	KUNIT_ASSERT_EQ_MSG(test, rl_plog_layout_init(&lo, &p, 1 << 14, &error), 0,
+			    "%s", error);
+	KUNIT_ASSERT_EQ(test, lo.g, 4U);
+	KUNIT_ASSERT_EQ(test, lo.cols, 2U);
+	KUNIT_ASSERT_EQ(test, lo.nlog, 2U);
+	KUNIT_EXPECT_EQ(test, rl_plog_log_member(&lo, 0, 0), 0U);
+	KUNIT_EXPECT_EQ(test, rl_plog_log_member(&lo, 0, 1), 1U);
+	KUNIT_EXPECT_EQ(test, rl_plog_log_member(&lo, 1, 0), 2U);
+	KUNIT_EXPECT_EQ(test, rl_plog_data_member(&lo, 1, 3), 1U);
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		rl_plog_row_loc(&lo, 0, want[i].row, want[i].col, &loc);
+		KUNIT_EXPECT_EQ_MSG(test, loc.member, want[i].t + 2, "case %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, loc.mchunk, (u64)want[i].slot, "case %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, loc.pmember, want[i].pt + 2, "case %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, loc.pchunk,
+				    (u64)lo.slice - lo.slice / 2 + want[i].row / 4,
+				    "case %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, loc.qmember, want[i].qt + 2, "case %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, loc.qchunk,
+				    (u64)lo.slice - lo.slice / 4 + want[i].row / 4,
+				    "case %u", i);
+		KUNIT_EXPECT_TRUE(test, rl_plog_unmap(&lo, loc.member, loc.mchunk,
+						      &lchunk));
+		KUNIT_EXPECT_EQ(test, lchunk, (u64)want[i].row * 2 + want[i].col);
+	}
+	/* P and Q slots are not data */
+	KUNIT_EXPECT_FALSE(test, rl_plog_unmap(&lo, 2, lo.slice / 2, &lchunk));
+	KUNIT_EXPECT_FALSE(test, rl_plog_unmap(&lo, 2, lo.slice - 1, &lchunk));
+	KUNIT_EXPECT_TRUE(test, rl_plog_unmap(&lo, 2, lo.slice / 2 - 1, &lchunk));
+}
+
+/* f = 1 layouts are those of before faults existed: faults 1 == default */
+static void rl_plt_f1_unchanged(struct kunit *test)
+{
+	struct rl_plog_params p = { .nr_members = 9, .chunk_sectors = 16,
+				    .log_disks = 2, .log_ratio = 1500 };
+	struct rl_plog_layout a, b;
+	struct rl_plog_loc la, lb;
+	char *error = NULL;
+	u64 x;
+
+	KUNIT_ASSERT_EQ(test, rl_plog_layout_init(&a, &p, 1 << 18, &error), 0);
+	p.faults = 1;
+	KUNIT_ASSERT_EQ(test, rl_plog_layout_init(&b, &p, 1 << 18, &error), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&a, &b, sizeof(a)), 0);
+	KUNIT_EXPECT_EQ(test, a.nlog, a.l);
+	KUNIT_EXPECT_EQ(test, a.cols, a.g - 1);
+	/* the f = 1 formulas of plog.h, chunk by chunk */
+	for (x = 0; x < a.data_chunks; x += 7) {
+		u32 row, col, pp, t, grp;
+
+		rl_plog_map(&a, x, &la);
+		row = la.row;
+		col = la.col;
+		grp = row / a.g;
+		pp = row % a.g;
+		t = col < pp ? col : col + 1;
+		KUNIT_ASSERT_EQ(test, la.member, rl_plog_data_member(&a, la.region, t));
+		KUNIT_ASSERT_EQ(test, la.mchunk,
+				rl_plog_region_start(&a, la.member, la.region) +
+				(u64)grp * (a.g - 1) + (pp < t ? pp : pp - 1));
+		KUNIT_ASSERT_EQ(test, la.pmember, rl_plog_data_member(&a, la.region, pp));
+		KUNIT_ASSERT_EQ(test, la.pchunk,
+				rl_plog_region_start(&a, la.pmember, la.region) +
+				a.slice - a.slice / a.g + grp);
+		rl_plog_map(&b, x, &lb);
+		KUNIT_ASSERT_EQ(test, memcmp(&la, &lb, sizeof(la)), 0);
+	}
 }
 
 static void rl_plt_default_l(struct kunit *test)
@@ -304,6 +551,25 @@ static const struct rl_plt_err rl_plt_errs[] = {
 	  "plog: the members are too small for this parity-log layout" },
 	{ "regions_too_small", { .nr_members = 5, .chunk_sectors = 8, .regions = 5000 },
 	  1 << 20, "plog: the members are too small for this parity-log layout" },
+	{ "faults_3", { .nr_members = 8, .chunk_sectors = 8, .faults = 3 }, 1 << 20,
+	  "plog: faults must be 1 or 2" },
+	{ "faults_huge", { .nr_members = 8, .chunk_sectors = 8, .faults = 1U << 31 },
+	  1 << 20, "plog: faults must be 1 or 2" },
+	{ "f2_n5", { .nr_members = 5, .chunk_sectors = 8, .log_disks = 1, .faults = 2 },
+	  1 << 20, "plog: faults 2 needs N >= 2 * log_disks + 4 members" },
+	{ "f2_n7_l2", { .nr_members = 7, .chunk_sectors = 8, .log_disks = 2,
+			.faults = 2 }, 1 << 20,
+	  "plog: faults 2 needs N >= 2 * log_disks + 4 members" },
+	{ "f2_n9_l3", { .nr_members = 9, .chunk_sectors = 8, .log_disks = 3,
+			.faults = 2 }, 1 << 20,
+	  "plog: faults 2 needs N >= 2 * log_disks + 4 members" },
+	{ "f2_l_ge_n", { .nr_members = 8, .chunk_sectors = 8, .log_disks = 8,
+			 .faults = 2 }, 1 << 20,
+	  "plog: faults 2 needs N >= 2 * log_disks + 4 members" },
+	{ "f2_default_l_n5", { .nr_members = 5, .chunk_sectors = 8, .faults = 2 },
+	  1 << 20, "plog: faults 2 needs N >= 2 * log_disks + 4 members" },
+	{ "f2_too_small", { .nr_members = 8, .chunk_sectors = 8, .faults = 2 }, 1024,
+	  "plog: the members are too small for this parity-log layout" },
 };
 
 static void rl_plt_err_desc(const struct rl_plt_err *e, char *desc)
@@ -326,6 +592,9 @@ static void rl_plt_layout_errors(struct kunit *test)
 
 static struct kunit_case rl_plt_test_cases[] = {
 	KUNIT_CASE_PARAM(rl_plt_layout_maps, rl_plt_gen_params),
+	KUNIT_CASE(rl_plt_f2_sweep),
+	KUNIT_CASE(rl_plt_f2_numbering),
+	KUNIT_CASE(rl_plt_f1_unchanged),
 	KUNIT_CASE(rl_plt_default_l),
 	KUNIT_CASE(rl_plt_defaults),
 	KUNIT_CASE_PARAM(rl_plt_layout_errors, rl_plt_err_gen_params),
@@ -430,7 +699,7 @@ static void rl_pll_round_trip(struct kunit *test)
 		room = rl_plog_seg_room(seg, &lo);
 		rl_pll_fill(data, recs[i].len << SECTOR_SHIFT, i);
 		KUNIT_ASSERT_EQ(test, rl_plog_seg_append(seg, &lo, recs[i].type,
-							 recs[i].row, recs[i].off,
+							 recs[i].row, 0, recs[i].off,
 							 recs[i].len, data,
 							 recs[i].state), (int)i);
 		KUNIT_EXPECT_EQ(test, rl_plog_seg_room(seg, &lo), room - recs[i].len);
@@ -468,18 +737,18 @@ static void rl_pll_round_trip(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, why, (const char *)NULL);
 
 	/* full: -ENOSPC; bad arguments: -EINVAL */
-	KUNIT_EXPECT_EQ(test, rl_plog_seg_append(seg, &lo, RL_PLOG_UPDATE, 0, 0,
+	KUNIT_EXPECT_EQ(test, rl_plog_seg_append(seg, &lo, RL_PLOG_UPDATE, 0, 0, 0,
 						 rl_plog_seg_room(seg, &lo) + 1,
 						 data, RL_PLOG_COMMITTED), -ENOSPC);
-	KUNIT_EXPECT_EQ(test, rl_plog_seg_append(seg, &lo, 0, 0, 0, 1, data,
+	KUNIT_EXPECT_EQ(test, rl_plog_seg_append(seg, &lo, 0, 0, 0, 0, 1, data,
 						 RL_PLOG_COMMITTED), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rl_plog_seg_append(seg, &lo, RL_PLOG_UPDATE, 0, 0, 1,
+	KUNIT_EXPECT_EQ(test, rl_plog_seg_append(seg, &lo, RL_PLOG_UPDATE, 0, 0, 0, 1,
 						 data, 0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, rl_plog_seg_append(seg, &lo, RL_PLOG_UPDATE, lo.slice,
-						 0, 1, data, RL_PLOG_COMMITTED), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rl_plog_seg_append(seg, &lo, RL_PLOG_UPDATE, 0, 7, 2,
+						 0, 0, 1, data, RL_PLOG_COMMITTED), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rl_plog_seg_append(seg, &lo, RL_PLOG_UPDATE, 0, 0, 7, 2,
 						 data, RL_PLOG_COMMITTED), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rl_plog_seg_append(seg, &lo, RL_PLOG_UPDATE, 0, 0, 0,
+	KUNIT_EXPECT_EQ(test, rl_plog_seg_append(seg, &lo, RL_PLOG_UPDATE, 0, 0, 0, 0,
 						 data, RL_PLOG_COMMITTED), -EINVAL);
 }
 
@@ -494,7 +763,7 @@ static void rl_pll_fill_recs(struct kunit *test)
 	rl_pll_layout(test, &lo);
 	seg = rl_pll_seg(test, &lo);
 	rl_plog_seg_init(seg, &lo, 0, 1, 0);
-	while ((r = rl_plog_seg_append(seg, &lo, RL_PLOG_UPDATE, nr % lo.slice, 0,
+	while ((r = rl_plog_seg_append(seg, &lo, RL_PLOG_UPDATE, nr % lo.slice, 0, 0,
 				       1, data, RL_PLOG_COMMITTED)) >= 0)
 		nr++;
 	KUNIT_EXPECT_EQ(test, r, -ENOSPC);
@@ -514,7 +783,7 @@ enum {
 	RL_PLL_GEN, RL_PLL_SEGNO, RL_PLL_NR, RL_PLL_HDR_SECTORS,
 	RL_PLL_PAYLOAD_SECTORS, RL_PLL_REC_TYPE, RL_PLL_REC_STATE,
 	RL_PLL_REC_PENDING, RL_PLL_REC_ROW, RL_PLL_REC_CHUNK,
-	RL_PLL_REC_PAYLOAD_LO, RL_PLL_REC_PAYLOAD_HI,
+	RL_PLL_REC_PAYLOAD_LO, RL_PLL_REC_PAYLOAD_HI, RL_PLL_REC_COL,
 };
 
 static const struct rl_pll_bad rl_pll_bads[] = {
@@ -538,6 +807,7 @@ static const struct rl_pll_bad rl_pll_bads[] = {
 	  "record outside the payload" },
 	{ "rec_payload_past_used", RL_PLL_REC_PAYLOAD_HI, true,
 	  "record outside the payload" },
+	{ "rec_col_f1", RL_PLL_REC_COL, true, "bad record column" },
 };
 
 static void rl_pll_bad_desc(const struct rl_pll_bad *b, char *desc)
@@ -565,9 +835,9 @@ static void rl_pll_validators(struct kunit *test)
 	rec = &h->recs[1];
 	rl_pll_fill(data, sizeof(data), 9);
 	rl_plog_seg_init(seg, &lo, region, gen, segno);
-	KUNIT_ASSERT_EQ(test, rl_plog_seg_append(seg, &lo, RL_PLOG_UPDATE, 1, 0, 2,
+	KUNIT_ASSERT_EQ(test, rl_plog_seg_append(seg, &lo, RL_PLOG_UPDATE, 1, 0, 0, 2,
 						 data, RL_PLOG_COMMITTED), 0);
-	KUNIT_ASSERT_EQ(test, rl_plog_seg_append(seg, &lo, RL_PLOG_OVERWRITE, 2, 4, 1,
+	KUNIT_ASSERT_EQ(test, rl_plog_seg_append(seg, &lo, RL_PLOG_OVERWRITE, 2, 0, 4, 1,
 						 data, RL_PLOG_COMMITTED), 1);
 	rl_plog_seg_seal(seg, &lo);
 	KUNIT_ASSERT_EQ(test, rl_plog_seg_check(seg, &lo, region, gen, segno, true,
@@ -625,6 +895,9 @@ static void rl_pll_validators(struct kunit *test)
 	case RL_PLL_REC_PAYLOAD_HI:
 		rec->payload = cpu_to_le16(lo.hdr_sectors + 3);
 		break;
+	case RL_PLL_REC_COL:
+		rec->col = 1;	/* f = 1: always 0 */
+		break;
 	}
 	/* record corruptions are sealed again: the validator, not the crc, finds them */
 	if (b->field >= RL_PLL_REC_TYPE)
@@ -670,7 +943,7 @@ static void rl_pll_md_hdr(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, why, "bad magic");
 	block[4] ^= 1;
 	/* a version this code does not know, checksum right */
-	((struct rl_plog_md_hdr_disk *)block)->version = cpu_to_le32(2);
+	((struct rl_plog_md_hdr_disk *)block)->version = cpu_to_le32(3);
 	((struct rl_plog_md_hdr_disk *)block)->csum =
 		cpu_to_le32(crc32c(~0U, block + 4, RL_MD_BLOCK - 4) ^
 			    RL_PLOG_MD_CSUM_XOR);
@@ -848,7 +1121,7 @@ static void rl_pll_md_twins(struct kunit *test)
 	rl_plog_seg_init(b->seg, &lo, 3, 1, 0);
 	rl_plog_md_sync(pm, b, 0, sizeof(struct rl_plog_seg_disk));
 	rl_pll_fill(data, 3 * SECTOR_SIZE, 77);
-	KUNIT_ASSERT_EQ(test, rl_plog_seg_append(b->seg, &lo, RL_PLOG_UPDATE, 4, 1, 3,
+	KUNIT_ASSERT_EQ(test, rl_plog_seg_append(b->seg, &lo, RL_PLOG_UPDATE, 4, 0, 1, 3,
 						 data, RL_PLOG_PENDING), 0);
 	rl_plog_seg_dirty(b->seg, 0, &hdr_hi, &plo, &phi);
 	rl_plog_md_sync(pm, b, plo, phi);
@@ -868,7 +1141,7 @@ static void rl_pll_md_twins(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, test_bit(4, recompute));
 
 	/* a second record's payload synced, not yet its header: not counted */
-	KUNIT_ASSERT_EQ(test, rl_plog_seg_append(b->seg, &lo, RL_PLOG_OVERWRITE, 6, 0, 2,
+	KUNIT_ASSERT_EQ(test, rl_plog_seg_append(b->seg, &lo, RL_PLOG_OVERWRITE, 6, 0, 0, 2,
 						 data, RL_PLOG_COMMITTED), 1);
 	rl_plog_seg_dirty(b->seg, 1, &hdr_hi, &plo, &phi);
 	rl_plog_md_sync(pm, b, plo, phi);
@@ -981,7 +1254,7 @@ static void rl_pll_apply(struct kunit *test)
 		rl_pll_fill(data, len << SECTOR_SHIFT, s);
 		r = rl_plog_seg_append(segs[nsegs - 1], &lo,
 				       ow ? RL_PLOG_OVERWRITE : RL_PLOG_UPDATE,
-				       row, off, len, data,
+				       row, 0, off, len, data,
 				       pending ? RL_PLOG_PENDING : RL_PLOG_COMMITTED);
 		if (r == -ENOSPC) {
 			rl_plog_seg_seal(segs[nsegs - 1], &lo);
@@ -991,7 +1264,7 @@ static void rl_pll_apply(struct kunit *test)
 			nsegs++;
 			r = rl_plog_seg_append(segs[nsegs - 1], &lo,
 					       ow ? RL_PLOG_OVERWRITE : RL_PLOG_UPDATE,
-					       row, off, len, data,
+					       row, 0, off, len, data,
 					       pending ? RL_PLOG_PENDING :
 							 RL_PLOG_COMMITTED);
 		}
@@ -1034,6 +1307,421 @@ static void rl_pll_apply(struct kunit *test)
 	}
 }
 
+/* ------------------------------------------------------------------------
+ * dm_raidlab_plog_log, f = 2: records with columns, P + Q reintegration.
+ */
+
+/* f = 2 over N members, L log disks: 16-sector chunks, 32-sector segments */
+static void rl_pll_f2_layout(struct kunit *test, struct rl_plog_layout *lo,
+			     unsigned int n, unsigned int l)
+{
+	struct rl_plog_params p = {
+		.nr_members = n, .chunk_sectors = 16, .log_disks = l,
+		.log_tracks = 2, .track_sectors = 16, .faults = 2,
+	};
+	char *error = NULL;
+
+	KUNIT_ASSERT_EQ_MSG(test, rl_plog_layout_init(lo, &p, 1 << 13, &error), 0,
+			    "%s", error);
+	KUNIT_ASSERT_EQ(test, lo->f, 2U);
+	KUNIT_ASSERT_EQ(test, lo->cols, n - 2 * l - 2);
+	KUNIT_ASSERT_EQ(test, lo->seg_sectors, 32U);
+}
+
+/* encode, decode and check records with columns; bad columns refused */
+static void rl_pll_f2_codec(struct kunit *test)
+{
+	struct rl_plog_layout lo, lo1;
+	struct rl_plog_seg_disk *h;
+	const char *why = NULL;
+	unsigned int cols, i;
+	u8 *seg, *data;
+	struct { u8 type; u32 row; unsigned int col; u32 off, len; } recs[] = {
+		{ RL_PLOG_UPDATE, 0, 0, 0, 1 },
+		{ RL_PLOG_UPDATE, 7, 0, 3, 4 },	/* col: the last, below */
+		{ RL_PLOG_OVERWRITE, 2, 0, 0, 16 },
+		{ RL_PLOG_OVERWRITE, 2, 1, 5, 2 },
+	};
+
+	rl_pll_f2_layout(test, &lo, 9, 1);
+	cols = lo.cols;
+	recs[1].col = cols - 1;
+	seg = rl_pll_seg(test, &lo);
+	data = kunit_kzalloc(test, 16 << SECTOR_SHIFT, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, data);
+	h = (struct rl_plog_seg_disk *)seg;
+
+	/* two segments' worth: a fresh one whenever it is full */
+	for (i = 0; i < ARRAY_SIZE(recs); i++) {
+		int r;
+
+		if (i == 2) {
+			rl_plog_seg_seal(seg, &lo);
+			KUNIT_EXPECT_EQ(test, rl_plog_seg_check(seg, &lo, 1, 1, 0, true,
+								&why), 0);
+			KUNIT_EXPECT_EQ(test, h->recs[0].col, 0);
+			KUNIT_EXPECT_EQ(test, h->recs[1].col, (u8)(cols - 1));
+			KUNIT_EXPECT_EQ(test, h->recs[1].type, RL_PLOG_UPDATE);
+		}
+		if (i == 0 || i == 2)
+			rl_plog_seg_init(seg, &lo, 1, 1, 0);
+		rl_pll_fill(data, recs[i].len << SECTOR_SHIFT, i);
+		r = rl_plog_seg_append(seg, &lo, recs[i].type, recs[i].row, recs[i].col,
+				       recs[i].off, recs[i].len, data,
+				       RL_PLOG_COMMITTED);
+		KUNIT_ASSERT_EQ(test, r, (int)(i % 2));
+	}
+	rl_plog_seg_seal(seg, &lo);
+	KUNIT_EXPECT_EQ(test, rl_plog_seg_check(seg, &lo, 1, 1, 0, true, &why), 0);
+	KUNIT_EXPECT_EQ(test, h->recs[0].col, 0);
+	KUNIT_EXPECT_EQ(test, h->recs[1].col, 1);
+	KUNIT_EXPECT_EQ(test, h->recs[1].type, RL_PLOG_OVERWRITE);
+	KUNIT_EXPECT_EQ(test, h->recs[1].reserved[0] | h->recs[1].reserved[1] |
+			h->recs[1].reserved[2], 0);
+
+	/* bad columns: not appended */
+	KUNIT_EXPECT_EQ(test, rl_plog_seg_append(seg, &lo, RL_PLOG_UPDATE, 0, cols, 0,
+						 1, data, RL_PLOG_COMMITTED), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rl_plog_seg_append(seg, &lo, RL_PLOG_UPDATE, 0, 256, 0,
+						 1, data, RL_PLOG_COMMITTED), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rl_plog_seg_append(seg, &lo, RL_PLOG_OVERWRITE, 0, 2, 0,
+						 1, data, RL_PLOG_COMMITTED), -EINVAL);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(h->nr), 2);
+	rl_pll_layout(test, &lo1);
+	rl_plog_seg_init(seg, &lo1, 0, 1, 0);
+	KUNIT_EXPECT_EQ(test, rl_plog_seg_append(seg, &lo1, RL_PLOG_UPDATE, 0, 1, 0, 1,
+						 data, RL_PLOG_COMMITTED), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rl_plog_seg_append(seg, &lo1, RL_PLOG_OVERWRITE, 0, 1, 0,
+						 1, data, RL_PLOG_COMMITTED), -EINVAL);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(h->nr), 0);
+}
+
+/* a record's column out of range: check and apply refuse it */
+static void rl_pll_f2_bad_col(struct kunit *test)
+{
+	struct rl_plog_layout lo;
+	struct rl_plog_seg_disk *h;
+	const char *why = NULL;
+	u8 *seg, *data, *parity;
+	unsigned int i;
+
+	rl_pll_f2_layout(test, &lo, 8, 1);
+	seg = rl_pll_seg(test, &lo);
+	data = kunit_kzalloc(test, 2 << SECTOR_SHIFT, GFP_KERNEL);
+	parity = vzalloc((size_t)2 * lo.slice << (lo.chunk_shift + SECTOR_SHIFT));
+	KUNIT_ASSERT_TRUE(test, data && parity);
+	h = (struct rl_plog_seg_disk *)seg;
+	for (i = 0; i < 4; i++) {
+		rl_plog_seg_init(seg, &lo, 0, 1, 0);
+		KUNIT_ASSERT_EQ(test, rl_plog_seg_append(seg, &lo, RL_PLOG_UPDATE, 1, 1, 0,
+							 2, data, RL_PLOG_COMMITTED), 0);
+		KUNIT_ASSERT_EQ(test, rl_plog_seg_append(seg, &lo, RL_PLOG_OVERWRITE, 1, 1,
+							 0, 2, data, RL_PLOG_COMMITTED), 1);
+		switch (i) {
+		case 0:
+			h->recs[0].col = lo.cols;
+			break;
+		case 1:
+			h->recs[0].col = 0xff;
+			break;
+		case 2:
+			h->recs[1].col = 2;
+			break;
+		case 3:
+			/* an OVERWRITE's col 1 is Q; an UPDATE's is a column */
+			h->recs[1].type = RL_PLOG_UPDATE;
+			h->recs[1].col = lo.cols - 1;
+			break;
+		}
+		rl_plog_seg_seal(seg, &lo);
+		if (i == 3) {
+			KUNIT_EXPECT_EQ(test, rl_plog_seg_check(seg, &lo, 0, 1, 0, true,
+								&why), 0);
+			KUNIT_EXPECT_EQ(test, rl_plog_apply(&lo, seg, parity, NULL), 0);
+			continue;
+		}
+		KUNIT_EXPECT_EQ(test, rl_plog_seg_check(seg, &lo, 0, 1, 0, true, &why),
+				-EINVAL);
+		KUNIT_EXPECT_STREQ(test, why, "bad record column");
+		KUNIT_EXPECT_EQ(test, rl_plog_apply(&lo, seg, parity, NULL), -EINVAL);
+	}
+	vfree(parity);
+}
+
+/*
+ * Apply with P + Q: a model of the rows' data, written by updates of one
+ * column (an UPDATE record of the column's update image) and by full-row
+ * writes over a sector range (two OVERWRITE records: the range's new P,
+ * then its new Q), logged over many segments; the region's check buffer
+ * (vmalloc, 2 S chunks of 8 KiB: records cross pages) after applying them
+ * in order must hold the reference P and Q (pq_ref.h) of the model, rows
+ * with a pending record aside, the rows not written as they were.
+ */
+struct rl_pll_f2_case {
+	const char *name;
+	unsigned int n, l;
+	unsigned int ops, rows;
+	unsigned int overwrite_pct, pending_pct;
+	u32 seed;
+};
+
+static const struct rl_pll_f2_case rl_pll_f2_cases[] = {
+	{ "n6_l1_updates", 6, 1, 200, 12, 0, 0, 11 },
+	{ "n6_l1_mixed", 6, 1, 300, 12, 30, 0, 12 },
+	{ "n9_l1_overwrites", 9, 1, 120, 14, 100, 0, 13 },
+	{ "n9_l1_mixed_pending", 9, 1, 300, 14, 25, 10, 14 },
+	{ "n10_l2_mixed", 10, 2, 300, 10, 30, 0, 15 },
+	{ "n16_l3_few_rows", 16, 3, 400, 3, 20, 5, 16 },
+	{ "n16_l2_mixed", 16, 2, 250, 16, 30, 0, 17 },
+};
+
+static void rl_pll_f2_desc(const struct rl_pll_f2_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rl_pll_f2, rl_pll_f2_cases, rl_pll_f2_desc);
+
+struct rl_pll_f2_ctx {
+	struct rl_plog_layout lo;
+	size_t cb;			/* chunk bytes */
+	u8 *model;			/* rows x cols chunks */
+	u8 **segs;
+	unsigned int nsegs, max_segs;
+};
+
+static u8 *rl_pll_f2_data(struct rl_pll_f2_ctx *x, u32 row, unsigned int k)
+{
+	return x->model + ((size_t)row * x->lo.cols + k) * x->cb;
+}
+
+/* the reference P and Q of the model's row over bytes [lo, hi) of the chunk */
+static void rl_pll_f2_ref(struct rl_pll_f2_ctx *x, u32 row, size_t lo, size_t hi,
+			  u8 *p, u8 *q)
+{
+	u8 d[RL_PQ_MAX_DISKS];
+	unsigned int k;
+	size_t j;
+
+	for (j = lo; j < hi; j++) {
+		for (k = 0; k < x->lo.cols; k++)
+			d[k] = rl_pll_f2_data(x, row, k)[j];
+		rl_pq_ref(d, x->lo.cols, &p[j - lo], &q[j - lo]);
+	}
+}
+
+/* append to the last segment, sealing it and starting the next when full */
+static void rl_pll_f2_append(struct kunit *test, struct rl_pll_f2_ctx *x, u8 type,
+			     u32 row, unsigned int col, u32 off, u32 len,
+			     const void *data, u8 state)
+{
+	int r = rl_plog_seg_append(x->segs[x->nsegs - 1], &x->lo, type, row, col, off,
+				   len, data, state);
+
+	if (r == -ENOSPC) {
+		rl_plog_seg_seal(x->segs[x->nsegs - 1], &x->lo);
+		KUNIT_ASSERT_LT(test, x->nsegs, x->max_segs);
+		x->segs[x->nsegs] = rl_pll_seg(test, &x->lo);
+		rl_plog_seg_init(x->segs[x->nsegs], &x->lo, 4, 9, x->nsegs);
+		x->nsegs++;
+		r = rl_plog_seg_append(x->segs[x->nsegs - 1], &x->lo, type, row, col,
+				       off, len, data, state);
+	}
+	KUNIT_ASSERT_GE(test, r, 0);
+}
+
+static void rl_pll_f2_apply(struct kunit *test)
+{
+	const struct rl_pll_f2_case *c = test->param_value;
+	struct rl_pll_f2_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+	unsigned long *recompute, *want_rc;
+	u8 *check = NULL, *init = NULL, *buf, *pr, *qr;
+	unsigned int i, k, rows, csec;
+	size_t cbytes, j;
+	u32 s = c->seed, row;
+
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	rl_pll_f2_layout(test, &x->lo, c->n, c->l);
+	x->cb = (size_t)SECTOR_SIZE << x->lo.chunk_shift;
+	csec = 1U << x->lo.chunk_shift;
+	rows = min_t(unsigned int, c->rows, x->lo.slice);
+	cbytes = 2 * (size_t)x->lo.slice * x->cb;
+	x->max_segs = 2 * c->ops + 1;
+	x->segs = kunit_kcalloc(test, x->max_segs, sizeof(*x->segs), GFP_KERNEL);
+	buf = kunit_kmalloc(test, x->cb, GFP_KERNEL);
+	pr = kunit_kmalloc(test, x->cb, GFP_KERNEL);
+	qr = kunit_kmalloc(test, x->cb, GFP_KERNEL);
+	recompute = kunit_kcalloc(test, BITS_TO_LONGS(x->lo.slice), sizeof(long),
+				  GFP_KERNEL);
+	want_rc = kunit_kcalloc(test, BITS_TO_LONGS(x->lo.slice), sizeof(long),
+				GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, x->segs && buf && pr && qr && recompute && want_rc);
+	x->model = vmalloc((size_t)rows * x->lo.cols * x->cb);
+	check = vmalloc(cbytes);
+	init = vmalloc(cbytes);
+	if (!x->model || !check || !init) {
+		KUNIT_FAIL(test, "no memory");
+		goto out;
+	}
+
+	/* random check blocks; the modelled rows' P and Q those of their data */
+	rl_pll_fill(check, cbytes, c->seed * 7);
+	rl_pll_fill(x->model, (size_t)rows * x->lo.cols * x->cb, c->seed * 5);
+	for (row = 0; row < rows; row++)
+		rl_pll_f2_ref(x, row, 0, x->cb, check + row * x->cb,
+			      check + (x->lo.slice + row) * x->cb);
+	memcpy(init, check, cbytes);
+
+	x->segs[0] = rl_pll_seg(test, &x->lo);
+	rl_plog_seg_init(x->segs[0], &x->lo, 4, 9, 0);
+	x->nsegs = 1;
+	for (i = 0; i < c->ops; i++) {
+		u32 off = rl_pll_rand(&s) % csec;
+		u32 len = 1 + rl_pll_rand(&s) % (csec - off);
+		bool ow = rl_pll_rand(&s) % 100 < c->overwrite_pct;
+		bool pending = rl_pll_rand(&s) % 100 < c->pending_pct;
+		u8 state = pending ? RL_PLOG_PENDING : RL_PLOG_COMMITTED;
+		size_t lo = (size_t)off << SECTOR_SHIFT, n = (size_t)len << SECTOR_SHIFT;
+
+		row = rl_pll_rand(&s) % rows;
+		if (pending)
+			__set_bit(row, want_rc);
+		if (ow) {
+			/* a full-row write of the range: new P, then new Q */
+			for (k = 0; k < x->lo.cols; k++)
+				rl_pll_fill(rl_pll_f2_data(x, row, k) + lo, n,
+					    rl_pll_rand(&s));
+			rl_pll_f2_ref(x, row, lo, lo + n, pr, qr);
+			rl_pll_f2_append(test, x, RL_PLOG_OVERWRITE, row, 0, off, len,
+					 pr, state);
+			rl_pll_f2_append(test, x, RL_PLOG_OVERWRITE, row, 1, off, len,
+					 qr, state);
+			continue;
+		}
+		/* one column's update image */
+		k = rl_pll_rand(&s) % x->lo.cols;
+		rl_pll_fill(buf, n, rl_pll_rand(&s));
+		for (j = 0; j < n; j++)
+			rl_pll_f2_data(x, row, k)[lo + j] ^= buf[j];
+		rl_pll_f2_append(test, x, RL_PLOG_UPDATE, row, k, off, len, buf, state);
+	}
+	rl_plog_seg_seal(x->segs[x->nsegs - 1], &x->lo);
+	KUNIT_EXPECT_GT(test, x->nsegs, 3U);
+
+	for (i = 0; i < x->nsegs; i++) {
+		const char *why = NULL;
+
+		KUNIT_ASSERT_EQ_MSG(test, rl_plog_seg_check(x->segs[i], &x->lo, 4, 9, i,
+							    !c->pending_pct, &why),
+				    0, "segment %u: %s", i, why);
+		KUNIT_ASSERT_EQ(test, rl_plog_apply(&x->lo, x->segs[i], check,
+						    recompute), 0);
+	}
+	KUNIT_EXPECT_TRUE(test, bitmap_equal(recompute, want_rc, x->lo.slice));
+	for (row = 0; row < x->lo.slice; row++) {
+		u8 *p = check + row * x->cb, *q = check + (x->lo.slice + row) * x->cb;
+
+		if (test_bit(row, want_rc))
+			continue;
+		if (row >= rows) {
+			KUNIT_EXPECT_EQ_MSG(test, memcmp(p, init + row * x->cb, x->cb), 0,
+					    "row %u: P changed", row);
+			KUNIT_EXPECT_EQ_MSG(test, memcmp(q, init + (x->lo.slice + row) *
+							 x->cb, x->cb), 0,
+					    "row %u: Q changed", row);
+			continue;
+		}
+		rl_pll_f2_ref(x, row, 0, x->cb, pr, qr);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(p, pr, x->cb), 0, "row %u: P", row);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(q, qr, x->cb), 0, "row %u: Q", row);
+	}
+	/* pending records without a recompute map are refused */
+	if (!bitmap_empty(want_rc, x->lo.slice)) {
+		int bad = 0;
+
+		for (i = 0; i < x->nsegs; i++)
+			if (rl_plog_apply(&x->lo, x->segs[i], check, NULL) == -EINVAL)
+				bad++;
+		KUNIT_EXPECT_GT(test, bad, 0);
+	}
+out:
+	vfree(x->model);
+	vfree(check);
+	vfree(init);
+}
+
+/* the area header: version 2 carries faults; version 1 is f = 1 */
+static void rl_pll_md_faults(struct kunit *test)
+{
+	struct rl_plog_layout lo1, lo2, other;
+	struct rl_plog_md_hdr_disk *h;
+	struct rl_plog_md *pm = NULL;
+	struct rl_pll_area ar;
+	const char *why = NULL;
+	char *error = NULL;
+	u8 *block;
+
+	rl_pll_layout(test, &lo1);
+	rl_pll_f2_layout(test, &lo2, 8, 1);
+	block = kunit_kzalloc(test, RL_MD_BLOCK, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, block);
+	h = (struct rl_plog_md_hdr_disk *)block;
+
+	/* f = 1: version 2, faults 1 */
+	rl_plog_md_hdr_encode(&lo1, 4, block);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(h->version), 2U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(h->faults), 1U);
+	KUNIT_EXPECT_EQ(test, rl_plog_md_hdr_check(block, &lo1, 4, &why), 0);
+	other = lo1;
+	other.f = 2;
+	KUNIT_EXPECT_EQ(test, rl_plog_md_hdr_check(block, &other, 4, &why), -ESTALE);
+	KUNIT_EXPECT_STREQ(test, why,
+			   "the table changed the number of faults under an existing log");
+
+	/* an area written before faults existed: version 1, no faults field */
+	h->version = cpu_to_le32(1);
+	h->faults = 0;
+	h->csum = cpu_to_le32(crc32c(~0U, block + 4, RL_MD_BLOCK - 4) ^
+			      RL_PLOG_MD_CSUM_XOR);
+	KUNIT_EXPECT_EQ(test, rl_plog_md_hdr_check(block, &lo1, 4, &why), 0);
+	KUNIT_EXPECT_EQ(test, rl_plog_md_hdr_check(block, &other, 4, &why), -ESTALE);
+	KUNIT_EXPECT_STREQ(test, why, "a version 1 log (faults 1) under a faults 2 table");
+	/* a flipped bit still counts */
+	block[60] ^= 2;
+	KUNIT_EXPECT_EQ(test, rl_plog_md_hdr_check(block, &lo1, 4, &why), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, why, "bad checksum");
+
+	/* f = 2: version 2, faults 2; refused under f = 1 */
+	memset(block, 0, RL_MD_BLOCK);
+	rl_plog_md_hdr_encode(&lo2, 3, block);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(h->version), 2U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(h->faults), 2U);
+	KUNIT_EXPECT_EQ(test, rl_plog_md_hdr_check(block, &lo2, 3, &why), 0);
+	other = lo2;
+	other.f = 1;
+	KUNIT_EXPECT_EQ(test, rl_plog_md_hdr_check(block, &other, 3, &why), -ESTALE);
+	KUNIT_EXPECT_STREQ(test, why,
+			   "the table changed the number of faults under an existing log");
+	/* a faults value of no layout */
+	h->faults = cpu_to_le32(3);
+	h->csum = cpu_to_le32(crc32c(~0U, block + 4, RL_MD_BLOCK - 4) ^
+			      RL_PLOG_MD_CSUM_XOR);
+	KUNIT_EXPECT_EQ(test, rl_plog_md_hdr_check(block, &lo2, 3, &why), -ESTALE);
+
+	/* the durable state of an f = 2 layout: formatted, reopened, refused under f = 1 */
+	rl_pll_area(test, &ar, &lo2, 3);
+	pm = rl_pll_reopen(test, NULL, &ar, &lo2, 3);
+	KUNIT_ASSERT_NOT_NULL(test, pm);
+	rl_plog_md_set_region(pm, 1, 1, 2);
+	pm = rl_pll_reopen(test, pm, &ar, &lo2, 3);
+	KUNIT_ASSERT_NOT_NULL(test, pm);
+	rl_plog_md_close(pm);
+	KUNIT_EXPECT_EQ(test, rl_plog_md_open_blocks(ar.blk, ar.nr, &other, 3, &pm,
+						     &error), -ESTALE);
+	KUNIT_EXPECT_STREQ(test, error,
+			   "plog: the table changed under an existing parity log (layout or buffers differ)");
+}
+
 static struct kunit_case rl_pll_test_cases[] = {
 	KUNIT_CASE(rl_pll_hdr_size),
 	KUNIT_CASE(rl_pll_round_trip),
@@ -1044,6 +1732,10 @@ static struct kunit_case rl_pll_test_cases[] = {
 	KUNIT_CASE(rl_pll_md_regions),
 	KUNIT_CASE(rl_pll_md_twins),
 	KUNIT_CASE_PARAM(rl_pll_apply, rl_pll_apply_gen_params),
+	KUNIT_CASE(rl_pll_f2_codec),
+	KUNIT_CASE(rl_pll_f2_bad_col),
+	KUNIT_CASE_PARAM(rl_pll_f2_apply, rl_pll_f2_gen_params),
+	KUNIT_CASE(rl_pll_md_faults),
 	{}
 };
 

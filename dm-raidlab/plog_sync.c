@@ -240,7 +240,7 @@ static int plog_apply_log(struct plog *p, u32 r, u64 gen, u32 segs)
 	int ret;
 
 	for (s = 0; s < segs; s++) {
-		rl_plog_seg_loc(lo, r, s, &m, &msector);
+		rl_plog_seg_loc(lo, r, s, 0, &m, &msector);
 		plog_iog_init(&g);
 		plog_io(p, &g, m, REQ_OP_READ, msector, p->stage,
 			lo->seg_sectors, RL_BG, RL_PARITY_READ);

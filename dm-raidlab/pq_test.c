@@ -7,10 +7,15 @@
  * loss of one or two of the disks (data, data and data, data and P, data
  * and Q, P and Q) is rebuilt to the bytes that were lost; and
  * read-modify-write through rl_pq_xor() gives the syndrome of the new data.
+ * The _va variants are tested the same way over one multi-page vmalloc
+ * area, the disks at 512-byte offsets that differ within the page, for
+ * lengths of odd numbers of sectors up to three pages, and the xor of one
+ * column (a parity-log record) against the reference.
  */
 #include <kunit/test.h>
 #include <linux/mm.h>
 #include <linux/raid/pq.h>
+#include <linux/vmalloc.h>
 
 #include "parity.h"
 #include "pq_ref.h"
@@ -259,11 +264,245 @@ static void rl_pq_ref_sees_a_flip(struct kunit *test)
 	rl_pq_ctx_free(c);
 }
 
+/* ------------------------------------------------------------------------
+ * The virtual-buffer helpers: every disk in one vmalloc area.
+ */
+
+/* a disk's span in the area: not a page multiple, so offsets vary */
+#define RL_PQV_STRIDE	(3 * PAGE_SIZE + 2560)
+
+struct rl_pqv_case {
+	unsigned int disks;
+	size_t bytes;
+};
+
+static const struct rl_pqv_case rl_pqv_cases[] = {
+	{ 4, 512 },
+	{ 5, 1536 },
+	{ 7, PAGE_SIZE + 512 },
+	{ 6, 2 * PAGE_SIZE + 1536 },
+	{ 11, 3 * PAGE_SIZE - 512 },
+	{ 32, 3 * PAGE_SIZE - 512 },
+};
+
+static void rl_pqv_desc(const struct rl_pqv_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "disks=%u bytes=%zu", c->disks,
+		 c->bytes);
+}
+
+KUNIT_ARRAY_PARAM(rl_pqv, rl_pqv_cases, rl_pqv_desc);
+
+struct rl_pqv_ctx {
+	unsigned int disks;
+	size_t bytes;
+	u8 *area, *save;		/* disks * RL_PQV_STRIDE each */
+	void *ptrs[RL_PQ_MAX_DISKS];	/* data..., P, Q */
+	u64 seed;
+};
+
+static u8 rl_pqv_rand(struct rl_pqv_ctx *c)
+{
+	c->seed = c->seed * 6364136223846793005ULL + 1442695040888963407ULL;
+	return c->seed >> 33;
+}
+
+static void rl_pqv_fill(struct rl_pqv_ctx *c, u8 *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = rl_pqv_rand(c);
+}
+
+/* disk i at 512 * (i * 3 mod 5) into its span, the area random */
+static bool rl_pqv_init(struct kunit *test, struct rl_pqv_ctx *c)
+{
+	const struct rl_pqv_case *pc = test->param_value;
+	size_t size = (size_t)pc->disks * RL_PQV_STRIDE;
+	unsigned int i;
+
+	c->disks = pc->disks;
+	c->bytes = pc->bytes;
+	c->seed = pc->disks * 131 + pc->bytes;
+	c->area = vmalloc(size);
+	c->save = vmalloc(size);
+	if (!c->area || !c->save) {
+		vfree(c->area);
+		vfree(c->save);
+		KUNIT_FAIL(test, "no memory");
+		return false;
+	}
+	rl_pqv_fill(c, c->area, size);
+	for (i = 0; i < c->disks; i++)
+		c->ptrs[i] = c->area + i * RL_PQV_STRIDE + 512 * ((i * 3) % 5);
+	return true;
+}
+
+static void rl_pqv_free(struct rl_pqv_ctx *c)
+{
+	vfree(c->area);
+	vfree(c->save);
+}
+
+static void rl_pqv_save(struct rl_pqv_ctx *c)
+{
+	memcpy(c->save, c->area, (size_t)c->disks * RL_PQV_STRIDE);
+}
+
+/* the first byte of the area not as saved, or -1 */
+static long rl_pqv_changed(struct rl_pqv_ctx *c)
+{
+	size_t i, size = (size_t)c->disks * RL_PQV_STRIDE;
+
+	for (i = 0; i < size; i++)
+		if (c->area[i] != c->save[i])
+			return i;
+	return -1;
+}
+
+/* the first byte of the range where P or Q is not the reference's, or -1 */
+static long rl_pqv_mismatch(struct rl_pqv_ctx *c)
+{
+	unsigned int nd = c->disks - 2, k;
+	u8 d[RL_PQ_MAX_DISKS], p, q;
+	size_t pos;
+
+	for (pos = 0; pos < c->bytes; pos++) {
+		for (k = 0; k < nd; k++)
+			d[k] = ((u8 *)c->ptrs[k])[pos];
+		rl_pq_ref(d, nd, &p, &q);
+		if (p != ((u8 *)c->ptrs[nd])[pos] ||
+		    q != ((u8 *)c->ptrs[nd + 1])[pos])
+			return pos;
+	}
+	return -1;
+}
+
+/* rl_pq_gen_va() against the reference; nothing outside the range changes */
+static void rl_pqv_gen_matches_ref(struct kunit *test)
+{
+	struct rl_pqv_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	unsigned int i;
+	long at;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	if (!rl_pqv_init(test, c))
+		return;
+	rl_pqv_save(c);
+	rl_pq_gen_va(c->ptrs, c->disks, c->bytes);
+	KUNIT_EXPECT_EQ(test, rl_pqv_mismatch(c), -1L);
+	/* put P and Q back: then the whole area is as it was */
+	for (i = c->disks - 2; i < c->disks; i++)
+		memcpy(c->ptrs[i], c->save + ((u8 *)c->ptrs[i] - c->area), c->bytes);
+	at = rl_pqv_changed(c);
+	KUNIT_EXPECT_EQ_MSG(test, at, -1L, "byte %ld outside P and Q's range changed",
+			    at);
+	rl_pqv_free(c);
+}
+
+/*
+ * The xor of one column, as a parity-log record applies it: with the
+ * column's update image d at position k, P ^= d and Q ^= g^k d. Folding
+ * d into the data column too gives the reference syndrome again, and the
+ * image itself is only read.
+ */
+static void rl_pqv_xor_one_column(struct kunit *test)
+{
+	struct rl_pqv_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	unsigned int nd, k;
+	u8 *delta, *keep;
+	size_t pos;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	delta = kunit_kmalloc(test, 4 * PAGE_SIZE, GFP_KERNEL);
+	keep = kunit_kmalloc(test, 4 * PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, delta && keep);
+	if (!rl_pqv_init(test, c))
+		return;
+	nd = c->disks - 2;
+	rl_pq_gen_va(c->ptrs, c->disks, c->bytes);
+	for (k = 0; k < nd; k++) {
+		void *col = c->ptrs[k];
+		/* the image at an odd sector of its buffer */
+		u8 *d = delta + 512 * (1 + k % 3);
+
+		rl_pqv_fill(c, d, c->bytes);
+		memcpy(keep, d, c->bytes);
+		c->ptrs[k] = d;
+		rl_pq_xor_va(c->ptrs, c->disks, k, k, c->bytes);
+		c->ptrs[k] = col;
+		KUNIT_EXPECT_EQ(test, memcmp(keep, d, c->bytes), 0);
+		for (pos = 0; pos < c->bytes; pos++)
+			((u8 *)col)[pos] ^= d[pos];
+		if (rl_pqv_mismatch(c) != -1) {
+			KUNIT_FAIL(test, "column %u: P or Q wrong at byte %ld", k,
+				   rl_pqv_mismatch(c));
+			break;
+		}
+	}
+	/* and a wrong column weight is seen */
+	rl_pqv_fill(c, delta, c->bytes);
+	c->ptrs[0] = delta;
+	rl_pq_xor_va(c->ptrs, c->disks, 0, 0, c->bytes);
+	c->ptrs[0] = c->area;
+	for (pos = 0; pos < c->bytes; pos++)
+		((u8 *)c->ptrs[1])[pos] ^= delta[pos];
+	KUNIT_EXPECT_NE(test, rl_pqv_mismatch(c), -1L);
+	rl_pqv_free(c);
+}
+
+/* the lost disks' ranges garbled, rebuilt: the whole area as before */
+static bool rl_pqv_lose(struct kunit *test, struct rl_pqv_ctx *c,
+			unsigned int a, unsigned int b, bool swapped)
+{
+	long at;
+
+	rl_pqv_fill(c, c->ptrs[a], c->bytes);
+	if (b != RL_NONE)
+		rl_pqv_fill(c, c->ptrs[b], c->bytes);
+	if (swapped)
+		rl_pq_recover_va(c->ptrs, c->disks, b, a, c->bytes);
+	else
+		rl_pq_recover_va(c->ptrs, c->disks, a, b, c->bytes);
+	at = rl_pqv_changed(c);
+	if (at < 0)
+		return true;
+	KUNIT_FAIL(test, "lost %u,%d: area byte %ld (disk %ld) differs", a, (int)b,
+		   at, at / (long)RL_PQV_STRIDE);
+	return false;
+}
+
+static void rl_pqv_recover_every_loss(struct kunit *test)
+{
+	struct rl_pqv_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	unsigned int a, b, pairs = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	if (!rl_pqv_init(test, c))
+		return;
+	rl_pq_gen_va(c->ptrs, c->disks, c->bytes);
+	rl_pqv_save(c);
+	for (a = 0; a < c->disks; a++)
+		if (!rl_pqv_lose(test, c, a, RL_NONE, false))
+			goto out;
+	for (a = 0; a < c->disks; a++)
+		for (b = a + 1; b < c->disks; b++)
+			if (!rl_pqv_lose(test, c, a, b, pairs++ & 1))
+				goto out;
+	KUNIT_EXPECT_EQ(test, pairs, c->disks * (c->disks - 1) / 2);
+out:
+	rl_pqv_free(c);
+}
+
 static struct kunit_case rl_pq_test_cases[] = {
 	KUNIT_CASE_PARAM(rl_pq_gen_matches_ref, rl_pq_gen_params),
 	KUNIT_CASE_PARAM(rl_pq_recover_every_loss, rl_pq_gen_params),
 	KUNIT_CASE_PARAM(rl_pq_xor_rmw, rl_pq_gen_params),
 	KUNIT_CASE(rl_pq_ref_sees_a_flip),
+	KUNIT_CASE_PARAM(rl_pqv_gen_matches_ref, rl_pqv_gen_params),
+	KUNIT_CASE_PARAM(rl_pqv_xor_one_column, rl_pqv_gen_params),
+	KUNIT_CASE_PARAM(rl_pqv_recover_every_loss, rl_pqv_gen_params),
 	{}
 };
 
