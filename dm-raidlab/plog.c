@@ -1532,11 +1532,6 @@ static int plog_layout(struct rl_array *a, u64 member_sectors,
 	r = rl_plog_layout_init(lo, &pp, member_sectors, error);
 	if (r)
 		return r;
-	if (lo->f > 1 && lo->cols < 2) {
-		/* lib/raid6 takes 4 disks at least */
-		*error = "plog: faults 2 needs 4 data members a region (N - 2 * log_disks)";
-		return -EINVAL;
-	}
 	if (lo->g < 2 || lo->max_recs < 1 ||
 	    lo->seg_sectors < lo->hdr_sectors + rl_chunk_sectors(&a->geom)) {
 		*error = "plog: a log segment cannot hold a chunk's record";
