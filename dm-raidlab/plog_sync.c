@@ -63,6 +63,22 @@ static u32 plog_first_parity_slot(const struct rl_plog_layout *lo)
 	return lo->slice - lo->slice / lo->g;
 }
 
+/* check slots of a member's slice */
+static u32 plog_check_slots(const struct rl_plog_layout *lo)
+{
+	return lo->slice - plog_first_parity_slot(lo);
+}
+
+/* data member @t's check slots in p->pstage */
+static void *plog_pstage(struct plog *p, unsigned int t)
+{
+	return p->pstage + ((size_t)t * plog_check_slots(&p->lo) <<
+			    (p->lo.chunk_shift + SECTOR_SHIFT));
+}
+
+/* The log window: at most this many bytes of segments, at least L. */
+#define PLOG_LOGBUF_BYTES	(8U << 20)
+
 int plog_region_ops_init(struct plog *p)
 {
 	const struct rl_plog_layout *lo = &p->lo;
@@ -72,9 +88,17 @@ int plog_region_ops_init(struct plog *p)
 			       min_t(u32, lo->slice, 64));
 	p->parity = vmalloc(array_size(lo->slice, plog_chunk_bytes(p)));
 	p->stage = vmalloc(array_size(p->stage_chunks, plog_chunk_bytes(p)));
+	p->pstage = vmalloc(array3_size(lo->g, plog_check_slots(lo),
+					plog_chunk_bytes(p)));
+	p->logbuf_segs = PLOG_LOGBUF_BYTES / (lo->seg_sectors << SECTOR_SHIFT);
+	p->logbuf_segs = max(rounddown(min(p->logbuf_segs, lo->segs), lo->l),
+			     lo->l);
+	p->logbuf = vmalloc(array_size(p->logbuf_segs,
+				       (size_t)lo->seg_sectors << SECTOR_SHIFT));
 	p->slot_row = kvcalloc(lo->slice, sizeof(*p->slot_row), GFP_KERNEL);
 	p->recompute = bitmap_zalloc(lo->slice, GFP_KERNEL);
-	if (!p->parity || !p->stage || !p->slot_row || !p->recompute)
+	if (!p->parity || !p->stage || !p->pstage || !p->logbuf ||
+	    !p->slot_row || !p->recompute)
 		return -ENOMEM;
 	return 0;
 }
@@ -83,6 +107,8 @@ void plog_region_ops_free(struct plog *p)
 {
 	vfree(p->parity);
 	vfree(p->stage);
+	vfree(p->pstage);
+	vfree(p->logbuf);
 	kvfree(p->slot_row);
 	bitmap_free(p->recompute);
 }
@@ -176,6 +202,39 @@ static int plog_slice_xor(struct plog *p, u32 r, unsigned int m,
 	return 0;
 }
 
+/*
+ * Every data member's check slots of region @r, read or written with one
+ * sequential I/O per member, all members at once (p->pstage). Returns the
+ * members whose I/O failed (failed members are skipped: also in the
+ * result).
+ */
+static unsigned long plog_check_io(struct plog *p, u32 r, unsigned long bad,
+				   bool write)
+{
+	const struct rl_plog_layout *lo = &p->lo;
+	u32 first = plog_first_parity_slot(lo), n = plog_check_slots(lo);
+	struct plog_iog g;
+	unsigned long failed;
+	unsigned int t, m;
+
+	plog_iog_init(&g);
+	for (t = 0; t < lo->g; t++) {
+		m = rl_plog_data_member(lo, r, t);
+		if (test_bit(m, &bad))
+			continue;
+		plog_io(p, &g, m, write ? REQ_OP_WRITE | REQ_FUA : REQ_OP_READ,
+			(rl_plog_region_start(lo, m, r) + first) << lo->chunk_shift,
+			plog_pstage(p, t), n << lo->chunk_shift, RL_BG,
+			write ? RL_PARITY_WRITE : RL_PARITY_READ);
+	}
+	failed = plog_iog_wait(p, &g);
+	plog_iog_fail(p, &g, write ? "write error" : "read error");
+	if (!write && is_vmalloc_addr(p->pstage))
+		invalidate_kernel_vmap_range(p->pstage, (size_t)lo->g * n <<
+					     (lo->chunk_shift + SECTOR_SHIFT));
+	return failed | bad;
+}
+
 /* The region's parity into p->parity; rows on @bad members read as zero. */
 static void plog_parity_read(struct plog *p, u32 r, unsigned long bad)
 {
@@ -184,18 +243,18 @@ static void plog_parity_read(struct plog *p, u32 r, unsigned long bad)
 	unsigned int t, m;
 
 	memset(p->parity, 0, (size_t)lo->slice * plog_chunk_bytes(p));
+	bad = plog_check_io(p, r, bad, false);
 	for (t = 0; t < lo->g; t++) {
 		m = rl_plog_data_member(lo, r, t);
 		if (test_bit(m, &bad))
-			continue;
+			continue;	/* failed: its rows need no parity */
 		plog_slot_rows(p, r, m);
-		if (plog_slice_io(p, r, m, first, lo->slice - first, false,
-				  RL_PARITY_READ))
-			continue;	/* failed now: its rows need no parity */
 		for (j = 0; first + j < lo->slice; j++) {
 			row = p->slot_row[first + j];
 			if (row != U32_MAX)
-				memcpy(plog_prow(p, row), plog_stage(p, j),
+				memcpy(plog_prow(p, row),
+				       plog_pstage(p, t) +
+				       ((size_t)j << (lo->chunk_shift + SECTOR_SHIFT)),
 				       plog_chunk_bytes(p));
 		}
 	}
@@ -207,6 +266,7 @@ static int plog_parity_write(struct plog *p, u32 r, unsigned long bad)
 	const struct rl_plog_layout *lo = &p->lo;
 	u32 first = plog_first_parity_slot(lo), j, row;
 	unsigned int t, m;
+	void *dst;
 
 	for (t = 0; t < lo->g; t++) {
 		m = rl_plog_data_member(lo, r, t);
@@ -215,51 +275,80 @@ static int plog_parity_write(struct plog *p, u32 r, unsigned long bad)
 		plog_slot_rows(p, r, m);
 		for (j = 0; first + j < lo->slice; j++) {
 			row = p->slot_row[first + j];
+			dst = plog_pstage(p, t) +
+			      ((size_t)j << (lo->chunk_shift + SECTOR_SHIFT));
 			if (row != U32_MAX)
-				memcpy(plog_stage(p, j), plog_prow(p, row),
-				       plog_chunk_bytes(p));
+				memcpy(dst, plog_prow(p, row), plog_chunk_bytes(p));
 			else
-				memset(plog_stage(p, j), 0, plog_chunk_bytes(p));
+				memset(dst, 0, plog_chunk_bytes(p));
 		}
-		plog_slice_io(p, r, m, first, lo->slice - first, true,
-			      RL_PARITY_WRITE);
 	}
+	plog_check_io(p, r, bad, true);
 	return rl_nr_failed(p->a) > p->a->redundancy ? -EIO : 0;
 }
 
-/* Apply segments [0, @segs) of region @r's log, generation @gen. */
+/*
+ * Segment @s of a window of the log that starts at segment @s0 (a
+ * multiple of L): each sublog's segments of the window are read with one
+ * I/O into a run of their own, sublog i's run at segment (i * window / L).
+ */
+static void *plog_logbuf_seg(struct plog *p, u32 s0, u32 s)
+{
+	u32 q = p->logbuf_segs / p->lo.l, i = (s - s0) % p->lo.l;
+
+	return p->logbuf + ((size_t)(i * q + (s - s0) / p->lo.l) *
+			    p->lo.seg_sectors << SECTOR_SHIFT);
+}
+
+/*
+ * Apply segments [0, @segs) of region @r's log, generation @gen, in log
+ * order. The log is read a window at a time with large sequential I/O:
+ * one read per sublog, the L sublogs in parallel (paper §2.5).
+ */
 static int plog_apply_log(struct plog *p, u32 r, u64 gen, u32 segs)
 {
 	const struct rl_plog_layout *lo = &p->lo;
 	unsigned long failed;
 	struct plog_iog g;
 	const char *why;
-	unsigned int m;
+	unsigned int m, i;
 	u64 msector;
-	u32 s;
+	u32 s0, s, end, n;
+	void *seg;
 	int ret;
 
-	for (s = 0; s < segs; s++) {
-		rl_plog_seg_loc(lo, r, s, &m, &msector);
+	for (s0 = 0; s0 < segs; s0 += p->logbuf_segs) {
+		end = min(segs, s0 + p->logbuf_segs);
 		plog_iog_init(&g);
-		plog_io(p, &g, m, REQ_OP_READ, msector, p->stage,
-			lo->seg_sectors, RL_BG, RL_PARITY_READ);
+		for (i = 0; i < lo->l && s0 + i < end; i++) {
+			/* segments s0 + i, s0 + i + L, ... are consecutive */
+			n = DIV_ROUND_UP(end - (s0 + i), lo->l);
+			rl_plog_seg_loc(lo, r, s0 + i, &m, &msector);
+			plog_io(p, &g, m, REQ_OP_READ, msector,
+				plog_logbuf_seg(p, s0, s0 + i),
+				n * lo->seg_sectors, RL_BG, RL_PARITY_READ);
+		}
 		failed = plog_iog_wait(p, &g);
 		if (failed) {
 			plog_iog_fail(p, &g, "log read error");
 			return -EIO;
 		}
-		if (is_vmalloc_addr(p->stage))
-			invalidate_kernel_vmap_range(p->stage, lo->seg_sectors <<
-						     SECTOR_SHIFT);
-		if (rl_plog_seg_check(p->stage, lo, r, gen, s, true, &why)) {
-			DMERR("%s: plog region %u segment %u: %s",
-			      dm_table_device_name(p->a->ti->table), r, s, why);
-			return -EILSEQ;
+		if (is_vmalloc_addr(p->logbuf))
+			invalidate_kernel_vmap_range(p->logbuf,
+						     (size_t)p->logbuf_segs *
+						     lo->seg_sectors << SECTOR_SHIFT);
+		for (s = s0; s < end; s++) {
+			seg = plog_logbuf_seg(p, s0, s);
+			if (rl_plog_seg_check(seg, lo, r, gen, s, true, &why)) {
+				DMERR("%s: plog region %u segment %u: %s",
+				      dm_table_device_name(p->a->ti->table), r,
+				      s, why);
+				return -EILSEQ;
+			}
+			ret = rl_plog_apply(lo, seg, p->parity, NULL);
+			if (ret)
+				return ret;
 		}
-		ret = rl_plog_apply(lo, p->stage, p->parity, NULL);
-		if (ret)
-			return ret;
 	}
 	return 0;
 }
