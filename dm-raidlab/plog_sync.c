@@ -79,6 +79,28 @@ static void *plog_pstage(struct plog *p, unsigned int t)
 /* The log window: at most this many bytes of segments, at least L. */
 #define PLOG_LOGBUF_BYTES	(8U << 20)
 
+/*
+ * Reintegration I/O is queued all at once but in pieces of at most this
+ * many sectors: sequential, yet no foreground request waits behind more
+ * than one piece of a background one (member queues interleave classes).
+ */
+#define PLOG_BG_PIECE		256
+
+/* Background I/O of @sectors at @msector of member @m, in pieces. */
+static void plog_bg_io(struct plog *p, struct plog_iog *g, unsigned int m,
+		       blk_opf_t opf, sector_t msector, void *buf,
+		       unsigned int sectors, enum rl_io_kind kind)
+{
+	unsigned int n;
+
+	for (; sectors; sectors -= n) {
+		n = min_t(unsigned int, sectors, PLOG_BG_PIECE);
+		plog_io(p, g, m, opf, msector, buf, n, RL_BG, kind);
+		msector += n;
+		buf += (size_t)n << SECTOR_SHIFT;
+	}
+}
+
 int plog_region_ops_init(struct plog *p)
 {
 	const struct rl_plog_layout *lo = &p->lo;
@@ -222,10 +244,10 @@ static unsigned long plog_check_io(struct plog *p, u32 r, unsigned long bad,
 		m = rl_plog_data_member(lo, r, t);
 		if (test_bit(m, &bad))
 			continue;
-		plog_io(p, &g, m, write ? REQ_OP_WRITE | REQ_FUA : REQ_OP_READ,
-			(rl_plog_region_start(lo, m, r) + first) << lo->chunk_shift,
-			plog_pstage(p, t), n << lo->chunk_shift, RL_BG,
-			write ? RL_PARITY_WRITE : RL_PARITY_READ);
+		plog_bg_io(p, &g, m, write ? REQ_OP_WRITE | REQ_FUA : REQ_OP_READ,
+			   (rl_plog_region_start(lo, m, r) + first) << lo->chunk_shift,
+			   plog_pstage(p, t), n << lo->chunk_shift,
+			   write ? RL_PARITY_WRITE : RL_PARITY_READ);
 	}
 	failed = plog_iog_wait(p, &g);
 	plog_iog_fail(p, &g, write ? "write error" : "read error");
@@ -324,9 +346,9 @@ static int plog_apply_log(struct plog *p, u32 r, u64 gen, u32 segs)
 			/* segments s0 + i, s0 + i + L, ... are consecutive */
 			n = DIV_ROUND_UP(end - (s0 + i), lo->l);
 			rl_plog_seg_loc(lo, r, s0 + i, &m, &msector);
-			plog_io(p, &g, m, REQ_OP_READ, msector,
-				plog_logbuf_seg(p, s0, s0 + i),
-				n * lo->seg_sectors, RL_BG, RL_PARITY_READ);
+			plog_bg_io(p, &g, m, REQ_OP_READ, msector,
+				   plog_logbuf_seg(p, s0, s0 + i),
+				   n * lo->seg_sectors, RL_PARITY_READ);
 		}
 		failed = plog_iog_wait(p, &g);
 		if (failed) {
