@@ -270,9 +270,10 @@ int rl_plog_seg_check(const void *seg, const struct rl_plog_layout *lo,
  * Reintegration in memory: @parity is the region's f * S check chunks
  * (row i's P at byte i << (chunk_shift + 9), for f = 2 its Q at chunk
  * S + i). Apply the COMMITTED records of @seg in order: UPDATE xors (for
- * f = 2 into Q too, times g^col, with lib/raid6), OVERWRITE copies. Rows with a PENDING record are set
- * in @recompute (S bits; NULL: pending records are a bug, -EINVAL) and
- * their records skipped: the caller recomputes those rows from data.
+ * f = 2 into Q too, times g^col, with lib/raid6), OVERWRITE copies. Rows
+ * with a PENDING record are set in @recompute (S bits; NULL: pending
+ * records are a bug, -EINVAL) and their records skipped: the caller
+ * recomputes those rows from data.
  */
 int rl_plog_apply(const struct rl_plog_layout *lo, const void *seg,
 		  void *parity, unsigned long *recompute);

@@ -103,6 +103,9 @@ struct plog {
 	void *parity;			/* a region's S parity chunks */
 	void *stage;			/* staging: segments, slice windows */
 	u32 stage_chunks;
+	void *pstage;			/* every data member's check slots */
+	void *logbuf;			/* a window of log segments */
+	u32 logbuf_segs;		/* its size: a multiple of L */
 	u32 *slot_row;			/* a member's slots -> rows */
 	unsigned long *recompute;	/* S bits */
 	u8 *slot_pos;			/* a member's slots -> syndrome positions */

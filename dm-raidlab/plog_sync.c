@@ -101,6 +101,44 @@ static u32 plog_first_parity_slot(const struct rl_plog_layout *lo)
 	return lo->slice - lo->f * (lo->slice / lo->g);
 }
 
+/* check slots of a member's slice */
+static u32 plog_check_slots(const struct rl_plog_layout *lo)
+{
+	return lo->slice - plog_first_parity_slot(lo);
+}
+
+/* data member @t's check slots in p->pstage */
+static void *plog_pstage(struct plog *p, unsigned int t)
+{
+	return p->pstage + ((size_t)t * plog_check_slots(&p->lo) <<
+			    (p->lo.chunk_shift + SECTOR_SHIFT));
+}
+
+/* The log window: at most this many bytes of segments, at least L. */
+#define PLOG_LOGBUF_BYTES	(8U << 20)
+
+/*
+ * Reintegration I/O is queued all at once but in pieces of at most this
+ * many sectors: sequential, yet no foreground request waits behind more
+ * than one piece of a background one (member queues interleave classes).
+ */
+#define PLOG_BG_PIECE		256
+
+/* Background I/O of @sectors at @msector of member @m, in pieces. */
+static void plog_bg_io(struct plog *p, struct plog_iog *g, unsigned int m,
+		       blk_opf_t opf, sector_t msector, void *buf,
+		       unsigned int sectors, enum rl_io_kind kind)
+{
+	unsigned int n;
+
+	for (; sectors; sectors -= n) {
+		n = min_t(unsigned int, sectors, PLOG_BG_PIECE);
+		plog_io(p, g, m, opf, msector, buf, n, RL_BG, kind);
+		msector += n;
+		buf += (size_t)n << SECTOR_SHIFT;
+	}
+}
+
 /* Where the check chunk at syndrome position @pos of @row is in p->parity. */
 static void *plog_check_of(struct plog *p, u32 row, unsigned int pos)
 {
@@ -141,11 +179,18 @@ int plog_region_ops_init(struct plog *p)
 	p->parity = vmalloc(plog_check_bytes(p));
 	p->stage = vmalloc(array_size(p->stage_chunks + scratch,
 				      plog_chunk_bytes(p)));
+	p->pstage = vmalloc(array3_size(lo->g, plog_check_slots(lo),
+					plog_chunk_bytes(p)));
+	p->logbuf_segs = PLOG_LOGBUF_BYTES / (lo->seg_sectors << SECTOR_SHIFT);
+	p->logbuf_segs = max(rounddown(min(p->logbuf_segs, lo->segs), lo->l),
+			     lo->l);
+	p->logbuf = vmalloc(array_size(p->logbuf_segs,
+				       (size_t)lo->seg_sectors << SECTOR_SHIFT));
 	p->slot_row = kvcalloc(lo->slice, sizeof(*p->slot_row), GFP_KERNEL);
 	p->slot_pos = kvcalloc(lo->slice, sizeof(*p->slot_pos), GFP_KERNEL);
 	p->recompute = bitmap_zalloc(lo->slice, GFP_KERNEL);
-	if (!p->parity || !p->stage || !p->slot_row || !p->slot_pos ||
-	    !p->recompute)
+	if (!p->parity || !p->stage || !p->pstage || !p->logbuf ||
+	    !p->slot_row || !p->slot_pos || !p->recompute)
 		return -ENOMEM;
 	return 0;
 }
@@ -154,6 +199,8 @@ void plog_region_ops_free(struct plog *p)
 {
 	vfree(p->parity);
 	vfree(p->stage);
+	vfree(p->pstage);
+	vfree(p->logbuf);
 	kvfree(p->slot_row);
 	kvfree(p->slot_pos);
 	bitmap_free(p->recompute);
@@ -284,8 +331,47 @@ static int plog_slice_xor(struct plog *p, u32 r, unsigned int m,
 }
 
 /*
+ * Every data member's f * S/g check slots of region @r, read or written
+ * with one sequential I/O per member (in pieces), all members at once
+ * (p->pstage). Returns @bad and the members whose I/O failed.
+ */
+static unsigned long plog_check_io(struct plog *p, u32 r, unsigned long bad,
+				   bool write)
+{
+	const struct rl_plog_layout *lo = &p->lo;
+	u32 first = plog_first_parity_slot(lo), n = plog_check_slots(lo);
+	struct plog_iog g;
+	unsigned long failed;
+	unsigned int t, m;
+
+	plog_iog_init(&g);
+	for (t = 0; t < lo->g; t++) {
+		m = rl_plog_data_member(lo, r, t);
+		if (test_bit(m, &bad))
+			continue;
+		plog_bg_io(p, &g, m, write ? REQ_OP_WRITE | REQ_FUA : REQ_OP_READ,
+			   (rl_plog_region_start(lo, m, r) + first) << lo->chunk_shift,
+			   plog_pstage(p, t), n << lo->chunk_shift,
+			   write ? RL_PARITY_WRITE : RL_PARITY_READ);
+	}
+	failed = plog_iog_wait(p, &g);
+	plog_iog_fail(p, &g, write ? "write error" : "read error");
+	if (!write && is_vmalloc_addr(p->pstage))
+		invalidate_kernel_vmap_range(p->pstage, (size_t)lo->g * n <<
+					     (lo->chunk_shift + SECTOR_SHIFT));
+	return failed | bad;
+}
+
+/* data member @t's check slot @j in p->pstage */
+static void *plog_pslot(struct plog *p, unsigned int t, u32 j)
+{
+	return plog_pstage(p, t) + ((size_t)j << (p->lo.chunk_shift + SECTOR_SHIFT));
+}
+
+/*
  * The region's check chunks into p->parity (one read of the f * S/g check
- * slots per data member); rows' chunks on @bad members read as zero.
+ * slots per data member, all at once); rows' chunks on @bad members, or
+ * on members whose read fails, read as zero.
  */
 static void plog_parity_read(struct plog *p, u32 r, unsigned long bad)
 {
@@ -294,19 +380,17 @@ static void plog_parity_read(struct plog *p, u32 r, unsigned long bad)
 	unsigned int t, m;
 
 	memset(p->parity, 0, plog_check_bytes(p));
+	bad = plog_check_io(p, r, bad, false);
 	for (t = 0; t < lo->g; t++) {
 		m = rl_plog_data_member(lo, r, t);
 		if (test_bit(m, &bad))
-			continue;
+			continue;	/* failed: its rows need no parity */
 		plog_slot_rows(p, r, m);
-		if (plog_slice_io(p, r, m, first, lo->slice - first, false,
-				  RL_PARITY_READ))
-			continue;	/* failed now: its rows need no parity */
 		for (j = 0; first + j < lo->slice; j++) {
 			row = p->slot_row[first + j];
 			if (row != U32_MAX)
 				memcpy(plog_check_of(p, row, p->slot_pos[first + j]),
-				       plog_stage(p, j), plog_chunk_bytes(p));
+				       plog_pslot(p, t, j), plog_chunk_bytes(p));
 		}
 	}
 }
@@ -326,15 +410,14 @@ static int plog_parity_write(struct plog *p, u32 r, unsigned long bad)
 		for (j = 0; first + j < lo->slice; j++) {
 			row = p->slot_row[first + j];
 			if (row != U32_MAX)
-				memcpy(plog_stage(p, j),
+				memcpy(plog_pslot(p, t, j),
 				       plog_check_of(p, row, p->slot_pos[first + j]),
 				       plog_chunk_bytes(p));
 			else
-				memset(plog_stage(p, j), 0, plog_chunk_bytes(p));
+				memset(plog_pslot(p, t, j), 0, plog_chunk_bytes(p));
 		}
-		plog_slice_io(p, r, m, first, lo->slice - first, true,
-			      RL_PARITY_WRITE);
 	}
+	plog_check_io(p, r, bad, true);
 	return rl_nr_failed(p->a) > p->a->redundancy ? -EIO : 0;
 }
 
@@ -387,20 +470,96 @@ static int plog_read_seg(struct plog *p, u32 r, u64 gen, u32 s,
 	return ret;
 }
 
-/* Apply segments [@s0, @segs) of region @r's log, generation @gen. */
+/*
+ * Segment @s of the log window that starts at segment @w0: run i of the
+ * window (i < L) holds segments w0 + i, w0 + i + L, ..., consecutive in
+ * their sublog, and is read with one I/O; run i starts at segment
+ * i * (window / L) of p->logbuf.
+ */
+static void *plog_logbuf_seg(struct plog *p, u32 w0, u32 s)
+{
+	u32 q = p->logbuf_segs / p->lo.l, i = (s - w0) % p->lo.l;
+
+	return p->logbuf + ((size_t)(i * q + (s - w0) / p->lo.l) *
+			    p->lo.seg_sectors << SECTOR_SHIFT);
+}
+
+/*
+ * Read the window [@w0, @end) of region @r's log into p->logbuf: each run
+ * from the first copy of its sublog on a member not in @bad, all runs at
+ * once. Returns the members whose read failed (their runs, and runs with
+ * no such copy, are marked in @*miss by run index).
+ */
+static unsigned long plog_read_window(struct plog *p, u32 r, u32 w0, u32 end,
+				      unsigned long bad, unsigned long *miss)
+{
+	const struct rl_plog_layout *lo = &p->lo;
+	unsigned int i, c, m, run_m[RL_MAX_MEMBERS];
+	unsigned long failed;
+	struct plog_iog g;
+	u64 msector;
+
+	*miss = 0;
+	plog_iog_init(&g);
+	for (i = 0; i < lo->l && w0 + i < end; i++) {
+		run_m[i] = RL_NONE;
+		for (c = 0; c < lo->f; c++) {
+			rl_plog_seg_loc(lo, r, w0 + i, c, &m, &msector);
+			if (test_bit(m, &bad))
+				continue;
+			run_m[i] = m;
+			plog_bg_io(p, &g, m, REQ_OP_READ, msector,
+				   plog_logbuf_seg(p, w0, w0 + i),
+				   DIV_ROUND_UP(end - (w0 + i), lo->l) *
+				   lo->seg_sectors, RL_PARITY_READ);
+			break;
+		}
+		if (run_m[i] == RL_NONE)
+			__set_bit(i, miss);
+	}
+	failed = plog_iog_wait(p, &g);
+	plog_iog_fail(p, &g, "log read error");
+	for (i = 0; i < lo->l && w0 + i < end; i++)
+		if (run_m[i] != RL_NONE && test_bit(run_m[i], &failed))
+			__set_bit(i, miss);
+	if (is_vmalloc_addr(p->logbuf))
+		invalidate_kernel_vmap_range(p->logbuf, (size_t)p->logbuf_segs *
+					     lo->seg_sectors << SECTOR_SHIFT);
+	return failed;
+}
+
+/*
+ * Apply segments [@s0, @segs) of region @r's log, generation @gen, in log
+ * order. The log is read a window at a time with large sequential I/O:
+ * one read per sublog, the L sublogs at once (paper §2.5). A segment whose
+ * run could not be read, or that fails its check, is read again one copy
+ * after another (plog_read_seg()).
+ */
 static int plog_apply_log(struct plog *p, u32 r, u64 gen, u32 s0, u32 segs)
 {
-	unsigned long bad = rl_unreadable_at(p->a, p->keys[r]);
-	u32 s;
+	const struct rl_plog_layout *lo = &p->lo;
+	unsigned long bad = rl_unreadable_at(p->a, p->keys[r]), miss;
+	const char *why;
+	u32 w0, s, end;
+	void *seg;
 	int ret;
 
-	for (s = s0; s < segs; s++) {
-		ret = plog_read_seg(p, r, gen, s, bad);
-		if (ret)
-			return ret;
-		ret = rl_plog_apply(&p->lo, p->stage, p->parity, NULL);
-		if (ret)
-			return ret;
+	for (w0 = s0; w0 < segs; w0 = end) {
+		end = min(segs, w0 + p->logbuf_segs);
+		bad |= plog_read_window(p, r, w0, end, bad, &miss);
+		for (s = w0; s < end; s++) {
+			seg = plog_logbuf_seg(p, w0, s);
+			if (test_bit((s - w0) % lo->l, &miss) ||
+			    rl_plog_seg_check(seg, lo, r, gen, s, true, &why)) {
+				ret = plog_read_seg(p, r, gen, s, bad);
+				if (ret)
+					return ret;
+				seg = p->stage;
+			}
+			ret = rl_plog_apply(lo, seg, p->parity, NULL);
+			if (ret)
+				return ret;
+		}
 	}
 	return 0;
 }
