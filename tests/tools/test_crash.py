@@ -324,14 +324,17 @@ def test_plog_rig_and_status_fields():
                       "/dev/mapper/rlc-m3")
     r2 = crashlab.Rig("plog", 6, chunk=16, opts="log_disks 2 log_buffers 2")
     assert r2.log_disks == 2 and r2.row_blocks() == 16 * 3 // 8
+    r3 = crashlab.Rig("plog", 8, chunk=16, opts="log_disks 1 faults 2")
+    assert r3.faults == 2 and r3.row_blocks() == 16 * 4 // 8   # 8 - 2 * 1 - 2
     assert crashlab.Rig("raid5", 4).opts == []
     assert crashlab.kind("plog") == "parity" and crashlab.kind("raid0") == "stripe"
     line = ("0 4096 raidlab plog 4 AAAA optimal 32 idle 4096/4096 1 2 3 4 5 6 0:0:0:0 0:0:0:0 "
             "0:0:0:0 0:0:0:0 fifo 32 0 0 0 bufio ok 3 0 off 0 0 0 "
-            "plog 1 1.000 1 8 12 12 16 6144 intent 0 4 4 1 7 9 2 5 0 0")
+            "plog 1 1.000 1 8 12 12 16 6144 intent 0 4 4 1 7 9 2 5 0 0 2")
     f = crashlab.plog_fields(line)
     assert f["capacity_sectors"] == 6144 and f["A"] == "1.000" and f["durability"] == "intent"
     assert (f["pool_waits"], f["reintegrations"], f["cache_misses"]) == (7, 9, 0)
+    assert f["faults"] == 2
     assert crashlab.mismatch_cnt(line) == 0
     assert crashlab.plog_fields(line.replace(" plog 1 1.000", " x 1 1.000").replace(
         "raidlab plog", "raidlab raid5")) == {}

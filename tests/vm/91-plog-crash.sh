@@ -11,7 +11,8 @@
 # at every point the array must reassemble, resync to idle, hold its
 # flushed data and pass `check` with 0 mismatches. The recorded run must
 # have reintegrated regions (the crash points fall around reintegrations)
-# and waited for log buffers. Negative controls: a point checked one
+# and waited for log buffers; the same with faults 2 (P+Q, the log on two
+# copies) over 6 members. Negative controls: a point checked one
 # generation too late, and garbage in the first data block of every member.
 # (The DAX backend keeps its logs on pmem with memcpy_flushcache, which no
 # block-layer log sees: not covered here.)
@@ -76,4 +77,9 @@ crash() {
 # of their parity in 8 KiB segments, 4 log buffers: regions fill and are
 # reintegrated between the flushes of 3 generations of 48 writes
 crash plog 12 --generations 3 --ops 48 --max-flush 10 --points 4 --seed 21
+# faults 2 (P+Q, two log copies): 6 members, L = 1, rows of 2 data chunks,
+# a cycle of 3 regions
+crash plog-f2 12 --members 6 --plog-opts \
+	"log_disks 1 log_ratio 0.25 track_sectors 32 log_buffers 4 regions 6 faults 2" \
+	--generations 3 --ops 48 --max-flush 10 --points 4 --seed 22
 finish

@@ -136,12 +136,12 @@ def plog_fields(line):
     """The plog part of a status line: the words after its last "plog"
     (L A K B S G seg_sectors capacity_sectors durability log_bytes
     pool_total pool_free pool_min_free pool_waits reintegrations
-    regions_with_log max_region_fill_segs cache_hits cache_misses), as a
-    dict; {} without it."""
+    regions_with_log max_region_fill_segs cache_hits cache_misses faults), as
+    a dict; {} without it."""
     names = ("L", "A", "K", "B", "S", "G", "seg_sectors", "capacity_sectors", "durability",
              "log_bytes", "pool_total", "pool_free", "pool_min_free", "pool_waits",
              "reintegrations", "regions_with_log", "max_region_fill_segs", "cache_hits",
-             "cache_misses")
+             "cache_misses", "faults")
     w = line.split()
     idx = [i for i in range(4, len(w)) if w[i] == "plog"]
     if not idx:
@@ -178,6 +178,11 @@ class Rig:
     def log_disks(self):
         w = self.opts
         return int(w[w.index("log_disks") + 1]) if "log_disks" in w else 1
+
+    @property
+    def faults(self):
+        w = self.opts
+        return int(w[w.index("faults") + 1]) if "faults" in w else 1
 
     def discover(self, dev):
         """plog: create the array at one chunk's length over the slices of
@@ -241,8 +246,8 @@ class Rig:
         return t
 
     def row_blocks(self):
-        if self.scheme == "plog":      # a row: N - L - 1 data chunks
-            cols = self.n - self.log_disks - 1
+        if self.scheme == "plog":      # a row: N - f * L - f data chunks
+            cols = self.n - self.faults * (self.log_disks + 1)
         else:
             cols = ondisk.data_columns(self.scheme, self.n)
         return 0 if cols == 1 else self.chunk * cols // 8
