@@ -31,6 +31,8 @@ struct rl_plog_sync_lcase {
 static const struct rl_plog_sync_lcase rl_plog_sync_lcases[] = {
 	{ "n5_f1", 5, 0, 1, 64, 1 << 19 },
 	{ "n6_l2_f1", 6, 2, 1, 16, 1 << 18 },
+	{ "n3_l1_f1", 3, 1, 1, 8, 1 << 16 },
+	{ "n9_l4_f1", 9, 4, 1, 8, 1 << 18 },
 	{ "n8_l1_f2", 8, 1, 2, 64, 1 << 19 },
 	{ "n6_l1_f2", 6, 1, 2, 16, 1 << 18 },
 	{ "n9_l2_f2", 9, 2, 2, 8, 1 << 18 },

@@ -58,77 +58,6 @@ static void rl_plog_span(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, plog_span(64, 64, shift, 2, &lo, &hi));
 }
 
-struct rl_plog_lcase {
-	const char *name;
-	unsigned int n, l, chunk;
-	u64 member_sectors;
-};
-
-static const struct rl_plog_lcase rl_plog_lcases[] = {
-	{ "n5", 5, 0, 64, 1 << 19 },
-	{ "n3_l1", 3, 1, 8, 1 << 16 },
-	{ "n6_l2", 6, 2, 16, 1 << 18 },
-	{ "n9_l4", 9, 4, 8, 1 << 18 },
-};
-
-static void rl_plog_lcase_desc(const struct rl_plog_lcase *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(rl_plog_layouts, rl_plog_lcases, rl_plog_lcase_desc);
-
-static void rl_plog_slot_rows(struct kunit *test)
-{
-	const struct rl_plog_lcase *c = test->param_value;
-	struct rl_plog_params p = {
-		.nr_members = c->n, .chunk_sectors = c->chunk, .log_disks = c->l,
-	};
-	struct rl_plog_layout lo;
-	char *error = NULL;
-	u32 *slot_row, *seen, s, row, first, regions[3];
-	unsigned int t, m, i;
-
-	KUNIT_ASSERT_EQ_MSG(test, rl_plog_layout_init(&lo, &p, c->member_sectors,
-						      &error), 0, "%s", error);
-	slot_row = kunit_kcalloc(test, lo.slice, sizeof(*slot_row), GFP_KERNEL);
-	seen = kunit_kcalloc(test, lo.slice, sizeof(*seen), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, slot_row);
-	KUNIT_ASSERT_NOT_NULL(test, seen);
-	first = lo.slice - lo.slice / lo.g;
-	regions[0] = 0;
-	regions[1] = lo.nr_regions / 2;
-	regions[2] = lo.nr_regions - 1;
-
-	for (i = 0; i < ARRAY_SIZE(regions); i++) {
-		memset(seen, 0, lo.slice * sizeof(*seen));
-		for (t = 0; t < lo.g; t++) {
-			m = rl_plog_data_member(&lo, regions[i], t);
-			plog_fill_slot_rows(&lo, regions[i], m, slot_row);
-			for (s = 0; s < lo.slice; s++) {
-				row = slot_row[s];
-				KUNIT_ASSERT_LT_MSG(test, row, lo.slice,
-						    "region %u member %u slot %u unused",
-						    regions[i], m, s);
-				seen[row]++;
-			}
-			/* a parity slot holds the parity of a row whose parity is on m */
-			for (s = first; s < lo.slice; s++) {
-				struct rl_plog_loc loc;
-
-				rl_plog_row_loc(&lo, regions[i], slot_row[s], 0, &loc);
-				KUNIT_EXPECT_EQ(test, loc.pmember, m);
-				KUNIT_EXPECT_EQ(test, loc.pchunk,
-						rl_plog_region_start(&lo, m, regions[i]) + s);
-			}
-		}
-		/* each row: g - 1 data chunks and its parity, g slots in all */
-		for (row = 0; row < lo.slice; row++)
-			KUNIT_EXPECT_EQ_MSG(test, seen[row], lo.g, "region %u row %u",
-					    regions[i], row);
-	}
-}
-
 static void rl_plog_cache(struct kunit *test)
 {
 	struct plog_cache *c = plog_cache_alloc(4);
@@ -326,7 +255,6 @@ static void rl_plog_plan_bufs(struct kunit *test)
 
 static struct kunit_case rl_plog_test_cases[] = {
 	KUNIT_CASE(rl_plog_span),
-	KUNIT_CASE_PARAM(rl_plog_slot_rows, rl_plog_layouts_gen_params),
 	KUNIT_CASE(rl_plog_cache),
 	KUNIT_CASE(rl_plog_plan_recs),
 	KUNIT_CASE(rl_plog_plan_bufs),
