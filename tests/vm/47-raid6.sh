@@ -43,24 +43,6 @@ table() {
 	echo "0 $LEN raidlab raid6 $# $_w $N $MEMS"
 }
 
-# load SECS: a random-write load with its own verify, past the pattern
-load_start() {
-	fio --name=load --filename=/dev/mapper/arr --direct=1 --ioengine=libaio \
-		--rw=randwrite --bs=4k --iodepth=4 --offset=$SIZE --size=16M \
-		--time_based --runtime="$1" --verify=crc32c --verify_fatal=1 \
-		--do_verify=1 --verify_backlog=256 --randrepeat=0 \
-		>/tmp/load.log 2>&1 &
-	LOAD=$!
-}
-load_done() {
-	wait $LOAD
-	_rc=$?
-	tail -n 4 /tmp/load.log
-	check "$1: the load's verify passed" sh -c \
-		"test $_rc = 0 && ! grep -q -E 'verify: bad|err= *[1-9]' /tmp/load.log"
-}
-
-# wait until no member is rebuilding and the array is optimal
 wait_rebuilt() {
 	_i=0
 	while [ "$(rl_state arr)" != optimal ] || rl_health arr | grep -q R; do
@@ -125,12 +107,12 @@ fi
 check "check on the healthy array: 0 mismatches" test "$(rl_scrub arr check 300)" = 0
 
 # -- 2: two failures under a verifying load ------------------------------
-load_start 16
+rl_load_start arr $SIZE 16M 16
 sleep 3
 check "member 1 fails (error target) under load" rl_swap_error rlm1
 sleep 4
 check "member 3 fails (error target) under load" rl_swap_error rlm3
-load_done "two failures"
+rl_load_done "two failures"
 # a member fails on its first I/O error: make sure both have seen one
 dd if=/dev/mapper/arr of=/dev/null bs=1M count=8 iflag=direct 2>/dev/null
 log "status: $(dm_status arr)"
@@ -149,7 +131,7 @@ relinear 1 || die "relinear 1"
 relinear 3 || die "relinear 3"
 before=$(dmesg | wc -l)
 check "create it again with two spares" dm_create arr "$(table "$S1" "$S2")"
-load_start 12
+rl_load_start arr $SIZE 16M 12
 sleep 1
 log "status: $(dm_status arr)"
 for m in 1 3; do
@@ -160,7 +142,7 @@ t0=$(cut -d' ' -f1 /proc/uptime)
 check "both rebuilds end" wait_rebuilt 600
 t1=$(cut -d' ' -f1 /proc/uptime)
 log "rebuilt in $(echo "$t0 $t1" | awk '{ print $2 - $1 }') s; status: $(dm_status arr)"
-load_done "rebuild"
+rl_load_done "rebuild"
 check "optimal, every member in sync" test "$(rl_health arr) $(rl_state arr)" = "AAAAA optimal"
 for m in 1 3; do
 	check "member $m rebuilt (kernel log)" sh -c \

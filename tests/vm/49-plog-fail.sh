@@ -139,22 +139,9 @@ check "it verifies" fio_verify /dev/mapper/arr 16M
 n=$(plog_field arr 16)
 log "regions with a log at the crash: $n; status: $(dm_status arr)"
 check "some region holds a log at the crash" test "$n" -gt 0
-i=0
-for d in $M5; do
-	dd if="$d" of=/tmp/img$i bs=1M count=64 2>/dev/null || die "copy $d"
-	i=$((i + 1))
-done
-dd if="$PM" of=/tmp/imgpm bs=1M 2>/dev/null || die "copy pmem"
+rl_image_save 64 $M5 || die "copy the crash image"
 dm_remove arr
-restore() {
-	i=0
-	for d in $M5; do
-		dd if=/tmp/img$i of="$d" bs=1M conv=fsync 2>/dev/null || die "restore $d"
-		i=$((i + 1))
-	done
-	dd if=/tmp/imgpm of="$PM" bs=1M conv=fsync 2>/dev/null || die "restore pmem"
-}
-restore
+rl_image_restore $M5 || die "restore the crash image"
 check "loaded over the crash image" \
 	dm_create arr "0 $LEN raidlab plog 4 chunk_size 64 metadata $PM 5 $M5"
 log "status after replay: $(dm_status arr)"

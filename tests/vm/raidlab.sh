@@ -23,6 +23,16 @@
 #                                       /dev/mapper/PREFIX0..; prints the paths
 #   rl_swap_error NAME                  make dm device NAME fail every I/O
 #   rl_snapshot NAME FILE               read all of /dev/mapper/NAME, uncached, into FILE
+#   rl_load_start NAME OFF SIZE SECS [DEPTH]
+#                                       random 4k writes to /dev/mapper/NAME in
+#                                       [OFF, OFF + SIZE) that verify as they go,
+#                                       for SECS s, in the background
+#   rl_load_done WHAT                   wait for it: ok/not ok "WHAT: the load's
+#                                       verify passed"
+#   rl_image_save MIB DEV...            copy the first MIB MiB of each DEV and the
+#                                       whole pmem device ($PM) to /tmp (a crash
+#                                       image of a live array)
+#   rl_image_restore DEV...             write them back (same DEV order)
 #   rl_plog NAME K                      K-th field after the word "plog" of the
 #                                       status (1 = L ... 8 = capacity_sectors ...
 #                                       14 = pool_waits 15 = reintegrations)
@@ -170,4 +180,41 @@ rl_plog_create() {
 	esac
 	[ "$_pcap" -ge "$_pc" ] || { echo "rl_plog_create: capacity $_pcap < one chunk"; return 1; }
 	RL_LEN=$(((_pcap / _pc) * _pc)) rl_create "$_pn" plog "$_pc" "$@"
+}
+
+rl_load_start() {
+	fio --name=load --filename="/dev/mapper/$1" --direct=1 --ioengine=libaio \
+		--rw=randwrite --bs=4k --iodepth="${5:-4}" --offset="$2" --size="$3" \
+		--time_based --runtime="$4" --verify=crc32c --verify_fatal=1 \
+		--do_verify=1 --verify_backlog=256 --randrepeat=0 \
+		>/tmp/load.log 2>&1 &
+	RL_LOAD=$!
+}
+
+rl_load_done() {
+	wait "$RL_LOAD"
+	_lrc=$?
+	tail -n 4 /tmp/load.log
+	check "$1: the load's verify passed" sh -c \
+		"test $_lrc = 0 && ! grep -q -E 'verify: bad|err= *[1-9]' /tmp/load.log"
+}
+
+rl_image_save() {
+	_imb=$1
+	shift
+	_i=0
+	for _d in "$@"; do
+		dd if="$_d" of=/tmp/img$_i bs=1M count="$_imb" 2>/dev/null || return 1
+		_i=$((_i + 1))
+	done
+	dd if="$PM" of=/tmp/imgpm bs=1M 2>/dev/null
+}
+
+rl_image_restore() {
+	_i=0
+	for _d in "$@"; do
+		dd if=/tmp/img$_i of="$_d" bs=1M conv=fsync 2>/dev/null || return 1
+		_i=$((_i + 1))
+	done
+	dd if=/tmp/imgpm of="$PM" bs=1M conv=fsync 2>/dev/null
 }
