@@ -673,8 +673,14 @@ static int plog_recompute_truncate(struct plog *p, u32 r)
 	if (ret)
 		return ret;
 	ret = plog_recompute(p, r);
-	if (!ret)
+	if (!ret) {
+		/*
+		 * the parity now describes the data as read: make that data
+		 * durable before the log and twins that cover it go
+		 */
+		plog_flush_data(p, r);
 		plog_truncate(p, r);
+	}
 	plog_op_intent_end(p, region);
 	return ret;
 }
@@ -755,30 +761,59 @@ static int plog_wait_gen_written(struct plog *p, u32 r)
 	}
 }
 
+/* Is a buffer of region @r's generation on disk waiting for a commit? */
+static bool plog_gen_pending(struct plog *p, u32 r)
+{
+	struct rl_plog_buf *b;
+
+	list_for_each_entry(b, &p->sealq, list)
+		if (b->region == r && b->pending &&
+		    le64_to_cpu(((struct rl_plog_seg_disk *)b->seg)->gen) ==
+		    p->reg[r].disk_gen)
+			return true;
+	return false;
+}
+
 /*
  * The buffers of region @r's generation on disk still on the seal queue
  * (f = 2, a log copy lost, the region frozen and no log write of it in
  * flight) moved to @mem, in segment order, no longer counted as queued.
- * p->lock held. Returns false if one has a record not COMMITTED.
+ * p->lock held; waits (dropping it) until every record of theirs is
+ * COMMITTED: a writer in flight still owns its record and its buffer.
  */
-static bool plog_take_mem(struct plog *p, u32 r, struct list_head *mem)
+static void plog_take_mem(struct plog *p, u32 r, struct list_head *mem)
 {
 	struct plog_region *rg = &p->reg[r];
 	const struct rl_plog_seg_disk *h;
 	struct rl_plog_buf *b, *n;
-	bool ok = true;
 
+	while (plog_gen_pending(p, r))
+		plog_wait_locked(p);
 	list_for_each_entry_safe(b, n, &p->sealq, list) {
 		h = b->seg;
 		if (b->region != r || le64_to_cpu(h->gen) != rg->disk_gen)
 			continue;
-		if (b->pending)
-			ok = false;
 		list_move_tail(&b->list, mem);
 		rg->queued--;
 		rg->recs -= le16_to_cpu(h->nr);
 	}
-	return ok;
+}
+
+/*
+ * A reintegration that took buffers failed: they go back to the front of
+ * the seal queue (they are the oldest), counted again, for the next try
+ * or the fix-up. p->lock held.
+ */
+static void plog_return_mem(struct plog *p, u32 r, struct list_head *mem)
+{
+	struct plog_region *rg = &p->reg[r];
+	struct rl_plog_buf *b;
+
+	list_for_each_entry(b, mem, list) {
+		rg->queued++;
+		rg->recs += le16_to_cpu(((struct rl_plog_seg_disk *)b->seg)->nr);
+	}
+	list_splice_init(mem, &p->sealq);
 }
 
 static void plog_drop_mem(struct plog *p, struct list_head *mem)
@@ -803,7 +838,6 @@ static int plog_apply_gen(struct plog *p, u32 r, u64 gen, u32 segs,
 	struct plog_region *rg = &p->reg[r];
 	struct rl_plog_buf *b;
 	u32 done = 0;
-	bool ok;
 	int ret;
 
 	for (;;) {
@@ -819,10 +853,10 @@ static int plog_apply_gen(struct plog *p, u32 r, u64 gen, u32 segs,
 			break;
 		mutex_unlock(&p->lock);
 	}
-	ok = plog_take_mem(p, r, mem);
+	plog_take_mem(p, r, mem);
 	mutex_unlock(&p->lock);
-	if (!ok)
-		return -EINVAL;
+	/* as the log writer does: the data its records describe first */
+	plog_flush_data(p, r);
 	list_for_each_entry(b, mem, list) {
 		ret = rl_plog_apply(&p->lo, b->seg, p->parity, NULL);
 		if (ret)
@@ -869,7 +903,7 @@ static int plog_do_reint(struct plog *p, u32 r)
 		if (ret) {
 			if (!list_empty(&mem)) {
 				mutex_lock(&p->lock);
-				plog_drop_mem(p, &mem);
+				plog_return_mem(p, r, &mem);
 				plog_kick(p);
 				mutex_unlock(&p->lock);
 			}
