@@ -16,7 +16,7 @@
 #include "plog.h"
 #include "raidlab.h"
 
-#define PLOG_MAX_CTX		16	/* foreground contexts at most */
+#define PLOG_MAX_CTX		64	/* foreground contexts at most */
 #define PLOG_CTX_BUDGET		(16U << 20)	/* bytes of context buffers */
 #define PLOG_BLOCK_SHIFT	3	/* data cache block: 8 sectors, 4 KiB */
 
