@@ -76,7 +76,7 @@ def test_plog_preset_plan():
     assert sum(c.level == "plog" for c in p.configs) == 2
     text = plan.plan_text(p)
     lines = text.splitlines()
-    for want in ("set procs 15", "set ramp 20", "set member_mb 64", "set disk_model lightning"):
+    for want in ("set procs 30", "set ramp 20", "set member_mb 64", "set disk_model lightning"):
         assert want in lines
     # Figure 12's 48-sector tracks go to plog
     plogs = [ln for ln in lines if ln.startswith("config rl-plog")]
@@ -91,9 +91,9 @@ def test_plog_preset_plan():
     cached = [c for c in p.configs if dict(c.plog).get("cache", "0") != "0"][0]
     assert int(dict(cached.plog)["cache"]) * 4 >= 128 * 1024
     d = plan.describe(p)
-    assert d["procs"] == 15 and d["member_mb"] == 64 and d["workloads"][1]["ws_mib"] == 128
-    # wall time: boot, creations and every run must fit 25 minutes under TCG
-    assert 60 + len(p.configs) * 40 + p.max_points() * (p.seconds_per_point() + 8) < 25 * 60
+    assert d["procs"] == 30 and d["member_mb"] == 64 and d["workloads"][1]["ws_mib"] == 128
+    # wall time: boot, creations and every run must fit 40 minutes under TCG
+    assert 60 + len(p.configs) * 40 + p.max_points() * (p.seconds_per_point() + 8) < 40 * 60
 
 
 def test_ts_option_wins_over_the_disk_model():
@@ -106,7 +106,7 @@ def test_ts_option_wins_over_the_disk_model():
 def test_cli_dry_run_plog_preset():
     r = subprocess.run([sys.executable, str(ROOT / "tools" / "raidlab"), "bench", "--preset",
                         "plog", "--dry-run"], capture_output=True, text=True, check=True)
-    assert "set procs 15" in r.stdout and "set time_scale 2" in r.stdout
+    assert "set procs 30" in r.stdout and "set time_scale 2" in r.stdout
     assert "config md-raid5 md raid5 5 8" in r.stdout
     # command-line options still override the preset's
     r = subprocess.run([sys.executable, str(ROOT / "tools" / "raidlab"), "bench", "--preset",
