@@ -30,7 +30,11 @@
 #                             WS_MIB > 0: a sequential pass of 16 KiB writes
 #                             over the first WS_MIB MiB first (warms plog's
 #                             data cache, which keeps written blocks). For a
-#                             plog array its status goes into dP.status
+#                             plog array its status goes into dP.status, and
+#                             dP.timeline gets a line a second from the start
+#                             of the ramp: seconds, pool_free, pool_waits,
+#                             reintegrations, regions_with_log,
+#                             max_region_fill_segs
 #   trace CID WID DEPTH FIO-ARGS...
 #                             one fio run at DEPTH with blktrace on the array
 #                             and on every member; the array's trace is kept
@@ -325,6 +329,26 @@ run() {
 		mstat before >"$_dir/d$_p.mstat"
 	) &
 	_bg=$!
+	_tl=
+	case $CUR in rl-plog*)
+		# plog's timeline: "<s> <pool_free> <pool_waits> <reintegrations>
+		# <regions_with_log> <max_region_fill_segs>" once a second
+		(
+			_t=0
+			while :; do
+				echo "$_t $(dmsetup status bench 2>/dev/null | awk '{
+					for (i = NF; i > 4; i--)
+						if ($i == "plog") {
+							print $(i + 12), $(i + 14), $(i + 15), $(i + 16), $(i + 17)
+							exit
+						}
+				}')"
+				sleep 1
+				_t=$((_t + 1))
+			done >"$_dir/d$_p.timeline"
+		) &
+		_tl=$! ;;
+	esac
 	fio --name=bench --filename="$DEV" --direct=1 --ioengine=libaio --iodepth=1 \
 		--numjobs="$_p" --group_reporting --runtime="$RUNTIME" --ramp_time="$RAMP" \
 		--time_based --randrepeat=0 --norandommap \
@@ -332,6 +356,7 @@ run() {
 		--output-format=json --output="$_dir/d$_p.json" "$@" >/dev/null 2>"$_dir/d$_p.err" ||
 		{ cat "$_dir/d$_p.err"; die "bench: fio $CUR $WID procs $_p $*"; }
 	wait "$_bg"
+	[ -z "$_tl" ] || kill "$_tl" 2>/dev/null
 	mstat after >>"$_dir/d$_p.mstat"
 	dmsetup status bench >>"$_st" 2>/dev/null
 	P90=$(p90_of "$_dir/d$_p.json")
