@@ -450,7 +450,7 @@ void plog_want_reint(struct plog *p, u32 r)
 	rg->reint = true;
 	rg->gen = rg->disk_gen + 1;
 	rg->next_seg = 0;
-	queue_work(p->bg_wq, &p->bg_work);
+	plog_kick_reint(p);
 }
 
 /*
@@ -1647,11 +1647,15 @@ static void plog_dtr(struct rl_array *a)
 	 * The log writer queues region operations and they queue the log
 	 * writer: drain both until neither has work, then destroy them.
 	 */
-	if (p->bg_wq && p->log_wq) {
+	if (p->bg_wq && p->log_wq && p->reint_wq) {
 		flush_workqueue(p->log_wq);
+		flush_workqueue(p->reint_wq);
 		flush_workqueue(p->bg_wq);
+		flush_workqueue(p->reint_wq);
 		flush_workqueue(p->log_wq);
 	}
+	if (p->reint_wq)
+		destroy_workqueue(p->reint_wq);
 	if (p->bg_wq)
 		destroy_workqueue(p->bg_wq);
 	if (p->log_wq)
@@ -1749,7 +1753,7 @@ static int plog_ctr(struct rl_array *a)
 	a->scheme = p;
 	p->a = a;
 	mutex_init(&p->lock);
-	mutex_init(&p->op_lock);
+	init_rwsem(&p->op_sem);
 	INIT_LIST_HEAD(&p->sealq);
 	init_waitqueue_head(&p->wait);
 	spin_lock_init(&p->hlock);
@@ -1797,7 +1801,9 @@ static int plog_ctr(struct rl_array *a)
 				    p->nr_ctx);
 	p->log_wq = alloc_ordered_workqueue("kraidlab_plog_log", WQ_MEM_RECLAIM);
 	p->bg_wq = alloc_ordered_workqueue("kraidlab_plog_bg", WQ_MEM_RECLAIM);
-	if (!p->ctx_wq || !p->log_wq || !p->bg_wq)
+	p->reint_wq = alloc_workqueue("kraidlab_plog_reint",
+				      WQ_MEM_RECLAIM | WQ_UNBOUND, p->nr_ws);
+	if (!p->ctx_wq || !p->log_wq || !p->bg_wq || !p->reint_wq)
 		goto bad;
 
 	ret = plog_open_md(p, nr_bufs, &ti->error);
@@ -1864,6 +1870,7 @@ static void plog_postsuspend(struct rl_array *a)
 	struct plog *p = plog_of(a);
 
 	plog_reintegrate_all(p);
+	flush_workqueue(p->reint_wq);
 	flush_workqueue(p->bg_wq);
 	flush_workqueue(p->log_wq);
 }

@@ -11,6 +11,7 @@
 #include <linux/bio.h>
 #include <linux/completion.h>
 #include <linux/mutex.h>
+#include <linux/rwsem.h>
 #include <linux/workqueue.h>
 
 #include "plog.h"
@@ -19,6 +20,8 @@
 #define PLOG_MAX_CTX		64	/* foreground contexts at most */
 #define PLOG_CTX_BUDGET		(16U << 20)	/* bytes of context buffers */
 #define PLOG_BLOCK_SHIFT	3	/* data cache block: 8 sectors, 4 KiB */
+#define PLOG_MAX_WS		4	/* concurrent reintegrations at most */
+#define PLOG_WS_BUDGET		(64U << 20)	/* bytes of workspaces */
 
 /* How a region serves writes. */
 enum plog_mode {
@@ -43,6 +46,32 @@ struct plog_region {
 	bool frozen;			/* a region operation runs */
 	bool log_busy;			/* a log write of it is in flight */
 	bool intent;			/* holds a write-intent reference */
+	bool reinting;			/* a workspace reintegrates it */
+	bool recomp;			/* its reintegration failed: recompute */
+};
+
+/*
+ * A region operation's buffers: one region's check information (f * S
+ * chunks: the rows' P, then for f = 2 their Q), a staging buffer (a
+ * segment, or a window of a member's slice), every data member's check
+ * slots and a window of log segments. Reintegrations run concurrently,
+ * each in a workspace of its own (plog_reint_work(), op_sem read); every
+ * other region operation holds op_sem for writing and uses ws[0].
+ */
+struct plog_ws {
+	struct plog *p;
+	struct work_struct work;	/* plog_reint_work() */
+	u32 region;			/* reintegrating, or U32_MAX */
+	unsigned long log_members;	/* its log members */
+	void *parity;			/* a region's check chunks */
+	void *stage;			/* staging: segments, slice windows */
+	u32 stage_chunks;
+	void *pstage;			/* every data member's check slots */
+	void *logbuf;			/* a window of log segments */
+	u32 logbuf_segs;		/* its size: a multiple of L */
+	u32 *slot_row;			/* a member's slots -> rows */
+	unsigned long *recompute;	/* S bits */
+	u8 *slot_pos;			/* a member's slots -> syndrome positions */
 };
 
 /* A group of member I/Os waited for together. */
@@ -96,19 +125,17 @@ struct plog {
 	/* added for f = 2 (plog.c): the log writer's copies issued, a bit each */
 	u8 *batch_copies;
 
-	/* region operations (plog_sync.c), one at a time */
-	struct mutex op_lock;
-	struct workqueue_struct *bg_wq;	/* reintegration, fix-ups */
+	/*
+	 * region operations (plog_sync.c): reintegrations concurrently (op_sem
+	 * read, a workspace each), anything else alone (op_sem write, ws[0])
+	 */
+	struct rw_semaphore op_sem;
+	struct workqueue_struct *bg_wq;	/* fix-ups, recomputations */
 	struct work_struct bg_work;
-	void *parity;			/* a region's S parity chunks */
-	void *stage;			/* staging: segments, slice windows */
-	u32 stage_chunks;
-	void *pstage;			/* every data member's check slots */
-	void *logbuf;			/* a window of log segments */
-	u32 logbuf_segs;		/* its size: a multiple of L */
-	u32 *slot_row;			/* a member's slots -> rows */
-	unsigned long *recompute;	/* S bits */
-	u8 *slot_pos;			/* a member's slots -> syndrome positions */
+	struct workqueue_struct *reint_wq;	/* reintegrations */
+	struct plog_ws *ws;
+	unsigned int nr_ws;
+	u32 reint_next;			/* where the next pick starts */
 
 	/* counters for status */
 	u64 log_bytes;
@@ -137,6 +164,7 @@ void plog_kick(struct plog *p);
 void plog_wait_locked(struct plog *p);
 void plog_buf_drop(struct plog *p, struct rl_plog_buf *b);
 void plog_want_reint(struct plog *p, u32 r);
+void plog_kick_reint(struct plog *p);
 void plog_detach_cur(struct plog *p, u32 r);
 void plog_flush_data(struct plog *p, u32 r);
 
@@ -173,12 +201,16 @@ int plog_region_ops_init(struct plog *p);
 void plog_region_ops_free(struct plog *p);
 int plog_recover(struct plog *p, char **error);
 void plog_bg_work(struct work_struct *ws);
+void plog_reint_work(struct work_struct *ws);
 int plog_reintegrate_all(struct plog *p);
 int plog_sync_range(struct rl_array *a, struct rl_sync_req *req);
 
 /* plog_sync.c: pure helpers, KUnit suite dm_raidlab_plog_sync */
 void plog_fill_slot_map(const struct rl_plog_layout *lo, u32 r,
 			unsigned int m, u32 *slot_row, u8 *slot_pos);
+unsigned long plog_log_members(const struct rl_plog_layout *lo, u32 r);
+unsigned int plog_nr_ws(unsigned int nr_members, unsigned int log_members,
+			size_t ws_bytes);
 void plog_pq_solve(void **ptrs, unsigned int cols, void *x, void *y,
 		   void *zero, unsigned int fa, unsigned int fb, void **out,
 		   size_t bytes);

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dm-raidlab plog: region operations, one at a time (op_lock), on a
- * preallocated buffer of one region's check information (f * S chunks: the
- * rows' P, then for f = 2 their Q) and a staging buffer (a segment, or a
- * window of a member's slice):
+ * dm-raidlab plog: region operations, each in a preallocated workspace
+ * (struct plog_ws: one region's check information, f * S chunks, the rows'
+ * P then for f = 2 their Q; a staging buffer, a segment or a window of a
+ * member's slice; a window of log segments). Reintegrations run
+ * concurrently, up to plog_nr_ws() of them, each on a region whose log is
+ * on members no other one reads (op_sem read); every other operation runs
+ * alone (op_sem write, workspace 0):
  *
  *   reintegrate   the region's log on disk, generation disk_gen, is
  *                 applied to its parity: one sequential read of the
@@ -65,29 +68,29 @@ static size_t plog_check_bytes(const struct plog *p)
 }
 
 /* Check chunk @i of the region: P of row i for i < S, Q of row i - S after. */
-static void *plog_cchunk(struct plog *p, u32 i)
+static void *plog_cchunk(struct plog_ws *w, u32 i)
 {
-	return p->parity + ((size_t)i << (p->lo.chunk_shift + SECTOR_SHIFT));
+	return w->parity + ((size_t)i << (w->p->lo.chunk_shift + SECTOR_SHIFT));
 }
 
-static void *plog_prow(struct plog *p, u32 row)
+static void *plog_prow(struct plog_ws *w, u32 row)
 {
-	return plog_cchunk(p, row);
+	return plog_cchunk(w, row);
 }
 
-static void *plog_qrow(struct plog *p, u32 row)
+static void *plog_qrow(struct plog_ws *w, u32 row)
 {
-	return plog_cchunk(p, p->lo.slice + row);
+	return plog_cchunk(w, w->p->lo.slice + row);
 }
 
-static void *plog_stage(struct plog *p, u32 j)
+static void *plog_stage(struct plog_ws *w, u32 j)
 {
-	return p->stage + ((size_t)j << (p->lo.chunk_shift + SECTOR_SHIFT));
+	return w->stage + ((size_t)j << (w->p->lo.chunk_shift + SECTOR_SHIFT));
 }
 
-static void *plog_scratch(struct plog *p, unsigned int i)
+static void *plog_scratch(struct plog_ws *w, unsigned int i)
 {
-	return plog_stage(p, p->stage_chunks + i);
+	return plog_stage(w, w->stage_chunks + i);
 }
 
 static void plog_xor_chunk(struct plog *p, void *dst, void *src)
@@ -107,11 +110,13 @@ static u32 plog_check_slots(const struct rl_plog_layout *lo)
 	return lo->slice - plog_first_parity_slot(lo);
 }
 
-/* data member @t's check slots in p->pstage */
-static void *plog_pstage(struct plog *p, unsigned int t)
+/* data member @t's check slots in w->pstage */
+static void *plog_pstage(struct plog_ws *w, unsigned int t)
 {
-	return p->pstage + ((size_t)t * plog_check_slots(&p->lo) <<
-			    (p->lo.chunk_shift + SECTOR_SHIFT));
+	const struct rl_plog_layout *lo = &w->p->lo;
+
+	return w->pstage + ((size_t)t * plog_check_slots(lo) <<
+			    (lo->chunk_shift + SECTOR_SHIFT));
 }
 
 /* The log window: at most this many bytes of segments, at least L. */
@@ -139,10 +144,10 @@ static void plog_bg_io(struct plog *p, struct plog_iog *g, unsigned int m,
 	}
 }
 
-/* Where the check chunk at syndrome position @pos of @row is in p->parity. */
-static void *plog_check_of(struct plog *p, u32 row, unsigned int pos)
+/* Where the check chunk at syndrome position @pos of @row is in w->parity. */
+static void *plog_check_of(struct plog_ws *w, u32 row, unsigned int pos)
 {
-	return pos == p->lo.cols + 1 ? plog_qrow(p, row) : plog_prow(p, row);
+	return pos == w->p->lo.cols + 1 ? plog_qrow(w, row) : plog_prow(w, row);
 }
 
 /*
@@ -152,58 +157,124 @@ static void *plog_check_of(struct plog *p, u32 row, unsigned int pos)
  * row accumulated into zeroed check chunks, they are zero again; with its
  * data columns only, they are its P and Q.
  */
-static void plog_acc(struct plog *p, u32 row, unsigned int pos, void *chunk)
+static void plog_acc(struct plog_ws *w, u32 row, unsigned int pos, void *chunk)
 {
+	struct plog *p = w->p;
 	void *ptrs[RL_PQ_MAX_DISKS];
 	unsigned int cols = p->lo.cols, k;
 
 	if (p->lo.f == 1 || pos >= cols) {
-		plog_xor_chunk(p, plog_check_of(p, row, pos), chunk);
+		plog_xor_chunk(p, plog_check_of(w, row, pos), chunk);
 		return;
 	}
 	for (k = 0; k < cols; k++)
 		ptrs[k] = chunk;	/* only column @pos is read */
-	ptrs[cols] = plog_prow(p, row);
-	ptrs[cols + 1] = plog_qrow(p, row);
+	ptrs[cols] = plog_prow(w, row);
+	ptrs[cols + 1] = plog_qrow(w, row);
 	rl_pq_xor_va(ptrs, cols + 2, pos, pos, plog_chunk_bytes(p));
 }
 
-int plog_region_ops_init(struct plog *p)
+/* Workspace @w's buffers: the sizes of the region layout's. */
+static int plog_ws_alloc(struct plog *p, struct plog_ws *w)
 {
 	const struct rl_plog_layout *lo = &p->lo;
 	u32 seg_chunks = DIV_ROUND_UP(lo->seg_sectors, 1U << lo->chunk_shift);
 	u32 scratch = lo->f > 1 ? PLOG_NR_SCRATCH : 0;
 
-	p->stage_chunks = max3(seg_chunks, lo->slice - plog_first_parity_slot(lo),
+	w->p = p;
+	w->region = U32_MAX;
+	INIT_WORK(&w->work, plog_reint_work);
+	w->stage_chunks = max3(seg_chunks, lo->slice - plog_first_parity_slot(lo),
 			       min_t(u32, lo->slice, 64));
-	p->parity = vmalloc(plog_check_bytes(p));
-	p->stage = vmalloc(array_size(p->stage_chunks + scratch,
+	w->parity = vmalloc(plog_check_bytes(p));
+	w->stage = vmalloc(array_size(w->stage_chunks + scratch,
 				      plog_chunk_bytes(p)));
-	p->pstage = vmalloc(array3_size(lo->g, plog_check_slots(lo),
+	w->pstage = vmalloc(array3_size(lo->g, plog_check_slots(lo),
 					plog_chunk_bytes(p)));
-	p->logbuf_segs = PLOG_LOGBUF_BYTES / (lo->seg_sectors << SECTOR_SHIFT);
-	p->logbuf_segs = max(rounddown(min(p->logbuf_segs, lo->segs), lo->l),
+	w->logbuf_segs = PLOG_LOGBUF_BYTES / (lo->seg_sectors << SECTOR_SHIFT);
+	w->logbuf_segs = max(rounddown(min(w->logbuf_segs, lo->segs), lo->l),
 			     lo->l);
-	p->logbuf = vmalloc(array_size(p->logbuf_segs,
+	w->logbuf = vmalloc(array_size(w->logbuf_segs,
 				       (size_t)lo->seg_sectors << SECTOR_SHIFT));
-	p->slot_row = kvcalloc(lo->slice, sizeof(*p->slot_row), GFP_KERNEL);
-	p->slot_pos = kvcalloc(lo->slice, sizeof(*p->slot_pos), GFP_KERNEL);
-	p->recompute = bitmap_zalloc(lo->slice, GFP_KERNEL);
-	if (!p->parity || !p->stage || !p->pstage || !p->logbuf ||
-	    !p->slot_row || !p->slot_pos || !p->recompute)
+	w->slot_row = kvcalloc(lo->slice, sizeof(*w->slot_row), GFP_KERNEL);
+	w->slot_pos = kvcalloc(lo->slice, sizeof(*w->slot_pos), GFP_KERNEL);
+	w->recompute = bitmap_zalloc(lo->slice, GFP_KERNEL);
+	if (!w->parity || !w->stage || !w->pstage || !w->logbuf ||
+	    !w->slot_row || !w->slot_pos || !w->recompute)
 		return -ENOMEM;
+	return 0;
+}
+
+static void plog_ws_free(struct plog_ws *w)
+{
+	vfree(w->parity);
+	vfree(w->stage);
+	vfree(w->pstage);
+	vfree(w->logbuf);
+	kvfree(w->slot_row);
+	kvfree(w->slot_pos);
+	bitmap_free(w->recompute);
+}
+
+/* The bytes of one workspace's big buffers. */
+static size_t plog_ws_bytes(const struct plog *p)
+{
+	const struct rl_plog_layout *lo = &p->lo;
+	size_t seg = (size_t)lo->seg_sectors << SECTOR_SHIFT;
+
+	return 2 * plog_check_bytes(p) +
+	       (size_t)max3(DIV_ROUND_UP(lo->seg_sectors, 1U << lo->chunk_shift),
+			    plog_check_slots(lo), min_t(u32, lo->slice, 64)) *
+	       plog_chunk_bytes(p) +
+	       min_t(size_t, PLOG_LOGBUF_BYTES, lo->segs * seg);
+}
+
+/**
+ * plog_nr_ws() - how many reintegrations may run at once
+ * @nr_members: N
+ * @log_members: f * L, the members one region's log occupies
+ * @ws_bytes: one workspace's buffers
+ *
+ * As many as disjoint sets of log members there can be (N / (f * L): each
+ * reintegration reads a log on members no other one reads), at most
+ * PLOG_MAX_WS, and as the PLOG_WS_BUDGET of memory allows; one at least.
+ * Pure (KUnit suite dm_raidlab_plog_sync).
+ */
+unsigned int plog_nr_ws(unsigned int nr_members, unsigned int log_members,
+			size_t ws_bytes)
+{
+	unsigned int n = nr_members / max(log_members, 1U);
+
+	n = min_t(unsigned int, n, PLOG_MAX_WS);
+	if (ws_bytes)
+		n = min_t(size_t, n, PLOG_WS_BUDGET / ws_bytes);
+	return max(n, 1U);
+}
+
+int plog_region_ops_init(struct plog *p)
+{
+	unsigned int i;
+	int ret;
+
+	p->nr_ws = plog_nr_ws(p->lo.n, p->lo.f * p->lo.l, plog_ws_bytes(p));
+	p->ws = kcalloc(p->nr_ws, sizeof(*p->ws), GFP_KERNEL);
+	if (!p->ws)
+		return -ENOMEM;
+	for (i = 0; i < p->nr_ws; i++) {
+		ret = plog_ws_alloc(p, &p->ws[i]);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
 void plog_region_ops_free(struct plog *p)
 {
-	vfree(p->parity);
-	vfree(p->stage);
-	vfree(p->pstage);
-	vfree(p->logbuf);
-	kvfree(p->slot_row);
-	kvfree(p->slot_pos);
-	bitmap_free(p->recompute);
+	unsigned int i;
+
+	for (i = 0; p->ws && i < p->nr_ws; i++)
+		plog_ws_free(&p->ws[i]);
+	kfree(p->ws);
 }
 
 /**
@@ -272,31 +343,32 @@ void plog_fill_slot_rows(const struct rl_plog_layout *lo, u32 r,
 	plog_fill_slot_map(lo, r, m, slot_row, NULL);
 }
 
-/* p->slot_row[s], p->slot_pos[s]: slot s of region @r's slice on @m. */
-static void plog_slot_rows(struct plog *p, u32 r, unsigned int m)
+/* w->slot_row[s], w->slot_pos[s]: slot s of region @r's slice on @m. */
+static void plog_slot_rows(struct plog_ws *w, u32 r, unsigned int m)
 {
-	plog_fill_slot_map(&p->lo, r, m, p->slot_row, p->slot_pos);
+	plog_fill_slot_map(&w->p->lo, r, m, w->slot_row, w->slot_pos);
 }
 
 /* Slots [s0, s0 + n) of region @r's slice on @m, from or into the stage. */
-static int plog_slice_io(struct plog *p, u32 r, unsigned int m, u32 s0, u32 n,
+static int plog_slice_io(struct plog_ws *w, u32 r, unsigned int m, u32 s0, u32 n,
 			 bool write, enum rl_io_kind kind)
 {
+	struct plog *p = w->p;
 	u64 start = rl_plog_region_start(&p->lo, m, r) + s0;
 	unsigned long failed;
 	struct plog_iog g;
 
 	plog_iog_init(&g);
 	plog_io(p, &g, m, write ? REQ_OP_WRITE | REQ_FUA : REQ_OP_READ,
-		start << p->lo.chunk_shift, p->stage, n << p->lo.chunk_shift,
+		start << p->lo.chunk_shift, w->stage, n << p->lo.chunk_shift,
 		RL_BG, kind);
 	failed = plog_iog_wait(p, &g);
 	if (failed) {
 		plog_iog_fail(p, &g, write ? "write error" : "read error");
 		return -EIO;
 	}
-	if (!write && is_vmalloc_addr(p->stage))
-		invalidate_kernel_vmap_range(p->stage, (size_t)n <<
+	if (!write && is_vmalloc_addr(w->stage))
+		invalidate_kernel_vmap_range(w->stage, (size_t)n <<
 					     (p->lo.chunk_shift + SECTOR_SHIFT));
 	return 0;
 }
@@ -306,25 +378,26 @@ static int plog_slice_io(struct plog *p, u32 r, unsigned int m, u32 s0, u32 n,
  * chunks (plog_acc()), over its data slots (and its check slots too with
  * @with_parity).
  */
-static int plog_slice_xor(struct plog *p, u32 r, unsigned int m,
+static int plog_slice_xor(struct plog_ws *w, u32 r, unsigned int m,
 			  bool with_parity)
 {
+	struct plog *p = w->p;
 	const struct rl_plog_layout *lo = &p->lo;
 	u32 end = with_parity ? lo->slice : plog_first_parity_slot(lo);
 	u32 s0, j, n, row;
 	int ret;
 
-	plog_slot_rows(p, r, m);
+	plog_slot_rows(w, r, m);
 	for (s0 = 0; s0 < end; s0 += n) {
-		n = min(p->stage_chunks, end - s0);
-		ret = plog_slice_io(p, r, m, s0, n, false, RL_DATA_READ);
+		n = min(w->stage_chunks, end - s0);
+		ret = plog_slice_io(w, r, m, s0, n, false, RL_DATA_READ);
 		if (ret)
 			return ret;
 		for (j = 0; j < n; j++) {
-			row = p->slot_row[s0 + j];
+			row = w->slot_row[s0 + j];
 			if (row != U32_MAX)
-				plog_acc(p, row, p->slot_pos[s0 + j],
-					 plog_stage(p, j));
+				plog_acc(w, row, w->slot_pos[s0 + j],
+					 plog_stage(w, j));
 		}
 	}
 	return 0;
@@ -333,11 +406,12 @@ static int plog_slice_xor(struct plog *p, u32 r, unsigned int m,
 /*
  * Every data member's f * S/g check slots of region @r, read or written
  * with one sequential I/O per member (in pieces), all members at once
- * (p->pstage). Returns @bad and the members whose I/O failed.
+ * (w->pstage). Returns @bad and the members whose I/O failed.
  */
-static unsigned long plog_check_io(struct plog *p, u32 r, unsigned long bad,
+static unsigned long plog_check_io(struct plog_ws *w, u32 r, unsigned long bad,
 				   bool write)
 {
+	struct plog *p = w->p;
 	const struct rl_plog_layout *lo = &p->lo;
 	u32 first = plog_first_parity_slot(lo), n = plog_check_slots(lo);
 	struct plog_iog g;
@@ -351,53 +425,55 @@ static unsigned long plog_check_io(struct plog *p, u32 r, unsigned long bad,
 			continue;
 		plog_bg_io(p, &g, m, write ? REQ_OP_WRITE | REQ_FUA : REQ_OP_READ,
 			   (rl_plog_region_start(lo, m, r) + first) << lo->chunk_shift,
-			   plog_pstage(p, t), n << lo->chunk_shift,
+			   plog_pstage(w, t), n << lo->chunk_shift,
 			   write ? RL_PARITY_WRITE : RL_PARITY_READ);
 	}
 	failed = plog_iog_wait(p, &g);
 	plog_iog_fail(p, &g, write ? "write error" : "read error");
-	if (!write && is_vmalloc_addr(p->pstage))
-		invalidate_kernel_vmap_range(p->pstage, (size_t)lo->g * n <<
+	if (!write && is_vmalloc_addr(w->pstage))
+		invalidate_kernel_vmap_range(w->pstage, (size_t)lo->g * n <<
 					     (lo->chunk_shift + SECTOR_SHIFT));
 	return failed | bad;
 }
 
-/* data member @t's check slot @j in p->pstage */
-static void *plog_pslot(struct plog *p, unsigned int t, u32 j)
+/* data member @t's check slot @j in w->pstage */
+static void *plog_pslot(struct plog_ws *w, unsigned int t, u32 j)
 {
-	return plog_pstage(p, t) + ((size_t)j << (p->lo.chunk_shift + SECTOR_SHIFT));
+	return plog_pstage(w, t) + ((size_t)j << (w->p->lo.chunk_shift + SECTOR_SHIFT));
 }
 
 /*
- * The region's check chunks into p->parity (one read of the f * S/g check
+ * The region's check chunks into w->parity (one read of the f * S/g check
  * slots per data member, all at once); rows' chunks on @bad members, or
  * on members whose read fails, read as zero.
  */
-static void plog_parity_read(struct plog *p, u32 r, unsigned long bad)
+static void plog_parity_read(struct plog_ws *w, u32 r, unsigned long bad)
 {
+	struct plog *p = w->p;
 	const struct rl_plog_layout *lo = &p->lo;
 	u32 first = plog_first_parity_slot(lo), j, row;
 	unsigned int t, m;
 
-	memset(p->parity, 0, plog_check_bytes(p));
-	bad = plog_check_io(p, r, bad, false);
+	memset(w->parity, 0, plog_check_bytes(p));
+	bad = plog_check_io(w, r, bad, false);
 	for (t = 0; t < lo->g; t++) {
 		m = rl_plog_data_member(lo, r, t);
 		if (test_bit(m, &bad))
 			continue;	/* failed: its rows need no parity */
-		plog_slot_rows(p, r, m);
+		plog_slot_rows(w, r, m);
 		for (j = 0; first + j < lo->slice; j++) {
-			row = p->slot_row[first + j];
+			row = w->slot_row[first + j];
 			if (row != U32_MAX)
-				memcpy(plog_check_of(p, row, p->slot_pos[first + j]),
-				       plog_pslot(p, t, j), plog_chunk_bytes(p));
+				memcpy(plog_check_of(w, row, w->slot_pos[first + j]),
+				       plog_pslot(w, t, j), plog_chunk_bytes(p));
 		}
 	}
 }
 
-/* p->parity back to the check slots of every member but @bad ones. */
-static int plog_parity_write(struct plog *p, u32 r, unsigned long bad)
+/* w->parity back to the check slots of every member but @bad ones. */
+static int plog_parity_write(struct plog_ws *w, u32 r, unsigned long bad)
 {
+	struct plog *p = w->p;
 	const struct rl_plog_layout *lo = &p->lo;
 	u32 first = plog_first_parity_slot(lo), j, row;
 	unsigned int t, m;
@@ -406,18 +482,18 @@ static int plog_parity_write(struct plog *p, u32 r, unsigned long bad)
 		m = rl_plog_data_member(lo, r, t);
 		if (test_bit(m, &bad))
 			continue;
-		plog_slot_rows(p, r, m);
+		plog_slot_rows(w, r, m);
 		for (j = 0; first + j < lo->slice; j++) {
-			row = p->slot_row[first + j];
+			row = w->slot_row[first + j];
 			if (row != U32_MAX)
-				memcpy(plog_pslot(p, t, j),
-				       plog_check_of(p, row, p->slot_pos[first + j]),
+				memcpy(plog_pslot(w, t, j),
+				       plog_check_of(w, row, w->slot_pos[first + j]),
 				       plog_chunk_bytes(p));
 			else
-				memset(plog_pslot(p, t, j), 0, plog_chunk_bytes(p));
+				memset(plog_pslot(w, t, j), 0, plog_chunk_bytes(p));
 		}
 	}
-	plog_check_io(p, r, bad, true);
+	plog_check_io(w, r, bad, true);
 	return rl_nr_failed(p->a) > p->a->redundancy ? -EIO : 0;
 }
 
@@ -427,9 +503,10 @@ static int plog_parity_write(struct plog *p, u32 r, unsigned long bad)
  * @bad, its read fails or it fails its check (a replacement's blank
  * sublog). -EIO or -EILSEQ when no copy serves.
  */
-static int plog_read_seg(struct plog *p, u32 r, u64 gen, u32 s,
+static int plog_read_seg(struct plog_ws *w, u32 r, u64 gen, u32 s,
 			 unsigned long bad)
 {
+	struct plog *p = w->p;
 	const struct rl_plog_layout *lo = &p->lo;
 	const char *dev = dm_table_device_name(p->a->ti->table);
 	unsigned int c, m;
@@ -443,17 +520,17 @@ static int plog_read_seg(struct plog *p, u32 r, u64 gen, u32 s,
 		if (lo->f > 1 && test_bit(m, &bad))
 			continue;
 		plog_iog_init(&g);
-		plog_io(p, &g, m, REQ_OP_READ, msector, p->stage,
+		plog_io(p, &g, m, REQ_OP_READ, msector, w->stage,
 			lo->seg_sectors, RL_BG, RL_PARITY_READ);
 		if (plog_iog_wait(p, &g)) {
 			plog_iog_fail(p, &g, "log read error");
 			ret = -EIO;
 			continue;
 		}
-		if (is_vmalloc_addr(p->stage))
-			invalidate_kernel_vmap_range(p->stage, lo->seg_sectors <<
+		if (is_vmalloc_addr(w->stage))
+			invalidate_kernel_vmap_range(w->stage, lo->seg_sectors <<
 						     SECTOR_SHIFT);
-		if (rl_plog_seg_check(p->stage, lo, r, gen, s, true, &why)) {
+		if (rl_plog_seg_check(w->stage, lo, r, gen, s, true, &why)) {
 			if (lo->f > 1)
 				DMWARN_LIMIT("%s: plog region %u segment %u copy %u: %s",
 					     dev, r, s, c, why);
@@ -463,8 +540,11 @@ static int plog_read_seg(struct plog *p, u32 r, u64 gen, u32 s,
 			ret = -EILSEQ;
 			continue;
 		}
-		if (c)
+		if (c) {
+			mutex_lock(&p->lock);
 			p->log_fallbacks++;
+			mutex_unlock(&p->lock);
+		}
 		return 0;
 	}
 	return ret;
@@ -474,25 +554,27 @@ static int plog_read_seg(struct plog *p, u32 r, u64 gen, u32 s,
  * Segment @s of the log window that starts at segment @w0: run i of the
  * window (i < L) holds segments w0 + i, w0 + i + L, ..., consecutive in
  * their sublog, and is read with one I/O; run i starts at segment
- * i * (window / L) of p->logbuf.
+ * i * (window / L) of w->logbuf.
  */
-static void *plog_logbuf_seg(struct plog *p, u32 w0, u32 s)
+static void *plog_logbuf_seg(struct plog_ws *w, u32 w0, u32 s)
 {
-	u32 q = p->logbuf_segs / p->lo.l, i = (s - w0) % p->lo.l;
+	struct plog *p = w->p;
+	u32 q = w->logbuf_segs / p->lo.l, i = (s - w0) % p->lo.l;
 
-	return p->logbuf + ((size_t)(i * q + (s - w0) / p->lo.l) *
+	return w->logbuf + ((size_t)(i * q + (s - w0) / p->lo.l) *
 			    p->lo.seg_sectors << SECTOR_SHIFT);
 }
 
 /*
- * Read the window [@w0, @end) of region @r's log into p->logbuf: each run
+ * Read the window [@w0, @end) of region @r's log into w->logbuf: each run
  * from the first copy of its sublog on a member not in @bad, all runs at
  * once. Returns the members whose read failed (their runs, and runs with
  * no such copy, are marked in @*miss by run index).
  */
-static unsigned long plog_read_window(struct plog *p, u32 r, u32 w0, u32 end,
+static unsigned long plog_read_window(struct plog_ws *w, u32 r, u32 w0, u32 end,
 				      unsigned long bad, unsigned long *miss)
 {
+	struct plog *p = w->p;
 	const struct rl_plog_layout *lo = &p->lo;
 	unsigned int i, c, m, run_m[RL_MAX_MEMBERS];
 	unsigned long failed;
@@ -509,7 +591,7 @@ static unsigned long plog_read_window(struct plog *p, u32 r, u32 w0, u32 end,
 				continue;
 			run_m[i] = m;
 			plog_bg_io(p, &g, m, REQ_OP_READ, msector,
-				   plog_logbuf_seg(p, w0, w0 + i),
+				   plog_logbuf_seg(w, w0, w0 + i),
 				   DIV_ROUND_UP(end - (w0 + i), lo->l) *
 				   lo->seg_sectors, RL_PARITY_READ);
 			break;
@@ -522,8 +604,8 @@ static unsigned long plog_read_window(struct plog *p, u32 r, u32 w0, u32 end,
 	for (i = 0; i < lo->l && w0 + i < end; i++)
 		if (run_m[i] != RL_NONE && test_bit(run_m[i], &failed))
 			__set_bit(i, miss);
-	if (is_vmalloc_addr(p->logbuf))
-		invalidate_kernel_vmap_range(p->logbuf, (size_t)p->logbuf_segs *
+	if (is_vmalloc_addr(w->logbuf))
+		invalidate_kernel_vmap_range(w->logbuf, (size_t)w->logbuf_segs *
 					     lo->seg_sectors << SECTOR_SHIFT);
 	return failed;
 }
@@ -535,8 +617,9 @@ static unsigned long plog_read_window(struct plog *p, u32 r, u32 w0, u32 end,
  * run could not be read, or that fails its check, is read again one copy
  * after another (plog_read_seg()).
  */
-static int plog_apply_log(struct plog *p, u32 r, u64 gen, u32 s0, u32 segs)
+static int plog_apply_log(struct plog_ws *w, u32 r, u64 gen, u32 s0, u32 segs)
 {
+	struct plog *p = w->p;
 	const struct rl_plog_layout *lo = &p->lo;
 	unsigned long bad = rl_unreadable_at(p->a, p->keys[r]), miss;
 	const char *why;
@@ -545,18 +628,18 @@ static int plog_apply_log(struct plog *p, u32 r, u64 gen, u32 s0, u32 segs)
 	int ret;
 
 	for (w0 = s0; w0 < segs; w0 = end) {
-		end = min(segs, w0 + p->logbuf_segs);
-		bad |= plog_read_window(p, r, w0, end, bad, &miss);
+		end = min(segs, w0 + w->logbuf_segs);
+		bad |= plog_read_window(w, r, w0, end, bad, &miss);
 		for (s = w0; s < end; s++) {
-			seg = plog_logbuf_seg(p, w0, s);
+			seg = plog_logbuf_seg(w, w0, s);
 			if (test_bit((s - w0) % lo->l, &miss) ||
 			    rl_plog_seg_check(seg, lo, r, gen, s, true, &why)) {
-				ret = plog_read_seg(p, r, gen, s, bad);
+				ret = plog_read_seg(w, r, gen, s, bad);
 				if (ret)
 					return ret;
-				seg = p->stage;
+				seg = w->stage;
 			}
-			ret = rl_plog_apply(lo, seg, p->parity, NULL);
+			ret = rl_plog_apply(lo, seg, w->parity, NULL);
 			if (ret)
 				return ret;
 		}
@@ -565,8 +648,9 @@ static int plog_apply_log(struct plog *p, u32 r, u64 gen, u32 s0, u32 segs)
 }
 
 /* The parity of region @r from its data; every data member is needed. */
-static int plog_recompute(struct plog *p, u32 r)
+static int plog_recompute(struct plog_ws *w, u32 r)
 {
+	struct plog *p = w->p;
 	const struct rl_plog_layout *lo = &p->lo;
 	unsigned long bad = rl_unreadable_at(p->a, p->keys[r]);
 	unsigned int t;
@@ -575,13 +659,13 @@ static int plog_recompute(struct plog *p, u32 r)
 	for (t = 0; t < lo->g; t++)
 		if (test_bit(rl_plog_data_member(lo, r, t), &bad))
 			return -EIO;
-	memset(p->parity, 0, plog_check_bytes(p));
+	memset(w->parity, 0, plog_check_bytes(p));
 	for (t = 0; t < lo->g; t++) {
-		ret = plog_slice_xor(p, r, rl_plog_data_member(lo, r, t), false);
+		ret = plog_slice_xor(w, r, rl_plog_data_member(lo, r, t), false);
 		if (ret)
 			return ret;
 	}
-	return plog_parity_write(p, r, bad);
+	return plog_parity_write(w, r, bad);
 }
 
 /*
@@ -664,15 +748,16 @@ static void plog_truncate(struct plog *p, u32 r)
 }
 
 /* Recompute the parity of frozen region @r and drop its log. */
-static int plog_recompute_truncate(struct plog *p, u32 r)
+static int plog_recompute_truncate(struct plog_ws *w, u32 r)
 {
+	struct plog *p = w->p;
 	u64 region;
 	int ret;
 
 	ret = plog_op_intent(p, r, &region);
 	if (ret)
 		return ret;
-	ret = plog_recompute(p, r);
+	ret = plog_recompute(w, r);
 	if (!ret) {
 		/*
 		 * the parity now describes the data as read: make that data
@@ -832,16 +917,17 @@ static void plog_drop_mem(struct plog *p, struct list_head *mem)
  * not write, which move to @mem (dropped by the caller once the check
  * information is written).
  */
-static int plog_apply_gen(struct plog *p, u32 r, u64 gen, u32 segs,
+static int plog_apply_gen(struct plog_ws *w, u32 r, u64 gen, u32 segs,
 			  bool mem_too, struct list_head *mem)
 {
+	struct plog *p = w->p;
 	struct plog_region *rg = &p->reg[r];
 	struct rl_plog_buf *b;
 	u32 done = 0;
 	int ret;
 
 	for (;;) {
-		ret = plog_apply_log(p, r, gen, done, segs);
+		ret = plog_apply_log(w, r, gen, done, segs);
 		if (ret || !mem_too)
 			return ret;
 		done = segs;
@@ -858,16 +944,21 @@ static int plog_apply_gen(struct plog *p, u32 r, u64 gen, u32 segs,
 	/* as the log writer does: the data its records describe first */
 	plog_flush_data(p, r);
 	list_for_each_entry(b, mem, list) {
-		ret = rl_plog_apply(&p->lo, b->seg, p->parity, NULL);
+		ret = rl_plog_apply(&p->lo, b->seg, w->parity, NULL);
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
-/* Reintegrate region @r's log on disk if that is wanted. op_lock held. */
-static int plog_do_reint(struct plog *p, u32 r)
+/*
+ * Reintegrate region @r's log on disk if that is wanted, in workspace @w:
+ * op_sem held, for reading by a workspace's worker (other regions'
+ * reintegrations may run meanwhile), or for writing with @w ws[0].
+ */
+static int plog_do_reint(struct plog_ws *w, u32 r)
 {
+	struct plog *p = w->p;
 	struct plog_region *rg = &p->reg[r];
 	LIST_HEAD(mem);
 	unsigned long bad;
@@ -891,12 +982,12 @@ static int plog_do_reint(struct plog *p, u32 r)
 
 	if (segs || mem_too) {
 		bad = rl_unreadable_at(p->a, p->keys[r]);
-		plog_parity_read(p, r, bad);
-		ret = plog_apply_gen(p, r, gen, segs, mem_too, &mem);
+		plog_parity_read(w, r, bad);
+		ret = plog_apply_gen(w, r, gen, segs, mem_too, &mem);
 		if (!ret)
 			ret = plog_op_intent(p, r, &region);
 		if (!ret) {
-			ret = plog_parity_write(p, r, bad | READ_ONCE(p->a->failed));
+			ret = plog_parity_write(w, r, bad | READ_ONCE(p->a->failed));
 			if (ret)
 				plog_op_intent_end(p, region);
 		}
@@ -936,29 +1027,122 @@ static int plog_do_reint(struct plog *p, u32 r)
 	return 0;
 }
 
-/* Run wanted reintegrations of other regions while waiting. */
-static bool plog_reint_one(struct plog *p)
+/**
+ * plog_log_members() - the members region @r's log is on
+ * @lo: the layout
+ * @r: a region
+ *
+ * Every sublog's, every copy's: f * L members, none of them one of the
+ * region's data members. Pure (KUnit suite dm_raidlab_plog_sync).
+ */
+unsigned long plog_log_members(const struct rl_plog_layout *lo, u32 r)
 {
-	int ret;
-	u32 r;
+	unsigned long mask = 0;
+	unsigned int s, c, m;
+	u64 msector;
 
-	for (r = 0; r < p->lo.nr_regions; r++)
-		if (p->reg[r].reint)
-			break;
-	if (r == p->lo.nr_regions)
-		return false;
-	mutex_unlock(&p->lock);
-	mutex_lock(&p->op_lock);
-	ret = plog_do_reint(p, r);
-	mutex_unlock(&p->op_lock);
-	mutex_lock(&p->lock);
-	return !ret;	/* a failed one is the worker's: wait instead */
+	for (s = 0; s < lo->l && s < lo->segs; s++)
+		for (c = 0; c < lo->f; c++) {
+			rl_plog_seg_loc(lo, r, s, c, &m, &msector);
+			__set_bit(m, &mask);
+		}
+	return mask;
 }
 
 /*
- * Region @r takes no new access; those in flight end. Writers in it may
- * wait for log buffers that other regions' reintegrations free, so run
- * those meanwhile. Not with op_lock held.
+ * A region for workspace @w to reintegrate, claimed, or U32_MAX: one that
+ * wants it, that no other workspace has, that waits for no fix-up or
+ * recomputation, that has not lost more members than it survives (its
+ * reintegration would fail again and again), and whose log is on members no running reintegration
+ * reads (two sequential log reads on one disk would seek between them).
+ * Round robin, so that every region gets its turn. p->lock held.
+ */
+static u32 plog_reint_pick(struct plog *p, struct plog_ws *w)
+{
+	unsigned long busy = 0, mask;
+	unsigned int i;
+	u32 k, r;
+
+	for (i = 0; i < p->nr_ws; i++)
+		if (p->ws[i].region != U32_MAX)
+			busy |= p->ws[i].log_members;
+	for (k = 0; k < p->lo.nr_regions; k++) {
+		r = (p->reint_next + k) % p->lo.nr_regions;
+		if (!p->reg[r].reint || p->reg[r].reinting ||
+		    p->reg[r].fix || p->reg[r].recomp)
+			continue;
+		/* more members lost than it survives: nothing to be done */
+		if (hweight_long(rl_unreadable_at(p->a, p->keys[r])) >
+		    p->a->redundancy)
+			continue;
+		mask = plog_log_members(&p->lo, r);
+		if (mask & busy)
+			continue;
+		p->reg[r].reinting = true;
+		p->reint_next = (r + 1) % p->lo.nr_regions;
+		w->region = r;
+		w->log_members = mask;
+		return r;
+	}
+	return U32_MAX;
+}
+
+/* Let every workspace look for a reintegration to run. */
+void plog_kick_reint(struct plog *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nr_ws; i++)
+		queue_work(p->reint_wq, &p->ws[i].work);
+}
+
+/*
+ * A workspace's worker: reintegrate regions while there are some it may
+ * take (plog_reint_pick()), concurrently with the other workspaces'. A
+ * region whose reintegration fails goes to plog_bg_work(): a fix-up if a
+ * member of it is unreadable, a recomputation otherwise.
+ */
+void plog_reint_work(struct work_struct *ws)
+{
+	struct plog_ws *w = container_of(ws, struct plog_ws, work);
+	struct plog *p = w->p;
+	struct plog_region *rg;
+	int ret;
+	u32 r;
+
+	for (;;) {
+		mutex_lock(&p->lock);
+		r = plog_reint_pick(p, w);
+		mutex_unlock(&p->lock);
+		if (r == U32_MAX)
+			return;
+		down_read(&p->op_sem);
+		ret = plog_do_reint(w, r);
+		up_read(&p->op_sem);
+
+		rg = &p->reg[r];
+		mutex_lock(&p->lock);
+		rg->reinting = false;
+		w->region = U32_MAX;
+		w->log_members = 0;
+		if (ret && rg->reint) {
+			if (rl_unreadable_at(p->a, p->keys[r]))
+				rg->fix = true;
+			else
+				rg->recomp = true;
+			queue_work(p->bg_wq, &p->bg_work);
+		}
+		plog_kick(p);
+		mutex_unlock(&p->lock);
+		/* its log members are free: another workspace may want them */
+		plog_kick_reint(p);
+	}
+}
+
+/*
+ * Region @r takes no new access; those in flight end (writers in it that
+ * wait for log buffers get them from other regions' reintegrations,
+ * which run meanwhile). Not with op_sem held.
  */
 static void plog_freeze(struct plog *p, u32 r)
 {
@@ -969,8 +1153,7 @@ static void plog_freeze(struct plog *p, u32 r)
 		plog_wait_locked(p);
 	rg->frozen = true;
 	while (rg->busy || rg->log_busy)
-		if (!plog_reint_one(p))
-			plog_wait_locked(p);
+		plog_wait_locked(p);
 	mutex_unlock(&p->lock);
 }
 
@@ -982,9 +1165,10 @@ static void plog_thaw(struct plog *p, u32 r)
 	mutex_unlock(&p->lock);
 }
 
-/* Every record of frozen region @r reintegrated. op_lock held. */
-static int plog_flush_region(struct plog *p, u32 r)
+/* Every record of frozen region @r reintegrated. op_sem held for writing. */
+static int plog_flush_region(struct plog_ws *w, u32 r)
 {
+	struct plog *p = w->p;
 	struct plog_region *rg = &p->reg[r];
 	unsigned int i;
 	bool has;
@@ -998,7 +1182,7 @@ static int plog_flush_region(struct plog *p, u32 r)
 		mutex_unlock(&p->lock);
 		if (!has)
 			return 0;
-		ret = plog_do_reint(p, r);
+		ret = plog_do_reint(w, r);
 		if (ret)
 			return ret;
 	}
@@ -1014,23 +1198,24 @@ static int plog_flush_region(struct plog *p, u32 r)
  */
 static void plog_fixup(struct plog *p, u32 r)
 {
+	struct plog_ws *w = &p->ws[0];
 	struct rl_array *a = p->a;
 	unsigned long bad;
 	bool data_bad;
 	int ret = 0;
 
 	plog_freeze(p, r);
-	mutex_lock(&p->op_lock);
+	down_write(&p->op_sem);
 	bad = rl_unreadable_at(a, p->keys[r]);
 	if (bad && hweight_long(bad) <= a->redundancy) {
 		data_bad = plog_data_bad(p, r, bad);
 		if (!plog_log_bad(p, r, bad)) {
-			ret = plog_flush_region(p, r);	/* its log is whole */
+			ret = plog_flush_region(w, r);	/* its log is whole */
 			/* f = 2: a log read on both copies failed */
 			if (ret && !data_bad)
-				ret = plog_recompute_truncate(p, r);
+				ret = plog_recompute_truncate(w, r);
 		} else if (!data_bad) {
-			ret = plog_recompute_truncate(p, r);	/* its log is not */
+			ret = plog_recompute_truncate(w, r);	/* its log is not */
 		} else {
 			ret = -EIO;
 		}
@@ -1046,56 +1231,59 @@ static void plog_fixup(struct plog *p, u32 r)
 	if (bad)
 		p->reg[r].mode = PLOG_DIRECT;
 	mutex_unlock(&p->lock);
-	mutex_unlock(&p->op_lock);
+	up_write(&p->op_sem);
 	plog_thaw(p, r);
 }
 
-/* The worker of fix-ups and reintegrations, fix-ups first. */
+/*
+ * Region @r's reintegration failed with every member readable (a segment
+ * that fails its check): its parity from its data, its log dropped.
+ */
+static void plog_recomp(struct plog *p, u32 r)
+{
+	plog_freeze(p, r);
+	down_write(&p->op_sem);
+	if (plog_recompute_truncate(&p->ws[0], r)) {
+		DMERR("%s: plog region %u: cannot recompute its parity",
+		      dm_table_device_name(p->a->ti->table), r);
+		plog_truncate(p, r);
+	}
+	mutex_lock(&p->lock);
+	p->reg[r].recomp = false;
+	mutex_unlock(&p->lock);
+	up_write(&p->op_sem);
+	plog_thaw(p, r);
+}
+
+/*
+ * The worker of fix-ups, then recomputations of regions whose
+ * reintegration failed (plog_reint_work() runs the reintegrations).
+ */
 void plog_bg_work(struct work_struct *ws)
 {
 	struct plog *p = container_of(ws, struct plog, bg_work);
-	u32 r, fix, reint;
-	int ret;
+	u32 r, fix, recomp;
 
 	for (;;) {
 		fix = U32_MAX;
-		reint = U32_MAX;
+		recomp = U32_MAX;
 		mutex_lock(&p->lock);
 		for (r = 0; r < p->lo.nr_regions && fix == U32_MAX; r++) {
 			if (p->reg[r].fix)
 				fix = r;
-			else if (p->reg[r].reint && reint == U32_MAX)
-				reint = r;
+			else if (p->reg[r].recomp && recomp == U32_MAX)
+				recomp = r;
 		}
 		mutex_unlock(&p->lock);
-		if (fix != U32_MAX) {
+		if (fix != U32_MAX)
 			plog_fixup(p, fix);
-			continue;
-		}
-		if (reint == U32_MAX)
-			return;
-		mutex_lock(&p->op_lock);
-		ret = plog_do_reint(p, reint);
-		mutex_unlock(&p->op_lock);
-		if (!ret)
-			continue;
-		/* a log that cannot be read: recompute, or fix up */
-		if (rl_unreadable_at(p->a, p->keys[reint])) {
-			mutex_lock(&p->lock);
-			p->reg[reint].fix = true;
-			mutex_unlock(&p->lock);
-			continue;
-		}
-		plog_freeze(p, reint);
-		mutex_lock(&p->op_lock);
-		if (plog_recompute_truncate(p, reint)) {
-			DMERR("%s: plog region %u: cannot recompute its parity",
-			      dm_table_device_name(p->a->ti->table), reint);
-			plog_truncate(p, reint);
-		}
-		mutex_unlock(&p->op_lock);
-		plog_thaw(p, reint);
+		else if (recomp != U32_MAX)
+			plog_recomp(p, recomp);
+		else
+			break;
 	}
+	/* regions a fix-up or recomputation held back may be taken again */
+	plog_kick_reint(p);
 }
 
 /* Reintegrate every region with a log (message, suspend). */
@@ -1115,9 +1303,9 @@ int plog_reintegrate_all(struct plog *p)
 		if (!has || rl_unreadable_at(p->a, p->keys[r]))
 			continue;
 		plog_freeze(p, r);
-		mutex_lock(&p->op_lock);
-		ret = plog_flush_region(p, r);
-		mutex_unlock(&p->op_lock);
+		down_write(&p->op_sem);
+		ret = plog_flush_region(&p->ws[0], r);
+		up_write(&p->op_sem);
 		plog_thaw(p, r);
 		if (ret)
 			err = ret;
@@ -1126,35 +1314,36 @@ int plog_reintegrate_all(struct plog *p)
 }
 
 /* Member @m's slice of region @r rebuilt from the other data members. */
-static int plog_rebuild_member(struct plog *p, u32 r, unsigned int m)
+static int plog_rebuild_member(struct plog_ws *w, u32 r, unsigned int m)
 {
+	struct plog *p = w->p;
 	const struct rl_plog_layout *lo = &p->lo;
 	unsigned int t, mt;
 	u32 s0, j, n, row;
 	int ret;
 
-	memset(p->parity, 0, (size_t)lo->slice * plog_chunk_bytes(p));
+	memset(w->parity, 0, (size_t)lo->slice * plog_chunk_bytes(p));
 	for (t = 0; t < lo->g; t++) {
 		mt = rl_plog_data_member(lo, r, t);
 		if (mt == m)
 			continue;
-		ret = plog_slice_xor(p, r, mt, true);
+		ret = plog_slice_xor(w, r, mt, true);
 		if (ret)
 			return ret;
 	}
 	/* every row's chunks xor to zero: m's chunk is the others' xor */
-	plog_slot_rows(p, r, m);
+	plog_slot_rows(w, r, m);
 	for (s0 = 0; s0 < lo->slice; s0 += n) {
-		n = min(p->stage_chunks, lo->slice - s0);
+		n = min(w->stage_chunks, lo->slice - s0);
 		for (j = 0; j < n; j++) {
-			row = p->slot_row[s0 + j];
+			row = w->slot_row[s0 + j];
 			if (row != U32_MAX)
-				memcpy(plog_stage(p, j), plog_prow(p, row),
+				memcpy(plog_stage(w, j), plog_prow(w, row),
 				       plog_chunk_bytes(p));
 			else
-				memset(plog_stage(p, j), 0, plog_chunk_bytes(p));
+				memset(plog_stage(w, j), 0, plog_chunk_bytes(p));
 		}
-		ret = plog_slice_io(p, r, m, s0, n, true, RL_DATA_WRITE);
+		ret = plog_slice_io(w, r, m, s0, n, true, RL_DATA_WRITE);
 		if (ret)
 			return ret;
 	}
@@ -1244,8 +1433,9 @@ void plog_pq_solve(void **ptrs, unsigned int cols, void *x, void *y,
  * slice accumulated into the rows' P and Q buffers, then each row solved
  * for m's chunk (plog_pq_solve()).
  */
-static int plog_rebuild_member_pq(struct plog *p, u32 r, unsigned int m)
+static int plog_rebuild_member_pq(struct plog_ws *w, u32 r, unsigned int m)
 {
+	struct plog *p = w->p;
 	const struct rl_plog_layout *lo = &p->lo;
 	unsigned long bad = rl_unreadable_at(p->a, p->keys[r]);
 	void *ptrs[RL_PQ_MAX_DISKS], *out[2];
@@ -1254,41 +1444,41 @@ static int plog_rebuild_member_pq(struct plog *p, u32 r, unsigned int m)
 	int ret;
 
 	__set_bit(m, &bad);
-	memset(p->parity, 0, plog_check_bytes(p));
+	memset(w->parity, 0, plog_check_bytes(p));
 	for (t = 0; t < lo->g; t++) {
 		mt = rl_plog_data_member(lo, r, t);
 		if (test_bit(mt, &bad))
 			continue;
-		ret = plog_slice_xor(p, r, mt, true);
+		ret = plog_slice_xor(w, r, mt, true);
 		if (ret)
 			return ret;
 	}
-	memset(plog_scratch(p, 0), 0, plog_chunk_bytes(p));
-	plog_slot_rows(p, r, m);
+	memset(plog_scratch(w, 0), 0, plog_chunk_bytes(p));
+	plog_slot_rows(w, r, m);
 	for (s0 = 0; s0 < lo->slice; s0 += n) {
-		n = min(p->stage_chunks, lo->slice - s0);
+		n = min(w->stage_chunks, lo->slice - s0);
 		for (j = 0; j < n; j++) {
-			row = p->slot_row[s0 + j];
+			row = w->slot_row[s0 + j];
 			if (row == U32_MAX) {
-				memset(plog_stage(p, j), 0, plog_chunk_bytes(p));
+				memset(plog_stage(w, j), 0, plog_chunk_bytes(p));
 				continue;
 			}
 			ret = plog_row_missing(p, r, row, bad, &fa, &fb);
 			if (ret)
 				return ret;
 			/* m's chunk comes out in the stage */
-			if (fa == p->slot_pos[s0 + j]) {
-				out[0] = plog_stage(p, j);
-				out[1] = plog_scratch(p, 1);
+			if (fa == w->slot_pos[s0 + j]) {
+				out[0] = plog_stage(w, j);
+				out[1] = plog_scratch(w, 1);
 			} else {
-				out[0] = plog_scratch(p, 1);
-				out[1] = plog_stage(p, j);
+				out[0] = plog_scratch(w, 1);
+				out[1] = plog_stage(w, j);
 			}
-			plog_pq_solve(ptrs, lo->cols, plog_prow(p, row),
-				      plog_qrow(p, row), plog_scratch(p, 0),
+			plog_pq_solve(ptrs, lo->cols, plog_prow(w, row),
+				      plog_qrow(w, row), plog_scratch(w, 0),
 				      fa, fb, out, plog_chunk_bytes(p));
 		}
-		ret = plog_slice_io(p, r, m, s0, n, true, RL_DATA_WRITE);
+		ret = plog_slice_io(w, r, m, s0, n, true, RL_DATA_WRITE);
 		if (ret)
 			return ret;
 	}
@@ -1296,23 +1486,24 @@ static int plog_rebuild_member_pq(struct plog *p, u32 r, unsigned int m)
 }
 
 /* Check (and with REPAIR fix) region @r's parity against its data. */
-static int plog_check(struct plog *p, u32 r, struct rl_sync_req *req)
+static int plog_check(struct plog_ws *w, u32 r, struct rl_sync_req *req)
 {
+	struct plog *p = w->p;
 	const struct rl_plog_layout *lo = &p->lo;
 	size_t bytes = plog_check_bytes(p), pos;
 	u64 region, mismatches = 0;
 	unsigned int t;
 	int ret;
 
-	plog_parity_read(p, r, 0);
+	plog_parity_read(w, r, 0);
 	for (t = 0; t < lo->g; t++) {
-		ret = plog_slice_xor(p, r, rl_plog_data_member(lo, r, t), false);
+		ret = plog_slice_xor(w, r, rl_plog_data_member(lo, r, t), false);
 		if (ret)
 			return ret;
 	}
 	/* stored ^ computed: a sector that is not zero mismatches */
 	for (pos = 0; pos < bytes; pos += SECTOR_SIZE)
-		if (memchr_inv(p->parity + pos, 0, SECTOR_SIZE))
+		if (memchr_inv(w->parity + pos, 0, SECTOR_SIZE))
 			mismatches++;
 	req->mismatches = mismatches;
 	if (!mismatches || req->job != RL_SYNC_REPAIR)
@@ -1320,7 +1511,7 @@ static int plog_check(struct plog *p, u32 r, struct rl_sync_req *req)
 	ret = plog_op_intent(p, r, &region);
 	if (ret)
 		return ret;
-	ret = plog_recompute(p, r);
+	ret = plog_recompute(w, r);
 	plog_op_intent_end(p, region);
 	return ret;
 }
@@ -1333,6 +1524,7 @@ static int plog_check(struct plog *p, u32 r, struct rl_sync_req *req)
 int plog_sync_range(struct rl_array *a, struct rl_sync_req *req)
 {
 	struct plog *p = plog_of(a);
+	struct plog_ws *w = &p->ws[0];
 	u32 r = rl_plog_region_at(&p->lo, req->msector);
 	int ret = 0;
 
@@ -1344,16 +1536,16 @@ int plog_sync_range(struct rl_array *a, struct rl_sync_req *req)
 		return 0;
 	}
 	plog_freeze(p, r);
-	mutex_lock(&p->op_lock);
+	down_write(&p->op_sem);
 	switch (req->job) {
 	case RL_SYNC_RESYNC:
-		ret = plog_recompute_truncate(p, r);
+		ret = plog_recompute_truncate(w, r);
 		break;
 	case RL_SYNC_CHECK:
 	case RL_SYNC_REPAIR:
-		ret = plog_flush_region(p, r);
+		ret = plog_flush_region(w, r);
 		if (!ret)
-			ret = plog_check(p, r, req);
+			ret = plog_check(w, r, req);
 		break;
 	case RL_SYNC_REBUILD:
 		if (rl_plog_member_role(&p->lo, r, req->target) == RL_NONE &&
@@ -1363,18 +1555,18 @@ int plog_sync_range(struct rl_array *a, struct rl_sync_req *req)
 			 * other copy (nothing, if the fix-up has run), so that
 			 * nothing refers to the blank one
 			 */
-			ret = plog_flush_region(p, r);
+			ret = plog_flush_region(w, r);
 			if (ret && !plog_data_bad(p, r, rl_unreadable_at(a, p->keys[r])))
-				ret = plog_recompute_truncate(p, r);
+				ret = plog_recompute_truncate(w, r);
 		} else if (rl_plog_member_role(&p->lo, r, req->target) == RL_NONE) {
 			/* its sublog is gone: the parity from the data */
-			ret = plog_recompute_truncate(p, r);
+			ret = plog_recompute_truncate(w, r);
 		} else {
-			ret = plog_flush_region(p, r);
+			ret = plog_flush_region(w, r);
 			if (!ret)
 				ret = p->lo.f > 1 ?
-				      plog_rebuild_member_pq(p, r, req->target) :
-				      plog_rebuild_member(p, r, req->target);
+				      plog_rebuild_member_pq(w, r, req->target) :
+				      plog_rebuild_member(w, r, req->target);
 		}
 		break;
 	default:
@@ -1383,7 +1575,7 @@ int plog_sync_range(struct rl_array *a, struct rl_sync_req *req)
 	req->len = p->keys[r] + 1 - req->msector;
 	if (!ret)
 		rl_sync_advance(a, req);
-	mutex_unlock(&p->op_lock);
+	up_write(&p->op_sem);
 	plog_thaw(p, r);
 	return ret;
 }
@@ -1413,12 +1605,13 @@ static int plog_twin_cmp(const void *x, const void *y)
 }
 
 /*
- * Row @row of region @r: its P (and Q) in p->parity from its data. -EIO,
+ * Row @row of region @r: its P (and Q) in w->parity from its data. -EIO,
  * the row untouched, if one of its data chunks is on a @bad member.
  */
-static int plog_recompute_row(struct plog *p, u32 r, u32 row,
+static int plog_recompute_row(struct plog_ws *w, u32 r, u32 row,
 			      unsigned long bad)
 {
+	struct plog *p = w->p;
 	const struct rl_plog_layout *lo = &p->lo;
 	struct rl_plog_loc loc;
 	struct plog_iog g;
@@ -1429,22 +1622,22 @@ static int plog_recompute_row(struct plog *p, u32 r, u32 row,
 		if (test_bit(loc.member, &bad))
 			return -EIO;
 	}
-	memset(plog_prow(p, row), 0, plog_chunk_bytes(p));
+	memset(plog_prow(w, row), 0, plog_chunk_bytes(p));
 	if (lo->f > 1)
-		memset(plog_qrow(p, row), 0, plog_chunk_bytes(p));
+		memset(plog_qrow(w, row), 0, plog_chunk_bytes(p));
 	for (k = 0; k < lo->cols; k++) {
 		rl_plog_row_loc(lo, r, row, k, &loc);
 		plog_iog_init(&g);
 		plog_io(p, &g, loc.member, REQ_OP_READ,
-			loc.mchunk << lo->chunk_shift, p->stage,
+			loc.mchunk << lo->chunk_shift, w->stage,
 			1U << lo->chunk_shift, RL_BG, RL_DATA_READ);
 		if (plog_iog_wait(p, &g)) {
 			plog_iog_fail(p, &g, "read error");
 			return -EIO;
 		}
-		if (is_vmalloc_addr(p->stage))
-			invalidate_kernel_vmap_range(p->stage, plog_chunk_bytes(p));
-		plog_acc(p, row, k, p->stage);
+		if (is_vmalloc_addr(w->stage))
+			invalidate_kernel_vmap_range(w->stage, plog_chunk_bytes(p));
+		plog_acc(w, row, k, w->stage);
 	}
 	return 0;
 }
@@ -1464,15 +1657,16 @@ static void plog_twin_rows(const struct rl_plog_layout *lo, const void *seg,
  * Region @r recovered by recomputing all of its parity from its data, the
  * log dropped (generation @gen) before the intent ends.
  */
-static int plog_recover_recompute(struct plog *p, u32 r, u64 gen)
+static int plog_recover_recompute(struct plog_ws *w, u32 r, u64 gen)
 {
+	struct plog *p = w->p;
 	u64 region;
 	int ret;
 
 	ret = plog_op_intent(p, r, &region);
 	if (ret)
 		return ret;
-	ret = plog_recompute(p, r);
+	ret = plog_recompute(w, r);
 	if (!ret)
 		rl_plog_md_set_region(p->pm, r, gen, 0);
 	plog_op_intent_end(p, region);
@@ -1493,10 +1687,11 @@ static int plog_recover_recompute(struct plog *p, u32 r, u64 gen)
  * skipped, and twin rows that cannot be recomputed get the twin's
  * COMMITTED records; rows with a PENDING one are lost (counted).
  */
-static int plog_recover_region(struct plog *p, u32 r,
+static int plog_recover_region(struct plog_ws *w, u32 r,
 			       const struct plog_twin *t, unsigned int nt,
 			       u64 gen, unsigned long *pend)
 {
+	struct plog *p = w->p;
 	const struct rl_plog_layout *lo = &p->lo;
 	const char *dev = dm_table_device_name(p->a->ti->table);
 	struct plog_region *rg = &p->reg[r];
@@ -1516,11 +1711,11 @@ static int plog_recover_region(struct plog *p, u32 r,
 		       dev, r);
 		whole = true;
 	}
-	bitmap_zero(p->recompute, lo->slice);
+	bitmap_zero(w->recompute, lo->slice);
 	bitmap_zero(pend, lo->slice);
 	if (!whole) {
-		plog_parity_read(p, r, bad);
-		ret = plog_apply_log(p, r, rg->disk_gen, 0, rg->disk_segs);
+		plog_parity_read(w, r, bad);
+		ret = plog_apply_log(w, r, rg->disk_gen, 0, rg->disk_segs);
 		if (ret) {
 			DMWARN("%s: plog region %u: log unreadable (%d), recomputing it",
 			       dev, r, ret);
@@ -1548,22 +1743,22 @@ static int plog_recover_region(struct plog *p, u32 r,
 		 * from the data. Its COMMITTED records are applied for rows
 		 * that cannot be (a data member unreadable).
 		 */
-		plog_twin_rows(lo, seg, p->recompute);
-		if (data_bad && rl_plog_apply(lo, seg, p->parity, pend))
+		plog_twin_rows(lo, seg, w->recompute);
+		if (data_bad && rl_plog_apply(lo, seg, w->parity, pend))
 			DMWARN("%s: plog region %u: twin %u has a bad record",
 			       dev, r, t[i].idx);
 	}
 	if (whole) {
 		if (!data_bad)
-			return plog_recover_recompute(p, r, gen);
+			return plog_recover_recompute(w, r, gen);
 		/* log unreadable, nothing to rebuild from: keep the parity */
 		DMERR("%s: plog region %u: log and data both unreadable, its parity may be stale",
 		      dev, r);
 		rl_plog_md_set_region(p->pm, r, gen, 0);
 		return 0;
 	}
-	for_each_set_bit(row, p->recompute, lo->slice)
-		if (plog_recompute_row(p, r, row, bad) &&
+	for_each_set_bit(row, w->recompute, lo->slice)
+		if (plog_recompute_row(w, r, row, bad) &&
 		    (!data_bad || test_bit(row, pend)))
 			lost++;
 	if (lost)
@@ -1572,7 +1767,7 @@ static int plog_recover_region(struct plog *p, u32 r,
 	ret = plog_op_intent(p, r, &region);
 	if (ret)
 		return ret;
-	ret = plog_parity_write(p, r, bad);
+	ret = plog_parity_write(w, r, bad);
 	/* dropped before the intent ends: a crash then replays nothing twice */
 	rl_plog_md_set_region(p->pm, r, gen, 0);
 	plog_op_intent_end(p, region);
@@ -1587,6 +1782,7 @@ static int plog_recover_region(struct plog *p, u32 r,
  */
 int plog_recover(struct plog *p, char **error)
 {
+	struct plog_ws *w = &p->ws[0];
 	struct rl_array *a = p->a;
 	const unsigned long *dirty = a->md ? rl_md_dirty_at_load(a->md) : NULL;
 	struct plog_twin *tw = NULL;
@@ -1641,7 +1837,7 @@ int plog_recover(struct plog *p, char **error)
 			continue;
 		if (!(dirty && test_bit(rl_md_region(rl_md_state(a->md),
 						     p->keys[r]), dirty))) {
-			ret = plog_recover_region(p, r, tw + first, i - first,
+			ret = plog_recover_region(w, r, tw + first, i - first,
 						  maxgen + 1, pend);
 			if (ret) {
 				*error = "plog: cannot replay the parity log";

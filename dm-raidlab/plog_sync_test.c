@@ -8,6 +8,9 @@
  *              slices, at the place rl_plog_row_loc() says, check chunks
  *              in the check slots (P slots, then Q slots), every slot used;
  *              plog_fill_slot_rows() agrees
+ *   log members  each region's f * L log members, none of its data
+ *              members, the ones its segments are on
+ *   nr ws      how many reintegrations run at once
  *   pq solve   a row with one or two chunks lost (data, P or Q in any
  *              combination) solved from the check chunks the present ones
  *              were accumulated into, against the suite's own GF(2^8)
@@ -226,8 +229,87 @@ static void rl_plog_sync_pq_solve(struct kunit *test)
 	}
 }
 
+/*
+ * Each region's log members: f * L of them, none a data member of the
+ * region, each the member rl_plog_seg_loc() puts some segment's copy on;
+ * the sets move from region to region (so that reintegrations of
+ * neighbouring regions can read different disks).
+ */
+static void rl_plog_sync_log_members(struct kunit *test)
+{
+	const struct rl_plog_sync_lcase *c = test->param_value;
+	struct rl_plog_params p = {
+		.nr_members = c->n, .chunk_sectors = c->chunk,
+		.log_disks = c->l, .faults = c->f,
+	};
+	unsigned long mask, data, all = 0;
+	struct rl_plog_layout lo;
+	unsigned int t, cp, m;
+	char *error = NULL;
+	u64 msector;
+	u32 r, s;
+
+	KUNIT_ASSERT_EQ_MSG(test, rl_plog_layout_init(&lo, &p, c->member_sectors,
+						      &error), 0, "%s", error);
+	for (r = 0; r < lo.nr_regions; r++) {
+		mask = plog_log_members(&lo, r);
+		KUNIT_EXPECT_EQ_MSG(test, hweight_long(mask), lo.f * lo.l,
+				    "region %u", r);
+		data = 0;
+		for (t = 0; t < lo.g; t++)
+			__set_bit(rl_plog_data_member(&lo, r, t), &data);
+		KUNIT_EXPECT_EQ_MSG(test, mask & data, 0UL, "region %u", r);
+		KUNIT_EXPECT_EQ(test, mask | data, GENMASK(lo.n - 1, 0));
+		for (s = 0; s < lo.segs; s += max(lo.segs / 7, 1U))
+			for (cp = 0; cp < lo.f; cp++) {
+				rl_plog_seg_loc(&lo, r, s, cp, &m, &msector);
+				KUNIT_EXPECT_TRUE_MSG(test, test_bit(m, &mask),
+						      "region %u segment %u copy %u",
+						      r, s, cp);
+			}
+		all |= mask;
+	}
+	if (lo.nr_regions >= lo.n)
+		KUNIT_EXPECT_EQ(test, all, GENMASK(lo.n - 1, 0));
+}
+
+struct rl_plog_sync_ws_case {
+	unsigned int n, log_members;
+	size_t bytes;
+	unsigned int want;
+};
+
+static const struct rl_plog_sync_ws_case rl_plog_sync_ws_cases[] = {
+	{ 5, 1, 6U << 20, 4 },		/* the benchmark's: memory allows 10 */
+	{ 3, 1, 1U << 20, 3 },		/* three disjoint logs */
+	{ 6, 2, 1U << 20, 3 },		/* f = 2, L = 1 */
+	{ 9, 4, 1U << 20, 2 },
+	{ 4, 2, 1U << 20, 2 },
+	{ 8, 8, 1U << 20, 1 },
+	{ 5, 1, 20U << 20, 3 },		/* the budget: 64 / 20 */
+	{ 5, 1, 40U << 20, 1 },
+	{ 5, 1, 200U << 20, 1 },	/* one at least, whatever its size */
+	{ 64, 1, 0, PLOG_MAX_WS },
+};
+
+static void rl_plog_sync_nr_ws(struct kunit *test)
+{
+	const struct rl_plog_sync_ws_case *c;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(rl_plog_sync_ws_cases); i++) {
+		c = &rl_plog_sync_ws_cases[i];
+		KUNIT_EXPECT_EQ_MSG(test, plog_nr_ws(c->n, c->log_members,
+						     c->bytes), c->want,
+				    "case %u", i);
+	}
+}
+
 static struct kunit_case rl_plog_sync_test_cases[] = {
 	KUNIT_CASE_PARAM(rl_plog_sync_slot_map, rl_plog_sync_layouts_gen_params),
+	KUNIT_CASE_PARAM(rl_plog_sync_log_members,
+			 rl_plog_sync_layouts_gen_params),
+	KUNIT_CASE(rl_plog_sync_nr_ws),
 	KUNIT_CASE(rl_plog_sync_pq_solve),
 	{}
 };
