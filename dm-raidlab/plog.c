@@ -508,10 +508,13 @@ static bool plog_room(struct plog_ctx *c, struct plog_region *rg)
 		return true;
 	if (rg->next_seg + need > p->lo.segs) {
 		/* the log is full: reintegrate it */
-		if (!rg->reint)
+		if (!rg->reint) {
 			plog_want_reint(p, c->region);
-		else
+		} else {
+			if (!rg->reinting)
+				plog_kick_reint(p);
 			plog_wait_locked(p);
+		}
 		return false;
 	}
 	if (READ_ONCE(p->pool.nr_free) >= need)
@@ -545,7 +548,9 @@ static struct rl_plog_buf *plog_new_cur(struct plog *p, u32 r)
  * after the other, without dropping the lock. Returns -EAGAIN, nothing
  * appended, if a member of the region became unreadable meanwhile:
  * buffers bound for a lost sublog never free, and the region is to be
- * fixed up and served DIRECT instead.
+ * fixed up and served DIRECT instead. Returns -EBUSY, nothing appended,
+ * if it had to wait for room while the region froze: a fix-up or a
+ * recomputation may be what frees it, and it waits for this access.
  */
 static int plog_append(struct plog_ctx *c)
 {
@@ -557,12 +562,23 @@ static int plog_append(struct plog_ctx *c)
 	int idx;
 
 	mutex_lock(&p->lock);
-	do {
+	for (;;) {
 		if (rl_unreadable_at(p->a, p->keys[c->region])) {
 			mutex_unlock(&p->lock);
 			return -EAGAIN;
 		}
-	} while (!plog_room(c, rg));
+		if (plog_room(c, rg))
+			break;
+		/*
+		 * A region operation waits for this access to leave (its
+		 * room may only come from that operation): leave, and come
+		 * back after the thaw.
+		 */
+		if (rg->frozen) {
+			mutex_unlock(&p->lock);
+			return -EBUSY;
+		}
+	}
 	for (i = 0; i < c->nr_recs; i++) {
 		pl = &c->plan[i];
 		b = rg->cur;
@@ -679,7 +695,8 @@ static void plog_want_fix(struct plog *p, struct plog_region *rg)
 {
 	if (!rg->fix) {
 		rg->fix = true;
-		queue_work(p->bg_wq, &p->bg_work);
+		if (!READ_ONCE(p->stopping))
+			queue_work(p->bg_wq, &p->bg_work);
 	}
 }
 
@@ -837,6 +854,12 @@ static void plog_exit(struct plog *p, u32 r)
 		plog_kick(p);
 	mutex_unlock(&p->lock);
 }
+
+/*
+ * plog_write_log()'s "nothing written, again once the region is thawed"
+ * (plog_append()'s -EBUSY); plog_serve() retries it, it never ends a bio.
+ */
+#define PLOG_STS_THAW		BLK_STS_RESOURCE
 
 /* How plog_bio_copy() moves the bio's data. */
 enum plog_copy {
@@ -1077,6 +1100,7 @@ static blk_status_t plog_write_log(struct plog_ctx *c)
 	struct plog_iog g;
 	unsigned long failed;
 	bool held;
+	int ret;
 
 	plog_locate(c);
 	c->nr_recs = plog_plan_recs(&p->lo, c->off, bio_sectors(c->bio),
@@ -1141,10 +1165,12 @@ static blk_status_t plog_write_log(struct plog_ctx *c)
 		return BLK_STS_IOERR;
 	if (held)
 		region = rl_md_region(rl_md_state(a->md), p->keys[c->region]);
-	if (plog_append(c)) {
+	ret = plog_append(c);
+	if (ret) {
 		if (held)
 			rl_md_intent_end(a->md, region);
-		return BLK_STS_AGAIN;	/* nothing written: serve it DIRECT */
+		/* nothing written: again after the thaw, or DIRECT */
+		return ret == -EBUSY ? PLOG_STS_THAW : BLK_STS_AGAIN;
 	}
 	if (held) {
 		/* the first record of the region keeps the reference */
@@ -1389,7 +1415,8 @@ static void plog_serve(struct plog_ctx *c)
 		else
 			st = plog_write_direct(c);
 		plog_exit(p, c->region);
-	} while (st == BLK_STS_AGAIN && ++tries <= p->a->geom.nr_members);
+	} while (st == PLOG_STS_THAW ||
+		 (st == BLK_STS_AGAIN && ++tries <= p->a->geom.nr_members));
 	if (st == BLK_STS_AGAIN)
 		st = BLK_STS_IOERR;
 	c->bio->bi_status = st;
@@ -1639,20 +1666,29 @@ static void plog_dtr(struct rl_array *a)
 {
 	struct plog *p = plog_of(a);
 	struct rl_plog_buf *b, *n;
+	unsigned int i;
 	u32 r;
 
 	if (!p)
 		return;
 	/*
 	 * The log writer queues region operations and they queue the log
-	 * writer: drain both until neither has work, then destroy them.
+	 * writer and each other: drain them until none has work, then
+	 * destroy them.
 	 */
 	if (p->bg_wq && p->log_wq && p->reint_wq) {
-		flush_workqueue(p->log_wq);
-		flush_workqueue(p->reint_wq);
-		flush_workqueue(p->bg_wq);
-		flush_workqueue(p->reint_wq);
-		flush_workqueue(p->log_wq);
+		/*
+		 * Once stopping is seen, no work item queues region operations;
+		 * one begun before may have queued one more, hence two rounds.
+		 */
+		mutex_lock(&p->lock);
+		WRITE_ONCE(p->stopping, true);
+		mutex_unlock(&p->lock);
+		for (i = 0; i < 2; i++) {
+			flush_workqueue(p->log_wq);
+			flush_workqueue(p->reint_wq);
+			flush_workqueue(p->bg_wq);
+		}
 	}
 	if (p->reint_wq)
 		destroy_workqueue(p->reint_wq);

@@ -136,6 +136,7 @@ struct plog {
 	struct plog_ws *ws;
 	unsigned int nr_ws;
 	u32 reint_next;			/* where the next pick starts */
+	bool stopping;			/* destructor: queue no more work */
 
 	/* counters for status */
 	u64 log_bytes;

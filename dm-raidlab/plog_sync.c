@@ -1055,13 +1055,14 @@ unsigned long plog_log_members(const struct rl_plog_layout *lo, u32 r)
  * recomputation, that has not lost more members than it survives (its
  * reintegration would fail again and again), and whose log is on members no running reintegration
  * reads (two sequential log reads on one disk would seek between them).
- * Round robin, so that every region gets its turn. p->lock held.
+ * Round robin, so that every region gets its turn; one passed over for
+ * its log members is looked at first next time. p->lock held.
  */
 static u32 plog_reint_pick(struct plog *p, struct plog_ws *w)
 {
 	unsigned long busy = 0, mask;
+	u32 k, r, skipped = U32_MAX;
 	unsigned int i;
-	u32 k, r;
 
 	for (i = 0; i < p->nr_ws; i++)
 		if (p->ws[i].region != U32_MAX)
@@ -1076,10 +1077,15 @@ static u32 plog_reint_pick(struct plog *p, struct plog_ws *w)
 		    p->a->redundancy)
 			continue;
 		mask = plog_log_members(&p->lo, r);
-		if (mask & busy)
+		if (mask & busy) {
+			if (skipped == U32_MAX)
+				skipped = r;
 			continue;
+		}
 		p->reg[r].reinting = true;
-		p->reint_next = (r + 1) % p->lo.nr_regions;
+		/* a region passed over for its log members is first next */
+		p->reint_next = skipped != U32_MAX ? skipped :
+				(r + 1) % p->lo.nr_regions;
 		w->region = r;
 		w->log_members = mask;
 		return r;
@@ -1092,6 +1098,8 @@ void plog_kick_reint(struct plog *p)
 {
 	unsigned int i;
 
+	if (READ_ONCE(p->stopping))
+		return;
 	for (i = 0; i < p->nr_ws; i++)
 		queue_work(p->reint_wq, &p->ws[i].work);
 }
@@ -1130,7 +1138,8 @@ void plog_reint_work(struct work_struct *ws)
 				rg->fix = true;
 			else
 				rg->recomp = true;
-			queue_work(p->bg_wq, &p->bg_work);
+			if (!p->stopping)
+				queue_work(p->bg_wq, &p->bg_work);
 		}
 		plog_kick(p);
 		mutex_unlock(&p->lock);
