@@ -73,7 +73,7 @@ S=$(plog_field arr 5)
 check "reintegrate before the damage" dm_message arr reintegrate
 dmsetup suspend arr
 dd if=/dev/urandom of="$(disk 2)" bs=512 seek=$((2048 + S / 2 * 64)) count=64 \
-	oflag=direct conv=notrunc 2>/dev/null || die "damage"
+	oflag=direct conv=notrunc,fsync 2>/dev/null || die "damage"
 dmsetup resume arr
 check "check finds the damaged P" test "$(rl_scrub arr check 300)" -gt 0
 check "repair" dm_message arr repair

@@ -111,7 +111,7 @@ scrub_under_load repair
 
 # 3: spoil 1 MiB of member 1's data, 512 KiB into the data area
 dd if=/dev/urandom of="$M1" bs=64K count=16 seek=$((DOFF / 128 + 8)) \
-	oflag=direct conv=notrunc 2>/dev/null || die "cannot spoil member 1"
+	oflag=direct conv=notrunc,fsync 2>/dev/null || die "cannot spoil member 1"
 n=$(rl_scrub arr check 300)
 log "check after spoiling member 1: ${n:-?}"
 check "check counts the 2048 spoilt sectors" test "$n" = 2048
