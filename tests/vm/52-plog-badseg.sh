@@ -38,6 +38,15 @@ while [ $i -lt 5 ]; do
 done
 
 pf() { rl_plog p "$1"; }
+# eventually CMD...: CMD succeeds within 60 s (polled)
+eventually() {
+	_i=0
+	while ! "$@"; do
+		[ "$_i" -ge 300 ] && return 1
+		sleep 0.2
+		_i=$((_i + 1))
+	done
+}
 # region 0's line of plog_regions: "<r> <fill_segs> <buffered_recs> <reints>"
 region0() { dmsetup message p 0 plog_regions | awk '$1 == 0 { print $'"$1"' }'; }
 
@@ -83,12 +92,7 @@ FIO_STATE_DIR=/tmp/fs2 FIO_IODEPTH=16 FIO_RUNTIME=120 \
 	--io_size=$((N2 * 4))k
 # the reintegration runs in the background: its message may come later
 named() { dmesg | tail -n +$((_before + 1)) | grep -q 'plog region 0 segment 0: '; }
-i=0
-while ! named && [ $i -lt 300 ]; do
-	sleep 0.2
-	i=$((i + 1))
-done
-check "the kernel log names the damaged segment" named
+check "the kernel log names the damaged segment" eventually named
 dmesg | tail -n +$((_before + 1)) | grep 'plog region' | head -n 3 | sed 's/^/    /'
 # the region recomputed, its log dropped: nothing left of region 0's log
 # (plog_regions: segments on disk and in memory) once it is reintegrated
@@ -97,12 +101,7 @@ settled() {
 	_f=$(region0 2)
 	[ "${_f:-0}" -eq 0 ]
 }
-i=0
-while ! settled && [ $i -lt 300 ]; do
-	sleep 0.2
-	i=$((i + 1))
-done
-check "region 0's log is dropped and the rest reintegrated" settled
+check "region 0's log is dropped and the rest reintegrated" eventually settled
 FIO_STATE_DIR=/tmp/fs1 check "the first pass still verifies" \
 	fio_verify /dev/mapper/p "${H}k" --io_size=$((N1 * 4))k
 check "no region keeps a log" test "$(pf 16)" = 0
