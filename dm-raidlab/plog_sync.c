@@ -175,17 +175,22 @@ static void plog_acc(struct plog_ws *w, u32 row, unsigned int pos, void *chunk)
 }
 
 /* Workspace @w's buffers: the sizes of the region layout's. */
+/* Chunks of a workspace's stage: a segment, the check slots, a window. */
+static u32 plog_stage_chunks(const struct rl_plog_layout *lo)
+{
+	return max3(DIV_ROUND_UP(lo->seg_sectors, 1U << lo->chunk_shift),
+		    plog_check_slots(lo), min_t(u32, lo->slice, 64));
+}
+
 static int plog_ws_alloc(struct plog *p, struct plog_ws *w)
 {
 	const struct rl_plog_layout *lo = &p->lo;
-	u32 seg_chunks = DIV_ROUND_UP(lo->seg_sectors, 1U << lo->chunk_shift);
 	u32 scratch = lo->f > 1 ? PLOG_NR_SCRATCH : 0;
 
 	w->p = p;
 	w->region = U32_MAX;
 	INIT_WORK(&w->work, plog_reint_work);
-	w->stage_chunks = max3(seg_chunks, lo->slice - plog_first_parity_slot(lo),
-			       min_t(u32, lo->slice, 64));
+	w->stage_chunks = plog_stage_chunks(lo);
 	w->parity = vmalloc(plog_check_bytes(p));
 	w->stage = vmalloc(array_size(w->stage_chunks + scratch,
 				      plog_chunk_bytes(p)));
@@ -223,9 +228,7 @@ static size_t plog_ws_bytes(const struct plog *p)
 	size_t seg = (size_t)lo->seg_sectors << SECTOR_SHIFT;
 
 	return 2 * plog_check_bytes(p) +
-	       (size_t)max3(DIV_ROUND_UP(lo->seg_sectors, 1U << lo->chunk_shift),
-			    plog_check_slots(lo), min_t(u32, lo->slice, 64)) *
-	       plog_chunk_bytes(p) +
+	       (size_t)plog_stage_chunks(lo) * plog_chunk_bytes(p) +
 	       min_t(size_t, PLOG_LOGBUF_BYTES, lo->segs * seg);
 }
 
