@@ -13,6 +13,11 @@
  *                     assume_clean            redundancy is consistent
  *                                             already: no resync (not
  *                                             raid0)
+ *                     start_dirty_degraded    start a parity array that is
+ *                                             both dirty and degraded
+ *                                             without a journal (refused
+ *                                             otherwise: its dirty rows
+ *                                             cannot be trusted)
  *                     stripe_cache <nr>       stripe contexts, 4 .. 4096
  *                                             (parity schemes only; the
  *                                             default fits 16 MiB of
@@ -208,6 +213,14 @@ static int rl_parse_opt(struct dm_arg_set *as, struct rl_args *args,
 			return -EINVAL;
 		}
 		args->assume_clean = true;
+		return 0;
+	}
+	if (!strcasecmp(key, "start_dirty_degraded")) {
+		if (args->start_dirty_degraded) {
+			*error = "Duplicate start_dirty_degraded";
+			return -EINVAL;
+		}
+		args->start_dirty_degraded = true;
 		return 0;
 	}
 

@@ -163,6 +163,7 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	a->stripe_cache = args.stripe_cache;
 	a->opt_stripes_set = args.stripes_set;
 	a->assume_clean = args.assume_clean;
+	a->start_dirty_degraded = args.start_dirty_degraded;
 	a->policy = args.policy;
 	a->opt_sched_set = args.policy != &rl_sched_fifo || args.depth_set;
 	a->queue_depth = args.queue_depth;
@@ -170,6 +171,7 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	a->plog_opts = args.plog;
 	a->track_stopped = true;	/* until the first resume */
 	INIT_WORK(&a->event_work, rl_event_work);
+	rl_failrec_init(a);
 	for (i = 0; i < args.nr_devs; i++) {
 		rl_queue_init(a, i);
 		for (k = 0; k < RL_NR_KINDS; k++)
@@ -219,6 +221,11 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		r = rl_md_open(a, a->md_dev, &a->md, &ti->error);
 		if (r)
 			goto bad_wq;
+		r = rl_failrec_load(a);
+		if (r) {
+			ti->error = "Cannot record missing members in the metadata";
+			goto bad_md;
+		}
 	}
 
 	r = a->ops->ctr(a);
@@ -227,7 +234,13 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	r = rl_sync_init(a, &ti->error);
 	if (r)
 		goto bad_scheme;
+	r = rl_sync_check_start(a, &ti->error);
+	if (r)
+		goto bad_sync;
 	return 0;
+
+bad_sync:
+	rl_sync_free(a);
 
 bad_scheme:
 	a->ops->dtr(a);
@@ -268,6 +281,8 @@ static int raidlab_map(struct dm_target *ti, struct bio *bio)
 
 	pb->lsector = dm_target_offset(ti, bio->bi_iter.bi_sector);
 	pb->member = RL_NONE;
+	pb->dev = NULL;
+	pb->held = false;
 
 	if (bio->bi_opf & REQ_PREFLUSH)
 		return rl_map_duplicate(a, bio);
@@ -283,26 +298,33 @@ static int raidlab_map(struct dm_target *ti, struct bio *bio)
 	return a->ops->map(a, bio);
 }
 
+/*
+ * A write or flush that ends while a member failure is not yet durable is
+ * held until it is (failrec.c); its second pass through here ends it.
+ */
 static int raidlab_end_io(struct dm_target *ti, struct bio *bio,
 			  blk_status_t *error)
 {
 	struct rl_array *a = ti->private;
+	int r = DM_ENDIO_DONE;
 
+	if (rl_pb(bio)->held)
+		return DM_ENDIO_DONE;
 	if (bio->bi_opf & REQ_PREFLUSH) {
 		unsigned int m = dm_bio_get_target_bio_nr(bio);
 
 		if (rl_status_fails_member(*error)) {
-			rl_member_fail(a, m, "flush failed");
+			rl_member_fail_io(a, m, rl_pb(bio)->dev, "flush failed");
 			/* the data is still safe on the other members */
 			if (rl_nr_failed(a) <= a->redundancy)
 				*error = BLK_STS_OK;
 		}
-		return DM_ENDIO_DONE;
+	} else if (a->ops->end_io) {
+		r = a->ops->end_io(a, bio, error);
 	}
-
-	if (a->ops->end_io)
-		return a->ops->end_io(a, bio, error);
-	return DM_ENDIO_DONE;
+	if (r == DM_ENDIO_DONE && rl_failrec_hold(a, bio, *error))
+		return DM_ENDIO_INCOMPLETE;
+	return r;
 }
 
 static void raidlab_presuspend(struct dm_target *ti)
@@ -442,6 +464,7 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
 	case STATUSTYPE_TABLE:
 		stripes = a->ops->parity && !a->ops->capacity;
 		nr_opt = 6 + (stripes ? 2 : 0) + a->assume_clean +
+			 a->start_dirty_degraded +
 			 (a->md ? 4 + 2 * spares : 0) +
 			 (a->journal != RL_JNL_AUTO ? 2 : 0) +
 			 (a->ops->table_opts ? a->ops->table_opts(a) : 0);
@@ -451,6 +474,8 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
 			DMEMIT(" stripe_cache %u", a->stripe_cache);
 		if (a->assume_clean)
 			DMEMIT(" assume_clean");
+		if (a->start_dirty_degraded)
+			DMEMIT(" start_dirty_degraded");
 		DMEMIT(" sched %s queue_depth %u", READ_ONCE(a->policy)->name,
 		       a->queue_depth);
 		if (a->ops->status)
@@ -593,7 +618,7 @@ static void raidlab_io_hints(struct dm_target *ti, struct queue_limits *limits)
 
 static struct target_type raidlab_target = {
 	.name = "raidlab",
-	.version = {1, 5, 1},
+	.version = {1, 6, 0},
 	.module = THIS_MODULE,
 	.ctr = raidlab_ctr,
 	.dtr = raidlab_dtr,

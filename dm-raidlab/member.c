@@ -15,18 +15,68 @@ unsigned int rl_nr_failed(const struct rl_array *a)
 	return hweight_long(READ_ONCE(a->failed));
 }
 
-/*
- * Mark member @m failed. Safe from any context; the table event that tells
- * userspace is raised from a work item because dm_table_event() sleeps.
+/**
+ * rl_member_fail_io() - a member I/O to @dev failed: fail member @m
+ * @a: the array
+ * @m: the member (role) the I/O was issued for
+ * @dev: the disk it was issued to, or NULL for the role's disk now
+ * @why: for the kernel log
+ *
+ * An I/O issued to a disk that has since been replaced (a spare took the
+ * role) charges nothing to the new disk. The failure is recorded in the
+ * metadata by failrec.c before any access that saw it completes. Safe
+ * from any context; the table event is raised from a work item because
+ * dm_table_event() sleeps.
  */
-void rl_member_fail(struct rl_array *a, unsigned int m, const char *why)
+void rl_member_fail_io(struct rl_array *a, unsigned int m,
+		       const struct dm_dev *dev, const char *why)
 {
-	if (test_and_set_bit(m, &a->failed))
+	struct dm_dev *now;
+	unsigned long flags;
+	bool news;
+
+	spin_lock_irqsave(&a->fail_lock, flags);
+	now = a->members[m].dev;
+	news = (!dev || dev == now) && !test_and_set_bit(m, &a->failed);
+	spin_unlock_irqrestore(&a->fail_lock, flags);
+	if (!news) {
+		if (dev && dev != now)
+			DMDEBUG("%s: member %u: %s on replaced disk %s ignored",
+				dm_table_device_name(a->ti->table), m, why,
+				dev->name);
 		return;
+	}
 	DMERR("%s: member %u (%s) failed: %s", dm_table_device_name(a->ti->table),
-	      m, a->members[m].dev ? a->members[m].dev->name : "-", why);
+	      m, now ? now->name : "-", why);
+	rl_failrec_kick(a);
 	schedule_work(&a->event_work);
 	rl_sync_member_failed(a);
+}
+
+/* Mark member @m (whatever disk holds the role) failed. Any context. */
+void rl_member_fail(struct rl_array *a, unsigned int m, const char *why)
+{
+	rl_member_fail_io(a, m, NULL, why);
+}
+
+/*
+ * A spare takes failed member @m's role: from now on @dev is the disk of
+ * the role, rebuilding from cursor 0. Under fail_lock, so that a late
+ * error of the old disk (rl_member_fail_io()) is either charged before the
+ * swap, to the failed role, or ignored after it.
+ */
+void rl_member_set_dev(struct rl_array *a, unsigned int m, struct dm_dev *dev)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&a->fail_lock, flags);
+	WRITE_ONCE(a->rebuild_cursor[m], 0);
+	if (dev)
+		WRITE_ONCE(a->members[m].dev, dev);
+	set_bit(m, &a->rebuilding);
+	smp_mb__before_atomic();	/* rebuilding before readable */
+	clear_bit(m, &a->failed);
+	spin_unlock_irqrestore(&a->fail_lock, flags);
 }
 
 /*
@@ -249,7 +299,8 @@ void rl_remap(struct rl_array *a, struct bio *bio, unsigned int m,
 
 	rl_bio_record(bio, &pb->rec);
 	pb->member = m;
-	bio_set_dev(bio, a->members[m].dev->bdev);
+	pb->dev = a->members[m].dev;
+	bio_set_dev(bio, pb->dev->bdev);
 	bio->bi_iter.bi_sector = msector;
 	rl_member_start(a, m, bio_op(bio) == REQ_OP_READ ? RL_DATA_READ :
 			      bio_op(bio) == REQ_OP_WRITE ? RL_DATA_WRITE :
@@ -305,6 +356,7 @@ int rl_map_duplicate(struct rl_array *a, struct bio *bio)
 		bio_endio(bio);
 		return DM_MAPIO_SUBMITTED;
 	}
+	rl_pb(bio)->dev = a->members[m].dev;
 	bio_set_dev(bio, a->members[m].dev->bdev);
 	if (bio_sectors(bio))
 		bio->bi_iter.bi_sector = a->geom.data_offset + rl_pb(bio)->lsector;
@@ -328,8 +380,8 @@ bool rl_end_remapped(struct rl_array *a, struct bio *bio, blk_status_t error)
 	    bio->bi_opf & REQ_RAHEAD)
 		return false;
 
-	rl_member_fail(a, pb->member,
-		       op_is_write(bio_op(bio)) ? "write error" : "read error");
+	rl_member_fail_io(a, pb->member, pb->dev,
+			  op_is_write(bio_op(bio)) ? "write error" : "read error");
 	if (bio_op(bio) != REQ_OP_READ || rl_nr_failed(a) > a->redundancy)
 		return false;
 	rl_restore(bio);

@@ -93,6 +93,7 @@ struct rl_mirror_clone {
 	struct bio *orig;
 	struct rl_array *a;
 	unsigned int member;
+	struct dm_dev *dev;		/* the disk it was sent to */
 	struct rl_qent qe;		/* its place in the member's queue */
 	struct bio clone;		/* must be last: bioset front_pad */
 };
@@ -463,6 +464,21 @@ static void mirror_write_end(struct rl_array *a, struct bio *bio,
 	bio_endio(bio);
 }
 
+/* The failures a write saw are durable (failrec.c): end it. */
+static void mirror_write_recorded(struct rl_commit_waiter *w, blk_status_t st)
+{
+	struct rl_bio *pb = container_of(w, struct rl_bio, cw);
+	struct bio *bio = dm_bio_from_per_bio_data(pb, sizeof(*pb));
+
+	mirror_write_end(w->a, bio, st ? st : atomic_read(&pb->ok) ?
+			 BLK_STS_OK : BLK_STS_IOERR);
+}
+
+/*
+ * A copy ended. The last one ends the write, once any member failure is
+ * durable: a copy that failed, or a member the write skipped, is stale, and
+ * the intent that covers its region must outlive the unrecorded failure.
+ */
 static void mirror_write_put(struct rl_array *a, struct bio *bio)
 {
 	struct rl_bio *pb = rl_pb(bio);
@@ -470,8 +486,9 @@ static void mirror_write_put(struct rl_array *a, struct bio *bio)
 	if (!atomic_dec_and_test(&pb->pending))
 		return;
 	mirror_write_unadmit(rl_mirror(a), pb->lsector);
-	mirror_write_end(a, bio, atomic_read(&pb->ok) ? BLK_STS_OK :
-			 BLK_STS_IOERR);
+	if (rl_failrec_wait(a, &pb->cw, mirror_write_recorded))
+		mirror_write_end(a, bio, atomic_read(&pb->ok) ? BLK_STS_OK :
+				 BLK_STS_IOERR);
 }
 
 static void mirror_write_endio(struct bio *clone)
@@ -485,7 +502,7 @@ static void mirror_write_endio(struct bio *clone)
 	if (!clone->bi_status)
 		atomic_inc(&rl_pb(orig)->ok);
 	else if (rl_status_fails_member(clone->bi_status))
-		rl_member_fail(a, mc->member, "write error");
+		rl_member_fail_io(a, mc->member, mc->dev, "write error");
 	bio_put(clone);
 	mirror_write_put(a, orig);
 }
@@ -515,13 +532,14 @@ static bool mirror_write_clones(struct rl_array *a, struct bio *bio, gfp_t gfp)
 	unsigned int m;
 
 	for (m = 0; m < a->geom.nr_members; m++) {
+		struct dm_dev *dev;
 		struct bio *clone;
 
 		mc[m] = NULL;
 		if (rl_member_failed(a, m))
 			continue;
-		clone = bio_alloc_clone(a->members[m].dev->bdev, bio, gfp,
-					&mi->bs);
+		dev = READ_ONCE(a->members[m].dev);
+		clone = bio_alloc_clone(dev->bdev, bio, gfp, &mi->bs);
 		if (!clone) {
 			while (m--)
 				if (mc[m])
@@ -529,6 +547,7 @@ static bool mirror_write_clones(struct rl_array *a, struct bio *bio, gfp_t gfp)
 			return false;
 		}
 		mc[m] = container_of(clone, struct rl_mirror_clone, clone);
+		mc[m]->dev = dev;
 	}
 
 	atomic_set(&pb->pending, 1);

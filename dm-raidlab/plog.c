@@ -88,10 +88,12 @@ static void plog_io_endio(struct bio *bio)
 	 * the role) fails the operation, not the member's new disk.
 	 */
 	if (bio->bi_status) {
-		if (io->dev == READ_ONCE(io->a->members[io->member].dev))
+		if (io->dev == READ_ONCE(io->a->members[io->member].dev)) {
+			g->fdev[io->member] = io->dev;
 			set_bit(io->member, &g->failed);
-		else
+		} else {
 			set_bit(io->member, &g->stale);
+		}
 	}
 	rl_member_done(io->a, io->member, &io->qe);
 	bio_put(bio);
@@ -134,6 +136,7 @@ void plog_io(struct plog *p, struct plog_iog *g, unsigned int m,
 	bool write = op_is_write(opf);
 
 	if (!dev || rl_member_failed(a, m)) {
+		g->fdev[m] = dev;
 		set_bit(m, &g->failed);
 		return;
 	}
@@ -195,7 +198,7 @@ void plog_iog_fail(struct plog *p, const struct plog_iog *g, const char *why)
 	unsigned int m;
 
 	for_each_set_bit(m, &g->failed, p->a->geom.nr_members)
-		rl_member_fail(p->a, m, why);
+		rl_member_fail_io(p->a, m, g->fdev[m], why);
 }
 
 /* ------------------------------------------------------------------------

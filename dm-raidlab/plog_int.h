@@ -80,6 +80,7 @@ struct plog_iog {
 	struct completion done;
 	unsigned long failed;		/* members whose I/O failed */
 	unsigned long stale;		/* I/O that failed on a disk since replaced */
+	struct dm_dev *fdev[RL_MAX_MEMBERS];	/* the disk each failed on */
 };
 
 /* A member I/O: the bio with its queue entry in front (bioset front_pad). */

@@ -138,6 +138,18 @@ struct rl_member {
 struct rl_scheme_ops;
 struct rl_sync;
 struct rl_jnl;
+struct rl_array;
+
+/*
+ * Waits for the durable record of the member failures seen so far
+ * (failrec.c): ->fn runs from a work item once they are in the metadata,
+ * with BLK_STS_IOERR if they could not be written.
+ */
+struct rl_commit_waiter {
+	struct list_head node;
+	struct rl_array *a;
+	void (*fn)(struct rl_commit_waiter *w, blk_status_t st);
+};
 
 /* Background jobs (sync.c), run one range at a time by ->sync_range. */
 enum rl_sync_job {
@@ -166,6 +178,7 @@ struct rl_array {
 	unsigned int stripe_cache;	/* stripe contexts (parity schemes) */
 	unsigned int opt_stripes_set:1;
 	unsigned int assume_clean:1;	/* parity taken as consistent */
+	unsigned int start_dirty_degraded:1;	/* table option: start anyway */
 	unsigned int opt_sched_set:1;
 	unsigned int queue_depth;	/* member I/Os issued per member */
 	const struct rl_sched_policy *policy;	/* per-member queue policy */
@@ -173,6 +186,17 @@ struct rl_array {
 	struct mutex track_mutex;	/* serializes geom messages */
 
 	unsigned long failed;		/* bitmap of failed members */
+	/*
+	 * The failure record (failrec.c): fail_seq counts failures,
+	 * fail_committed is the count the metadata holds; waiters for it on
+	 * fail_waiters. fail_lock also orders a failure charged to a disk
+	 * against a spare taking the disk's role (rl_member_fail_io()).
+	 */
+	atomic64_t fail_seq;
+	u64 fail_committed;
+	spinlock_t fail_lock;		/* fail_waiters; failure vs. spare swap */
+	struct list_head fail_waiters;
+	struct work_struct fail_work;
 	/*
 	 * Members being rebuilt (sync.c): member m holds good data below
 	 * rebuild_cursor[m] (member sectors after data_offset) only; it is
@@ -217,6 +241,9 @@ struct rl_bio {
 	struct rl_bio_record rec;	/* the bio as mapped */
 	sector_t lsector;		/* target-relative first sector */
 	unsigned int member;		/* member of a directly remapped bio */
+	struct dm_dev *dev;		/* the disk it was remapped to */
+	bool held;			/* completion held for the failure record */
+	struct rl_commit_waiter cw;	/* failrec.c, or a scheme's wait */
 	atomic_t pending;		/* mirror write fan-out */
 	atomic_t ok;			/* mirror write copies that landed */
 	struct rl_qent qe;		/* its place in the member's queue */
@@ -360,6 +387,7 @@ struct rl_args {
 	bool chunk_set;
 	bool stripes_set;
 	bool assume_clean;
+	bool start_dirty_degraded;
 	const struct rl_sched_policy *policy;
 	unsigned int queue_depth;
 	bool depth_set;
@@ -396,6 +424,9 @@ static inline bool rl_member_failed(const struct rl_array *a, unsigned int m)
 
 unsigned int rl_nr_failed(const struct rl_array *a);
 void rl_member_fail(struct rl_array *a, unsigned int m, const char *why);
+void rl_member_fail_io(struct rl_array *a, unsigned int m,
+		       const struct dm_dev *dev, const char *why);
+void rl_member_set_dev(struct rl_array *a, unsigned int m, struct dm_dev *dev);
 bool rl_status_fails_member(blk_status_t status);
 void rl_member_start(struct rl_array *a, unsigned int m, enum rl_io_kind kind);
 void rl_member_done(struct rl_array *a, unsigned int m,
@@ -412,6 +443,12 @@ void rl_remap(struct rl_array *a, struct bio *bio, unsigned int m,
  * with progress, checkpoints in the metadata and a rate limit.
  */
 int rl_sync_init(struct rl_array *a, char **error);
+/*
+ * After ->ctr and rl_sync_init(): refuse (-EINVAL, *error set) to start a
+ * parity array that is dirty and degraded with no journal over its write
+ * hole, unless the table says start_dirty_degraded (md's rule).
+ */
+int rl_sync_check_start(struct rl_array *a, char **error);
 void rl_sync_free(struct rl_array *a);
 void rl_sync_start(struct rl_array *a);	/* resume */
 void rl_sync_stop(struct rl_array *a);	/* presuspend: no new range */
@@ -441,6 +478,33 @@ unsigned long rl_unreadable_at(struct rl_array *a, sector_t msector);
 void rl_sync_status(struct rl_array *a, sector_t *done, sector_t *total,
 		    const char **action, u64 *mismatches);
 int rl_sync_message(struct rl_array *a, unsigned int argc, char **argv);
+
+/*
+ * failrec.c: the durable record of member failures, and the completions
+ * that wait for it.
+ */
+void rl_failrec_init(struct rl_array *a);
+/* rl_member_fail() calls it: a new failure to record. Any context. */
+void rl_failrec_kick(struct rl_array *a);
+/*
+ * Returns true if every failure so far is durable; else queues @w, whose
+ * @fn runs once they are (or could not be made so), and returns false.
+ * Any context.
+ */
+bool rl_failrec_wait(struct rl_array *a, struct rl_commit_waiter *w,
+		     void (*fn)(struct rl_commit_waiter *w, blk_status_t st));
+/*
+ * The core's end_io: hold a write or flush that ended with @error while a
+ * failure is not yet durable. Returns true if held (end_io returns
+ * DM_ENDIO_INCOMPLETE; the bio is ended again once the record is made).
+ */
+bool rl_failrec_hold(struct rl_array *a, struct bio *bio, blk_status_t error);
+/*
+ * At construction, after the metadata is open: members missing from the
+ * table (or failed at load) that the metadata still counts in the array
+ * are written failed, events raised, before the table goes live.
+ */
+int rl_failrec_load(struct rl_array *a);
 
 /* trackio.c: head tracking on the members (tracker.h). */
 void rl_track_init(struct rl_array *a);

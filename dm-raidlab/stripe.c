@@ -19,8 +19,11 @@
  *   LOG     with a journal (journal.h), a partial-row write's member
  *           writes are logged and made durable first (the context waits
  *           here, off the workqueue, while the ring is full)
- *   WRITE   the writes are issued (REQ_FUA when journaled); the bio ends
- *           when they have landed, after its journal record is retired
+ *   WRITE   the writes are issued (REQ_FUA when journaled)
+ *   RETIRE  once they have landed and every member failure so far is
+ *           durable (failrec.c: the context waits off the workqueue), the
+ *           journal record is retired, the intent released and the bio
+ *           ended
  *
  * Contexts and their buffers and bios are allocated once at construction
  * (stripe_cache of them): nothing is allocated per I/O. A member that fails
@@ -51,6 +54,7 @@ enum rl_stripe_step {
 	RL_STEP_READ_DONE,
 	RL_STEP_LOG,
 	RL_STEP_WRITE_DONE,
+	RL_STEP_RETIRE,
 	RL_STEP_END,
 };
 
@@ -59,6 +63,7 @@ struct rl_stripe_col {
 	struct page **buf;		/* one chunk */
 	struct rl_stripe *s;
 	unsigned int member;
+	struct dm_dev *dev;		/* the disk of this step's I/O */
 	struct rl_qent qe;		/* its place in the member's queue */
 };
 
@@ -77,6 +82,7 @@ struct rl_stripe {
 	bool journaled;			/* record jseq is live in the journal */
 	u64 jseq;
 	struct rl_jnl_waiter jw;	/* waiting for journal space */
+	struct rl_commit_waiter cw;	/* waiting for the failure record */
 	atomic_t pending;		/* member I/Os in flight, plus a bias */
 	unsigned long io_failed;	/* members whose I/O failed this step */
 	unsigned int attempts;
@@ -220,7 +226,8 @@ static void rl_stripe_io(struct rl_stripe *s, unsigned int m, blk_opf_t opf,
 	bool parity = m == s->plan.pmember || m == s->plan.qmember;
 	enum rl_io_kind kind;
 
-	bio_reset(c->bio, a->members[m].dev->bdev, opf);
+	c->dev = a->members[m].dev;
+	bio_reset(c->bio, c->dev->bdev, opf);
 	c->bio->bi_iter.bi_sector = a->geom.data_offset +
 				    (s->row << a->geom.chunk_shift) + span.lo;
 	c->bio->bi_end_io = rl_stripe_endio;
@@ -344,7 +351,17 @@ static void rl_stripe_fail_members(struct rl_stripe *s, const char *why)
 	unsigned int m;
 
 	for_each_set_bit(m, &s->io_failed, s->e->a->geom.nr_members)
-		rl_member_fail(s->e->a, m, why);
+		rl_member_fail_io(s->e->a, m, s->col[m].dev, why);
+}
+
+/* The failures this context saw are durable (or cannot be made so). */
+static void rl_stripe_recorded(struct rl_commit_waiter *w, blk_status_t st)
+{
+	struct rl_stripe *s = container_of(w, struct rl_stripe, cw);
+
+	if (st)
+		s->status = st;
+	queue_work(s->e->a->wq, &s->work);
 }
 
 /*
@@ -440,15 +457,24 @@ static bool rl_stripe_step(struct rl_stripe *s)
 		return rl_stripe_issue(s, s->plan.write, REQ_OP_WRITE | flags_in);
 
 	case RL_STEP_WRITE_DONE:
-		if (s->journaled) {
-			rl_jnl_done(a->jnl, s->jseq);
-			s->journaled = false;
-		}
 		if (s->io_failed) {
 			rl_stripe_fail_members(s, "write error");
 			/* what did not land is rebuilt from the rest */
 			if (rl_nr_failed(a) > a->redundancy)
 				s->status = BLK_STS_IOERR;
+		}
+		s->step = RL_STEP_RETIRE;
+		/*
+		 * A member this write skipped or failed on is stale: its
+		 * failure must be durable before the record that could
+		 * replay the row is retired and the bio ends.
+		 */
+		return s->sync || rl_failrec_wait(a, &s->cw, rl_stripe_recorded);
+
+	case RL_STEP_RETIRE:
+		if (s->journaled) {
+			rl_jnl_done(a->jnl, s->jseq);
+			s->journaled = false;
 		}
 		s->step = RL_STEP_END;
 		return true;

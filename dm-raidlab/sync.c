@@ -194,13 +194,11 @@ static void rl_sync_checkpoint(struct rl_array *a, bool members_changed)
 	rl_md_unlock(a->md);
 }
 
-/* A spare, or the replacement in @m's slot, starts rebuilding role @m. */
-static void rl_sync_start_rebuild(struct rl_array *a, unsigned int m)
+/* A spare @dev, or the replacement in @m's slot (NULL), rebuilds role @m. */
+static void rl_sync_start_rebuild(struct rl_array *a, unsigned int m,
+				  struct dm_dev *dev)
 {
-	WRITE_ONCE(a->rebuild_cursor[m], 0);
-	set_bit(m, &a->rebuilding);
-	smp_mb__before_atomic();	/* rebuilding before readable */
-	clear_bit(m, &a->failed);
+	rl_member_set_dev(a, m, dev);
 	DMINFO("%s: member %u (%s) rebuilding", dm_table_device_name(a->ti->table),
 	       m, a->members[m].dev->name);
 }
@@ -227,7 +225,7 @@ static bool rl_sync_lifecycle(struct rl_array *a)
 	if (a->md && !rl_md_failed(a->md) && rl_nr_failed(a) <= a->redundancy) {
 		for_each_set_bit(m, &failed, a->geom.nr_members) {
 			if (test_and_clear_bit(m, &a->replacements)) {
-				rl_sync_start_rebuild(a, m);
+				rl_sync_start_rebuild(a, m, NULL);
 				changed = true;
 			}
 		}
@@ -242,13 +240,14 @@ static bool rl_sync_lifecycle(struct rl_array *a)
 			memcpy(rl_md_state(a->md)->members[m].dev_uuid, uuid, 16);
 			rl_md_unlock(a->md);
 			/*
-			 * The failed disk's I/O has ended or carries its own
-			 * bdev; its reference is dropped with the table.
+			 * The failed disk's I/O that is still in flight carries
+			 * its own bdev, and its errors are charged to it, not
+			 * to the spare (rl_member_fail_io()); its reference is
+			 * dropped with the table.
 			 */
 			a->retired[j] = a->members[m].dev;
-			WRITE_ONCE(a->members[m].dev, a->spares[j]);
+			rl_sync_start_rebuild(a, m, a->spares[j]);
 			a->spares[j] = NULL;
-			rl_sync_start_rebuild(a, m);
 			changed = true;
 		}
 	}
@@ -388,7 +387,9 @@ static void rl_sync_throttle(struct rl_sync *s, sector_t sectors, u64 start_ns)
 	want_ns = div_u64((u64)sectors * 512 * NSEC_PER_SEC, (u64)rate * 1024);
 	took = ktime_get_ns() - start_ns;
 	if (want_ns > took)
-		wait_event_timeout(s->wait, READ_ONCE(s->stopped),
+		/* a new rate (message sync_rate) ends the sleep */
+		wait_event_timeout(s->wait, READ_ONCE(s->stopped) ||
+				   READ_ONCE(s->rate_kbps) != rate,
 				   nsecs_to_jiffies(want_ns - took));
 }
 
@@ -539,8 +540,12 @@ int rl_sync_init(struct rl_array *a, char **error)
 	else if (a->md)
 		s->resync_cursor = min_t(sector_t, rl_md_state(a->md)->resync_cursor,
 					 rl_sync_total(a));
-	else if (a->assume_clean || !a->ops->parity)
-		/* no metadata: a mirror takes its members as identical */
+	else if (a->assume_clean)
+		/*
+		 * No metadata and no assume_clean: nothing says the copies or
+		 * the parity agree (a crash may have torn a write), so the
+		 * whole array is resynced, as dm-raid1 does with a core log.
+		 */
 		s->resync_cursor = rl_sync_total(a);
 	if (a->md) {
 		s->mismatches = rl_md_state(a->md)->mismatches;
@@ -558,6 +563,25 @@ int rl_sync_init(struct rl_array *a, char **error)
 		rl_sync_free(a);
 		return -ENOMEM;
 	}
+	return 0;
+}
+
+int rl_sync_check_start(struct rl_array *a, char **error)
+{
+	struct rl_sync *s = rl_sync(a);
+	unsigned long out = READ_ONCE(a->failed) | READ_ONCE(a->rebuilding);
+
+	if (!s->dirty_left || !out || !a->ops->layout || a->jnl)
+		return 0;
+	if (!a->start_dirty_degraded) {
+		DMERR("%s: %llu regions dirty and members %*pb not in sync, no journal: refused",
+		      dm_table_device_name(a->ti->table), s->dirty_left,
+		      a->geom.nr_members, &out);
+		*error = "Dirty and degraded with no journal: start_dirty_degraded forces it";
+		return -EINVAL;
+	}
+	DMWARN("%s: dirty and degraded, started anyway: %llu regions may hold wrong data",
+	       dm_table_device_name(a->ti->table), s->dirty_left);
 	return 0;
 }
 

@@ -17,7 +17,7 @@ TARGET = "raidlab"
 
 # Optional table arguments: key -> takes a value. "spare" may repeat.
 OPT_ARGS = {
-    "chunk_size": True, "stripe_cache": True, "assume_clean": False, "sched": True,
+    "chunk_size": True, "stripe_cache": True, "assume_clean": False, "start_dirty_degraded": False, "sched": True,
     "queue_depth": True, "metadata": True, "spare": True, "region_size": True,
 }
 MAX_SPARES = 4
