@@ -11,7 +11,9 @@
 # comment line of its own, e.g.
 #     # vm-opts: --disks 8 --disk-size 4G --timeout 1200
 # Per-test logs and artifacts: build/vm/out/<test>/ (console.log, dmesg.txt,
-# whatever the test left in /out). A test that exits 77 is reported as SKIP.
+# whatever the test left in /out). A test that exits 77 (skip) fails unless
+# tests/vm/skip-allow lists it with its reason ("NAME reason..."): a missing
+# pmem device, python3 or module must not turn a test green.
 # The last line is "vm: N passed, M failed"; the exit status is nonzero if any
 # test failed.
 set -uo pipefail
@@ -50,8 +52,17 @@ for t in "${tests[@]}"; do
 	dt=$(($(date +%s) - t1))
 	case $rc in
 	0) pass=$((pass + 1)); printf 'PASS  %-32s %4ds\n' "$name" "$dt" ;;
-	77) skip=$((skip + 1)); printf 'SKIP  %-32s %4ds  %s\n' "$name" "$dt" \
-		"$(grep -a -m1 -o 'SKIP: .*' "$OUTBASE/$name/console.log" | tr -d '\r')" ;;
+	77) why=$(grep -a -m1 -o 'SKIP: .*' "$OUTBASE/$name/console.log" | tr -d '\r')
+		allow=$(sed -n "s/^$name[[:space:]]\{1,\}//p" "$ROOT/tests/vm/skip-allow" 2>/dev/null | head -n1)
+		if [ -n "$allow" ]; then
+			skip=$((skip + 1))
+			printf 'SKIP  %-32s %4ds  %s (allowed: %s)\n' "$name" "$dt" "$why" "$allow"
+		else
+			fail=$((fail + 1))
+			failed+=("$name")
+			printf 'FAIL  %-32s %4ds  skipped, not in tests/vm/skip-allow: %s\n' "$name" "$dt" "$why"
+		fi
+		;;
 	*)
 		fail=$((fail + 1))
 		failed+=("$name")
