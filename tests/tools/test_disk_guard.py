@@ -1,16 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Not wiping a disk in use or holding data: blockdev.signatures() on
-image files carrying each signature by hand (as blkid finds them), and the
-O_EXCL claim (EBUSY faked through os.open: on a regular file O_EXCL without
-O_CREAT does nothing)."""
+"""create and add-spare do not wipe a disk in use or holding data:
+blockdev.signatures() on image files carrying each signature by hand (as
+blkid finds them), the refusals and --force, --dry-run writing nothing, and
+the O_EXCL claim (EBUSY faked through os.open: on a regular file O_EXCL
+without O_CREAT does nothing)."""
 import errno
+import json
 import os
 import struct
+import subprocess
+import sys
 
 import pytest
 
-from raidlab_lib import blockdev, ondisk as od
-from test_raidlab_admin import UUID, md_sb, msb
+from raidlab_lib import admin, blockdev, cli, dm, ondisk as od
+from test_raidlab_admin import ROOT, UUID, md_sb, msb
 
 MIB = 1 << 20
 MD_MAGIC_LE = struct.pack("<II", 0xA92B4EFC, 1)         # md 1.x: magic, major_version 1
@@ -216,3 +220,234 @@ def test_claim_releases_on_failure(tmp_path, fake_open):
     with pytest.raises(blockdev.ClaimError):
         blockdev.Claim(disks)
     assert {fd for fd in range(256) if _is_open(fd)} == before
+
+
+# ------------------------------------------------------------- create ---
+def members(tmp_path, n=4, sig_at=None, writes=()):
+    """n 8 MiB members (a non-signature pattern in their first MiB, to see
+    it zeroed or not), the one at @sig_at also carrying @writes; a 4 MiB
+    metadata device."""
+    out = []
+    for i in range(n):
+        w = [(8192, b"\x5a" * 4096)] + (list(writes) if i == sig_at else [])
+        out.append(image(tmp_path, f"m{i}", 8 * MIB, w))
+    return out, image(tmp_path, "md", 4 * MIB, [(8192, b"\x5a" * 4096)])
+
+
+def snapshot(paths):
+    out = {}
+    for p in paths:
+        with open(p, "rb") as f:
+            out[p] = f.read()
+    return out
+
+
+@pytest.mark.parametrize("writes,want", [s[2:] for s in SIGNATURES if s[1] == 8 * MIB],
+                         ids=[s[0] for s in SIGNATURES if s[1] == 8 * MIB])
+def test_create_refuses_each_signature(tmp_path, writes, want):
+    m, md = members(tmp_path, sig_at=2, writes=writes)
+    with pytest.raises(admin.ToolError) as e:
+        admin.plan_create("raid5", m, md)
+    msg = str(e.value)
+    assert msg.startswith(f"{m[2]}: not blank: {want}") and "use --force" in msg, msg
+    p = admin.plan_create("raid5", m, md, force=True)
+    assert p.notes and p.notes[0].startswith(f"{m[2]}: {want}") and \
+        p.notes[0].endswith("overwritten (--force)")
+    assert p.signatures[m[2]] and not p.signatures[m[0]]
+
+
+def test_create_refuses_metadata_and_spare_signatures(tmp_path):
+    m, _ = members(tmp_path)
+    md = image(tmp_path, "md-xfs", 4 * MIB, [(0, b"XFSB")])
+    sp = image(tmp_path, "sp-swap", 8 * MIB, [(4086, b"SWAPSPACE2")])
+    with pytest.raises(admin.ToolError) as e:
+        admin.plan_create("raid5", m, md, [sp])
+    # every disk named at once
+    lines = str(e.value).splitlines()
+    assert lines[0].startswith(f"{sp}: not blank: swap area")
+    assert lines[1].strip().startswith(f"{md}: not blank: xfs filesystem")
+    # --no-metadata: the members are still written (by the array), so checked
+    (tmp_path / "nm").mkdir()
+    m2, _ = members(tmp_path / "nm", sig_at=0, writes=[(1080, b"\x53\xef")])
+    with pytest.raises(admin.ToolError, match="ext2 filesystem"):
+        admin.plan_create("raid5", m2, None)
+
+
+def test_create_refuses_busy_disks_before_signatures(tmp_path):
+    m, md = members(tmp_path, sig_at=0, writes=[(0, b"XFSB")])
+    busy = {m[1]: blockdev.IN_USE, md: blockdev.IN_USE}
+    with pytest.raises(admin.ToolError) as e:
+        admin.plan_create("raid5", m, md, force=True, busy=busy.get)
+    assert str(e.value).splitlines() == [f"{m[1]}: {blockdev.IN_USE}: not touched",
+                                         f"  {md}: {blockdev.IN_USE}: not touched"]
+
+
+def run_cli(args):
+    r = subprocess.run([sys.executable, str(ROOT / "tools" / "raidlab")] + args,
+                       capture_output=True, text=True)
+    return r.returncode, r.stdout, r.stderr
+
+
+def test_create_dry_run_writes_nothing(tmp_path):
+    m, md = members(tmp_path, sig_at=3, writes=[(4096, MD_MAGIC_LE)])
+    before = snapshot(m + [md])
+    args = ["create", "x", "--scheme", "raid5", "--metadata", md] + m
+    # refused without --force, dry run or not: exit 1, the disk and signature named
+    rc, out, err = run_cli(args + ["--dry-run"])
+    assert rc == 1 and out == ""
+    assert f"raidlab create: {m[3]}: not blank: linux_raid_member (md superblock 1.2)" in err
+    # --force --dry-run: what would be zeroed and overwritten, the line
+    rc, out, err = run_cli(args + ["--dry-run", "--force"])
+    assert rc == 0, err
+    assert out.splitlines() == [out.strip()] and out.split()[2] == "raidlab"
+    for d in [md] + m:
+        assert f"raidlab: would zero {d}: 1048576 bytes at 0" in err
+    assert f"raidlab: {m[3]}: linux_raid_member (md superblock 1.2) (magic at byte 4096): " \
+        "would be overwritten (--force)" in err
+    rc, out, err = run_cli(args + ["--dry-run", "--force", "--json"])
+    assert rc == 0, err
+    assert "would zero" not in err           # in the JSON
+    d = json.loads(out)
+    assert d["dry_run"] and d["zero"][0] == {"device": md, "offset": 0, "length": MIB}
+    assert {z["device"] for z in d["zero"]} == set(m + [md])
+    assert d["signatures"][m[3]] == \
+        ["linux_raid_member (md superblock 1.2) (magic at byte 4096)"]
+    assert d["signatures"][m[0]] == [] and d["zeroed"][0] == md
+    assert snapshot(m + [md]) == before
+
+
+class Recorder:
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, *args):
+        self.calls.append(args)
+        return ""
+
+
+def test_create_writes_after_claiming_all(tmp_path, fake_open, monkeypatch):
+    """The claim for writing fails on the last disk (taken by someone after
+    the check): nothing written, nothing created."""
+    create = Recorder()
+    monkeypatch.setattr(dm, "create", create)
+    m, md = members(tmp_path)
+    before = snapshot(m + [md])
+    fake_open["busy_rw"] = {md}
+    args = ["create", "x", "--scheme", "raid5", "--metadata", md] + m
+    assert cli.main(args) == 1
+    assert snapshot(m + [md]) == before and not create.calls
+    # the last member instead (the metadata device is zeroed first)
+    fake_open["busy_rw"] = {m[3]}
+    assert cli.main(args) == 1
+    assert snapshot(m + [md]) == before and not create.calls
+    # free: every disk written through an O_EXCL descriptor, then created
+    fake_open["busy_rw"] = set()
+    fake_open["calls"].clear()
+    assert cli.main(args) == 0
+    assert len(create.calls) == 1 and create.calls[0][0] == "x"
+    writes = [(p, f) for p, f in fake_open["calls"] if p in m + [md]
+              and f & (os.O_WRONLY | os.O_RDWR)]
+    assert {p for p, _ in writes} == set(m + [md])
+    assert all(f & os.O_EXCL for _, f in writes), writes
+    for p, data in snapshot(m + [md]).items():
+        assert data[:MIB] == bytes(MIB) and data[MIB:] == before[p][MIB:]
+
+
+def test_create_busy_cli_message(tmp_path, fake_open, capsys, monkeypatch):
+    monkeypatch.setattr(dm, "create", Recorder())
+    m, md = members(tmp_path)
+    fake_open["busy"] = {m[2]}
+    assert cli.main(["create", "x", "--scheme", "raid5", "--metadata", md, "--force"] + m) == 1
+    err = capsys.readouterr().err
+    assert err == f"raidlab create: {m[2]}: {blockdev.IN_USE}: not touched\n"
+
+
+# ---------------------------------------------------------- add-spare ---
+@pytest.fixture
+def array(tmp_path, monkeypatch):
+    """A live raid5 over four images (a metadata device of array UUID): the
+    table from a fake dm.table(), dmsetup and create recorded."""
+    m = [image(tmp_path, f"m{i}", 8 * MIB, [(0, msb(i))]) for i in range(4)]
+    md = image(tmp_path, "md", 4 * MIB, [(0, md_sb())])
+    t = dm.Table(scheme="raid5", devs=m, length=dm.max_length("raid5", 4, 128, 8 * 2048 - 2048))
+    t.add("chunk_size", 128)
+    t.add("metadata", md)
+    st = {"line": t.line(), "dmsetup": Recorder(), "create": Recorder(), "m": m, "md": md}
+    monkeypatch.setattr(dm, "table", lambda name: dm.parse_table(st["line"]))
+    monkeypatch.setattr(dm, "dmsetup", st["dmsetup"])
+    monkeypatch.setattr(dm, "create", st["create"])
+    return st
+
+
+def add_spare(dev, *opts):
+    return cli.main(["add-spare", "r5", dev, *opts])
+
+
+def test_add_spare_blank(tmp_path, array, fake_open, capsys):
+    sp = image(tmp_path, "sp", 8 * MIB, [(8192, b"\x5a" * 4096)])
+    assert add_spare(sp) == 0
+    assert array["dmsetup"].calls == [("remove", "r5")]
+    assert array["create"].calls[0][1].get_all("spare") == [sp]
+    assert snapshot([sp])[sp] == bytes(8 * MIB)
+    assert all(f & os.O_EXCL for p, f in fake_open["calls"]
+               if p == sp and f & (os.O_WRONLY | os.O_RDWR))
+    assert f"metadata {array['md']} spare {sp} 4 " in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("writes,want", [
+    ([(1080, b"\x53\xef")], "ext2 filesystem"),
+    ([(0, b"LABELONE"), (24, b"LVM2 001")], "LVM2_member"),
+    ([(0, msb(1, uuid=FOREIGN, dev=b"\x77" * 16))],
+     "dm-raidlab member superblock of array 99999999"),
+    # this array's role 2, whose disk the table has: the same disk by another path?
+    ([(0, msb(2))], "(role 2), the disk the array has in role 2"),
+    ([(0, md_sb())], "dm-raidlab metadata of array"),
+])
+def test_add_spare_refuses(tmp_path, array, capsys, writes, want):
+    sp = image(tmp_path, "sp", 8 * MIB, writes)
+    before = snapshot([sp])
+    assert add_spare(sp) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"raidlab add-spare: {sp}: not blank: ") and want in err, err
+    assert "use --force" in err
+    assert snapshot([sp]) == before
+    assert not array["dmsetup"].calls and not array["create"].calls
+    assert add_spare(sp, "--force") == 0
+    assert "overwritten (--force)" in capsys.readouterr().err
+    assert snapshot([sp])[sp][:MIB] == bytes(MIB) and array["create"].calls
+
+
+@pytest.mark.parametrize("role,missing", [(od.ROLE_SPARE, None), (2, 2)])
+def test_add_spare_own_disk_back(tmp_path, array, role, missing):
+    """A spare of this array, or a member the table no longer has, comes
+    back without --force."""
+    if missing is not None:
+        t = dm.parse_table(array["line"])
+        t.devs[missing] = dm.MISSING
+        array["line"] = t.line()
+    sp = image(tmp_path, "sp", 8 * MIB, [(0, msb(role))])
+    assert add_spare(sp) == 0
+    assert snapshot([sp])[sp][:MIB] == bytes(MIB)
+
+
+def test_add_spare_dry_run_and_busy(tmp_path, array, fake_open, capsys):
+    sp = image(tmp_path, "sp", 8 * MIB, [(4096, MD_MAGIC_LE), (8192, b"\x5a" * 4096)])
+    before = snapshot([sp])
+    assert add_spare(sp, "--dry-run", "--force", "--json") == 0
+    cap = capsys.readouterr()
+    d = json.loads(cap.out)
+    assert d["dry_run"] and d["zero"] == [{"device": sp, "offset": 0, "length": MIB}]
+    assert d["signatures"] == \
+        {sp: ["linux_raid_member (md superblock 1.2) (magic at byte 4096)"]}
+    assert f"spare {sp} 4 " in d["table"]
+    assert add_spare(sp, "--dry-run", "--force") == 0
+    cap = capsys.readouterr()
+    assert cap.out.strip() == d["table"]
+    assert f"raidlab: would zero {sp}: 1048576 bytes at 0" in cap.err
+    assert add_spare(sp, "--dry-run") == 1
+    assert snapshot([sp]) == before
+    assert not array["dmsetup"].calls and not array["create"].calls
+    fake_open["busy"] = {sp}
+    assert add_spare(sp, "--force") == 1
+    assert f"{sp}: in use (mounted, held by dm or md" in capsys.readouterr().err
+    assert snapshot([sp]) == before and not array["create"].calls

@@ -93,16 +93,6 @@ def write_at(path, offset, data):
         os.close(fd)
 
 
-def zero(path, offset, length, chunk=1 << 20):
-    """Zero [offset, offset + length), clipped to the device."""
-    end = min(offset + length, size_bytes(path))
-    z = bytes(chunk)
-    while offset < end:
-        n = min(chunk, end - offset)
-        write_at(path, offset, z[:n])
-        offset += n
-
-
 def dev_id(path):
     """Identity of a device or file: (st_rdev) for block devices, (dev, ino) else."""
     st = os.stat(path)
