@@ -132,7 +132,8 @@ def test_plan_create(tmp_path):
     assert p.member_sectors == ms
     assert p.table.line() == (f"0 {(ms // 128) * 128 * 3} raidlab raid5 10 chunk_size 128 sched "
                               f"satf metadata {md} spare {sp} region_size 4096 4 " + " ".join(m))
-    assert p.zero[0] == (md, 1 << 20) and (m[2], 1 << 20) in p.zero and (sp, 1 << 20) in p.zero
+    assert p.zero[0] == (md, 0, 1 << 20) and (m[2], 0, 1 << 20) in p.zero \
+        and (sp, 0, 1 << 20) in p.zero
     # a missing member is allowed where the scheme survives it
     p = admin.plan_create("raid5", [m[0], "-", m[2], m[3]], md)
     assert p.table.devs[1] == "-"
@@ -156,7 +157,7 @@ def test_create_refuses_superblocks(tmp_path):
     p = admin.plan_create("raid5", m, md, force=True)
     assert "overwritten" in p.notes[0]
     md2 = img(tmp_path, "md2", 4, md_sb())
-    with pytest.raises(admin.ToolError, match="holds the metadata"):
+    with pytest.raises(admin.ToolError, match="not blank: dm-raidlab metadata of array"):
         admin.plan_create("raid5", m[:3] + [img(tmp_path, "m4", 8)], md2)
 
 

@@ -119,6 +119,8 @@ $RL detail r5 --json >/tmp/det.json
 check "detail --json: 4 alive, metadata ok, a spare" \
 	jcheck 'd["status"]["health"] == "AAAA" and d["status"]["md_state"] == "ok" and d["status"]["spares_available"] == 1 and d["metadata"]["superblock"]["nr_members"] == 4' </tmp/det.json
 expect_fail $RL create r6 --scheme raid5 --metadata "$(disk 5)" $M
+check "create: the live array's members refused as in use (O_EXCL)" \
+	grep -q "^raidlab create: $(disk 0): in use" /tmp/.rl_expect_fail
 run $RL stop r5
 
 $RL detail --metadata "$MD" --json $M >/tmp/off.json

@@ -47,15 +47,42 @@ def human_sectors(s):
 @dataclass
 class CreatePlan:
     table: dm.Table
-    zero: list                  # [(path, bytes)] to zero before dmsetup create
+    zero: list                  # [(path, offset, length)] to zero before dmsetup create
     member_sectors: int
     notes: list = field(default_factory=list)
+    signatures: dict = field(default_factory=dict)  # path: [what it holds]
+
+
+def zero_json(zero):
+    return [{"device": p, "offset": off, "length": n} for p, off, n in zero]
+
+
+def refuse_unusable(disks, busy):
+    """Refuse the disks that cannot be claimed (in use), all named at once."""
+    bad = [(d, why) for d in disks for why in [busy(d)] if why]
+    if bad:
+        raise ToolError("\n  ".join(f"{d}: {why}: not touched" for d, why in bad))
+
+
+def refuse_signatures(found, force, dry_run=False):
+    """Refuse disks holding something (signatures() found it) unless
+    @force; with it, the notes saying what is overwritten."""
+    held = {d: sigs for d, sigs in found.items() if sigs}
+    if held and not force:
+        raise ToolError("\n  ".join(f"{d}: not blank: {', '.join(sigs)}; use --force to "
+                                     "overwrite it" for d, sigs in held.items()))
+    verb = "would be overwritten" if dry_run else "overwritten"
+    return [f"{d}: {s}: {verb} (--force)" for d, sigs in held.items() for s in sigs]
 
 
 def plan_create(scheme, members, metadata, spares=(), chunk=128, region_size=None,
                 assume_clean=False, sched=None, queue_depth=None, force=False,
-                size=blockdev.size_sectors, read_msb=blockdev.read_msb, read_md=blockdev.read_md):
-    """Check the disks and build the table line of a new array."""
+                size=blockdev.size_sectors, probe=blockdev.signatures, busy=blockdev.busy,
+                dry_run=False):
+    """Check the disks and build the table line of a new array. Every disk
+    is refused while it is in use, and unless @force while it holds
+    anything (blockdev.signatures(): a filesystem, a volume or raid label,
+    a partition table, a dm-raidlab superblock)."""
     if scheme not in ondisk.SCHEMES:
         raise ToolError(f"unknown scheme {scheme!r} (one of {', '.join(ondisk.SCHEMES)})")
     n = len(members)
@@ -84,24 +111,10 @@ def plan_create(scheme, members, metadata, spares=(), chunk=128, region_size=Non
         if i in ids:
             raise ToolError(f"{d}: same device as {ids[i]}")
         ids[i] = d
-    notes = []
-    for d in present + list(spares):
-        msb, _ = read_msb(d)
-        if msb is not None:
-            what = (f"{d}: holds a member superblock of array {ondisk.uuid_str(msb.uuid)} "
-                    f"({'spare' if msb.is_spare else 'role %d' % msb.role})")
-            if not force:
-                raise ToolError(what + "; use --force to overwrite")
-            notes.append(what + ": overwritten (--force)")
+    refuse_unusable(disks, busy)
+    found = {d: probe(d) for d in disks}
+    notes = refuse_signatures(found, force, dry_run)
     offset = ondisk.MD_DATA_OFFSET if metadata else 0
-    if metadata:
-        slot, st, _ = read_md(metadata)
-        if st is not None:
-            what = (f"{metadata}: holds the metadata of array {ondisk.uuid_str(st.uuid)} "
-                    f"({st.scheme}, {st.nr_members} members)")
-            if not force:
-                raise ToolError(what + "; use --force to overwrite")
-            notes.append(what + ": overwritten (--force)")
     sizes = {d: size(d) for d in present + list(spares)}
     smallest = min(sizes[d] for d in present)
     if smallest <= offset:
@@ -130,9 +143,31 @@ def plan_create(scheme, members, metadata, spares=(), chunk=128, region_size=Non
         t.add("region_size", region_size)
     zero = []
     if metadata:
-        zero.append((metadata, 1 << 20))
-        zero += [(d, ondisk.MD_DATA_OFFSET * 512) for d in present + list(spares)]
-    return CreatePlan(t, zero, member_sectors, notes)
+        zero.append((metadata, 0, min(1 << 20, size(metadata) * 512)))
+        zero += [(d, 0, ondisk.MD_DATA_OFFSET * 512) for d in present + list(spares)]
+    return CreatePlan(t, zero, member_sectors, notes, found)
+
+
+def print_dry_run(zero):
+    """What a --dry-run would have written, on stderr (stdout keeps the
+    table line alone)."""
+    for p, off, n in zero:
+        print(f"raidlab: would zero {p}: {n} bytes at {off}", file=sys.stderr)
+    if not zero:
+        print("raidlab: would zero nothing", file=sys.stderr)
+
+
+def write_zero(zero):
+    """Claim every disk of @zero (O_EXCL, all before any is written), then
+    zero the ranges."""
+    try:
+        claim = blockdev.Claim([p for p, _, _ in zero])
+    except blockdev.ClaimError as e:
+        raise ToolError("\n  ".join(f"{p}: {why}: not touched" for p, why in e.failed)) \
+            from None
+    with claim:
+        for p, off, n in zero:
+            claim.zero(p, off, n)
 
 
 def cmd_create(a):
@@ -141,17 +176,20 @@ def cmd_create(a):
         raise ToolError("--metadata DEV is required (or --no-metadata for an array without "
                         "superblocks)")
     plan = plan_create(a.scheme, a.members, metadata, a.spare or [], a.chunk, a.region_size,
-                       a.assume_clean, a.sched, a.queue_depth, a.force)
+                       a.assume_clean, a.sched, a.queue_depth, a.force, dry_run=a.dry_run)
     for note in plan.notes:
         print("raidlab: " + note, file=sys.stderr)
-    if not a.dry_run:
-        for path, nbytes in plan.zero:
-            blockdev.zero(path, 0, nbytes)
+    if a.dry_run:
+        if not a.json:
+            print_dry_run(plan.zero)
+    else:
+        write_zero(plan.zero)
         dm.create(a.name, plan.table)
     if a.json:
         out_json({"name": a.name, "table": plan.table.line(), "member_sectors":
                   plan.member_sectors, "array_sectors": plan.table.length,
-                  "dry_run": a.dry_run, "zeroed": [p for p, _ in plan.zero]})
+                  "dry_run": a.dry_run, "zeroed": [p for p, _, _ in plan.zero],
+                  "zero": zero_json(plan.zero), "signatures": plan.signatures})
     else:
         print(plan.table.line())
     return 0
@@ -550,6 +588,24 @@ def cmd_rebuild(a):
     return 0
 
 
+def own_msb(table, md):
+    """signatures()' msb_sig for a disk added to the array of @table, whose
+    metadata superblock is @md (None if unreadable): a member superblock of
+    this array is no signature (a spare, or a member the table no longer
+    has, coming back), unless it is the superblock of a member the table
+    has (the same disk under another path)."""
+    def sig(msb):
+        if md is None or msb.uuid != md.uuid:
+            return blockdev.describe_msb(msb)
+        r = msb.role
+        if not msb.is_spare and r < len(table.devs) and table.devs[r] != dm.MISSING \
+                and r < len(md.members) and md.members[r].dev_uuid == msb.dev_uuid:
+            return (blockdev.describe_msb(msb) + f", the disk the array has in role {r} "
+                    f"({table.devs[r]}): another path to it?")
+        return None
+    return sig
+
+
 def cmd_add_spare(a):
     t = dm.table(a.name)
     if not t.get("metadata"):
@@ -560,20 +616,34 @@ def cmd_add_spare(a):
     for d in t.devs + t.get_all("spare") + [t.get("metadata")]:
         if d != dm.MISSING and blockdev.dev_id(dm.dev_path(d)) == mine:
             raise ToolError(f"{a.dev} is already in {a.name}'s table ({d})")
-    msb, _ = blockdev.read_msb(a.dev)
-    if msb is not None and not a.force:
-        raise ToolError(f"{a.dev}: holds a member superblock of array "
-                        f"{ondisk.uuid_str(msb.uuid)}; use --force to overwrite")
+    refuse_unusable([a.dev], blockdev.busy)
+    try:
+        _, md, _ = blockdev.read_md(dm.dev_path(t.get("metadata")))
+    except OSError:
+        md = None
+    found = {a.dev: blockdev.signatures(a.dev, own_msb(t, md))}
+    for note in refuse_signatures(found, a.force, a.dry_run):
+        print("raidlab: " + note, file=sys.stderr)
     sizes = [blockdev.size_sectors(dm.dev_path(d)) for d in t.devs if d != dm.MISSING]
-    if sizes and blockdev.size_sectors(a.dev) < min(sizes):
+    size = blockdev.size_sectors(a.dev)
+    if sizes and size < min(sizes):
         raise ToolError(f"{a.dev} is smaller than the members")
-    blockdev.zero(a.dev, 0, ondisk.MD_DATA_OFFSET * 512)
+    zero = [(a.dev, 0, min(ondisk.MD_DATA_OFFSET, size) * 512)]
     t.add("spare", a.dev)
-    # the kernel refuses a second table over a live metadata device (both
-    # would commit to it): the array is stopped and assembled again
-    dm.dmsetup("remove", a.name)
-    dm.create(a.name, t)
-    print(t.line())
+    if a.dry_run:
+        if not a.json:
+            print_dry_run(zero)
+    else:
+        write_zero(zero)
+        # the kernel refuses a second table over a live metadata device (both
+        # would commit to it): the array is stopped and assembled again
+        dm.dmsetup("remove", a.name)
+        dm.create(a.name, t)
+    if a.json:
+        out_json({"name": a.name, "table": t.line(), "dry_run": a.dry_run,
+                  "zero": zero_json(zero), "signatures": found})
+    else:
+        print(t.line())
     return 0
 
 
@@ -584,9 +654,11 @@ def _add_json(p):
 
 def register(verbs):
     p = verbs.add_parser("create", help="zero the disks, build the table line, dmsetup create",
-                         description="Create an array: refuse disks holding a member superblock "
-                         "(unless --force), zero the metadata device and the members' first MiB, "
-                         "and load the table (the kernel formats the zeroed metadata).")
+                         description="Create an array: refuse disks in use, and disks holding "
+                         "anything (a filesystem, a volume or raid label, a partition table, "
+                         "a dm-raidlab superblock) unless --force; zero the metadata device and "
+                         "the members' first MiB, and load the table (the kernel formats the "
+                         "zeroed metadata).")
     p.add_argument("name")
     p.add_argument("members", nargs="+", help="member devices; - for a missing one")
     p.add_argument("--scheme", required=True, choices=sorted(ondisk.SCHEMES))
@@ -599,8 +671,12 @@ def register(verbs):
     p.add_argument("--assume-clean", action="store_true")
     p.add_argument("--sched", help="member queue policy")
     p.add_argument("--queue-depth", type=int)
-    p.add_argument("--force", action="store_true", help="overwrite disks of another array")
-    p.add_argument("--dry-run", action="store_true", help="print the table line, touch nothing")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite disks that hold something (a filesystem, a volume or raid "
+                   "label, a partition table, another array's superblock)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="check the disks, say what would be zeroed, print the table line; "
+                   "write nothing")
     _add_json(p)
     p.set_defaults(func=cmd_create)
 
@@ -656,5 +732,11 @@ def register(verbs):
     p = verbs.add_parser("add-spare", help="zero a disk and assemble the array again with it as a spare (the array must not be open)")
     p.add_argument("name")
     p.add_argument("dev")
-    p.add_argument("--force", action="store_true")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite a disk that holds something (a filesystem, a volume or raid "
+                   "label, a partition table, another array's superblock)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="check the disk, say what would be zeroed, print the new table line; "
+                   "write nothing, leave the array running")
+    _add_json(p)
     p.set_defaults(func=cmd_add_spare)
