@@ -151,10 +151,47 @@ void rl_md_sb_encode(const struct rl_md_state *st, void *block)
 	sb->csum = cpu_to_le32(rl_md_csum(block, RL_MD_BLOCK, RL_MD_SB_CSUM_XOR));
 }
 
-/* The geometry and member checks of a decoded superblock. */
-static int rl_md_sb_check(const struct rl_md_state *st, char **error)
+/**
+ * rl_md_used_blocks() - the end of what a superblock places on the device
+ * @st: a state whose extents do not overflow
+ *
+ * Return: the first block past the superblock slots, the bitmap and every
+ * record area (in whatever order they lie): the device must have that many
+ * blocks, and a new record area starts there.
+ */
+u64 rl_md_used_blocks(const struct rl_md_state *st)
 {
-	u64 end = st->bitmap_start + st->bitmap_blocks;
+	u64 end = max_t(u64, 2, st->bitmap_start + st->bitmap_blocks);
+	unsigned int i;
+
+	for (i = 0; i < st->nr_areas && i < RL_MD_MAX_AREAS; i++)
+		end = max(end, st->areas[i].start + st->areas[i].blocks);
+	return end;
+}
+
+/* Blocks [@a, @a + @an) and [@b, @b + @bn) share a block (no sum overflows). */
+static bool rl_md_overlap(u64 a, u64 an, u64 b, u64 bn)
+{
+	return a < b + bn && b < a + an;
+}
+
+/**
+ * rl_md_sb_check() - check a decoded superblock before any of it is used
+ * @st: the state, as rl_md_sb_decode() read it from the device
+ * @dev_blocks: the metadata device's 4 KiB blocks, or RL_MD_ANY_SIZE
+ * @error: set to a static message for ti->error on failure
+ *
+ * Every count and extent of an image is untrusted until this passes:
+ * members, chunk and region geometry, the region count against the member
+ * size and the bitmap against the region count, each extent for overflow,
+ * the bitmap and each record area against the superblock slots (blocks 0
+ * and 1), against each other and against the device, the cursors against
+ * the member size. Pure (KUnit suite dm_raidlab_metadata).
+ *
+ * Return: 0, or -EINVAL with *error set.
+ */
+int rl_md_sb_check(const struct rl_md_state *st, u64 dev_blocks, char **error)
+{
 	unsigned int i, j;
 
 	if (!st->nr_members || st->nr_members > RL_MD_MAX_MEMBERS) {
@@ -170,6 +207,15 @@ static int rl_md_sb_check(const struct rl_md_state *st, char **error)
 		*error = "Metadata superblock: region shift out of range";
 		return -EINVAL;
 	}
+	/* a row's intent bit covers the row: regions are whole chunks */
+	if (st->region_shift < ilog2(st->chunk_sectors)) {
+		*error = "Metadata superblock: region smaller than a chunk";
+		return -EINVAL;
+	}
+	if (!st->member_sectors) {
+		*error = "Metadata superblock: no member sectors";
+		return -EINVAL;
+	}
 	if (st->nr_regions != rl_md_nr_regions(st->member_sectors,
 					       st->region_shift) ||
 	    st->nr_regions > RL_MD_MAX_REGIONS) {
@@ -179,6 +225,10 @@ static int rl_md_sb_check(const struct rl_md_state *st, char **error)
 	if (st->bitmap_start < 2 ||
 	    st->bitmap_blocks != rl_md_bitmap_blocks(st->nr_regions)) {
 		*error = "Metadata superblock: bad bitmap placement";
+		return -EINVAL;
+	}
+	if (st->bitmap_start > U64_MAX - st->bitmap_blocks) {
+		*error = "Metadata superblock: bitmap past the last block number";
 		return -EINVAL;
 	}
 	if (st->nr_areas > RL_MD_MAX_AREAS) {
@@ -192,15 +242,31 @@ static int rl_md_sb_check(const struct rl_md_state *st, char **error)
 	for (i = 0; i < st->nr_areas; i++) {
 		const struct rl_md_area *ar = &st->areas[i];
 
-		if (ar->start < end || !ar->blocks ||
-		    ar->start + ar->blocks < ar->start) {
-			*error = "Metadata superblock: bad record area";
+		if (!ar->blocks) {
+			*error = "Metadata superblock: empty record area";
 			return -EINVAL;
 		}
-		end = ar->start + ar->blocks;
+		if (ar->start > U64_MAX - ar->blocks) {
+			*error = "Metadata superblock: record area past the last block number";
+			return -EINVAL;
+		}
+		if (ar->start < 2) {
+			*error = "Metadata superblock: record area over the superblock slots";
+			return -EINVAL;
+		}
+		if (rl_md_overlap(ar->start, ar->blocks, st->bitmap_start,
+				  st->bitmap_blocks)) {
+			*error = "Metadata superblock: record area over the bitmap";
+			return -EINVAL;
+		}
 		for (j = 0; j < i; j++) {
 			if (st->areas[j].id == ar->id) {
 				*error = "Metadata superblock: duplicate record area";
+				return -EINVAL;
+			}
+			if (rl_md_overlap(ar->start, ar->blocks, st->areas[j].start,
+					  st->areas[j].blocks)) {
+				*error = "Metadata superblock: record areas overlap";
 				return -EINVAL;
 			}
 		}
@@ -216,6 +282,10 @@ static int rl_md_sb_check(const struct rl_md_state *st, char **error)
 			*error = "Metadata superblock: rebuild cursor past the end";
 			return -EINVAL;
 		}
+	}
+	if (rl_md_used_blocks(st) > dev_blocks) {
+		*error = "Metadata device is smaller than its contents";
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -288,7 +358,7 @@ int rl_md_sb_decode(const void *block, struct rl_md_state *st, char **error)
 		st->members[i].cursor = le64_to_cpu(sb->members[i].cursor);
 		memcpy(st->members[i].dev_uuid, sb->members[i].dev_uuid, 16);
 	}
-	return rl_md_sb_check(st, error);
+	return rl_md_sb_check(st, RL_MD_ANY_SIZE, error);
 }
 
 void rl_msb_encode(const struct rl_msb_state *st, void *block)
@@ -1011,9 +1081,9 @@ int rl_md_area_find(struct rl_md *md, u32 id, u64 blocks,
 		    struct rl_md_area *area)
 {
 	struct rl_md_state *st = &md->st;
-	u64 end = st->bitmap_start + st->bitmap_blocks;
 	unsigned int i;
 	int r = 0;
+	u64 end;
 
 	if (!blocks)
 		return -EINVAL;
@@ -1026,9 +1096,11 @@ int rl_md_area_find(struct rl_md *md, u32 id, u64 blocks,
 				*area = st->areas[i];
 			goto out;
 		}
-		end = st->areas[i].start + st->areas[i].blocks;
 	}
-	if (st->nr_areas == RL_MD_MAX_AREAS || end + blocks > md->dev_blocks) {
+	/* after everything placed (checked at load: end <= dev_blocks) */
+	end = rl_md_used_blocks(st);
+	if (st->nr_areas == RL_MD_MAX_AREAS || end > md->dev_blocks ||
+	    blocks > md->dev_blocks - end) {
 		r = -ENOSPC;
 		goto out;
 	}
@@ -1183,7 +1255,6 @@ static int rl_md_check_table(struct rl_md *md, char **error)
 {
 	struct rl_array *a = md->a;
 	struct rl_md_state *st = &md->st;
-	u64 end = st->bitmap_start + st->bitmap_blocks;
 
 	if (strncmp(st->scheme, a->ops->name, RL_MD_SCHEME_LEN)) {
 		*error = "Metadata describes another scheme";
@@ -1207,14 +1278,8 @@ static int rl_md_check_table(struct rl_md *md, char **error)
 		*error = "region_size differs from the metadata";
 		return -EINVAL;
 	}
-	if (st->nr_areas)
-		end = st->areas[st->nr_areas - 1].start +
-		      st->areas[st->nr_areas - 1].blocks;
-	if (end > md->dev_blocks) {
-		*error = "Metadata device is smaller than its contents";
-		return -EINVAL;
-	}
-	return 0;
+	/* the slot was checked without the device: now with it */
+	return rl_md_sb_check(st, md->dev_blocks, error);
 }
 
 /* Load the newest valid slot: 0, -ENODATA (both blank), or an error. */

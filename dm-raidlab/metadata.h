@@ -17,7 +17,9 @@
  *            member in that region, cleared lazily once the region is
  *            idle and the members flushed.
  *   then     record areas that schemes register (struct rl_md_area):
- *            parity logs, floating maps, deferred-write tables...
+ *            parity logs, floating maps, deferred-write tables... A new
+ *            one goes after everything placed; loading accepts any
+ *            placement that overlaps nothing and fits the device.
  *
  * Member layout: sectors 0 .. 7 hold struct rl_msb, sectors up to
  * RL_MD_DATA_OFFSET are reserved, data starts at RL_MD_DATA_OFFSET.
@@ -202,6 +204,17 @@ void rl_md_sb_encode(const struct rl_md_state *st, void *block);
  * checksum, unsupported version or feature, impossible geometry).
  */
 int rl_md_sb_decode(const void *block, struct rl_md_state *st, char **error);
+/*
+ * The checks rl_md_sb_decode() ends with, and assembly repeats with the
+ * device's size: geometry, and every extent (bitmap, record areas) for
+ * overflow, overlap with the slots and each other, and against a device
+ * of @dev_blocks 4 KiB blocks (RL_MD_ANY_SIZE: not known). Record areas
+ * may lie in any order. Returns 0 or -EINVAL with *error set.
+ */
+#define RL_MD_ANY_SIZE		U64_MAX
+int rl_md_sb_check(const struct rl_md_state *st, u64 dev_blocks, char **error);
+/* The first block past the slots, the bitmap and every record area. */
+u64 rl_md_used_blocks(const struct rl_md_state *st);
 void rl_msb_encode(const struct rl_msb_state *st, void *block);
 int rl_msb_decode(const void *block, struct rl_msb_state *st, char **error);
 

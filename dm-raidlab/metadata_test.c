@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit tests for the metadata encoding (suite dm_raidlab_metadata): the
- * superblock, member superblock and bitmap blocks round-trip, and every
- * corruption is refused with the right message.
+ * superblock, member superblock and bitmap blocks round-trip, every
+ * corruption is refused with the right message, and every extent is
+ * checked against the others and the device's size.
  */
 #include <kunit/test.h>
 #include <linux/crc32c.h>
@@ -350,6 +351,64 @@ static void rl_mdt_resync(struct rl_md_state *st, struct rl_md_sb *sb)
 	st->resync_cursor = st->member_sectors + 1;
 }
 
+static void rl_mdt_rebuild(struct rl_md_state *st, struct rl_md_sb *sb)
+{
+	st->members[3].cursor = st->member_sectors + 1;
+}
+
+/* regions of 64 sectors, chunks of 128: one bitmap block still */
+static void rl_mdt_region_chunk(struct rl_md_state *st, struct rl_md_sb *sb)
+{
+	st->region_shift = 6;
+	st->nr_regions = rl_md_nr_regions(st->member_sectors, 6);
+	st->bitmap_blocks = rl_md_bitmap_blocks(st->nr_regions);
+}
+
+/* no data: no region, no bitmap block, and everything else consistent */
+static void rl_mdt_no_sectors(struct rl_md_state *st, struct rl_md_sb *sb)
+{
+	st->member_sectors = 0;
+	st->nr_regions = 0;
+	st->bitmap_blocks = 0;
+	st->resync_cursor = 0;
+	st->members[3].cursor = 0;
+}
+
+/* one bitmap block at the last block number: its end wraps to 0 */
+static void rl_mdt_bitmap_wrap(struct rl_md_state *st, struct rl_md_sb *sb)
+{
+	st->bitmap_start = U64_MAX;
+}
+
+static void rl_mdt_area_slots(struct rl_md_state *st, struct rl_md_sb *sb)
+{
+	st->areas[1].start = 1;
+	st->areas[1].blocks = 1;
+}
+
+/* area 1 starts on area 0's last block */
+static void rl_mdt_areas_overlap(struct rl_md_state *st, struct rl_md_sb *sb)
+{
+	st->areas[1].start = st->areas[0].start + st->areas[0].blocks - 1;
+}
+
+/* area 1's end wraps to block 1 */
+static void rl_mdt_area_wrap(struct rl_md_state *st, struct rl_md_sb *sb)
+{
+	st->areas[1].start = U64_MAX - 1;
+	st->areas[1].blocks = 3;
+}
+
+static void rl_mdt_area_empty(struct rl_md_state *st, struct rl_md_sb *sb)
+{
+	st->areas[1].blocks = 0;
+}
+
+static void rl_mdt_area_dup(struct rl_md_state *st, struct rl_md_sb *sb)
+{
+	st->areas[1].id = st->areas[0].id;
+}
+
 static const struct rl_mdt_bad rl_mdt_bad_cases[] = {
 	{ "magic", rl_mdt_magic, "Metadata superblock: bad magic" },
 	{ "version", rl_mdt_version, "Metadata superblock: unsupported version" },
@@ -367,7 +426,22 @@ static const struct rl_mdt_bad rl_mdt_bad_cases[] = {
 	  "Metadata superblock: chunk size is not a power of two" },
 	{ "9 areas", rl_mdt_areas, "Metadata superblock: too many record areas" },
 	{ "area over bitmap", rl_mdt_area_overlap,
-	  "Metadata superblock: bad record area" },
+	  "Metadata superblock: record area over the bitmap" },
+	{ "area over slot 1", rl_mdt_area_slots,
+	  "Metadata superblock: record area over the superblock slots" },
+	{ "areas overlap", rl_mdt_areas_overlap,
+	  "Metadata superblock: record areas overlap" },
+	{ "area end wraps", rl_mdt_area_wrap,
+	  "Metadata superblock: record area past the last block number" },
+	{ "empty area", rl_mdt_area_empty, "Metadata superblock: empty record area" },
+	{ "duplicate area id", rl_mdt_area_dup,
+	  "Metadata superblock: duplicate record area" },
+	{ "bitmap end wraps", rl_mdt_bitmap_wrap,
+	  "Metadata superblock: bitmap past the last block number" },
+	{ "region below chunk", rl_mdt_region_chunk,
+	  "Metadata superblock: region smaller than a chunk" },
+	{ "no member sectors", rl_mdt_no_sectors,
+	  "Metadata superblock: no member sectors" },
 	{ "nr_regions", rl_mdt_regions,
 	  "Metadata superblock: region count does not match" },
 	{ "shift 2", rl_mdt_shift_low,
@@ -385,6 +459,8 @@ static const struct rl_mdt_bad rl_mdt_bad_cases[] = {
 	  "Metadata superblock: garbage after the structure" },
 	{ "resync cursor", rl_mdt_resync,
 	  "Metadata superblock: resync cursor past the end" },
+	{ "rebuild cursor", rl_mdt_rebuild,
+	  "Metadata superblock: rebuild cursor past the end" },
 };
 
 static void rl_mdt_bad_desc(const struct rl_mdt_bad *c, char *desc)
@@ -579,6 +655,59 @@ static void rl_md_test_bitmap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b[RL_MD_BLOCK - 1], 0);
 }
 
+/* The device's size bounds the bitmap and every record area, listed in any order. */
+static void rl_md_test_sb_device(struct kunit *test)
+{
+	struct rl_md_state *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	struct rl_md_state *out = kunit_kzalloc(test, sizeof(*out), GFP_KERNEL);
+	void *b = rl_mdt_block(test);
+	struct rl_md_area a0;
+	char *error = NULL;
+	u64 end;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	rl_mdt_state(st);
+	end = st->areas[1].start + st->areas[1].blocks;
+	KUNIT_EXPECT_EQ(test, rl_md_used_blocks(st), end);
+	KUNIT_EXPECT_EQ(test, rl_md_sb_check(st, end, &error), 0);
+	KUNIT_EXPECT_EQ(test, rl_md_sb_check(st, RL_MD_ANY_SIZE, &error), 0);
+	KUNIT_ASSERT_EQ(test, rl_md_sb_check(st, end - 1, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "Metadata device is smaller than its contents");
+
+	/* the areas the other way round: the first one listed ends last */
+	a0 = st->areas[0];
+	st->areas[0].start = st->bitmap_start + st->bitmap_blocks + st->areas[1].blocks;
+	st->areas[1].start = st->bitmap_start + st->bitmap_blocks;
+	KUNIT_EXPECT_EQ(test, st->areas[0].start + a0.blocks, end);
+	KUNIT_EXPECT_EQ(test, rl_md_used_blocks(st), end);
+	KUNIT_EXPECT_EQ(test, rl_md_sb_check(st, end, &error), 0);
+	KUNIT_ASSERT_EQ(test, rl_md_sb_check(st, end - 1, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "Metadata device is smaller than its contents");
+	/* and such a superblock round-trips */
+	rl_md_sb_encode(st, b);
+	KUNIT_ASSERT_EQ_MSG(test, rl_md_sb_decode(b, out, &error), 0, "%s", error);
+	KUNIT_EXPECT_EQ(test, memcmp(st, out, sizeof(*st)), 0);
+
+	/* no area: the bitmap's end */
+	st->nr_areas = 0;
+	end = st->bitmap_start + st->bitmap_blocks;
+	KUNIT_EXPECT_EQ(test, rl_md_used_blocks(st), end);
+	KUNIT_EXPECT_EQ(test, rl_md_sb_check(st, end, &error), 0);
+	KUNIT_ASSERT_EQ(test, rl_md_sb_check(st, end - 1, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "Metadata device is smaller than its contents");
+	/* an area before the bitmap, clear of the slots */
+	st->bitmap_start = 10;
+	st->nr_areas = 1;
+	st->areas[0].start = 2;
+	st->areas[0].blocks = 8;
+	KUNIT_EXPECT_EQ(test, rl_md_used_blocks(st), 10 + st->bitmap_blocks);
+	KUNIT_EXPECT_EQ(test, rl_md_sb_check(st, 10 + st->bitmap_blocks, &error), 0);
+	st->areas[0].blocks = 9;
+	KUNIT_ASSERT_EQ(test, rl_md_sb_check(st, RL_MD_ANY_SIZE, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "Metadata superblock: record area over the bitmap");
+}
+
 static struct kunit_case rl_md_test_cases[] = {
 	KUNIT_CASE(rl_md_test_sb_roundtrip),
 	KUNIT_CASE(rl_md_test_msb_roundtrip),
@@ -591,6 +720,7 @@ static struct kunit_case rl_md_test_cases[] = {
 	KUNIT_CASE_PARAM(rl_md_test_default_shift, rl_mdt_shift_gen_params),
 	KUNIT_CASE(rl_md_test_regions),
 	KUNIT_CASE(rl_md_test_bitmap),
+	KUNIT_CASE(rl_md_test_sb_device),
 	{}
 };
 
