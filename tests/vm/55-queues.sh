@@ -20,7 +20,7 @@ for scheme in raid0 mirror raid5; do
 				RL_LEN=$((192 * 512)) check "$what: create" \
 				rl_create arr $scheme 64 $(disks 4)
 			[ -b /dev/mapper/arr ] || continue
-			[ "$scheme" = raid5 ] && rl_wait_sync arr 60
+			[ "$scheme" = raid0 ] || rl_wait_sync arr 60
 			FIO_RUNTIME=4 FIO_IODEPTH=16 FIO_BS=4k check "$what: fio verify" \
 				fio_write_then_verify /dev/mapper/arr 32M
 			set -- $(rl_queues arr)

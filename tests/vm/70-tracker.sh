@@ -39,7 +39,7 @@ wait_cal() { # NAME MEMBER SECS
 	done
 }
 
-RL_OPTS="sched satf queue_depth 1" RL_LEN=$cap check "mirror over 2 emulated disks" \
+RL_OPTS="sched satf queue_depth 1 assume_clean" RL_LEN=$cap check "mirror over 2 emulated disks" \
 	rl_create arr mirror 64 "$1" "$2"
 check "untracked member reports geom=none" untracked arr 0
 expect_fail dm_message arr geom 0 period_ns=1
