@@ -214,7 +214,7 @@ run dd if=/tmp/A of=/dev/mapper/fc bs=64k seek=1 count=1 oflag=direct conv=fsync
 image save 4 || die "cannot save the image"
 run dm_remove fc
 image load 4 || die "cannot write the image back"
-dm_refused raidlab "$(line raid5 4 "$MDDISK" $(members 4 2))" "start_dirty_degraded"
+dm_refused raidlab "$(line raid5 4 "$MDDISK" $(members 4 2))" "Dirty and degraded with no journal: start_dirty_degraded forces it"
 _o="chunk_size $CHUNK assume_clean start_dirty_degraded metadata $MDDISK"
 run dm_create fc "0 $((ROWS * CHUNK * 3)) raidlab raid5 $(echo "$_o" | wc -w) $_o 4 $(members 4 2)"
 check "window 3: forced, it runs degraded" test "$(rl_state fc)" = degraded
