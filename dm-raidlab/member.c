@@ -53,6 +53,39 @@ void rl_member_fail_io(struct rl_array *a, unsigned int m,
 	rl_sync_member_failed(a);
 }
 
+/**
+ * rl_member_read_error() - a read of member @m's disk @dev failed at @where
+ * @a: the array
+ * @m: the member
+ * @dev: the disk the read went to
+ * @where: for the kernel log (a scheme's row or sector)
+ *
+ * A bad sector is no reason to drop a disk: the caller rewrites it from
+ * redundancy. Returns true if it may (the error is counted, at most
+ * RL_MAX_READ_ERRORS of them), false once the member has had too many, or
+ * the disk has been replaced: then the caller fails the member as for any
+ * other error. Any context.
+ */
+bool rl_member_read_error(struct rl_array *a, unsigned int m,
+			  const struct dm_dev *dev, u64 where)
+{
+	int n;
+
+	if (dev != READ_ONCE(a->members[m].dev))
+		return false;
+	n = atomic_inc_return(&a->members[m].read_errors);
+	if (n > RL_MAX_READ_ERRORS) {
+		DMERR_LIMIT("%s: member %u (%s): read error at %llu: more than %u read errors",
+			    dm_table_device_name(a->ti->table), m, dev->name,
+			    where, RL_MAX_READ_ERRORS);
+		return false;
+	}
+	DMWARN_LIMIT("%s: member %u (%s): read error at %llu: rewritten from redundancy (%d of %u)",
+		     dm_table_device_name(a->ti->table), m, dev->name, where, n,
+		     RL_MAX_READ_ERRORS);
+	return true;
+}
+
 /* Mark member @m (whatever disk holds the role) failed. Any context. */
 void rl_member_fail(struct rl_array *a, unsigned int m, const char *why)
 {

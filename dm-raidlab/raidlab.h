@@ -34,6 +34,8 @@
 #define RL_MAX_STRIPES		4096
 #define RL_DEFAULT_QUEUE_DEPTH	32	/* member I/Os in flight per member */
 #define RL_MAX_QUEUE_DEPTH	1024
+/* read errors a member may have rewritten before it fails (md's default) */
+#define RL_MAX_READ_ERRORS	20
 
 /* The journal option (journal.h). */
 enum rl_jnl_mode {
@@ -130,6 +132,7 @@ struct rl_member {
 	unsigned int idx;
 	atomic64_t io[RL_NR_KINDS];
 	atomic_t inflight;		/* member I/Os queued or in flight */
+	atomic_t read_errors;		/* read errors rewritten from redundancy */
 	sector_t head;			/* sector after the last completed I/O */
 	struct rl_queue q;
 	struct delayed_work ref_work;	/* the reference read (trackio.c) */
@@ -427,6 +430,8 @@ void rl_member_fail(struct rl_array *a, unsigned int m, const char *why);
 void rl_member_fail_io(struct rl_array *a, unsigned int m,
 		       const struct dm_dev *dev, const char *why);
 void rl_member_set_dev(struct rl_array *a, unsigned int m, struct dm_dev *dev);
+bool rl_member_read_error(struct rl_array *a, unsigned int m,
+			  const struct dm_dev *dev, u64 where);
 bool rl_status_fails_member(blk_status_t status);
 void rl_member_start(struct rl_array *a, unsigned int m, enum rl_io_kind kind);
 void rl_member_done(struct rl_array *a, unsigned int m,

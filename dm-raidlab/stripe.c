@@ -27,7 +27,12 @@
  *
  * Contexts and their buffers and bios are allocated once at construction
  * (stripe_cache of them): nothing is allocated per I/O. A member that fails
- * a read makes the context plan the access again around it.
+ * a read of a foreground access, where the row's redundancy is trusted,
+ * has the row's chunk rewritten from the rest of the row first (a rebuild
+ * plan for it: md's fix_read_error), up to RL_MAX_READ_ERRORS times, and
+ * the access is planned again around it; past that, or where the row
+ * cannot be rebuilt, the member fails and the access is planned again
+ * around it.
  *
  * Background jobs (sync.c: resync, rebuild, check, repair) go through
  * contexts like any access, a row per context, a few rows at a time
@@ -85,6 +90,8 @@ struct rl_stripe {
 	struct rl_commit_waiter cw;	/* waiting for the failure record */
 	atomic_t pending;		/* member I/Os in flight, plus a bias */
 	unsigned long io_failed;	/* members whose I/O failed this step */
+	unsigned long bad;		/* members this access reads around */
+	unsigned int fix;		/* member whose chunk is being rewritten, or RL_NONE */
 	unsigned int attempts;
 	blk_status_t status;
 	struct rl_plan plan;
@@ -186,6 +193,8 @@ static void rl_engine_dispatch(struct work_struct *ws)
 		s->bio = bio;
 		s->step = RL_STEP_PLAN;
 		s->attempts = 0;
+		s->bad = 0;
+		s->fix = RL_NONE;
 		hlist_add_head(&s->hnode, &e->hash[hash_64(row, e->hash_bits)]);
 		queue_work(e->a->wq, &s->work);
 	}
@@ -297,6 +306,11 @@ static int rl_stripe_plan(struct rl_stripe *s)
 					       rl_unreadable_at(a, msector) |
 					       BIT(s->e->sync_req->target),
 					       &s->plan);
+	} else if (s->fix != RL_NONE) {
+		/* rewrite the chunk that failed a read from the rest of the row */
+		return rl_plan_rebuild(&a->geom, s->row, s->fix,
+				       rl_unreadable_at(a, msector) | s->bad,
+				       &s->plan);
 	} else {
 		off = rl_pb(s->bio)->lsector - rl_row_start(&a->geom, s->row);
 		len = bio_sectors(s->bio);
@@ -306,7 +320,7 @@ static int rl_stripe_plan(struct rl_stripe *s)
 			flags |= RL_PLAN_FULL_ROW;
 	}
 	return rl_plan_access(&a->geom, s->row, off, len, flags,
-			      rl_unreadable_at(a, msector), &s->plan);
+			      rl_unreadable_at(a, msector) | s->bad, &s->plan);
 }
 
 /*
@@ -354,6 +368,31 @@ static void rl_stripe_fail_members(struct rl_stripe *s, const char *why)
 		rl_member_fail_io(s->e->a, m, s->col[m].dev, why);
 }
 
+/*
+ * A foreground read of one member failed: rewrite its chunk of the row from
+ * the rest (s->fix), then plan the access again around it. Only where the
+ * row can be rebuilt without it and its redundancy is trusted (not
+ * suspect: a parity torn by a crash would rebuild garbage), and while the
+ * member is under RL_MAX_READ_ERRORS. Returns false to fail the member.
+ */
+static bool rl_stripe_fix_read(struct rl_stripe *s)
+{
+	struct rl_array *a = s->e->a;
+	sector_t msector = s->row << a->geom.chunk_shift;
+	unsigned int m;
+
+	if (s->sync || s->fix != RL_NONE || hweight_long(s->io_failed) != 1)
+		return false;
+	m = __ffs(s->io_failed);
+	if (hweight_long(rl_unreadable_at(a, msector) | s->bad | BIT(m)) >
+	    a->redundancy || rl_sync_suspect(a, msector) ||
+	    !rl_member_read_error(a, m, s->col[m].dev, s->row))
+		return false;
+	s->bad |= BIT(m);
+	s->fix = m;
+	return true;
+}
+
 /* The failures this context saw are durable (or cannot be made so). */
 static void rl_stripe_recorded(struct rl_commit_waiter *w, blk_status_t st)
 {
@@ -381,6 +420,8 @@ static bool rl_stripe_release(struct rl_stripe *s)
 		spin_unlock_irqrestore(&e->lock, flags);
 		s->step = RL_STEP_PLAN;
 		s->attempts = 0;
+		s->bad = 0;
+		s->fix = RL_NONE;
 		return true;
 	}
 	hlist_del_init(&s->hnode);
@@ -416,6 +457,10 @@ static bool rl_stripe_step(struct rl_stripe *s)
 		return rl_stripe_issue(s, s->plan.read, REQ_OP_READ | flags_in);
 
 	case RL_STEP_READ_DONE:
+		if (s->io_failed && rl_stripe_fix_read(s)) {
+			s->step = RL_STEP_PLAN;
+			return true;
+		}
 		if (s->io_failed) {
 			rl_stripe_fail_members(s, "read error");
 			if (++s->attempts > a->geom.nr_members)
@@ -435,7 +480,8 @@ static bool rl_stripe_step(struct rl_stripe *s)
 		return true;
 
 	case RL_STEP_LOG:
-		if (a->jnl && !s->sync && rl_jnl_wanted(&s->plan, &a->geom)) {
+		if (a->jnl && !s->sync && s->fix == RL_NONE &&
+		    rl_jnl_wanted(&s->plan, &a->geom)) {
 			int r = rl_jnl_log(a->jnl, &s->plan, s->bufs, &s->jw,
 					   &s->jseq);
 
@@ -458,7 +504,8 @@ static bool rl_stripe_step(struct rl_stripe *s)
 
 	case RL_STEP_WRITE_DONE:
 		if (s->io_failed) {
-			rl_stripe_fail_members(s, "write error");
+			rl_stripe_fail_members(s, s->fix == RL_NONE ? "write error" :
+					       "read error, and its rewrite failed");
 			/* what did not land is rebuilt from the rest */
 			if (rl_nr_failed(a) > a->redundancy)
 				s->status = BLK_STS_IOERR;
@@ -483,6 +530,12 @@ static bool rl_stripe_step(struct rl_stripe *s)
 		if (s->region != RL_NO_REGION) {
 			rl_md_intent_end(a->md, s->region);
 			s->region = RL_NO_REGION;
+		}
+		if (s->fix != RL_NONE) {
+			/* rewritten (or failed): now the access itself */
+			s->fix = RL_NONE;
+			s->step = RL_STEP_PLAN;
+			return true;
 		}
 		if (s->sync) {
 			/* parked, row still locked, until its range is done */
@@ -676,9 +729,22 @@ int rl_stripe_map(struct rl_array *a, struct bio *bio)
 	return DM_MAPIO_SUBMITTED;
 }
 
-/* A direct read that failed is served again through a stripe context. */
+/*
+ * A direct read that failed is served again through a stripe context: it
+ * reads the member again and, if that fails too, rewrites the chunk from
+ * redundancy (rl_stripe_fix_read()) or fails the member.
+ */
 int rl_stripe_end_io(struct rl_array *a, struct bio *bio, blk_status_t *error)
 {
+	struct rl_bio *pb = rl_pb(bio);
+
+	if (pb->member != RL_NONE && rl_status_fails_member(*error) &&
+	    bio_op(bio) == REQ_OP_READ && !(bio->bi_opf & REQ_RAHEAD)) {
+		rl_member_done(a, pb->member, &pb->qe);
+		rl_restore(bio);
+		rl_engine_queue(rl_engine(a), bio);
+		return DM_ENDIO_INCOMPLETE;
+	}
 	if (!rl_end_remapped(a, bio, *error))
 		return DM_ENDIO_DONE;
 	rl_engine_queue(rl_engine(a), bio);
