@@ -4,7 +4,10 @@
 # The project's test command (README, .ci/run): everything a change must
 # pass, from a fresh clone on a fresh machine.
 #
-#   scripts/test.sh [--no-kunit] [--no-vm] [--vm PATTERN]
+#   scripts/test.sh [--no-kunit] [--no-vm] [--vm PATTERN] [--full]
+#
+#   --full  the long tier of the VM tests (vm-tests.sh --full): more
+#           trials and crash points; run it before closing an issue
 #
 #   1. scripts/deps.sh      host packages (apt-get, as root)
 #   2. static checks        make W=1 C=1 with no warning, checkpatch --strict
@@ -21,13 +24,14 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 mkdir -p build
 
-KUNIT=1 VM=1 VM_PATTERN=
+KUNIT=1 VM=1 VM_PATTERN= FULL=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--no-kunit) KUNIT=0 ;;
 	--no-vm) VM=0 ;;
 	--vm) VM_PATTERN=$2; shift ;;
-	-h | --help) sed -n '4,17p' "$0"; exit 0 ;;
+	--full) FULL=--full ;;
+	-h | --help) sed -n '4,21p' "$0"; exit 0 ;;
 	*) echo "test.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -85,7 +89,7 @@ fi
 if [ "$VM" = 1 ]; then
 	echo "== vm"
 	s=$(date +%s)
-	scripts/lab/vm-tests.sh ${VM_PATTERN:+"$VM_PATTERN"} 2>&1 | tee build/vm-tests.log
+	scripts/lab/vm-tests.sh $FULL ${VM_PATTERN:+"$VM_PATTERN"} 2>&1 | tee build/vm-tests.log
 	step vm "$s" "$(grep -E '^vm: [0-9]+ passed' build/vm-tests.log | tail -n 1)"
 fi
 

@@ -38,7 +38,7 @@ ln -sf /proc/self/fd/0 /dev/stdin 2>/dev/null
 ln -sf /proc/self/fd/1 /dev/stdout 2>/dev/null
 ln -sf /proc/self/fd/2 /dev/stderr 2>/dev/null
 
-RL_NDISKS=0 RL_MODE=run RL_PMEM=0 RL_ROWS= RL_COLS=
+RL_NDISKS=0 RL_MODE=run RL_PMEM=0 RL_ROWS= RL_COLS= RL_FULL=0
 for w in $(cat /proc/cmdline); do
 	case "$w" in
 	rl.disks=*) RL_NDISKS=${w#*=} ;;
@@ -46,10 +46,11 @@ for w in $(cat /proc/cmdline); do
 	rl.pmem=*) RL_PMEM=${w#*=} ;;
 	rl.rows=*) RL_ROWS=${w#*=} ;;
 	rl.cols=*) RL_COLS=${w#*=} ;;
+	rl.full=*) RL_FULL=${w#*=} ;;
 	esac
 done
 KVER=$(uname -r)
-export KVER RL_NDISKS RL_PMEM RL_MODE
+export KVER RL_NDISKS RL_PMEM RL_MODE RL_FULL
 
 # Emulated I/O is slow (a few MiB/s): keep the dirty page cache small so a
 # sync or umount never has minutes of writeback to do, and give the hung-task

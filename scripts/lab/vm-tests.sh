@@ -4,7 +4,11 @@
 # Run the VM integration tests: every tests/vm/[0-9]*.sh, each in its own
 # fresh boot with fresh disks (scripts/lab/vm-run.sh).
 #
-#   scripts/lab/vm-tests.sh [pattern]
+#   scripts/lab/vm-tests.sh [--full] [pattern]
+#
+# --full: the long tier: the guest sees RL_FULL=1 (kernel command line
+# rl.full=1) and tests run their long forms (more trials, more crash
+# points); tests whose vm-opts line says "--tier full" run only then.
 #
 # pattern: an extended regex matched against the test file names (e.g.
 # "smoke" or "^(00|1[0-9])-"). A test may ask for vm-run.sh options with a
@@ -19,6 +23,8 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+FULL=0
+[ "${1:-}" = --full ] && { FULL=1; shift; }
 PATTERN=${1:-}
 OUTBASE=$ROOT/build/vm/out
 
@@ -26,6 +32,7 @@ tests=()
 for t in "$ROOT"/tests/vm/[0-9]*.sh; do
 	[ -e "$t" ] || continue
 	if [ -n "$PATTERN" ] && ! basename "$t" | grep -q -E -- "$PATTERN"; then continue; fi
+	if [ $FULL = 0 ] && grep -q -E '^#[[:space:]]*vm-opts:.*--tier full' "$t"; then continue; fi
 	tests+=("$t")
 done
 if [ ${#tests[@]} -eq 0 ]; then
@@ -44,7 +51,9 @@ failed=()
 T0=$(date +%s)
 for t in "${tests[@]}"; do
 	name=$(basename "$t" .sh)
-	read -r -a opts < <(sed -n 's/^#[[:space:]]*vm-opts:[[:space:]]*//p' "$t" | head -n1)
+	read -r -a opts < <(sed -n 's/^#[[:space:]]*vm-opts:[[:space:]]*//p' "$t" | head -n1 |
+		sed 's/--tier full//')
+	[ $FULL = 1 ] && opts+=(--append rl.full=1)
 	t1=$(date +%s)
 	"$ROOT/scripts/lab/vm-run.sh" --quiet "${opts[@]}" --out "$OUTBASE/$name" "$t" \
 		>"$OUTBASE/.$name.vm-run.log" 2>&1
