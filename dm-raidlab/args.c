@@ -64,6 +64,10 @@
  *                                             (parity, default) or 2 (P+Q
  *                                             check information, the log
  *                                             replicated twice)
+ *                   the memory they ask for together (log buffers, data
+ *                   cache, the workspaces the region size scales) is
+ *                   checked against a 512 MiB budget at load (plog.c,
+ *                   plog_mem_check())
  *   <#devs>         number of member devices
  *   <dev_path>      member device, or "-" for a missing one: it starts
  *                   failed (not raid0, and no more of them than the scheme

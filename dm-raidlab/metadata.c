@@ -464,7 +464,7 @@ int rl_md_bitmap_decode(const void *block, u64 blocknr, unsigned long *bits,
 	if (le32_to_cpu(bd->csum) !=
 	    rl_md_csum(block, RL_MD_BLOCK, RL_MD_BITMAP_CSUM_XOR)) {
 		*error = "Metadata bitmap block: bad checksum";
-		return -EINVAL;
+		return -EBADMSG;
 	}
 	if (le64_to_cpu(bd->blocknr) != blocknr) {
 		*error = "Metadata bitmap block: misplaced";
@@ -483,6 +483,44 @@ int rl_md_bitmap_decode(const void *block, u64 blocknr, unsigned long *bits,
 	     b = find_next_bit_le(bd->bits, nbits, b + 1))
 		__set_bit(b, bits);
 	return 0;
+}
+
+/**
+ * rl_md_bitmap_load() - what a bitmap block read at load says
+ * @block: the 4 KiB block read at metadata block @blocknr
+ * @blocknr: its metadata block number
+ * @bits: the in-core bitmap of its regions (bit 0: its first region)
+ * @nbits: its regions, 1 .. RL_MD_BITS_PER_BLOCK
+ * @error: set to what is wrong with the block, unless it validates
+ *
+ * A crash during a bitmap write can tear it: a disk writes a 4 KiB block
+ * in sectors, and may leave old and new ones mixed (or, on some devices,
+ * zeroes). Such a block fails its checksum, or is blank, and says nothing
+ * about its regions: all of them are then taken as dirty, so that the
+ * resync covers whatever write was in flight there, and the block is
+ * rewritten valid when its bits are next written. A block that validates
+ * but is not this one (its own block number another, or a bit set past
+ * the last region) is no torn write of this block: something else wrote
+ * there, and the superblock cannot be trusted to place the bitmap.
+ * Pure (KUnit suite dm_raidlab_metadata).
+ *
+ * Return: 0 (its set bits set in @bits), RL_MD_BITMAP_TORN (blank or a
+ * bad checksum: bits 0 .. @nbits - 1 all set in @bits), or -EINVAL
+ * (refused; @bits untouched).
+ */
+int rl_md_bitmap_load(const void *block, u64 blocknr, unsigned long *bits,
+		      unsigned int nbits, char **error)
+{
+	int r = rl_md_bitmap_decode(block, blocknr, bits, nbits, error);
+
+	if (r != -ENODATA && r != -EBADMSG)
+		return r ? -EINVAL : 0;
+	if (!nbits || nbits > RL_MD_BITS_PER_BLOCK) {
+		*error = "Metadata bitmap block: past the last region";
+		return -EINVAL;
+	}
+	bitmap_set(bits, 0, nbits);
+	return RL_MD_BITMAP_TORN;
 }
 
 /* ------------------------------------------------------------------------
@@ -1325,27 +1363,39 @@ out:
 	return ret;
 }
 
-/* Read the bitmap after an unclean shutdown: those regions are dirty. */
+/*
+ * Read the bitmap after an unclean shutdown: those regions are dirty. A
+ * torn block (rl_md_bitmap_load()) makes all of its regions dirty; it
+ * stays as it is on the device until its bits are next written (the clear
+ * pass once they are resynced), and a crash before that finds it torn
+ * again.
+ */
 static int rl_md_load_bitmap(struct rl_md *md, char **error)
 {
-	u64 nr = md->st.nr_regions, i;
+	u64 nr = md->st.nr_regions, i, blk;
+	char *why;
 	int r;
 
 	if (md->st.flags & RL_MD_CLEAN)
 		return 0;
 	for (i = 0; i < md->st.bitmap_blocks; i++) {
-		if (rl_md_read(md, md->st.bitmap_start + i, md->bmblk)) {
+		blk = md->st.bitmap_start + i;
+		if (rl_md_read(md, blk, md->bmblk)) {
 			*error = "Cannot read the metadata device";
 			return -EIO;
 		}
-		r = rl_md_bitmap_decode(md->bmblk, md->st.bitmap_start + i,
-					md->bits + i * RL_MD_WORDS_PER_BLOCK,
-					rl_md_block_bits(md, i), error);
-		if (r) {
-			if (r == -ENODATA)
-				*error = "Metadata bitmap block is blank";
+		r = rl_md_bitmap_load(md->bmblk, blk,
+				      md->bits + i * RL_MD_WORDS_PER_BLOCK,
+				      rl_md_block_bits(md, i), &why);
+		if (r < 0) {
+			DMERR("%s: metadata device %s: bitmap block %llu refused: %s",
+			      rl_md_name(md), md->dev->name, blk, why);
+			*error = why;
 			return -EINVAL;
 		}
+		if (r == RL_MD_BITMAP_TORN)
+			DMWARN("%s: bitmap block %llu: %s (torn write): its %u regions dirty",
+			       rl_md_name(md), blk, why, rl_md_block_bits(md, i));
 	}
 	if (bitmap_empty(md->bits, nr))
 		return 0;

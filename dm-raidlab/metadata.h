@@ -15,7 +15,8 @@
  *            (1 << region_shift member sectors), set and durable before a
  *            write that could leave redundancy inconsistent reaches a
  *            member in that region, cleared lazily once the region is
- *            idle and the members flushed.
+ *            idle and the members flushed. A block a crash tore (bad
+ *            checksum, or blank) makes all of its regions dirty.
  *   then     record areas that schemes register (struct rl_md_area):
  *            parity logs, floating maps, deferred-write tables... A new
  *            one goes after everything placed; loading accepts any
@@ -236,13 +237,23 @@ u64 rl_md_bitmap_blocks(u64 nr_regions);
  * Bitmap block @blocknr (a metadata block number) holding @nbits regions
  * (at most RL_MD_BITS_PER_BLOCK), from or into @bits, the in-core bitmap
  * of those regions (bit 0: the block's first region). Decode sets bits
- * only; it returns 0, -ENODATA for a zeroed block, or -EINVAL with *error
- * set (checksum, misplaced block, a bit past the last region).
+ * only; it returns 0, -ENODATA for a zeroed block, -EBADMSG for a bad
+ * checksum, or -EINVAL (misplaced block, a bit past the last region),
+ * with *error set.
  */
 void rl_md_bitmap_encode(u64 blocknr, u64 seq, const unsigned long *bits,
 			 unsigned int nbits, void *block);
 int rl_md_bitmap_decode(const void *block, u64 blocknr, unsigned long *bits,
 			unsigned int nbits, char **error);
+/*
+ * A bitmap block as assembly takes it: decoded (0), or torn by a crash
+ * (blank or a bad checksum: RL_MD_BITMAP_TORN, all @nbits regions set in
+ * @bits, *error says why), or refused (-EINVAL, *error set: a block that
+ * validates but is not this one, which no crash leaves).
+ */
+#define RL_MD_BITMAP_TORN	1
+int rl_md_bitmap_load(const void *block, u64 blocknr, unsigned long *bits,
+		      unsigned int nbits, char **error);
 
 /* ------------------------------------------------------------------------
  * The service (metadata.c). All calls may sleep unless said otherwise.

@@ -2,8 +2,9 @@
 /*
  * KUnit tests for the metadata encoding (suite dm_raidlab_metadata): the
  * superblock, member superblock and bitmap blocks round-trip, every
- * corruption is refused with the right message, and every extent is
- * checked against the others and the device's size.
+ * corruption is refused with the right message, every extent is checked
+ * against the others and the device's size, and a torn bitmap block makes
+ * its regions dirty.
  */
 #include <kunit/test.h>
 #include <linux/crc32c.h>
@@ -516,7 +517,7 @@ static void rl_md_test_foreign(struct kunit *test)
 	rl_mdt_resum(b, RL_MD_SB_CSUM_XOR);
 	KUNIT_EXPECT_EQ(test, rl_msb_decode(b, &mst, &error), -EINVAL);
 	KUNIT_EXPECT_STREQ(test, error, "Member superblock: bad checksum");
-	KUNIT_EXPECT_EQ(test, rl_md_bitmap_decode(b, 0, bits, 1, &error), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rl_md_bitmap_decode(b, 0, bits, 1, &error), -EBADMSG);
 	KUNIT_EXPECT_STREQ(test, error, "Metadata bitmap block: bad checksum");
 }
 
@@ -638,7 +639,7 @@ static void rl_md_test_bitmap(struct kunit *test)
 			-EINVAL);
 	KUNIT_EXPECT_STREQ(test, error, "Metadata bitmap block: bit past the last region");
 	b[100] ^= 4;
-	KUNIT_EXPECT_EQ(test, rl_md_bitmap_decode(b, 5, out, nbits, &error), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rl_md_bitmap_decode(b, 5, out, nbits, &error), -EBADMSG);
 	KUNIT_EXPECT_STREQ(test, error, "Metadata bitmap block: bad checksum");
 
 	/* a full block: the last region is the last bit */
@@ -708,6 +709,70 @@ static void rl_md_test_sb_device(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, error, "Metadata superblock: record area over the bitmap");
 }
 
+/*
+ * A bitmap block at load: valid, torn (a mix of two versions' sectors, or
+ * blank: every region dirty), or not this block (refused, nothing set).
+ */
+static void rl_md_test_bitmap_load(struct kunit *test)
+{
+	const unsigned int nbits = RL_MD_BITS_PER_BLOCK, words = BITS_TO_LONGS(nbits);
+	unsigned long *in = kunit_kcalloc(test, words, sizeof(long), GFP_KERNEL);
+	unsigned long *out = kunit_kcalloc(test, words, sizeof(long), GFP_KERNEL);
+	u8 *oldb = rl_mdt_block(test), *newb = rl_mdt_block(test);
+	u8 *b = rl_mdt_block(test);
+	char *error = NULL;
+
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	/* regions 3 and 20000 (in the block's second half), then 900 and 30000 too */
+	__set_bit(3, in);
+	__set_bit(20000, in);
+	rl_md_bitmap_encode(5, 1, in, nbits, oldb);
+	__set_bit(900, in);
+	__set_bit(30000, in);
+	rl_md_bitmap_encode(5, 2, in, nbits, newb);
+
+	KUNIT_EXPECT_EQ(test, rl_md_bitmap_load(newb, 5, out, nbits, &error), 0);
+	KUNIT_EXPECT_TRUE(test, bitmap_equal(in, out, nbits));
+
+	/* the first four sectors written, the last four not */
+	memcpy(b, newb, 2048);
+	memcpy(b + 2048, oldb + 2048, 2048);
+	bitmap_zero(out, nbits);
+	KUNIT_ASSERT_EQ(test, rl_md_bitmap_load(b, 5, out, nbits, &error),
+			RL_MD_BITMAP_TORN);
+	KUNIT_EXPECT_STREQ(test, error, "Metadata bitmap block: bad checksum");
+	KUNIT_EXPECT_TRUE(test, bitmap_full(out, nbits));
+	/* the other way round */
+	memcpy(b, oldb, 2048);
+	memcpy(b + 2048, newb + 2048, 2048);
+	bitmap_zero(out, nbits);
+	KUNIT_EXPECT_EQ(test, rl_md_bitmap_load(b, 5, out, nbits, &error),
+			RL_MD_BITMAP_TORN);
+	KUNIT_EXPECT_TRUE(test, bitmap_full(out, nbits));
+
+	/* blank, in the last block of 1000 regions: those, and no more */
+	memset(b, 0, RL_MD_BLOCK);
+	bitmap_zero(out, nbits);
+	KUNIT_ASSERT_EQ(test, rl_md_bitmap_load(b, 5, out, 1000, &error),
+			RL_MD_BITMAP_TORN);
+	KUNIT_EXPECT_STREQ(test, error, "Metadata bitmap block is blank");
+	KUNIT_EXPECT_EQ(test, bitmap_weight(out, nbits), 1000);
+	KUNIT_EXPECT_EQ(test, find_first_zero_bit(out, nbits), 1000);
+	/* a torn block of no regions is no block of the bitmap */
+	KUNIT_EXPECT_EQ(test, rl_md_bitmap_load(b, 5, out, 0, &error), -EINVAL);
+
+	/* valid, but another block's: refused, nothing set */
+	bitmap_zero(out, nbits);
+	KUNIT_ASSERT_EQ(test, rl_md_bitmap_load(newb, 6, out, nbits, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "Metadata bitmap block: misplaced");
+	KUNIT_EXPECT_TRUE(test, bitmap_empty(out, nbits));
+	/* valid, with a region past the last one */
+	KUNIT_ASSERT_EQ(test, rl_md_bitmap_load(newb, 5, out, 25000, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "Metadata bitmap block: bit past the last region");
+	KUNIT_EXPECT_TRUE(test, bitmap_empty(out, nbits));
+}
+
 static struct kunit_case rl_md_test_cases[] = {
 	KUNIT_CASE(rl_md_test_sb_roundtrip),
 	KUNIT_CASE(rl_md_test_msb_roundtrip),
@@ -721,6 +786,7 @@ static struct kunit_case rl_md_test_cases[] = {
 	KUNIT_CASE(rl_md_test_regions),
 	KUNIT_CASE(rl_md_test_bitmap),
 	KUNIT_CASE(rl_md_test_sb_device),
+	KUNIT_CASE(rl_md_test_bitmap_load),
 	{}
 };
 

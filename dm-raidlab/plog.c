@@ -1626,13 +1626,19 @@ static void plog_free_ctx(struct plog *p)
 	p->nr_ctx = 0;
 }
 
+/* Contexts: as many as PLOG_CTX_BUDGET of row buffers (*bytes each) allows, 2 .. 64. */
+static unsigned int plog_nr_ctx(const struct rl_plog_layout *lo, size_t *bytes)
+{
+	*bytes = (size_t)(lo->g + 1) << (lo->chunk_shift + SECTOR_SHIFT);
+	return clamp_t(size_t, PLOG_CTX_BUDGET / *bytes, 2, PLOG_MAX_CTX);
+}
+
 static int plog_alloc_ctx(struct plog *p)
 {
-	size_t cb = plog_chunk_bytes(p), bytes = (size_t)(p->lo.g + 1) * cb;
-	unsigned int i, k, nr;
+	size_t cb = plog_chunk_bytes(p), bytes;
+	unsigned int i, k, nr = plog_nr_ctx(&p->lo, &bytes);
 	struct plog_ctx *c;
 
-	nr = clamp_t(size_t, PLOG_CTX_BUDGET / bytes, 2, PLOG_MAX_CTX);
 	p->ctx = kcalloc(nr, sizeof(*p->ctx), GFP_KERNEL);
 	if (!p->ctx)
 		return -ENOMEM;
@@ -1663,6 +1669,83 @@ static int plog_alloc_ctx(struct plog *p)
 	for (i = 0; i < (1U << p->hash_bits); i++)
 		INIT_HLIST_HEAD(&p->hash[i]);
 	return 0;
+}
+
+/**
+ * plog_mem() - the memory a plog table asks for at load
+ * @lo: its layout
+ * @nr_bufs: log buffers in the pool
+ * @cache_blocks: data_cache, 4 KiB blocks
+ * @m: filled in: the bytes of each use
+ *
+ * What the table's options scale: the log-buffer pool (log_buffers
+ * segments of log_tracks * track_sectors), the data cache (data_cache
+ * pages and their entries), the reintegration workspaces (a region's check
+ * chunks, twice, a stage and a log window each: fewer regions, larger
+ * ones, ask for more), the foreground contexts (a row's chunks each) and
+ * the per-region state (regions). Pure (KUnit suite dm_raidlab_plog).
+ *
+ * Return: the bytes of all of them.
+ */
+u64 plog_mem(const struct rl_plog_layout *lo, unsigned int nr_bufs,
+	     unsigned int cache_blocks, struct plog_mem *m)
+{
+	u64 ws = plog_ws_bytes(lo);
+	unsigned int nr_ctx;
+	size_t ctx;
+
+	nr_ctx = plog_nr_ctx(lo, &ctx);
+	m->pool = (u64)nr_bufs * (((u64)lo->seg_sectors << SECTOR_SHIFT) +
+				  sizeof(struct rl_plog_buf));
+	/* a page, an entry and at most two hash heads a block */
+	m->cache = (u64)cache_blocks * (PAGE_SIZE + sizeof(struct plog_centry) +
+					2 * sizeof(struct hlist_head));
+	m->ws = plog_nr_ws(lo->n, lo->f * lo->l, ws) * ws;
+	m->ctx = nr_ctx * ((u64)ctx + sizeof(struct plog_ctx));
+	/* keys, reg, batch, batch_copies */
+	m->regions = (u64)lo->nr_regions * (sizeof(u64) + sizeof(struct plog_region) +
+					    sizeof(struct rl_plog_buf *) + sizeof(u8));
+	m->total = m->pool + m->cache + m->ws + m->ctx + m->regions;
+	return m->total;
+}
+
+static_assert(PLOG_MEM_BUDGET == 512ULL << 20);	/* plog_mem_check()'s message */
+
+/**
+ * plog_mem_check() - does a plog table ask for no more than PLOG_MEM_BUDGET?
+ * @lo: its layout
+ * @nr_bufs: log buffers in the pool
+ * @cache_blocks: data_cache, 4 KiB blocks
+ * @m: filled in by plog_mem()
+ * @error: set to a static message for ti->error when it does
+ *
+ * Pure (KUnit suite dm_raidlab_plog).
+ *
+ * Return: 0, or -EINVAL.
+ */
+int plog_mem_check(const struct rl_plog_layout *lo, unsigned int nr_bufs,
+		   unsigned int cache_blocks, struct plog_mem *m, char **error)
+{
+	if (plog_mem(lo, nr_bufs, cache_blocks, m) <= PLOG_MEM_BUDGET)
+		return 0;
+	*error = "plog options ask for more than the 512 MiB memory budget";
+	return -EINVAL;
+}
+
+/* plog_mem_check(), and what the options ask for in the kernel log. */
+static int plog_check_mem(struct plog *p, unsigned int nr_bufs, char **error)
+{
+	const char *name = dm_table_device_name(p->a->ti->table);
+	struct plog_mem m;
+
+	if (!plog_mem_check(&p->lo, nr_bufs, p->a->plog_opts.data_cache, &m,
+			    error))
+		return 0;
+	DMERR("%s: plog options ask for %llu MiB of buffers, more than the %llu MiB budget",
+	      name, DIV_ROUND_UP_ULL(m.total, 1 << 20), PLOG_MEM_BUDGET >> 20);
+	DMERR("%s: MiB of log buffers %llu, data cache %llu, workspaces %llu, contexts %llu",
+	      name, m.pool >> 20, m.cache >> 20, m.ws >> 20, m.ctx >> 20);
+	return -EINVAL;
 }
 
 static void plog_dtr(struct rl_array *a)
@@ -1814,6 +1897,9 @@ static int plog_ctr(struct rl_array *a)
 		if (ret)
 			goto bad;
 	}
+	ret = plog_check_mem(p, nr_bufs, &ti->error);
+	if (ret)
+		goto bad;
 	ret = -ENOMEM;
 	ti->error = "Cannot allocate plog state";
 	p->keys = kvcalloc(p->lo.nr_regions, sizeof(*p->keys), GFP_KERNEL);

@@ -22,6 +22,12 @@
 #define PLOG_BLOCK_SHIFT	3	/* data cache block: 8 sectors, 4 KiB */
 #define PLOG_MAX_WS		4	/* concurrent reintegrations at most */
 #define PLOG_WS_BUDGET		(64U << 20)	/* bytes of workspaces */
+/*
+ * Bytes a table's options may ask for, everything plog_mem() counts: the
+ * stripe engine's bound (RL_STRIPE_MAX_BYTES), which any one option at its
+ * largest, with the defaults, stays below.
+ */
+#define PLOG_MEM_BUDGET		(512ULL << 20)
 
 /* How a region serves writes. */
 enum plog_mode {
@@ -182,6 +188,20 @@ void plog_cache_drop(struct plog_cache *c, u64 key, unsigned int nr);
 void plog_cache_counts(struct plog_cache *c, u64 *hits, u64 *misses);
 void plog_fill_slot_rows(const struct rl_plog_layout *lo, u32 r,
 			 unsigned int m, u32 *slot_row);
+/* The memory a table asks for at load, in bytes by use (plog_mem()). */
+struct plog_mem {
+	u64 pool;			/* log buffers: log_buffers segments */
+	u64 cache;			/* data_cache blocks */
+	u64 ws;				/* reintegration workspaces */
+	u64 ctx;			/* foreground contexts */
+	u64 regions;			/* per-region state */
+	u64 total;
+};
+
+u64 plog_mem(const struct rl_plog_layout *lo, unsigned int nr_bufs,
+	     unsigned int cache_blocks, struct plog_mem *m);
+int plog_mem_check(const struct rl_plog_layout *lo, unsigned int nr_bufs,
+		   unsigned int cache_blocks, struct plog_mem *m, char **error);
 /*
  * Added for f = 2: the records a write appends (plog_plan_recs()) and the
  * fresh log buffers they need (plog_plan_bufs()).
@@ -213,6 +233,7 @@ void plog_fill_slot_map(const struct rl_plog_layout *lo, u32 r,
 unsigned long plog_log_members(const struct rl_plog_layout *lo, u32 r);
 unsigned int plog_nr_ws(unsigned int nr_members, unsigned int log_members,
 			size_t ws_bytes);
+size_t plog_ws_bytes(const struct rl_plog_layout *lo);
 void plog_pq_solve(void **ptrs, unsigned int cols, void *x, void *y,
 		   void *zero, unsigned int fa, unsigned int fb, void **out,
 		   size_t bytes);

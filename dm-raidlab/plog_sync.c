@@ -62,9 +62,14 @@
 /* Scratch chunks after the stage window, for f = 2 row solving. */
 #define PLOG_NR_SCRATCH		3
 
+static size_t plog_lo_check_bytes(const struct rl_plog_layout *lo)
+{
+	return ((size_t)lo->f * lo->slice) << (lo->chunk_shift + SECTOR_SHIFT);
+}
+
 static size_t plog_check_bytes(const struct plog *p)
 {
-	return (size_t)p->lo.f * p->lo.slice * plog_chunk_bytes(p);
+	return plog_lo_check_bytes(&p->lo);
 }
 
 /* Check chunk @i of the region: P of row i for i < S, Q of row i - S after. */
@@ -221,14 +226,13 @@ static void plog_ws_free(struct plog_ws *w)
 	bitmap_free(w->recompute);
 }
 
-/* The bytes of one workspace's big buffers. */
-static size_t plog_ws_bytes(const struct plog *p)
+/* The bytes of one workspace's big buffers (pure: plog_mem() counts them). */
+size_t plog_ws_bytes(const struct rl_plog_layout *lo)
 {
-	const struct rl_plog_layout *lo = &p->lo;
 	size_t seg = (size_t)lo->seg_sectors << SECTOR_SHIFT;
 
-	return 2 * plog_check_bytes(p) +
-	       (size_t)plog_stage_chunks(lo) * plog_chunk_bytes(p) +
+	return 2 * plog_lo_check_bytes(lo) +
+	       ((size_t)plog_stage_chunks(lo) << (lo->chunk_shift + SECTOR_SHIFT)) +
 	       min_t(size_t, PLOG_LOGBUF_BYTES, lo->segs * seg);
 }
 
@@ -259,7 +263,7 @@ int plog_region_ops_init(struct plog *p)
 	unsigned int i;
 	int ret;
 
-	p->nr_ws = plog_nr_ws(p->lo.n, p->lo.f * p->lo.l, plog_ws_bytes(p));
+	p->nr_ws = plog_nr_ws(p->lo.n, p->lo.f * p->lo.l, plog_ws_bytes(&p->lo));
 	p->ws = kcalloc(p->nr_ws, sizeof(*p->ws), GFP_KERNEL);
 	if (!p->ws)
 		return -ENOMEM;

@@ -14,6 +14,7 @@
  *              its own span (or P and Q of a full row)
  *   plan bufs  the fresh log buffers a write's records need, after what
  *              the current buffer holds (descriptors and payload)
+ *   mem        the memory a table's options ask for, against the budget
  */
 #include <kunit/test.h>
 #include <linux/slab.h>
@@ -253,11 +254,115 @@ static void rl_plog_plan_bufs(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, plog_plan_bufs(&lo, h, plan, 4), 3U);
 }
 
+/*
+ * The memory a table asks for (plog_mem()): every use is counted, the
+ * defaults and any one option at its largest fit PLOG_MEM_BUDGET, and a
+ * pool of 4 MiB segments or a few regions over large members do not (the
+ * layouts of tests/vm/30-badtable.sh's lines: 4 members of 2 GiB).
+ */
+static void rl_plog_mem(struct kunit *test)
+{
+	struct rl_plog_params pp = { .nr_members = 4, .chunk_sectors = 128 };
+	const u64 vm_member = 2ULL << 21, big_member = 64ULL << 21;
+	struct rl_plog_layout lo;
+	struct plog_mem m;
+	char *error = "";
+	u64 total, seg, over;
+	unsigned int nr_ws;
+
+	KUNIT_ASSERT_EQ_MSG(test, rl_plog_layout_init(&lo, &pp, vm_member, &error),
+			    0, "%s", error);
+	seg = (u64)lo.seg_sectors << SECTOR_SHIFT;
+	total = plog_mem(&lo, RL_PLOG_DEF_BUFFERS, RL_PLOG_DEF_CACHE, &m);
+	kunit_info(test, "defaults: %llu KiB: pool %llu cache %llu ws %llu ctx %llu regions %llu",
+		   total >> 10, m.pool >> 10, m.cache >> 10, m.ws >> 10,
+		   m.ctx >> 10, m.regions >> 10);
+	KUNIT_EXPECT_EQ(test, total, m.pool + m.cache + m.ws + m.ctx + m.regions);
+	KUNIT_EXPECT_EQ(test, m.pool, RL_PLOG_DEF_BUFFERS * (seg + sizeof(struct rl_plog_buf)));
+	KUNIT_EXPECT_GE(test, m.cache, (u64)RL_PLOG_DEF_CACHE * PAGE_SIZE);
+	KUNIT_EXPECT_LT(test, m.cache, (u64)RL_PLOG_DEF_CACHE * (PAGE_SIZE + 256));
+	KUNIT_EXPECT_EQ(test, m.ws, plog_nr_ws(lo.n, lo.f * lo.l, plog_ws_bytes(&lo)) *
+			(u64)plog_ws_bytes(&lo));
+	KUNIT_EXPECT_GE(test, m.ws, 2ULL * lo.f * lo.slice << (lo.chunk_shift + SECTOR_SHIFT));
+	KUNIT_EXPECT_GE(test, m.ctx, 2ULL * (lo.g + 1) << (lo.chunk_shift + SECTOR_SHIFT));
+	KUNIT_EXPECT_GE(test, m.regions, (u64)lo.nr_regions * sizeof(struct plog_region));
+	KUNIT_EXPECT_EQ(test, m.total, total);
+	KUNIT_EXPECT_LE(test, total, PLOG_MEM_BUDGET);
+	KUNIT_EXPECT_EQ(test, plog_mem_check(&lo, RL_PLOG_DEF_BUFFERS, RL_PLOG_DEF_CACHE,
+					     &m, &error), 0);
+	/* more of anything asks for more */
+	KUNIT_EXPECT_GT(test, plog_mem(&lo, RL_PLOG_DEF_BUFFERS + 1, RL_PLOG_DEF_CACHE, &m),
+			total);
+	KUNIT_EXPECT_GT(test, plog_mem(&lo, RL_PLOG_DEF_BUFFERS, RL_PLOG_DEF_CACHE + 1, &m),
+			total);
+	/* each option at its largest, alone */
+	KUNIT_EXPECT_EQ(test, plog_mem_check(&lo, RL_PLOG_MAX_BUFFERS, RL_PLOG_DEF_CACHE,
+					     &m, &error), 0);
+	KUNIT_EXPECT_EQ(test, plog_mem_check(&lo, RL_PLOG_DEF_BUFFERS, RL_PLOG_MAX_CACHE,
+					     &m, &error), 0);
+	/* and a total just over the budget is refused: more cache blocks */
+	over = RL_PLOG_DEF_CACHE + DIV_ROUND_UP_ULL(PLOG_MEM_BUDGET - total + 1, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, plog_mem_check(&lo, RL_PLOG_DEF_BUFFERS, over, &m, &error),
+			-EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "plog options ask for more than the 512 MiB memory budget");
+
+	/* log_buffers 1024 of 4 MiB segments (track_sectors 8192): 4 GiB */
+	pp.track_sectors = RL_PLOG_MAX_SEG;
+	KUNIT_ASSERT_EQ_MSG(test, rl_plog_layout_init(&lo, &pp, vm_member, &error),
+			    0, "%s", error);
+	total = plog_mem(&lo, RL_PLOG_MAX_BUFFERS, RL_PLOG_DEF_CACHE, &m);
+	kunit_info(test, "1024 buffers of 4 MiB: %llu MiB (pool %llu)", total >> 20, m.pool >> 20);
+	KUNIT_EXPECT_GE(test, m.pool, 4ULL << 30);
+	KUNIT_EXPECT_EQ(test, plog_mem_check(&lo, RL_PLOG_MAX_BUFFERS, RL_PLOG_DEF_CACHE,
+					     &m, &error), -EINVAL);
+	KUNIT_EXPECT_EQ(test, plog_mem_check(&lo, RL_PLOG_DEF_BUFFERS, RL_PLOG_DEF_CACHE,
+					     &m, &error), 0);
+
+	/* regions 4: a region's check chunks, a quarter of a member's, in RAM */
+	pp.track_sectors = 0;
+	pp.regions = 4;
+	KUNIT_ASSERT_EQ_MSG(test, rl_plog_layout_init(&lo, &pp, vm_member, &error),
+			    0, "%s", error);
+	total = plog_mem(&lo, RL_PLOG_DEF_BUFFERS, RL_PLOG_DEF_CACHE, &m);
+	kunit_info(test, "regions 4 over 2 GiB: %llu MiB (workspaces %llu)",
+		   total >> 20, m.ws >> 20);
+	KUNIT_EXPECT_GT(test, m.ws, PLOG_MEM_BUDGET);
+	KUNIT_EXPECT_EQ(test, plog_mem_check(&lo, RL_PLOG_DEF_BUFFERS, RL_PLOG_DEF_CACHE,
+					     &m, &error), -EINVAL);
+	/* over 64 GiB members: the default regions fit, regions 64 do not */
+	pp.regions = 0;
+	KUNIT_ASSERT_EQ_MSG(test, rl_plog_layout_init(&lo, &pp, big_member, &error),
+			    0, "%s", error);
+	total = plog_mem(&lo, RL_PLOG_DEF_BUFFERS, RL_PLOG_DEF_CACHE, &m);
+	kunit_info(test, "64 GiB, default regions (%u): %llu MiB (workspaces %llu)",
+		   lo.nr_regions, total >> 20, m.ws >> 20);
+	KUNIT_EXPECT_EQ(test, plog_mem_check(&lo, RL_PLOG_DEF_BUFFERS, RL_PLOG_DEF_CACHE,
+					     &m, &error), 0);
+	pp.regions = 64;
+	KUNIT_ASSERT_EQ_MSG(test, rl_plog_layout_init(&lo, &pp, big_member, &error),
+			    0, "%s", error);
+	total = plog_mem(&lo, RL_PLOG_DEF_BUFFERS, RL_PLOG_DEF_CACHE, &m);
+	kunit_info(test, "64 GiB, regions 64: %llu MiB (workspaces %llu)", total >> 20, m.ws >> 20);
+	KUNIT_EXPECT_EQ(test, plog_mem_check(&lo, RL_PLOG_DEF_BUFFERS, RL_PLOG_DEF_CACHE,
+					     &m, &error), -EINVAL);
+
+	/* 5 members of 256 MiB: smaller regions, several workspaces, each counted */
+	pp.nr_members = 5;
+	pp.regions = 0;
+	KUNIT_ASSERT_EQ_MSG(test, rl_plog_layout_init(&lo, &pp, 256ULL << 11, &error),
+			    0, "%s", error);
+	nr_ws = plog_nr_ws(lo.n, lo.f * lo.l, plog_ws_bytes(&lo));
+	KUNIT_ASSERT_GT(test, nr_ws, 1U);
+	plog_mem(&lo, RL_PLOG_DEF_BUFFERS, RL_PLOG_DEF_CACHE, &m);
+	KUNIT_EXPECT_EQ(test, m.ws, nr_ws * (u64)plog_ws_bytes(&lo));
+}
+
 static struct kunit_case rl_plog_test_cases[] = {
 	KUNIT_CASE(rl_plog_span),
 	KUNIT_CASE(rl_plog_cache),
 	KUNIT_CASE(rl_plog_plan_recs),
 	KUNIT_CASE(rl_plog_plan_bufs),
+	KUNIT_CASE(rl_plog_mem),
 	{}
 };
 

@@ -42,6 +42,18 @@ refused "0 $((len5 + 384)) raidlab raid5 0 4 $m0 $m1 $m2 $m3" "Target length exc
 refused "0 $((len5 - 8)) raidlab raid5 0 4 $m0 $m1 $m2 $m3" "Target length is not a multiple of the stripe width"
 refused "0 $((len0 - 128)) raidlab raid0 0 4 $m0 $m1 $m2 $m3" "Target length is not a multiple of the stripe width"
 
+# plog options that ask for more memory than the 512 MiB budget (one chunk
+# of length, over the whole 2 GiB disks): 1024 log buffers of 4 MiB
+# segments (4 GiB), and 4 regions (a region's check chunks are held in
+# memory to reintegrate it: about 1.2 GiB); the same geometry with the
+# defaults (about 61 MiB) is accepted, so the refusals are the options'
+MSG_MEM="plog options ask for more than the 512 MiB memory budget"
+refused "0 128 raidlab plog 6 chunk_size 128 track_sectors 8192 log_buffers 1024 4 $m0 $m1 $m2 $m3" "$MSG_MEM"
+refused "0 128 raidlab plog 4 chunk_size 128 regions 4 4 $m0 $m1 $m2 $m3" "$MSG_MEM"
+check "plog over the same disks with the defaults accepted" \
+	dm_create pl "0 128 raidlab plog 2 chunk_size 128 4 $m0 $m1 $m2 $m3"
+check "plog removed" dm_remove pl
+
 # a good line for the message checks
 check "good raid5 line accepted" dm_create good "0 $len5 raidlab raid5 0 4 $m0 $m1 $m2 $m3"
 expect_fail dm_message good fail 4
