@@ -44,14 +44,14 @@ CHUNK=128		# sectors: chunk C is bytes C * 64 KiB .. (C + 1) * 64 KiB
 C=1			# the chunk of row 0 on member 1 (window1 sets it)
 
 dd if=/dev/urandom of=/tmp/A bs=64k count=1 2>/dev/null
-dd if=/dev/urandom of=/tmp/B bs=64k count=1 2>/dev/null
+dd if=/dev/urandom of=/tmp/B bs=64k count=4 2>/dev/null
 i=0
-while [ $i -lt 16 ]; do
+while [ $i -lt 64 ]; do
 	dd if=/tmp/B of=/tmp/B.$i bs=4k skip=$i count=1 2>/dev/null
 	i=$((i + 1))
 done
 
-ncols() { case $1 in mirror) echo 1 ;; raid5) echo $(($2 - 1)) ;; raid6) echo $(($2 - 2)) ;; esac; }
+ncols() { case $1 in mirror) echo 1 ;; raid5) echo $(($2 - 1)) ;; raid6 | plog) echo $(($2 - 2)) ;; esac; }
 
 # line SCHEME N MDDEV DEV...: the array's table line
 line() {
@@ -137,41 +137,49 @@ reassemble() {
 	XOPT=
 }
 
-# window1 SCHEME N CHUNK
+# window1 SCHEME N CHUNK [BLOCKS]: BLOCKS 4 KiB blocks from chunk CHUNK on
 window1() {
-	_s=$1 _n=$2 C=$3
+	_s=$1 _n=$2 C=$3 NB=${4:-16}
 	log "== window 1: $_s over $_n members"
 	fresh "$_n" || die "cannot blank the disks"
 	_z=$(sectors "$MDDISK")
 	run dm_create fcmd "0 $_z delay $MDDISK 0 0"
 	_w=$(rl_wrap_members fcw "$_n")
 	run dm_create fc "$(line "$_s" "$_n" /dev/mapper/fcmd $_w)"
-	run dd if=/tmp/A of=/dev/mapper/fc bs=64k seek="$C" count=1 oflag=direct conv=fsync
+	run dd if=/tmp/A of=/dev/mapper/fc bs=64k seek="$C" count=$((NB / 16)) oflag=direct conv=fsync
 	# from now on the metadata's I/O waits 5 s
 	run dm_reload fcmd "0 $_z delay $MDDISK 0 5000"
 	run dmsetup suspend fcmd
 	run dmsetup resume fcmd
 	run rl_swap_error fcw1
 	: >/tmp/acked
+	dmesg -c >/dev/null
 	(
 		i=0
-		while [ $i -lt 16 ]; do
+		while [ $i -lt "$NB" ]; do
 			dd if=/tmp/B.$i of=/dev/mapper/fc bs=4k seek=$((16 * C + i)) count=1 \
 				oflag=direct conv=fsync 2>/dev/null && echo $i >>/tmp/acked
 			i=$((i + 1))
 		done
 	) &
 	_wr=$!
+	# the image is taken once two blocks were acknowledged after the
+	# failure (plog's first writes may go to its log, not to member 1)
 	_t=0
-	while [ "$(wc -w </tmp/acked)" -lt 3 ] && [ $_t -lt 600 ]; do
+	while ! dmesg | grep -q "member 1 (.*) failed" && [ $_t -lt 600 ]; do
+		sleep 0.1
+		_t=$((_t + 1))
+	done
+	_f=$(wc -w </tmp/acked)
+	while [ "$(wc -w </tmp/acked)" -lt $((_f + 2)) ] && [ $_t -lt 600 ]; do
 		sleep 0.1
 		_t=$((_t + 1))
 	done
 	cp /tmp/acked /tmp/acked.img
 	image save "$_n" || die "cannot save the image"
-	log "$_s: image taken with $(wc -w </tmp/acked.img) blocks acknowledged after $((_t / 10)) s"
-	check "$_s: writes were acknowledged while member 1 was failed" \
-		test "$(wc -w </tmp/acked.img)" -ge 3
+	log "$_s: image taken with $(wc -w </tmp/acked.img) blocks acknowledged ($_f before the failure) after $((_t / 10)) s"
+	check "$_s: writes were acknowledged after member 1 failed" \
+		test "$(wc -w </tmp/acked.img)" -ge $((_f + 2))
 	wait $_wr
 	cp /tmp/acked.img /tmp/acked
 	run dm_reload fcmd "0 $_z delay $MDDISK 0 0"	# a quick teardown
@@ -187,6 +195,11 @@ window1() {
 window1 mirror 2 1
 window1 raid5 4 1
 window1 raid6 5 0
+# plog's layout is its own: write 256 KiB, some of it lands on member 1
+MEMBER_MB=16
+window1 plog 5 0 64
+MEMBER_MB=4
+NB=16
 
 C=1
 log "== window 2: raid5 loaded with member 1 missing"
