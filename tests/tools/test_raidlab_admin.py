@@ -226,6 +226,14 @@ def test_detail_offline_json(tmp_path):
     d = admin.md_dump(md)
     assert d["loaded_slot"] == 1 and d["slots"][0]["blank"] and d["bitmap_dirty_regions"] == 3
     assert d["superblock"]["events"] == 5
+    # a torn bitmap block (bad checksum): all its regions dirty, as the kernel takes it
+    torn = bytearray(od.encode_bitmap(2, 1, [1, 2, 3]))
+    torn[2048] ^= 0xff
+    blockdev.write_at(md, 8192, bytes(torn))
+    d = admin.md_dump(md)
+    nr = od.decode_sb(md_sb(events=5)).nr_regions
+    assert d["bitmap_torn"] == [2] and d["bitmap_dirty_regions"] == min(nr, od.BITS_PER_BLOCK)
+    assert "bitmap_errors" not in d
 
 
 class FakeArray:

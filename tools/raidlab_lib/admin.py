@@ -393,10 +393,13 @@ def md_dump(path):
             nbits = min(st.nr_regions - b * ondisk.BITS_PER_BLOCK, ondisk.BITS_PER_BLOCK)
             try:
                 dirty += len(ondisk.decode_bitmap(blk, st.bitmap_start + b, nbits)[2])
-            except ondisk.BlankError:
-                pass
             except ondisk.FormatError as e:
-                d.setdefault("bitmap_errors", []).append(f"block {st.bitmap_start + b}: {e}")
+                if isinstance(e, ondisk.BlankError) or "bad checksum" in str(e):
+                    # torn by a crash: the kernel takes all its regions as dirty
+                    dirty += nbits
+                    d.setdefault("bitmap_torn", []).append(st.bitmap_start + b)
+                else:
+                    d.setdefault("bitmap_errors", []).append(f"block {st.bitmap_start + b}: {e}")
         d["bitmap_dirty_regions"] = dirty
     return d
 
