@@ -319,9 +319,19 @@ int rl_plog_md_open(struct rl_md *md, const struct rl_plog_layout *lo,
 void rl_plog_md_close(struct rl_plog_md *pm);
 void rl_plog_md_region(struct rl_plog_md *pm, u32 region, u64 *gen,
 		       u32 *segs);
-/* durable on return */
+/* durable on return; keeps the rewrite mark */
 void rl_plog_md_set_region(struct rl_plog_md *pm, u32 region, u64 gen,
 			   u32 segs);
+/*
+ * A rewrite of the region's check information (reintegration,
+ * recomputation, replay, repair) is marked durably before its first
+ * parity write and cleared once the parity is durable. Unlike the
+ * write-intent bit, which clears lazily, the mark says at construction
+ * whether the parity on disk may be torn: unmarked, the region's log is
+ * replayed over it.
+ */
+void rl_plog_md_set_rewrite(struct rl_plog_md *pm, u32 region, bool on);
+bool rl_plog_md_rewrite(struct rl_plog_md *pm, u32 region);
 /*
  * Copy bytes [lo, hi) of buffer @b's image to its twin, durable on return.
  * Within a call, bytes past the fixed header land first, the segment
@@ -367,7 +377,8 @@ int rl_plog_md_open_blocks(void *const *blk, u64 nr_blocks,
  *             slots (32 bytes, 128 regions a block); set_region writes
  *             the slot not holding the current value, so a torn write
  *             leaves the previous one valid; the valid slot with the
- *             larger (gen, segs) wins
+ *             larger (gen, segs) wins (segs with the rewrite mark,
+ *             RL_PLOG_ENT_REWRITE, in its top bit)
  *   then      nr_bufs twins of DIV_ROUND_UP(seg_sectors, 8) blocks each;
  *             a twin is free when its segment magic is zero
  */
@@ -394,9 +405,12 @@ struct rl_plog_md_hdr_disk {
 	__le32 faults;		/* version 2 */
 } __packed;
 
+/* in a slot's segs: a parity rewrite runs (rl_plog_md_set_rewrite()) */
+#define RL_PLOG_ENT_REWRITE	0x80000000U
+
 struct rl_plog_md_ent {
 	__le64 gen;		/* 0: never written */
-	__le32 segs;
+	__le32 segs;		/* | RL_PLOG_ENT_REWRITE */
 	__le32 csum;		/* crc32c of region, gen, segs, ^ ENT_CSUM_XOR */
 } __packed;
 

@@ -1360,6 +1360,7 @@ struct rl_plog_md_reg {
 	u64 gen;
 	u32 segs;
 	u32 slot;			/* the slot holding gen, segs */
+	bool rewrite;			/* RL_PLOG_ENT_REWRITE in that slot */
 };
 
 struct rl_plog_md {
@@ -1504,6 +1505,8 @@ static int rl_plog_md_load(struct rl_plog_md *pm, char **error)
 			return -EINVAL;
 		}
 		pm->reg[r].slot = slot;
+		pm->reg[r].rewrite = pm->reg[r].segs & RL_PLOG_ENT_REWRITE;
+		pm->reg[r].segs &= ~RL_PLOG_ENT_REWRITE;
 	}
 	for (i = 0; i < pm->nr_bufs; i++) {
 		u64 off = rl_plog_md_twin_off(pm, i);
@@ -1765,8 +1768,10 @@ void rl_plog_md_set_region(struct rl_plog_md *pm, u32 region, u64 gen,
 	unsigned long flags;
 	unsigned int slot;
 
-	rl_plog_md_ent_encode(region, gen, segs, &ent);
 	spin_lock_irqsave(&pm->lock, flags);
+	rl_plog_md_ent_encode(region, gen,
+			      segs | (reg->rewrite ? RL_PLOG_ENT_REWRITE : 0),
+			      &ent);
 	slot = !reg->slot;
 	rl_plog_md_put(pm, rl_plog_md_ent_off(region, slot), &ent, sizeof(ent));
 	rl_plog_md_persist(pm);
@@ -1774,6 +1779,56 @@ void rl_plog_md_set_region(struct rl_plog_md *pm, u32 region, u64 gen,
 	reg->segs = segs;
 	reg->slot = slot;
 	spin_unlock_irqrestore(&pm->lock, flags);
+}
+
+/**
+ * rl_plog_md_set_rewrite() - mark a region's parity rewrite, durably
+ * @pm: the state
+ * @region: the region
+ * @on: a rewrite of its check information starts (true) or has ended,
+ *	the check information written and durable (false)
+ *
+ * The mark is RL_PLOG_ENT_REWRITE in the region table slot. Set: the
+ * slot not holding the current value gets it with the mark, which makes
+ * it the larger pair (a torn write leaves the value unmarked: nothing was
+ * rewritten yet). Cleared: both slots get the value without it, the one
+ * not current first, so that a torn write leaves either the marked value
+ * or the unmarked one. rl_plog_md_set_region() keeps the mark as it is.
+ * Durable on return; any context.
+ */
+void rl_plog_md_set_rewrite(struct rl_plog_md *pm, u32 region, bool on)
+{
+	struct rl_plog_md_reg *reg = &pm->reg[region];
+	struct rl_plog_md_ent ent;
+	unsigned long flags;
+
+	spin_lock_irqsave(&pm->lock, flags);
+	reg->rewrite = on;
+	rl_plog_md_ent_encode(region, reg->gen,
+			      reg->segs | (on ? RL_PLOG_ENT_REWRITE : 0), &ent);
+	reg->slot = !reg->slot;
+	rl_plog_md_put(pm, rl_plog_md_ent_off(region, reg->slot), &ent,
+		       sizeof(ent));
+	rl_plog_md_persist(pm);
+	if (!on) {
+		rl_plog_md_put(pm, rl_plog_md_ent_off(region, !reg->slot), &ent,
+			       sizeof(ent));
+		rl_plog_md_persist(pm);
+	}
+	spin_unlock_irqrestore(&pm->lock, flags);
+}
+
+/**
+ * rl_plog_md_rewrite() - was a parity rewrite of a region marked?
+ * @pm: the state
+ * @region: the region
+ *
+ * At construction, before anything clears it: true if a crash tore a
+ * rewrite of the region's check information (rl_plog_md_set_rewrite()).
+ */
+bool rl_plog_md_rewrite(struct rl_plog_md *pm, u32 region)
+{
+	return READ_ONCE(pm->reg[region].rewrite);
 }
 
 /**

@@ -1018,6 +1018,74 @@ static struct rl_plog_md *rl_pll_reopen(struct kunit *test, struct rl_plog_md *p
 	return pm;
 }
 
+/* region @r's marked slot (the other one if neither is) made invalid */
+static void rl_pll_tear_marked(const struct rl_pll_area *ar, u32 r)
+{
+	struct rl_plog_md_ent *pair = ar->blk[1] + r * 2 * sizeof(*pair);
+	u64 gen;
+	u32 segs;
+	int i = 1;
+
+	if (rl_plog_md_ent_decode(&pair[0], r, &gen, &segs) &&
+	    (segs & RL_PLOG_ENT_REWRITE))
+		i = 0;
+	((u8 *)&pair[i])[2] ^= 0x40;
+}
+
+/* the rewrite mark: kept by set_region, a torn set or clear is safe */
+static void rl_pll_md_rewrite(struct kunit *test)
+{
+	struct rl_plog_layout lo;
+	struct rl_plog_md *pm;
+	struct rl_pll_area ar;
+	u64 gen;
+	u32 segs;
+
+	rl_pll_layout(test, &lo);
+	rl_pll_area(test, &ar, &lo, 3);
+	pm = rl_pll_reopen(test, NULL, &ar, &lo, 3);
+	KUNIT_ASSERT_NOT_NULL(test, pm);
+	KUNIT_EXPECT_FALSE(test, rl_plog_md_rewrite(pm, 2));
+	rl_plog_md_set_region(pm, 2, 1, 1);
+	rl_plog_md_set_rewrite(pm, 2, true);
+	rl_plog_md_set_region(pm, 2, 1, 2);
+	pm = rl_pll_reopen(test, pm, &ar, &lo, 3);
+	KUNIT_ASSERT_NOT_NULL(test, pm);
+	KUNIT_EXPECT_TRUE(test, rl_plog_md_rewrite(pm, 2));
+	KUNIT_EXPECT_FALSE(test, rl_plog_md_rewrite(pm, 1));
+	rl_plog_md_region(pm, 2, &gen, &segs);
+	KUNIT_EXPECT_TRUE(test, gen == 1 && segs == 2);
+
+	/* cleared: either slot torn leaves it clear */
+	rl_plog_md_set_rewrite(pm, 2, false);
+	pm = rl_pll_reopen(test, pm, &ar, &lo, 3);
+	KUNIT_ASSERT_NOT_NULL(test, pm);
+	KUNIT_EXPECT_FALSE(test, rl_plog_md_rewrite(pm, 2));
+	rl_pll_tear_marked(&ar, 2);
+	pm = rl_pll_reopen(test, pm, &ar, &lo, 3);
+	KUNIT_ASSERT_NOT_NULL(test, pm);
+	KUNIT_EXPECT_FALSE(test, rl_plog_md_rewrite(pm, 2));
+	rl_plog_md_region(pm, 2, &gen, &segs);
+	KUNIT_EXPECT_TRUE(test, gen == 1 && segs == 2);
+
+	/* a torn set: nothing was rewritten yet, the value comes back clear */
+	rl_plog_md_set_rewrite(pm, 2, true);
+	rl_pll_tear_marked(&ar, 2);
+	pm = rl_pll_reopen(test, pm, &ar, &lo, 3);
+	KUNIT_ASSERT_NOT_NULL(test, pm);
+	KUNIT_EXPECT_FALSE(test, rl_plog_md_rewrite(pm, 2));
+
+	/* a new generation while marked stays marked, until cleared */
+	rl_plog_md_set_rewrite(pm, 2, true);
+	rl_plog_md_set_region(pm, 2, 2, 0);
+	pm = rl_pll_reopen(test, pm, &ar, &lo, 3);
+	KUNIT_ASSERT_NOT_NULL(test, pm);
+	KUNIT_EXPECT_TRUE(test, rl_plog_md_rewrite(pm, 2));
+	rl_plog_md_region(pm, 2, &gen, &segs);
+	KUNIT_EXPECT_TRUE(test, gen == 2 && segs == 0);
+	rl_plog_md_close(pm);
+}
+
 static void rl_pll_md_regions(struct kunit *test)
 {
 	struct rl_plog_layout lo, other;
@@ -1735,6 +1803,7 @@ static struct kunit_case rl_pll_test_cases[] = {
 	KUNIT_CASE(rl_pll_md_hdr),
 	KUNIT_CASE(rl_pll_md_ent),
 	KUNIT_CASE(rl_pll_md_regions),
+	KUNIT_CASE(rl_pll_md_rewrite),
 	KUNIT_CASE(rl_pll_md_twins),
 	KUNIT_CASE_PARAM(rl_pll_apply, rl_pll_apply_gen_params),
 	KUNIT_CASE(rl_pll_f2_codec),

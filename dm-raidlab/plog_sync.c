@@ -39,8 +39,10 @@
  * Operations that drop or rewrite the whole log freeze the region first
  * (new accesses wait, those in flight end). The parity is rewritten under
  * a write-intent bit (with metadata): a crash in the middle leaves the
- * region dirty, and recovery then recomputes it from the data (sync.c's
- * resync) instead of replaying a log over a torn parity.
+ * region dirty, and it is then recomputed from the data (sync.c's resync)
+ * instead of a log replayed over a torn parity. With DAX the rewrite is
+ * also marked in the region table until its parity is durable: the intent
+ * bit clears lazily, the mark tells recovery which parity may be torn.
  *
  * Crash recovery at construction (DAX metadata): each region's segments
  * on disk are applied (the data members were flushed before each segment
@@ -677,8 +679,11 @@ static int plog_recompute(struct plog_ws *w, u32 r)
 
 /*
  * Intent over a parity rewrite: a crash in it makes the region resync.
- * *@region is U64_MAX without a bitmap. An error means the intent is not
- * durable: the caller must not write parity.
+ * With DAX the rewrite is also marked in the region table, durably and
+ * until plog_op_intent_end() (the intent bit clears lazily: recovery
+ * tells a torn parity by the mark). *@region is U64_MAX without a
+ * bitmap. An error means the intent is not durable: the caller must not
+ * write parity.
  */
 static int plog_op_intent(struct plog *p, u32 r, u64 *region)
 {
@@ -693,14 +698,24 @@ static int plog_op_intent(struct plog *p, u32 r, u64 *region)
 	ret = rl_md_intent_start(md, reg);
 	if (ret)
 		return ret;
+	if (p->pm)
+		rl_plog_md_set_rewrite(p->pm, r, true);
 	*region = reg;
 	return 0;
 }
 
-static void plog_op_intent_end(struct plog *p, u64 region)
+/*
+ * The rewrite plog_op_intent() covered ended: @done, its parity durable
+ * (the mark cleared); else the mark stays, and a crash before the next
+ * rewrite that is done recomputes the region rather than replay its log.
+ */
+static void plog_op_intent_end(struct plog *p, u32 r, u64 region, bool done)
 {
-	if (region != U64_MAX)
-		rl_md_intent_end(p->a->md, region);
+	if (region == U64_MAX)
+		return;
+	if (p->pm && done)
+		rl_plog_md_set_rewrite(p->pm, r, false);
+	rl_md_intent_end(p->a->md, region);
 }
 
 /*
@@ -773,7 +788,7 @@ static int plog_recompute_truncate(struct plog_ws *w, u32 r)
 		plog_flush_data(p, r);
 		plog_truncate(p, r);
 	}
-	plog_op_intent_end(p, region);
+	plog_op_intent_end(p, r, region, !ret);
 	return ret;
 }
 
@@ -996,7 +1011,7 @@ static int plog_do_reint(struct plog_ws *w, u32 r)
 		if (!ret) {
 			ret = plog_parity_write(w, r, bad | READ_ONCE(p->a->failed));
 			if (ret)
-				plog_op_intent_end(p, region);
+				plog_op_intent_end(p, r, region, false);
 		}
 		if (ret) {
 			if (!list_empty(&mem)) {
@@ -1027,7 +1042,7 @@ static int plog_do_reint(struct plog_ws *w, u32 r)
 	queue_work(p->log_wq, &p->log_work);	/* the next generation's */
 	plog_kick(p);
 	mutex_unlock(&p->lock);
-	plog_op_intent_end(p, region);
+	plog_op_intent_end(p, r, region, true);
 	if (drop)
 		rl_md_intent_end(p->a->md, rl_md_region(rl_md_state(p->a->md),
 							p->keys[r]));
@@ -1528,7 +1543,7 @@ static int plog_check(struct plog_ws *w, u32 r, struct rl_sync_req *req)
 	if (ret)
 		return ret;
 	ret = plog_recompute(w, r);
-	plog_op_intent_end(p, region);
+	plog_op_intent_end(p, r, region, !ret);
 	return ret;
 }
 
@@ -1685,7 +1700,7 @@ static int plog_recover_recompute(struct plog_ws *w, u32 r, u64 gen)
 	ret = plog_recompute(w, r);
 	if (!ret)
 		rl_plog_md_set_region(p->pm, r, gen, 0);
-	plog_op_intent_end(p, region);
+	plog_op_intent_end(p, r, region, !ret);
 	return ret;
 }
 
@@ -1786,21 +1801,42 @@ static int plog_recover_region(struct plog_ws *w, u32 r,
 	ret = plog_parity_write(w, r, bad);
 	/* dropped before the intent ends: a crash then replays nothing twice */
 	rl_plog_md_set_region(p->pm, r, gen, 0);
-	plog_op_intent_end(p, region);
+	plog_op_intent_end(p, r, region, !ret);
 	return ret;
 }
 
 /*
+ * Region @r, whose parity rewrite the crash tore (the region table's
+ * mark): its parity recomputed from its data, its log dropped
+ * (generation @gen). With a data member unreadable that is impossible:
+ * the log is dropped and the parity kept as it is (still marked).
+ */
+static int plog_recover_torn(struct plog_ws *w, u32 r, u64 gen)
+{
+	struct plog *p = w->p;
+	const char *dev = dm_table_device_name(p->a->ti->table);
+
+	if (!plog_data_bad(p, r, rl_unreadable_at(p->a, p->keys[r]))) {
+		DMWARN("%s: plog region %u: a parity rewrite was torn, recomputing it",
+		       dev, r);
+		return plog_recover_recompute(w, r, gen);
+	}
+	DMERR("%s: plog region %u: rewrite torn, data member unreadable, parity kept",
+	      dev, r);
+	rl_plog_md_set_region(p->pm, r, gen, 0);
+	return 0;
+}
+
+/*
  * At construction: every region's state from the region table, and with
- * DAX what a crash left replayed. Regions dirty in the intent bitmap had
- * their parity torn mid-rewrite: their logs are dropped and sync.c's
- * resync recomputes them.
+ * DAX what a crash left replayed. A region whose parity rewrite the crash
+ * tore (marked in the region table) is recomputed from its data, its log
+ * dropped; any other region's log is replayed, whether its write-intent
+ * bit is set or not (the bits clear lazily, after the rewrite is done).
  */
 int plog_recover(struct plog *p, char **error)
 {
 	struct plog_ws *w = &p->ws[0];
-	struct rl_array *a = p->a;
-	const unsigned long *dirty = a->md ? rl_md_dirty_at_load(a->md) : NULL;
 	struct plog_twin *tw = NULL;
 	unsigned long *pend;
 	unsigned int i, nt = 0, first;
@@ -1849,16 +1885,16 @@ int plog_recover(struct plog *p, char **error)
 		maxgen = rg->disk_gen;
 		while (i < nt && tw[i].region == r)
 			maxgen = max(maxgen, tw[i++].gen);
-		if (!rg->disk_segs && i == first)
-			continue;
-		if (!(dirty && test_bit(rl_md_region(rl_md_state(a->md),
-						     p->keys[r]), dirty))) {
+		if (rl_plog_md_rewrite(p->pm, r))
+			ret = plog_recover_torn(w, r, maxgen + 1);
+		else if (rg->disk_segs || i != first)
 			ret = plog_recover_region(w, r, tw + first, i - first,
 						  maxgen + 1, pend);
-			if (ret) {
-				*error = "plog: cannot replay the parity log";
-				break;
-			}
+		else
+			continue;
+		if (ret) {
+			*error = "plog: cannot replay the parity log";
+			break;
 		}
 		rl_plog_md_set_region(p->pm, r, maxgen + 1, 0);
 		rg->gen = maxgen + 1;

@@ -33,6 +33,11 @@
 #                                       whole pmem device ($PM) to /tmp (a crash
 #                                       image of a live array)
 #   rl_image_restore DEV...             write them back (same DEV order)
+#   rl_image_save_idle MIB DEV...       rl_image_save of an idle array, the
+#                                       pmem first: as it is now, before the
+#                                       lazy intent clears the slow member
+#                                       copies would let pass (the members do
+#                                       not change while the array is idle)
 #   rl_plog NAME K                      K-th field after the word "plog" of the
 #                                       status (1 = L ... 8 = capacity_sectors ...
 #                                       14 = pool_waits 15 = reintegrations)
@@ -208,6 +213,17 @@ rl_image_save() {
 		_i=$((_i + 1))
 	done
 	dd if="$PM" of=/tmp/imgpm bs=1M 2>/dev/null
+}
+
+rl_image_save_idle() {
+	dd if="$PM" of=/tmp/imgpm bs=1M 2>/dev/null || return 1
+	_imb=$1
+	shift
+	_i=0
+	for _d in "$@"; do
+		dd if="$_d" of=/tmp/img$_i bs=1M count="$_imb" 2>/dev/null || return 1
+		_i=$((_i + 1))
+	done
 }
 
 rl_image_restore() {
