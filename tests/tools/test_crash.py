@@ -338,3 +338,42 @@ def test_plog_rig_and_status_fields():
     assert crashlab.mismatch_cnt(line) == 0
     assert crashlab.plog_fields(line.replace(" plog 1 1.000", " x 1 1.000").replace(
         "raidlab plog", "raidlab raid5")) == {}
+
+
+def test_rig_degraded_and_rebuild_tables():
+    # issue 13: the harness over raid6, a degraded array, an interrupted rebuild
+    import types
+    from raidlab_lib import crashlab
+    r6 = crashlab.Rig("raid6", 4, chunk=32, data_mib=4)
+    assert r6.length == 2 * 8192 and r6.row_blocks() == 2 * 32 // 8
+    assert r6.dirty_degraded_refused()
+    assert not crashlab.Rig("raid5", 4, opts="journal on").dirty_degraded_refused()
+    assert not crashlab.Rig("mirror", 2).dirty_degraded_refused()
+    # a member given as "-"
+    t = crashlab.Rig("raid5", 4, missing=2).table(flags=["start_dirty_degraded"]).line()
+    assert t.endswith("4 /dev/mapper/rlc-m0 /dev/mapper/rlc-m1 - /dev/mapper/rlc-m3")
+    assert " start_dirty_degraded " in t and " spare " not in t
+    # a spare slice after the members; it takes role 1 in the replay line
+    r = crashlab.Rig("raid5", 4, chunk=32, data_mib=4, md_mib=4, spares=1)
+    assert r.used == 8192 + 5 * (2048 + 8192)
+    assert r.slices("X")[-1] == ("rlc-s0", f"0 {2048 + 8192} linear X {8192 + 4 * 10240}")
+    assert " spare /dev/mapper/rlc-s0 " in r.table().line()
+    t = r.table(roles={1: "rlc-s0"}, spares=False).line()
+    assert " spare " not in t and t.endswith(
+        "4 /dev/mapper/rlc-m0 /dev/mapper/rlc-s0 /dev/mapper/rlc-m2 /dev/mapper/rlc-m3")
+    # the CLI's options reach the rig and the replay line
+    a = types.SimpleNamespace(scheme="raid5", members=4, chunk=32, data_mib=4, md_mib=4,
+                              region_size=None, prefix="rlc", no_metadata=False,
+                              plog_opts=None, opts=None, missing=None, fail=1, rebuild=None,
+                              workload="block", seed=1, generations=2, ops=4, max_run=2,
+                              base="b", log="l", replay="r", cow="c")
+    ct = crashlab.CrashTest(a)
+    assert ct.degraded and ct.sdd and ct.result["start_dirty_degraded"]
+    assert " - " in ct.replay_table(True).line() and \
+        "start_dirty_degraded" in ct.replay_table(True).line()
+    assert "start_dirty_degraded" not in ct.replay_table(False).line()
+    a.opts, a.fail, a.rebuild = "journal on", None, 1
+    ct = crashlab.CrashTest(a)
+    assert not ct.degraded and not ct.sdd and ct.rig.nspares == 1      # journal on
+    assert " journal on " in ct.replay_table(False).line()
+    assert "/dev/mapper/rlc-s0 /dev/mapper/rlc-m2" in ct.replay_table(False).line()

@@ -156,9 +156,12 @@ run $RL stop r5
 # the failed member is stale now: assemble leaves it out
 $RL assemble r5 --metadata "$MD" --json $M "$SP" >/tmp/asm2.json 2>/tmp/asm2.err ||
 	{ not_ok "assemble after the failure"; cat /tmp/asm2.err; }
+sed "s/^/    assemble: /" /tmp/asm2.err
 # (sync.c records a failure in the metadata; without it the member comes back)
 if [ $SYNC = 1 ]; then
-	check "assemble refuses the failed member 1" grep -q "$(disk 1): \(stale\|failed\|wrong-disk\)" /tmp/asm2.err
+	# the spare holds role 1 now
+	check "assemble refuses the failed member 1 as the wrong disk for role 1" \
+		grep -q "refused $(disk 1): wrong-disk: claims role 1 but" /tmp/asm2.err
 fi
 TABLE=$(python3 -c 'import json; print(json.load(open("/tmp/asm2.json"))["table"])') ||
 	die "no table from assemble"
@@ -170,14 +173,28 @@ dmsetup info r5 >/dev/null 2>&1 && run $RL stop r5
 dd if="$MD" of=/tmp/md.img bs=4k count=2 2>/dev/null
 MX=$(echo "$TABLE" | awk '{ print $NF }')   # the last role's disk
 dd if="$MX" of=/tmp/mx.img bs=4k count=1 iflag=direct 2>/dev/null
-for kind in flip truncate magic version feature uuid geometry chunk; do
-	run $RL corrupt "$MD" --kind "$kind" --bits 8 --seed 1 >/dev/null
-	dm_refused raidlab "$TABLE" ""
+# each refused with its own message (Documentation/dm-raidlab.rst, "Refusals"):
+# damage KIND -> the message. nr_members + 1 reads a member state past the
+# array's (the superblock's own check, before the table is compared); the
+# last role + 1 is past the array's roles
+for kc in "flip:Metadata superblock: bad checksum" \
+	"truncate:Metadata superblock: bad checksum" \
+	"magic:Metadata superblock: bad magic" \
+	"version:Metadata superblock: unsupported version" \
+	"feature:Metadata superblock: unknown incompatible feature" \
+	"uuid:Member belongs to another array" \
+	"geometry:Metadata superblock: member state out of range" \
+	"chunk:Metadata superblock: chunk size is not a power of two"; do
+	run $RL corrupt "$MD" --kind "${kc%%:*}" --bits 8 --seed 1 >/dev/null
+	dm_refused raidlab "$TABLE" "${kc#*:}"
 	dd if=/tmp/md.img of="$MD" bs=4k count=2 conv=fsync,notrunc 2>/dev/null
 done
-for kind in uuid stale role dev-uuid; do
-	run $RL corrupt "$MX" --member --kind "$kind" --seed 1 >/dev/null
-	dm_refused raidlab "$TABLE" ""
+for kc in "uuid:Member belongs to another array" \
+	"stale:Member superblock is stale" \
+	"role:Member superblock: role out of range" \
+	"dev-uuid:Member is not the disk the metadata knows in its role"; do
+	run $RL corrupt "$MX" --member --kind "${kc%%:*}" --seed 1 >/dev/null
+	dm_refused raidlab "$TABLE" "${kc#*:}"
 	dd if=/tmp/mx.img of="$MX" bs=4k count=1 oflag=direct conv=fsync,notrunc 2>/dev/null
 done
 # one slot torn: the other (older) one loads

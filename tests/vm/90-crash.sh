@@ -11,6 +11,19 @@
 #
 #   raid5, mirror, raid4       block workload, 3/3/2 generations
 #   mirror + ext4              a spread of its many flush/FUA points
+#   raid6                      block workload, 2 generations
+#   raid5, member 1 failed     degraded (failed by message before the
+#                              workload, "-" at each point); no journal, so
+#                              a dirty point is refused without
+#                              start_dirty_degraded: the harness tries
+#                              without it, then with it (and says so)
+#   raid5, member 2 missing,   degraded from the start ("-"), the journal
+#   journal on                 closing the write hole: no option needed
+#   raid5, rebuild             member 1 failed with a spare and sync_rate
+#                              256: every point interrupts the rebuild, which
+#                              resumes at assembly and ends with check 0
+# RL_CRASH_LONG=1 (or raidlab crash-bench --schemes raid6,raid5+fail1,
+# raid5+rebuild1) checks more points of the last four.
 # Negative controls, which must be detected:
 #   - in every run: a point checked one generation too late (lost writes),
 #     and garbage in a data block of every member at the end (verifier and
@@ -77,6 +90,40 @@ crash mirror 15 --scheme mirror --generations 3 --max-flush 12 --points 4 --seed
 crash raid4 8 --scheme raid4 --generations 2 --max-flush 6 --points 2 --seed 13
 crash mirror-ext4 8 --scheme mirror --workload ext4 --data-mib 16 --generations 2 \
 	--max-flush 6 --points 2 --seed 14
+
+# ---- issue 13: raid6, a degraded array, an interrupted rebuild ----
+if [ "${RL_CRASH_LONG:-0}" = 1 ]; then N="--generations 3 --max-flush 12 --points 4" MIN=15
+else N="--generations 2 --max-flush 3 --points 1" MIN=5; fi
+# shellcheck disable=SC2086
+crash raid6 $MIN --scheme raid6 $N --seed 16
+# shellcheck disable=SC2086
+crash raid5-fail1 $MIN --scheme raid5 --fail 1 $N --seed 17
+f=$RL_OUT/90-raid5-fail1.json
+check "raid5-fail1: the harness passes start_dirty_degraded (no journal)" \
+	jcheck "$f" "d['start_dirty_degraded'] is True"
+check "raid5-fail1: every point assembled degraded, member 1 missing" \
+	jcheck "$f" "all(p.get('health_at_load') == 'ADAA' for p in d['points'])"
+check "raid5-fail1: a dirty point was refused without start_dirty_degraded" \
+	jcheck "$f" "any(p.get('start_dirty_degraded') == 'refused without it' for p in d['points'])"
+grep -q "each point is assembled without start_dirty_degraded first" /tmp/crash.log
+check "raid5-fail1: the harness says it passes start_dirty_degraded" test $? = 0
+# shellcheck disable=SC2086
+crash raid5-missing2-journal $MIN --scheme raid5 --missing 2 --opts "journal on" --md-mib 32 \
+	$N --seed 18
+check "raid5-missing2-journal: no start_dirty_degraded with a journal" \
+	jcheck "$RL_OUT/90-raid5-missing2-journal.json" \
+	"d['start_dirty_degraded'] is False and all(p.get('health_at_load') == 'AADA' for p in d['points'])"
+# shellcheck disable=SC2086
+crash raid5-rebuild1 $MIN --scheme raid5 --rebuild 1 --sync-rate 256 $N --seed 19
+f=$RL_OUT/90-raid5-rebuild1.json
+check "raid5-rebuild1: the rebuild still ran when the workload ended" \
+	jcheck "$f" "d['record']['rebuild_interrupted']"
+check "raid5-rebuild1: every point assembled with the rebuild to finish (health ARAA)" \
+	jcheck "$f" "all(p.get('health_at_load') == 'ARAA' and p['sync_at_load'].startswith('recover ') for p in d['points'])"
+check "raid5-rebuild1: the rebuild resumed past 0 at some point (its checkpoint)" \
+	jcheck "$f" "any(int(p['sync_at_load'].split()[1].split('/')[0]) > 0 for p in d['points'])"
+check "raid5-rebuild1: every point checked with 0 mismatches after the rebuild" \
+	jcheck "$f" "all(p.get('mismatches') == 0 for p in d['points'])"
 
 # ---- the write hole without a write-intent bitmap must be seen ----
 $RL crash-test $DEVS --scheme raid5 --no-metadata --generations 1 --max-flush 0 --points 0 \

@@ -25,6 +25,25 @@ def configs(schemes, workloads):
     return [(s, w) for w in workloads for s in schemes]
 
 
+VARIANTS = ("missing", "fail", "rebuild")
+
+
+def scheme_args(spec):
+    """A --schemes entry, SCHEME or SCHEME+VARIANT<I> (raid5+fail1: member
+    1 failed before the workload; raid5+missing2: member 2 given as "-";
+    raid5+rebuild1: a rebuild onto a spare through the workload), as
+    crash-test options; None if it is not one."""
+    scheme, _, var = spec.partition("+")
+    if scheme not in ("raid5", "raid4", "raid6", "mirror", "plog"):
+        return None
+    if not var:
+        return f"--scheme {scheme}"
+    for v in VARIANTS:
+        if var.startswith(v) and var[len(v):].isdigit():
+            return f"--scheme {scheme} --{v} {var[len(v):]}"
+    return None
+
+
 def default_generations(points, workload):
     """Enough log for @points distinct points (block: ~90 entries per
     generation for raid5; ext4: several hundred)."""
@@ -48,7 +67,7 @@ def guest_script(a):
         max_flush = max(1, a.points * 7 // 10)
         lines.append(
             f'echo "crash-bench: start {scheme} {wl}"; '
-            f'python3 "$RL_TOOLS/raidlab" crash-test --scheme {scheme} --workload {wl} '
+            f'python3 "$RL_TOOLS/raidlab" crash-test {scheme_args(scheme)} --workload {wl} '
             f'--generations {gens} --total-points {a.points} --max-flush {max_flush} '
             f'--seed {a.seed} --controls{extra} '
             '--base "$(disk 0)" --log "$(disk 1)" --replay "$(disk 2)" --cow /dev/ram0 '
@@ -96,7 +115,7 @@ def summarize(out, wall=None):
         d = json.loads(f.read_text())
         pts = d.get("points", [])
         secs = [p.get("seconds", 0) for p in pts]
-        row = {"scheme": d["scheme"], "workload": d["workload"],
+        row = {"scheme": d.get("variant") or d["scheme"], "workload": d["workload"],
                "points": sum(d.get("checked", {}).values()),
                "failures": len(d.get("failures", [])),
                "failed_points": [f_["index"] for f_ in d.get("failures", [])][:50],
@@ -180,7 +199,7 @@ def register(verbs):
 
 def cmd_crash_bench(a):
     for s in a.schemes:
-        if s not in ("raid5", "raid4", "mirror", "plog"):
+        if scheme_args(s) is None:
             print(f"raidlab crash-bench: unknown scheme {s}", file=sys.stderr)
             return 2
     n_cfg = len(configs(a.schemes, a.workloads))

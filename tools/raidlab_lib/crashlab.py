@@ -156,11 +156,15 @@ class Rig:
     """Geometry and names of one array over slices of one device."""
 
     def __init__(self, scheme, nmembers, chunk=32, data_mib=4, md_mib=4, region=None,
-                 prefix="rlc", metadata=True, stripe_cache=None, opts=None):
+                 prefix="rlc", metadata=True, stripe_cache=None, opts=None, spares=0,
+                 missing=None):
         self.scheme, self.n, self.chunk = scheme, nmembers, chunk
         # extra table words (plog: PLOG_OPTS unless given)
         self.opts = (opts if opts is not None else
                      PLOG_OPTS if scheme == "plog" else "").split()
+        # spare slices <p>-s0.. after the members; a member given as "-"
+        self.nspares = spares
+        self.missing = missing
         self.metadata = metadata
         self.offset = ondisk.MD_DATA_OFFSET if metadata else 0
         self.data_sectors = data_mib * MiB // 512
@@ -172,7 +176,7 @@ class Rig:
         # plog: found by discover() (its capacity is in its status)
         self.length = None if scheme == "plog" else \
             dm.max_length(scheme, nmembers, chunk, self.data_sectors)
-        self.used = self.md_sectors + nmembers * self.member_sectors
+        self.used = self.md_sectors + (nmembers + spares) * self.member_sectors
 
     @property
     def log_disks(self):
@@ -212,7 +216,8 @@ class Rig:
 
     def slice_names(self):
         return ([f"{self.prefix}-md"] if self.metadata else []) + \
-            [f"{self.prefix}-m{i}" for i in range(self.n)]
+            [f"{self.prefix}-m{i}" for i in range(self.n)] + \
+            [f"{self.prefix}-s{j}" for j in range(self.nspares)]
 
     def slices(self, dev):
         """[(name, table line)] of the slices over @dev."""
@@ -223,16 +228,41 @@ class Rig:
             start = self.md_sectors + i * self.member_sectors
             out.append((f"{self.prefix}-m{i}",
                         f"0 {self.member_sectors} linear {dev} {start}"))
+        for j in range(self.nspares):
+            start = self.member_start(self.n + j)
+            out.append((f"{self.prefix}-s{j}",
+                        f"0 {self.member_sectors} linear {dev} {start}"))
         return out
+
+    @property
+    def journal(self):
+        w = self.opts
+        return "journal" in w and w[w.index("journal") + 1] == "on"
+
+    def dirty_degraded_refused(self):
+        """1.6.0: a raid4/raid5/raid6 that is dirty and degraded, with no
+        write-hole journal, is refused without start_dirty_degraded."""
+        return self.metadata and self.scheme in ("raid4", "raid5", "raid6") and \
+            not self.journal
 
     def member_start(self, i):
         """Sector of member @i's first sector on the underlying device."""
         return self.md_sectors + i * self.member_sectors
 
-    def table(self, assume_clean=True):
+    def table(self, assume_clean=True, missing=(), roles=None, spares=True, flags=()):
+        """The table line: members given as "-" for the indexes in
+        @missing (and self.missing), @roles {index: slice name} in place
+        of a member (a spare that took its role), the spare slices unless
+        @spares is false, @flags extra words (start_dirty_degraded)."""
+        gone = set(missing) | ({self.missing} if self.missing is not None else set())
+        roles = roles or {}
         t = dm.Table(scheme=self.scheme, length=self.length,
-                     devs=[f"/dev/mapper/{self.prefix}-m{i}" for i in range(self.n)])
+                     devs=[dm.MISSING if i in gone else
+                           f"/dev/mapper/{roles.get(i, f'{self.prefix}-m{i}')}"
+                           for i in range(self.n)])
         t.add("chunk_size", self.chunk)
+        for f in flags:
+            t.add(f)
         if assume_clean and kind(self.scheme) == "parity":
             t.add("assume_clean")
         if self.stripe_cache and kind(self.scheme) == "parity":
@@ -243,6 +273,10 @@ class Rig:
             t.add("metadata", f"/dev/mapper/{self.prefix}-md")
             if self.region:
                 t.add("region_size", self.region)
+            taken = set(roles.values())
+            for j in range(self.nspares if spares else 0):
+                if f"{self.prefix}-s{j}" not in taken:
+                    t.add("spare", f"/dev/mapper/{self.prefix}-s{j}")
         return t
 
     def row_blocks(self):
@@ -266,7 +300,8 @@ class Rig:
                 "opts": " ".join(self.opts),
                 "metadata": "bufio (slice)" if self.metadata else None,
                 "data_sectors": self.data_sectors, "md_sectors": self.md_sectors,
-                "region_size": self.region, "length": self.length, "used_sectors": self.used}
+                "region_size": self.region, "length": self.length, "used_sectors": self.used,
+                "spares": self.nspares, "missing": self.missing}
 
 
 def mismatch_cnt(line):
@@ -284,18 +319,26 @@ def sync_state(name):
     return st.sync_action, mismatch_cnt(line), st
 
 
-def wait_idle(name, timeout=300, interval=0.1):
-    """Wait until the array's sync action is idle; returns seconds waited."""
+def wait_idle(name, timeout=300, interval=0.1, degraded=False):
+    """Wait until the array's sync action is idle; returns seconds waited.
+    @degraded: a failed member is expected, and frozen (work left that
+    needs the missing member) ends the wait as idle does."""
     t0 = time.monotonic()
     while True:
         action, _, st = sync_state(name)
-        if action == "idle":
+        if action == "idle" or (degraded and action == "frozen"):
             return time.monotonic() - t0
-        if action == "frozen" or "D" in st.health:
+        if action == "frozen" or ("D" in st.health and not degraded):
             raise HarnessError(f"{name}: sync {action}, health {st.health}")
         if time.monotonic() - t0 > timeout:
             raise HarnessError(f"{name}: still {action} after {timeout} s")
         time.sleep(interval)
+
+
+def sync_words(name):
+    """'<sync_action> <synced>/<total>' of the array's status."""
+    w = ctl().status(name)[0].split()
+    return f"{w[8]} {w[9]}"
 
 
 def run_check(name, timeout=300):
@@ -428,17 +471,41 @@ def umount(mnt=MNT):
 class CrashTest:
     def __init__(self, a):
         self.a = a
+        opts = getattr(a, "plog_opts", None)
+        if getattr(a, "opts", None):
+            opts = ((opts if opts is not None else
+                     PLOG_OPTS if a.scheme == "plog" else "") + " " + a.opts).strip()
+        self.missing = getattr(a, "missing", None)
+        self.fail = getattr(a, "fail", None)
+        self.rebuild = getattr(a, "rebuild", None)
         self.rig = Rig(a.scheme, a.members, a.chunk, a.data_mib, a.md_mib, a.region_size,
-                       prefix=a.prefix, metadata=not a.no_metadata,
-                       opts=getattr(a, "plog_opts", None))
+                       prefix=a.prefix, metadata=not a.no_metadata, opts=opts,
+                       spares=1 if self.rebuild is not None else 0, missing=self.missing)
+        # a member failed (given as "-", or by message) before the workload:
+        # the array runs degraded, and is assembled with "-" in its place
+        self.degraded = self.missing is not None or self.fail is not None
+        # a rebuilding member is not in sync either: a dirty point of a
+        # rebuild is dirty and degraded too
+        self.sdd = (self.degraded or self.rebuild is not None) and \
+            self.rig.dirty_degraded_refused()
         self.fs = a.workload == "ext4"
         self.check_supported = None
         self.result = {"scheme": a.scheme, "workload": a.workload, "rig": self.rig.to_json(),
                        "seed": a.seed, "devices": {"base": a.base, "log": a.log,
-                                                   "replay": a.replay, "cow": a.cow}}
+                                                   "replay": a.replay, "cow": a.cow},
+                       "degraded": {"missing": self.missing, "fail": self.fail},
+                       "rebuild": self.rebuild, "start_dirty_degraded": self.sdd,
+                       "variant": a.scheme + self.variant()}
         self.wl = None
         if self.rig.length is not None:     # plog: after discover(), in record()
             self.make_workload()
+
+    def variant(self):
+        """'+fail1', '+missing2', '+rebuild1' or ''."""
+        for v in ("missing", "fail", "rebuild"):
+            if getattr(self, v) is not None:
+                return f"+{v}{getattr(self, v)}"
+        return ""
 
     def make_workload(self):
         a = self.a
@@ -469,9 +536,10 @@ class CrashTest:
         zero_range(a.log, MiB)
         dm_create("lw", f"0 {rig.used} log-writes {a.base} {a.log}")
         rig.up("/dev/mapper/lw", rig.table())
-        wait_idle(rig.name)
+        wait_idle(rig.name, degraded=self.missing is not None)
         dev = f"/dev/mapper/{rig.name}"
         stats = {"generations": a.generations}
+        self.before_workload(stats)
         if self.fs:
             run("mkfs.ext4", "-F", "-q", "-b", "4096", "-E",
                 "lazy_itable_init=0,lazy_journal_init=0,nodiscard", dev)
@@ -496,6 +564,8 @@ class CrashTest:
                     blocks += run_block_gen(d, self.wl, g, a.threads)
                     d.flush()
                     dm_message("lw", "mark", f"g{g}")
+                    if self.rebuild is not None:
+                        stats.setdefault("sync_after_gen", []).append(sync_words(rig.name))
                     if g % max(1, a.generations // 5) == 0 or g == a.generations:
                         log(f"record {a.scheme} generation {g}/{a.generations}")
             finally:
@@ -503,6 +573,13 @@ class CrashTest:
             stats["blocks_written"] = blocks
         st = dm_status(rig.name)
         stats["array_writes"] = st.logical_writes
+        stats["health_at_end"] = st.health
+        if self.rebuild is not None:
+            # the rebuild still ran when the workload ended: every point
+            # after g0 is a crash in the middle of it
+            stats["sync_at_end"] = sync_words(rig.name)
+            stats["rebuild_interrupted"] = stats["sync_at_end"].startswith("recover ")
+            log(f"rebuild onto the spare at the end of the workload: {stats['sync_at_end']}")
         if rig.scheme == "plog":
             # what the recorded run exercised: pool waits, reintegrations
             stats["plog"] = plog_fields(ctl().status(rig.name)[0])
@@ -528,6 +605,48 @@ class CrashTest:
                               "marks": sum(1 for f, _ in pairs if f & crash.MARK),
                               "g0": g0}
         return pts, pairs
+
+    def before_workload(self, stats):
+        """--fail: member I failed by message; --rebuild: member I failed
+        with a spare present and a low sync_rate, so that the rebuild onto
+        the spare runs through the workload. Then a flush: the failure is
+        committed before the mark g0 (1.6.0 commits it before any flush
+        that ends after it), and every crash point sees it."""
+        a, rig = self.a, self.rig
+        if self.fail is not None:
+            dm_message(rig.name, "fail", self.fail)
+            log(f"member {self.fail} failed by message before the workload: "
+                f"{dm_status(rig.name).health}")
+        if self.rebuild is not None:
+            dm_message(rig.name, "sync_rate", a.sync_rate)
+            dm_message(rig.name, "fail", self.rebuild)
+            t0 = time.monotonic()
+            while not sync_words(rig.name).startswith("recover "):
+                if time.monotonic() - t0 > 30:
+                    raise HarnessError(f"no rebuild after fail {self.rebuild}: "
+                                       f"{sync_words(rig.name)}")
+                time.sleep(0.05)
+            stats["sync_at_g0"] = sync_words(rig.name)
+            log(f"member {self.rebuild} failed, rebuilding onto the spare at sync_rate "
+                f"{a.sync_rate} KiB/s: {dm_status(rig.name).health} {stats['sync_at_g0']}")
+        if self.sdd:
+            log(f"{rig.scheme} degraded or rebuilding without a write-hole journal: each point is "
+                "assembled without start_dirty_degraded first (refused when dirty), then "
+                "with it")
+        fd = os.open(f"/dev/mapper/{rig.name}", os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def replay_table(self, sdd):
+        """The line a point is assembled with: a failed member as "-", a
+        spare that took a role in that role."""
+        rig = self.rig
+        roles = {self.rebuild: f"{rig.prefix}-s0"} if self.rebuild is not None else None
+        return rig.table(missing=[self.fail] if self.fail is not None else [], roles=roles,
+                         spares=roles is None,
+                         flags=["start_dirty_degraded"] if sdd else [])
 
     def snap_up(self):
         a = self.a
@@ -562,14 +681,26 @@ class CrashTest:
             if corrupt:
                 self.corrupt()
             try:
-                dm_create(rig.name, rig.table().line())
+                if self.sdd:
+                    # as a user would: without the option first, then with it
+                    try:
+                        dm_create(rig.name, self.replay_table(False).line())
+                        r["start_dirty_degraded"] = "not needed"
+                    except dm.DmError:
+                        r["start_dirty_degraded"] = "refused without it"
+                        dm_create(rig.name, self.replay_table(True).line())
+                else:
+                    dm_create(rig.name, self.replay_table(False).line())
             except dm.DmError as e:
                 r.update(ok=False, error=f"assemble: {e}")
                 return r
             t1 = time.monotonic()
             r["assemble_s"] = round(t1 - t0, 3)
+            r["sync_at_load"] = sync_words(rig.name)
+            r["health_at_load"] = dm_status(rig.name).health
             try:
-                r["resync_s"] = round(wait_idle(rig.name, self.a.timeout), 3)
+                r["resync_s"] = round(wait_idle(rig.name, self.a.timeout,
+                                                degraded=self.degraded), 3)
             except HarnessError as e:
                 r.update(ok=False, error=str(e))
                 return r
@@ -607,7 +738,9 @@ class CrashTest:
             mm = None
             if rig.scheme == "plog":
                 r["plog"] = plog_fields(ctl().status(rig.name)[0])
-            if kind(rig.scheme) != "stripe" and not self.a.no_check \
+            if self.degraded:
+                r["check"] = "not run: refused while a member is failed"
+            elif kind(rig.scheme) != "stripe" and not self.a.no_check \
                     and self.check_supported is not False:
                 try:
                     mm, r["check_s"] = run_check(rig.name, self.a.timeout)
@@ -721,7 +854,7 @@ class CrashTest:
         if self.fs:
             detected = not r.get("ok")
         else:
-            detected = bool(bad) and (bool(mm) or self.a.no_check
+            detected = bool(bad) and (bool(mm) or self.a.no_check or self.degraded
                                       or self.check_supported is False)
         self.result.setdefault("controls", {})["corrupt"] = {
             "k": p.k, "bad_blocks": bad, "mismatches": mm, "detected": detected,
@@ -746,9 +879,10 @@ class CrashTest:
         self.result["controls_ok"] = all(c.get("detected") for c in ctl.values()) \
             if a.controls else None
         self.result["ok"] = fails == 0 and (self.result["controls_ok"] is not False)
-        write_out(self.result, a.out, f"crash-{a.scheme}-{a.workload}")
+        write_out(self.result, a.out,
+                  f"crash-{a.scheme}{self.variant().replace('+', '-')}-{a.workload}")
         c = self.result["checked"]
-        log(f"RESULT {a.scheme} {a.workload}: {sum(c.values())} points "
+        log(f"RESULT {a.scheme}{self.variant()} {a.workload}: {sum(c.values())} points "
             f"(flush {c['flush']}, fua {c['fua']}, write {c['write']}, random {c['random']}, "
             f"end {c['end']}), "
             f"{fails} failed, controls "
@@ -800,8 +934,24 @@ def register(verbs):
         "'Crash consistency'): one dm-log-writes device over BASE logs the members' and "
         "the metadata slice's writes to LOG; the log is replayed point by point onto "
         "REPLAY, and every point is assembled on a throw-away snapshot (COW) and checked.")
-    p.add_argument("--scheme", required=True, choices=("raid5", "raid4", "mirror", "plog"))
-    p.add_argument("--members", type=int, help="default: 4 for raid4/raid5/plog, 2 for mirror")
+    p.add_argument("--scheme", required=True,
+                   choices=("raid5", "raid4", "raid6", "mirror", "plog"))
+    p.add_argument("--members", type=int,
+                   help="default: 4 for raid4/raid5/raid6/plog, 2 for mirror")
+    p.add_argument("--opts", default=None, metavar="WORDS",
+                   help="extra table words (e.g. 'journal on'), after plog's")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--missing", type=int, metavar="I",
+                   help="member I given as '-' from the start (a degraded array)")
+    g.add_argument("--fail", type=int, metavar="I",
+                   help="member I failed by message before the workload (degraded); "
+                   "points are assembled with it as '-'")
+    g.add_argument("--rebuild", type=int, metavar="I",
+                   help="a spare slice; member I failed before the workload, so that the "
+                   "rebuild onto the spare (slowed by --sync-rate) runs through it: every "
+                   "point interrupts the rebuild, which must resume and end with check 0")
+    p.add_argument("--sync-rate", type=int, default=256, metavar="KIBS",
+                   help="sync_rate during the recorded rebuild (default 256 KiB/s)")
     p.add_argument("--plog-opts", default=None, metavar="WORDS",
                    help=f"plog's extra table words (default '{PLOG_OPTS}')")
     p.add_argument("--workload", choices=("block", "ext4"), default="block")

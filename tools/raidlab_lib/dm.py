@@ -19,6 +19,10 @@ TARGET = "raidlab"
 OPT_ARGS = {
     "chunk_size": True, "stripe_cache": True, "assume_clean": False, "start_dirty_degraded": False, "sched": True,
     "queue_depth": True, "metadata": True, "spare": True, "region_size": True,
+    "journal": True,
+    # plog's own (Documentation/dm-raidlab.rst, "Parity logging (plog)")
+    "log_disks": True, "log_ratio": True, "log_tracks": True, "track_sectors": True,
+    "regions": True, "log_buffers": True, "data_cache": True, "faults": True,
 }
 MAX_SPARES = 4
 MISSING = "-"

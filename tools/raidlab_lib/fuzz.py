@@ -3,15 +3,20 @@
 for a VM test to feed to dmsetup (Documentation/raidlab-tools.rst).
 
 Output, one per line:
+    valid <start> <len> raidlab <args...>     a valid table line (--valid N: N per
+                                              scheme, first): the kernel must accept it
+                                              over blank members and metadata
     table <start> <len> raidlab <args...>     a table line for dmsetup create
     message <words...>                        a target message (dmsetup message NAME 0 ...)
-The same seed and options give the same lines (random.Random(seed)).
+The schemes are raid0, mirror, raid4, raid5, raid6 and plog. The same seed
+and options give the same lines (random.Random(seed)).
 """
 import random
 
 from . import dm, ondisk
 
-SCHEMES = tuple(ondisk.SCHEMES)
+SCHEMES = tuple(ondisk.SCHEMES) + ("plog",)
+PLOG_MIN_MEMBERS = 3
 POLICIES = ("fifo", "look", "rlook", "satf", "rsatf")
 MESSAGES = ("fail", "reset_counters", "sched", "geom", "tracker", "check", "repair", "idle",
             "sync_rate", "rebuild_rate")
@@ -20,7 +25,9 @@ NUMS = ("0", "-1", "1", "7", "8", "9", "4096", "2049", "2048", "4294967295", "42
         "1e3", "+5", " ", "08", "-0", "1.5", "nan")
 WORDS = ("bogus", "chunk_size", "metadata", "spare", "region_size", "assume_clean", "sched",
          "queue_depth", "stripe_cache", "-", "--", "", "raidlab", "mirror", "raid6", "%s%n",
-         "\\x00", "/dev/null", "/dev/nonexistent", "0:0", "999:999", "/dev/rl/m0")
+         "\\x00", "/dev/null", "/dev/nonexistent", "0:0", "999:999", "/dev/rl/m0",
+         "plog", "log_disks", "log_ratio", "log_tracks", "track_sectors", "regions",
+         "log_buffers", "data_cache", "faults", "journal", "start_dirty_degraded")
 
 
 # linux/dm-ioctl.h: a target type name, its NUL included
@@ -36,9 +43,11 @@ class Gen:
         self.member_sectors = member_sectors
 
     # ------------------------------------------------------- valid lines ---
-    def valid_table(self):
+    def valid_table(self, scheme=None):
         r = self.r
-        scheme = r.choice(SCHEMES)
+        scheme = scheme or r.choice(SCHEMES)
+        if scheme == "plog":
+            return self.valid_plog()
         lo = ondisk.MIN_MEMBERS[scheme]
         n = r.randint(lo, max(lo, len(self.devs)))
         devs = self.devs[:n] if n <= len(self.devs) else self.devs + ["-"] * (n - len(self.devs))
@@ -66,6 +75,37 @@ class Gen:
         t.length = dm.max_length(scheme, n, chunk, ms)
         if r.random() < 0.3 and t.length > chunk * n:
             t.length -= chunk * ondisk.data_columns(scheme, n)
+        return t.line().split()
+
+    def valid_plog(self):
+        """A plog line its layout surely takes: faults 1, one log disk or
+        the default, segments of the default 256 sectors (a chunk's record
+        fits: chunk at most 128), a length of a few chunks (the capacity,
+        B * S * (g - 1) chunks, is found only by the kernel)."""
+        r = self.r
+        n = r.randint(PLOG_MIN_MEMBERS, max(PLOG_MIN_MEMBERS, len(self.devs)))
+        devs = self.devs[:n] if n <= len(self.devs) else \
+            self.devs + ["-"] * (n - len(self.devs))
+        chunk = r.choice((8, 16, 64, 128))
+        t = dm.Table(scheme="plog", devs=list(devs))
+        t.add("chunk_size", chunk)
+        if r.random() < 0.3:
+            t.add("log_disks", 1)
+        if r.random() < 0.3:
+            t.add("log_ratio", r.choice(("0.5", "1", "2.25")))
+        if r.random() < 0.3:
+            t.add("log_buffers", r.choice((2, 16, 64)))
+        if r.random() < 0.3:
+            t.add("data_cache", r.choice((0, 16, 256)))
+        if r.random() < 0.3:
+            t.add("assume_clean")
+        if r.random() < 0.2:
+            t.add("sched", r.choice(POLICIES))
+        if self.metadata and r.random() < 0.5:
+            t.add("metadata", self.metadata)
+            for sp in self.spares[:r.randint(0, len(self.spares))]:
+                t.add("spare", sp)
+        t.length = chunk * r.randint(1, 16)
         return t.line().split()
 
     def valid_message(self):
@@ -150,9 +190,12 @@ class Gen:
         return "message " + " ".join(self.random_words())
 
 
-def generate(seed, count, devs, metadata=None, spares=(), member_sectors=4194304):
+def generate(seed, count, devs, metadata=None, spares=(), member_sectors=4194304, valid=0):
+    """@valid unmutated lines of each scheme ("valid ..."), then @count
+    fuzzed ones."""
     g = Gen(seed, devs, metadata, spares, member_sectors)
-    return [g.line() for _ in range(count)]
+    out = ["valid " + " ".join(g.valid_table(s)) for s in SCHEMES for _ in range(valid)]
+    return out + [g.line() for _ in range(count)]
 
 
 def register(verbs):
@@ -160,7 +203,8 @@ def register(verbs):
                          description="Print COUNT lines 'table <line>' or 'message <words>': "
                          "valid raidlab lines mutated (dropped, duplicated, swapped words, bad "
                          "numbers, unknown options, wrong counts, bad devices, long words) and "
-                         "random ones. Deterministic for a seed.")
+                         "random ones, over raid0, mirror, raid4, raid5, raid6 and plog; "
+                         "with --valid, unmutated lines first. Deterministic for a seed.")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--count", type=int, default=100)
     p.add_argument("--devs", default="/dev/rl/m0,/dev/rl/m1,/dev/rl/m2,/dev/rl/m3",
@@ -169,12 +213,15 @@ def register(verbs):
     p.add_argument("--spares", default="", help="comma list of spare devices")
     p.add_argument("--member-sectors", type=int, default=4194304,
                    help="size of the member devices, for valid lengths")
+    p.add_argument("--valid", type=int, default=0, metavar="N",
+                   help="first N unmutated lines of each scheme, as 'valid <line>'")
     p.set_defaults(func=cmd_fuzz)
 
 
 def cmd_fuzz(a):
     devs = [d for d in a.devs.split(",") if d]
     spares = [d for d in a.spares.split(",") if d]
-    for ln in generate(a.seed, a.count, devs, a.metadata or None, spares, a.member_sectors):
+    for ln in generate(a.seed, a.count, devs, a.metadata or None, spares, a.member_sectors,
+                       a.valid):
         print(ln)
     return 0
