@@ -204,7 +204,8 @@ rl_load_done() {
 		"test $_lrc = 0 && ! grep -q -E 'verify: bad|err= *[1-9]' /tmp/load.log"
 }
 
-rl_image_save() {
+# _rl_image_members MIB DEV...: the first MIB MiB of each DEV to /tmp/img<i>
+_rl_image_members() {
 	_imb=$1
 	shift
 	_i=0
@@ -212,18 +213,16 @@ rl_image_save() {
 		dd if="$_d" of=/tmp/img$_i bs=1M count="$_imb" 2>/dev/null || return 1
 		_i=$((_i + 1))
 	done
+}
+
+rl_image_save() {
+	_rl_image_members "$@" || return 1
 	dd if="$PM" of=/tmp/imgpm bs=1M 2>/dev/null
 }
 
 rl_image_save_idle() {
 	dd if="$PM" of=/tmp/imgpm bs=1M 2>/dev/null || return 1
-	_imb=$1
-	shift
-	_i=0
-	for _d in "$@"; do
-		dd if="$_d" of=/tmp/img$_i bs=1M count="$_imb" 2>/dev/null || return 1
-		_i=$((_i + 1))
-	done
+	_rl_image_members "$@"
 }
 
 rl_image_restore() {
