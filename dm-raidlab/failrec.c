@@ -164,7 +164,7 @@ int rl_failrec_load(struct rl_array *a)
 			news = true;
 	if (!news)
 		return 0;
-	DMWARN("%s: members missing at load (%*pb) recorded as failed",
+	DMWARN("%s: members %*pbl missing at load recorded as failed",
 	       dm_table_device_name(a->ti->table), a->geom.nr_members, &failed);
 	return rl_failrec_commit(a);
 }

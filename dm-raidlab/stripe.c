@@ -164,6 +164,15 @@ static void rl_engine_queue(struct rl_engine *e, struct bio *bio)
 	queue_work(e->a->wq, &e->dispatch);
 }
 
+/* A context starts an access (its bio, or a background row) at PLAN. */
+static void rl_stripe_begin(struct rl_stripe *s)
+{
+	s->step = RL_STEP_PLAN;
+	s->attempts = 0;
+	s->bad = 0;
+	s->fix = RL_NONE;
+}
+
 /* Give each incoming bio to its row's context, or a free one. */
 static void rl_engine_dispatch(struct work_struct *ws)
 {
@@ -191,10 +200,7 @@ static void rl_engine_dispatch(struct work_struct *ws)
 		list_del_init(&s->lnode);
 		s->row = row;
 		s->bio = bio;
-		s->step = RL_STEP_PLAN;
-		s->attempts = 0;
-		s->bad = 0;
-		s->fix = RL_NONE;
+		rl_stripe_begin(s);
 		hlist_add_head(&s->hnode, &e->hash[hash_64(row, e->hash_bits)]);
 		queue_work(e->a->wq, &s->work);
 	}
@@ -293,6 +299,11 @@ static int rl_stripe_plan(struct rl_stripe *s)
 	unsigned int flags = 0;
 	u32 off = 0, len = 0;
 
+	if (s->fix != RL_NONE)
+		/* rewrite the chunk that failed a read from the rest of the row */
+		return rl_plan_rebuild(&a->geom, s->row, s->fix,
+				       rl_unreadable_at(a, msector) | s->bad |
+				       BIT(s->fix), &s->plan);
 	if (s->sync) {
 		flags = rl_sync_plan_flags[s->job];
 		if (s->job == RL_SYNC_REBUILD)
@@ -306,11 +317,6 @@ static int rl_stripe_plan(struct rl_stripe *s)
 					       rl_unreadable_at(a, msector) |
 					       BIT(s->e->sync_req->target),
 					       &s->plan);
-	} else if (s->fix != RL_NONE) {
-		/* rewrite the chunk that failed a read from the rest of the row */
-		return rl_plan_rebuild(&a->geom, s->row, s->fix,
-				       rl_unreadable_at(a, msector) | s->bad,
-				       &s->plan);
 	} else {
 		off = rl_pb(s->bio)->lsector - rl_row_start(&a->geom, s->row);
 		len = bio_sectors(s->bio);
@@ -369,11 +375,14 @@ static void rl_stripe_fail_members(struct rl_stripe *s, const char *why)
 }
 
 /*
- * A foreground read of one member failed: rewrite its chunk of the row from
- * the rest (s->fix), then plan the access again around it. Only where the
- * row can be rebuilt without it and its redundancy is trusted (not
- * suspect: a parity torn by a crash would rebuild garbage), and while the
- * member is under RL_MAX_READ_ERRORS. Returns false to fail the member.
+ * A read of one member failed: rewrite its chunk of the row from the rest
+ * (s->fix), then plan the access again. Only where the row can be rebuilt
+ * without it and its redundancy is trusted (not suspect: a parity torn by
+ * a crash would rebuild garbage; not a resync, which is there because it
+ * is not trusted), and while the member is under RL_MAX_READ_ERRORS.
+ * A foreground access is then served around the member; a background row
+ * (rebuild, check, repair) reads it again, as md does. Returns false to
+ * fail the member.
  */
 static bool rl_stripe_fix_read(struct rl_stripe *s)
 {
@@ -381,14 +390,16 @@ static bool rl_stripe_fix_read(struct rl_stripe *s)
 	sector_t msector = s->row << a->geom.chunk_shift;
 	unsigned int m;
 
-	if (s->sync || s->fix != RL_NONE || hweight_long(s->io_failed) != 1)
+	if ((s->sync && s->job == RL_SYNC_RESYNC) || s->fix != RL_NONE ||
+	    hweight_long(s->io_failed) != 1)
 		return false;
 	m = __ffs(s->io_failed);
 	if (hweight_long(rl_unreadable_at(a, msector) | s->bad | BIT(m)) >
 	    a->redundancy || rl_sync_suspect(a, msector) ||
 	    !rl_member_read_error(a, m, s->col[m].dev, s->row))
 		return false;
-	s->bad |= BIT(m);
+	if (!s->sync)
+		s->bad |= BIT(m);
 	s->fix = m;
 	return true;
 }
@@ -418,10 +429,7 @@ static bool rl_stripe_release(struct rl_stripe *s)
 	s->bio = bio_list_pop(&s->waiting);
 	if (s->bio) {
 		spin_unlock_irqrestore(&e->lock, flags);
-		s->step = RL_STEP_PLAN;
-		s->attempts = 0;
-		s->bad = 0;
-		s->fix = RL_NONE;
+		rl_stripe_begin(s);
 		return true;
 	}
 	hlist_del_init(&s->hnode);
@@ -434,117 +442,151 @@ static bool rl_stripe_release(struct rl_stripe *s)
 	return false;	/* @s may be reused from here on */
 }
 
-/*
- * One step of the context's state machine. Returns true to take the next
- * step at once, false when waiting for member I/O or idle.
- */
-static bool rl_stripe_step(struct rl_stripe *s)
+/* PLAN: plan the access (or a rewrite), mark its intent, issue its reads. */
+static bool rl_stripe_step_plan(struct rl_stripe *s)
 {
-	struct rl_engine *e = s->e;
-	struct rl_array *a = e->a;
 	blk_opf_t flags_in;
 
-	switch (s->step) {
-	case RL_STEP_PLAN:
-		s->status = BLK_STS_OK;
-		if (rl_stripe_plan(s) || !rl_stripe_intent(s)) {
+	s->status = BLK_STS_OK;
+	if (rl_stripe_plan(s) || !rl_stripe_intent(s)) {
+		s->status = BLK_STS_IOERR;
+		s->step = RL_STEP_END;
+		return true;
+	}
+	s->step = RL_STEP_READ_DONE;
+	flags_in = s->bio ? s->bio->bi_opf & (REQ_SYNC | REQ_META | REQ_PRIO) : 0;
+	return rl_stripe_issue(s, s->plan.read, REQ_OP_READ | flags_in);
+}
+
+/* READ_DONE: a failed read is rewritten or fails its member; else compute. */
+static bool rl_stripe_step_read_done(struct rl_stripe *s)
+{
+	struct rl_array *a = s->e->a;
+
+	if (s->io_failed && rl_stripe_fix_read(s)) {
+		s->step = RL_STEP_PLAN;
+		return true;
+	}
+	if (s->io_failed) {
+		rl_stripe_fail_members(s, "read error");
+		if (++s->attempts > a->geom.nr_members)
+			s->status = BLK_STS_IOERR;
+		s->step = s->status ? RL_STEP_END : RL_STEP_PLAN;
+		return true;
+	}
+	if (s->plan.mode == RL_PLAN_CHECK)
+		atomic64_add(rl_plan_check(&s->plan, &a->geom, s->bufs,
+					   s->job == RL_SYNC_REPAIR),
+			     &s->e->sync_mismatches);
+	else
+		rl_plan_compute(&s->plan, &a->geom, s->bufs, s->bio,
+				s->bio ? rl_pb(s->bio)->lsector -
+					 rl_row_start(&a->geom, s->row) : 0);
+	s->step = rl_plan_writes(&s->plan) ? RL_STEP_LOG : RL_STEP_END;
+	return true;
+}
+
+/* LOG: journal a foreground partial-row write, then issue the writes. */
+static bool rl_stripe_step_log(struct rl_stripe *s)
+{
+	struct rl_array *a = s->e->a;
+	blk_opf_t flags_in;
+
+	if (a->jnl && !s->sync && s->fix == RL_NONE &&
+	    rl_jnl_wanted(&s->plan, &a->geom)) {
+		int r = rl_jnl_log(a->jnl, &s->plan, s->bufs, &s->jw, &s->jseq);
+
+		if (r == -EAGAIN)
+			return false;	/* requeued when there is space */
+		if (r) {
 			s->status = BLK_STS_IOERR;
 			s->step = RL_STEP_END;
 			return true;
 		}
-		s->step = RL_STEP_READ_DONE;
-		flags_in = s->bio ? s->bio->bi_opf & (REQ_SYNC | REQ_META | REQ_PRIO) : 0;
-		return rl_stripe_issue(s, s->plan.read, REQ_OP_READ | flags_in);
+		s->journaled = true;
+	}
+	s->step = RL_STEP_WRITE_DONE;
+	flags_in = s->bio ? s->bio->bi_opf &
+			    (REQ_FUA | REQ_SYNC | REQ_META | REQ_PRIO) : 0;
+	/* a record is retired only once its writes are durable */
+	if (s->journaled)
+		flags_in |= REQ_FUA;
+	return rl_stripe_issue(s, s->plan.write, REQ_OP_WRITE | flags_in);
+}
 
-	case RL_STEP_READ_DONE:
-		if (s->io_failed && rl_stripe_fix_read(s)) {
-			s->step = RL_STEP_PLAN;
-			return true;
-		}
-		if (s->io_failed) {
-			rl_stripe_fail_members(s, "read error");
-			if (++s->attempts > a->geom.nr_members)
-				s->status = BLK_STS_IOERR;
-			s->step = s->status ? RL_STEP_END : RL_STEP_PLAN;
-			return true;
-		}
-		if (s->plan.mode == RL_PLAN_CHECK)
-			atomic64_add(rl_plan_check(&s->plan, &a->geom, s->bufs,
-						   s->job == RL_SYNC_REPAIR),
-				     &e->sync_mismatches);
-		else
-			rl_plan_compute(&s->plan, &a->geom, s->bufs, s->bio,
-					s->bio ? rl_pb(s->bio)->lsector -
-						 rl_row_start(&a->geom, s->row) : 0);
-		s->step = rl_plan_writes(&s->plan) ? RL_STEP_LOG : RL_STEP_END;
+/* WRITE_DONE: fail the members the writes failed on; wait for the record. */
+static bool rl_stripe_step_write_done(struct rl_stripe *s)
+{
+	struct rl_array *a = s->e->a;
+
+	if (s->io_failed) {
+		rl_stripe_fail_members(s, s->fix == RL_NONE ? "write error" :
+				       "read error, and its rewrite failed");
+		/* what did not land is rebuilt from the rest */
+		if (rl_nr_failed(a) > a->redundancy)
+			s->status = BLK_STS_IOERR;
+	}
+	s->step = RL_STEP_RETIRE;
+	/*
+	 * A member this write skipped or failed on is stale: its failure
+	 * must be durable before the record that could replay the row is
+	 * retired and the bio ends.
+	 */
+	return s->sync || rl_failrec_wait(a, &s->cw, rl_stripe_recorded);
+}
+
+/*
+ * END: release the intent; after a rewrite, serve the access itself; park
+ * a background row; end the bio and serve the row's next one.
+ */
+static bool rl_stripe_step_end(struct rl_stripe *s)
+{
+	struct rl_array *a = s->e->a;
+
+	if (s->region != RL_NO_REGION) {
+		rl_md_intent_end(a->md, s->region);
+		s->region = RL_NO_REGION;
+	}
+	if (s->fix != RL_NONE) {
+		s->fix = RL_NONE;
+		s->step = RL_STEP_PLAN;
 		return true;
+	}
+	if (s->sync) {
+		/* parked, row still locked, until its range is done */
+		rl_stripe_sync_done(s);
+		return false;
+	}
+	s->bio->bi_status = s->status;
+	bio_endio(s->bio);
+	return rl_stripe_release(s);
+}
 
+/*
+ * One step of the context's state machine. Returns true to take the next
+ * step at once, false when waiting for member I/O, journal space, the
+ * failure record, or idle.
+ */
+static bool rl_stripe_step(struct rl_stripe *s)
+{
+	switch (s->step) {
+	case RL_STEP_PLAN:
+		return rl_stripe_step_plan(s);
+	case RL_STEP_READ_DONE:
+		return rl_stripe_step_read_done(s);
 	case RL_STEP_LOG:
-		if (a->jnl && !s->sync && s->fix == RL_NONE &&
-		    rl_jnl_wanted(&s->plan, &a->geom)) {
-			int r = rl_jnl_log(a->jnl, &s->plan, s->bufs, &s->jw,
-					   &s->jseq);
-
-			if (r == -EAGAIN)
-				return false;	/* requeued when there is space */
-			if (r) {
-				s->status = BLK_STS_IOERR;
-				s->step = RL_STEP_END;
-				return true;
-			}
-			s->journaled = true;
-		}
-		s->step = RL_STEP_WRITE_DONE;
-		flags_in = s->bio ? s->bio->bi_opf &
-				    (REQ_FUA | REQ_SYNC | REQ_META | REQ_PRIO) : 0;
-		/* a record is retired only once its writes are durable */
-		if (s->journaled)
-			flags_in |= REQ_FUA;
-		return rl_stripe_issue(s, s->plan.write, REQ_OP_WRITE | flags_in);
-
+		return rl_stripe_step_log(s);
 	case RL_STEP_WRITE_DONE:
-		if (s->io_failed) {
-			rl_stripe_fail_members(s, s->fix == RL_NONE ? "write error" :
-					       "read error, and its rewrite failed");
-			/* what did not land is rebuilt from the rest */
-			if (rl_nr_failed(a) > a->redundancy)
-				s->status = BLK_STS_IOERR;
-		}
-		s->step = RL_STEP_RETIRE;
-		/*
-		 * A member this write skipped or failed on is stale: its
-		 * failure must be durable before the record that could
-		 * replay the row is retired and the bio ends.
-		 */
-		return s->sync || rl_failrec_wait(a, &s->cw, rl_stripe_recorded);
-
+		return rl_stripe_step_write_done(s);
 	case RL_STEP_RETIRE:
 		if (s->journaled) {
-			rl_jnl_done(a->jnl, s->jseq);
+			rl_jnl_done(s->e->a->jnl, s->jseq);
 			s->journaled = false;
 		}
 		s->step = RL_STEP_END;
 		return true;
-
 	case RL_STEP_END:
-		if (s->region != RL_NO_REGION) {
-			rl_md_intent_end(a->md, s->region);
-			s->region = RL_NO_REGION;
-		}
-		if (s->fix != RL_NONE) {
-			/* rewritten (or failed): now the access itself */
-			s->fix = RL_NONE;
-			s->step = RL_STEP_PLAN;
-			return true;
-		}
-		if (s->sync) {
-			/* parked, row still locked, until its range is done */
-			rl_stripe_sync_done(s);
-			return false;
-		}
-		s->bio->bi_status = s->status;
-		bio_endio(s->bio);
-		return rl_stripe_release(s);
+		return rl_stripe_step_end(s);
 	}
 	return false;
 }
@@ -784,8 +826,7 @@ static struct rl_stripe *rl_stripe_grab(struct rl_engine *e, u64 row)
 	s->row = row;
 	s->bio = NULL;
 	s->sync = true;
-	s->step = RL_STEP_PLAN;
-	s->attempts = 0;
+	rl_stripe_begin(s);
 	hlist_add_head(&s->hnode, &e->hash[hash_64(row, e->hash_bits)]);
 	return s;
 }

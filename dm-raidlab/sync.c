@@ -574,7 +574,7 @@ int rl_sync_check_start(struct rl_array *a, char **error)
 	if (!s->dirty_left || !out || !a->ops->layout || a->jnl)
 		return 0;
 	if (!a->start_dirty_degraded) {
-		DMERR("%s: %llu regions dirty and members %*pb not in sync, no journal: refused",
+		DMERR("%s: %llu regions dirty and members %*pbl not in sync, no journal: refused",
 		      dm_table_device_name(a->ti->table), s->dirty_left,
 		      a->geom.nr_members, &out);
 		*error = "Dirty and degraded with no journal: start_dirty_degraded forces it";
