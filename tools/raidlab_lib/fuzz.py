@@ -69,7 +69,9 @@ class Gen:
             for s in self.spares[:r.randint(0, len(self.spares))]:
                 t.add("spare", s)
             if r.random() < 0.3:
-                t.add("region_size", r.choice((8, 1024, 2048, 65536)))
+                # a power of two no smaller than the chunk (args.c)
+                t.add("region_size", r.choice([x for x in (8, 1024, 2048, 65536)
+                                               if x >= chunk] or [chunk]))
         off = ondisk.MD_DATA_OFFSET if use_md else 0
         ms = max(self.member_sectors - off, 0)
         t.length = dm.max_length(scheme, n, chunk, ms)
