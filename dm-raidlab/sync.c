@@ -511,6 +511,25 @@ static int rl_sync_load_dirty(struct rl_array *a)
 	return 0;
 }
 
+/* Say where the jobs a checkpoint left under way resume. */
+static void rl_sync_log_resume(struct rl_array *a)
+{
+	struct rl_sync *s = rl_sync(a);
+	unsigned long reb = READ_ONCE(a->rebuilding);
+	unsigned int m;
+
+	if (!a->md)
+		return;
+	for_each_set_bit(m, &reb, a->geom.nr_members)
+		DMINFO("%s: member %u: rebuild resumes at member sector %llu",
+		       dm_table_device_name(a->ti->table), m,
+		       (unsigned long long)a->rebuild_cursor[m]);
+	if (s->resync_cursor && s->resync_cursor < rl_sync_total(a))
+		DMINFO("%s: resync resumes at member sector %llu",
+		       dm_table_device_name(a->ti->table),
+		       (unsigned long long)s->resync_cursor);
+}
+
 /*
  * Called by the core's constructor after the scheme's ->ctr (and after
  * rl_md_open(), which set a->failed, a->rebuilding and the cursors from
@@ -557,6 +576,7 @@ int rl_sync_init(struct rl_array *a, char **error)
 		}
 	}
 
+	rl_sync_log_resume(a);
 	s->wq = alloc_ordered_workqueue("kraidlab_sync", WQ_MEM_RECLAIM);
 	if (!s->wq) {
 		*error = "Cannot allocate sync workqueue";

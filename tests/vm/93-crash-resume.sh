@@ -10,9 +10,9 @@
 # once its synced count is past a few checkpoints (every 2 s): the
 # metadata first, then the members (O_DIRECT), while the array runs. The
 # image is written back and the array assembled again: the job must be
-# under way at load with a synced count above 0 (resumed from the
-# checkpoint, not restarted) and at most the count seen when the image
-# was taken; it then runs to its end, check finds 0 and the data verifies.
+# under way at load from a checkpoint above 0 (not restarted) and at
+# most the count seen when the image was taken (the kernel log says
+# where it resumes: "... resumes at member sector N"); it then runs to its end, check finds 0 and the data verifies.
 #
 #   rebuild  member 1 failed with a spare: the spare rebuilds role 1; the
 #            image is dirty (intent bits clear lazily) and degraded (a
@@ -76,6 +76,7 @@ wait_past() {
 # start_dirty_degraded) taken
 crash_resume() {
 	_w=$1 _a=$2 _tab=$3 _forced=$4
+	[ "$_a" = recover ] && _lw=rebuild || _lw=resync
 	shift 4
 	# past three checkpoints' worth: 6 s of work at RATE (KiB/s of a
 	# member: 2 * RATE member sectors, 3 data columns of array sectors)
@@ -93,10 +94,17 @@ crash_resume() {
 			"Dirty and degraded with no journal: start_dirty_degraded forces it"
 		_tab=$_forced
 	fi
+	_before=$(dmesg | wc -l)
 	run dm_create arr "$_tab"
-	_s0=$(synced arr)
 	log "$_w: assembled again: $(rl_health arr) $(rl_sync arr)"
-	check "$_w: the $_a resumes at load" test "$(action arr)" = "$_a"
+	# where the checkpoint has the job resume, from the kernel log (the
+	# status may already be past it: a new table runs at full speed), in
+	# array sectors (3 data columns of each member sector)
+	_m=$(dmesg | tail -n +$((_before + 1)) |
+		sed -n "s/.*$_lw resumes at member sector \([0-9]*\).*/\1/p" | head -n1)
+	_s0=$((${_m:-0} * 3))
+	check "$_w: the $_a resumes at load (the kernel log says where: ${_m:-nothing})" \
+		test -n "$_m"
 	check "$_w: from its checkpoint, not from 0 ($_s0 > 0)" test "$_s0" -gt 0
 	check "$_w: a checkpoint no later than the image ($_s0 <= $_s2)" test "$_s0" -le "$_s2"
 	check "$_w: the $_a finishes" rl_wait_sync arr 300
