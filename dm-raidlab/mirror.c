@@ -464,14 +464,19 @@ static void mirror_write_end(struct rl_array *a, struct bio *bio,
 	bio_endio(bio);
 }
 
+/* A write whose copies have all ended succeeded if one of them landed. */
+static blk_status_t mirror_write_status(struct bio *bio)
+{
+	return atomic_read(&rl_pb(bio)->ok) ? BLK_STS_OK : BLK_STS_IOERR;
+}
+
 /* The failures a write saw are durable (failrec.c): end it. */
 static void mirror_write_recorded(struct rl_commit_waiter *w, blk_status_t st)
 {
 	struct rl_bio *pb = container_of(w, struct rl_bio, cw);
 	struct bio *bio = dm_bio_from_per_bio_data(pb, sizeof(*pb));
 
-	mirror_write_end(w->a, bio, st ? st : atomic_read(&pb->ok) ?
-			 BLK_STS_OK : BLK_STS_IOERR);
+	mirror_write_end(w->a, bio, st ? st : mirror_write_status(bio));
 }
 
 /*
@@ -487,8 +492,7 @@ static void mirror_write_put(struct rl_array *a, struct bio *bio)
 		return;
 	mirror_write_unadmit(rl_mirror(a), pb->lsector);
 	if (rl_failrec_wait(a, &pb->cw, mirror_write_recorded))
-		mirror_write_end(a, bio, atomic_read(&pb->ok) ? BLK_STS_OK :
-				 BLK_STS_IOERR);
+		mirror_write_end(a, bio, mirror_write_status(bio));
 }
 
 static void mirror_write_endio(struct bio *clone)

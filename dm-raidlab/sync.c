@@ -5,9 +5,9 @@
  * One worker per array runs, a range at a time through the scheme's
  * ->sync_range, whichever job comes first:
  *
- *   1. the lifecycle: member failures are written to the metadata, and a
- *      spare (or a replacement disk found at load) takes a failed member's
- *      role and starts rebuilding;
+ *   1. the lifecycle: a spare (or a replacement disk found at load) takes
+ *      a failed member's role and starts rebuilding (failrec.c has written
+ *      the failure to the metadata already);
  *   2. resync of the regions the write-intent bitmap left dirty at an
  *      unclean shutdown;
  *   3. resync of a new array, from resync_cursor on;
@@ -74,7 +74,6 @@ struct rl_sync {
 
 	unsigned int rate_kbps;		/* 0: unlimited */
 	unsigned long last_checkpoint;	/* jiffies */
-	unsigned long committed_failed;	/* failures in the metadata */
 };
 
 static struct rl_sync *rl_sync(struct rl_array *a)
@@ -209,18 +208,18 @@ static void rl_sync_start_rebuild(struct rl_array *a, unsigned int m,
  */
 static bool rl_sync_lifecycle(struct rl_array *a)
 {
-	struct rl_sync *s = rl_sync(a);
 	unsigned long failed = READ_ONCE(a->failed);
 	bool changed = false;
 	unsigned int m, j;
 	u8 uuid[16];
 
-	/* a rebuilding member that fails is failed, not rebuilding */
+	/*
+	 * A rebuilding member that fails is failed, not rebuilding. The
+	 * failure itself is in the metadata already (failrec.c).
+	 */
 	for_each_set_bit(m, &failed, a->geom.nr_members)
 		if (test_and_clear_bit(m, &a->rebuilding))
 			changed = true;
-	if (failed != s->committed_failed)
-		changed = true;
 
 	if (a->md && !rl_md_failed(a->md) && rl_nr_failed(a) <= a->redundancy) {
 		for_each_set_bit(m, &failed, a->geom.nr_members) {
@@ -252,7 +251,6 @@ static bool rl_sync_lifecycle(struct rl_array *a)
 		}
 	}
 	if (changed) {
-		s->committed_failed = READ_ONCE(a->failed);
 		rl_sync_checkpoint(a, true);
 		schedule_work(&a->event_work);
 	}
@@ -552,7 +550,6 @@ int rl_sync_init(struct rl_array *a, char **error)
 	INIT_WORK(&s->work, rl_sync_work);
 	s->stopped = true;		/* until the first resume */
 	s->last_checkpoint = jiffies;
-	s->committed_failed = READ_ONCE(a->failed);
 
 	if (!a->ops->sync_range)
 		s->resync_cursor = rl_sync_total(a);
