@@ -322,13 +322,37 @@ static bool rl_sync_next(struct rl_array *a, struct rl_sync_req *req,
 	return false;
 }
 
+/*
+ * The dirty resync has done [@start, @end): clear the bit of every region
+ * it covers whole. A scheme may do more than the one region asked for (a
+ * plog region spans several intent regions): those are done too, and the
+ * search for the next dirty bit starts past them, so their bits must not
+ * be left behind. Called with the lock held.
+ */
+static void rl_sync_dirty_done(struct rl_array *a, sector_t start, sector_t end)
+{
+	struct rl_sync *s = rl_sync(a);
+	sector_t total = rl_sync_total(a);
+	u64 r;
+
+	s->dirty_pos = end;
+	for (r = start >> s->region_shift; r < s->nr_regions; r++) {
+		if (end < min_t(sector_t, (r + 1) << s->region_shift, total))
+			break;
+		if (test_and_clear_bit(r, s->dirty)) {
+			s->dirty_left--;
+			/* the metadata kept its bit until now */
+			rl_md_intent_resynced(a->md, r, 1);
+		}
+	}
+}
+
 /* The range in @req is done: move the job on. Called with the lock held. */
 static bool rl_sync_done(struct rl_array *a, const struct rl_sync_req *req)
 {
 	struct rl_sync *s = rl_sync(a);
 	sector_t end = req->msector + req->len, total = rl_sync_total(a);
 	bool finished = false;
-	u64 r;
 
 	rl_sync_advance(a, req);
 	switch (req->job) {
@@ -337,15 +361,8 @@ static bool rl_sync_done(struct rl_array *a, const struct rl_sync_req *req)
 			finished = s->resync_cursor >= total;
 			break;
 		}
-		s->dirty_pos = end;
-		r = req->msector >> s->region_shift;
-		if (end >= min_t(sector_t, (r + 1) << s->region_shift, total)) {
-			clear_bit(r, s->dirty);
-			s->dirty_left--;
-			/* the metadata kept its bit until now */
-			rl_md_intent_resynced(a->md, r, 1);
-			finished = !s->dirty_left;
-		}
+		rl_sync_dirty_done(a, req->msector, end);
+		finished = !s->dirty_left;
 		break;
 	case RL_SYNC_REBUILD:
 		if (end >= total) {
