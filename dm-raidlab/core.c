@@ -245,6 +245,7 @@ bad_sync:
 bad_scheme:
 	a->ops->dtr(a);
 bad_md:
+	flush_workqueue(a->wq);		/* a failure record uses the metadata */
 	rl_md_close(a->md);
 bad_wq:
 	destroy_workqueue(a->wq);
@@ -262,8 +263,14 @@ static void raidlab_dtr(struct dm_target *ti)
 
 	rl_track_quiesce(a);
 	rl_sync_free(a);
-	destroy_workqueue(a->wq);
+	/*
+	 * Drain a->wq before the scheme goes (its items may use the scheme's
+	 * state) but keep it until after: a scheme draining its own workers
+	 * may still record a failure (rl_failrec_sync()) on it.
+	 */
+	flush_workqueue(a->wq);
 	a->ops->dtr(a);
+	destroy_workqueue(a->wq);
 	rl_md_close(a->md);
 	rl_track_free(a);
 	cancel_work_sync(&a->event_work);

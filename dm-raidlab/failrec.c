@@ -14,7 +14,9 @@
  *     because of it, as md holds bios while MD_SB_CHANGE_PENDING is set;
  *   - a scheme that retires durable state after an access (the stripe
  *     engine's journal record and intent count, a mirror write's intent
- *     count) waits with rl_failrec_wait() before it does.
+ *     count) waits with rl_failrec_wait() before it does; one that works
+ *     in process context (plog's workers, after a failed I/O group)
+ *     sleeps in rl_failrec_sync().
  *
  * Without a metadata device there is nothing durable to write: the record
  * is only the sequence number, and waiters go on as soon as the work runs.
@@ -122,6 +124,33 @@ bool rl_failrec_wait(struct rl_array *a, struct rl_commit_waiter *w,
 	/* the work may have taken its list before ours went in: run it again */
 	queue_work(a->wq, &a->fail_work);
 	return false;
+}
+
+struct rl_failrec_sync_waiter {
+	struct rl_commit_waiter w;
+	struct completion done;
+	blk_status_t st;
+};
+
+static void rl_failrec_sync_done(struct rl_commit_waiter *w, blk_status_t st)
+{
+	struct rl_failrec_sync_waiter *sw =
+		container_of(w, struct rl_failrec_sync_waiter, w);
+
+	sw->st = st;
+	complete(&sw->done);
+}
+
+int rl_failrec_sync(struct rl_array *a)
+{
+	struct rl_failrec_sync_waiter sw;
+
+	init_completion(&sw.done);
+	sw.st = BLK_STS_OK;
+	if (rl_failrec_wait(a, &sw.w, rl_failrec_sync_done))
+		return 0;
+	wait_for_completion(&sw.done);
+	return blk_status_to_errno(sw.st);
 }
 
 static void rl_failrec_release(struct rl_commit_waiter *w, blk_status_t st)

@@ -81,9 +81,28 @@ static void rl_failrec_held_until_recorded(struct kunit *test)
 	rl_failrec_array_free(a);
 }
 
+/*
+ * rl_failrec_sync() returns at once with nothing pending; else it returns
+ * only once the record is made (the sequence number committed).
+ */
+static void rl_failrec_sync_sleeps(struct kunit *test)
+{
+	struct rl_array *a = rl_failrec_array(test);
+
+	KUNIT_EXPECT_EQ(test, rl_failrec_sync(a), 0);
+	KUNIT_EXPECT_EQ(test, a->fail_committed, 0);
+
+	atomic64_inc(&a->fail_seq);
+	atomic64_inc(&a->fail_seq);
+	KUNIT_EXPECT_EQ(test, rl_failrec_sync(a), 0);
+	KUNIT_EXPECT_EQ(test, a->fail_committed, 2);
+	rl_failrec_array_free(a);
+}
+
 static struct kunit_case rl_failrec_test_cases[] = {
 	KUNIT_CASE(rl_failrec_nothing_pending),
 	KUNIT_CASE(rl_failrec_held_until_recorded),
+	KUNIT_CASE(rl_failrec_sync_sleeps),
 	{}
 };
 

@@ -192,13 +192,23 @@ static void plog_read_done(void *buf, unsigned int sectors)
 		invalidate_kernel_vmap_range(buf, sectors << SECTOR_SHIFT);
 }
 
-/* Fail the members whose disks failed I/O of group @g. */
+/*
+ * Fail the members whose disks failed I/O of group @g, and wait until the
+ * failures are durable: what the caller does next (reintegrate, retire a
+ * log record, end an intent) must not run ahead of the record, or a crash
+ * could reassemble the failed disk as in sync. Process context.
+ */
 void plog_iog_fail(struct plog *p, const struct plog_iog *g, const char *why)
 {
 	unsigned int m;
 
+	if (!g->failed)
+		return;
 	for_each_set_bit(m, &g->failed, p->a->geom.nr_members)
 		rl_member_fail_io(p->a, m, g->fdev[m], why);
+	if (rl_failrec_sync(p->a))
+		DMERR_LIMIT("%s: %s not recorded: the metadata is read-only",
+			    dm_table_device_name(p->a->ti->table), why);
 }
 
 /* ------------------------------------------------------------------------

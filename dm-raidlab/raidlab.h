@@ -499,6 +499,12 @@ void rl_failrec_kick(struct rl_array *a);
 bool rl_failrec_wait(struct rl_array *a, struct rl_commit_waiter *w,
 		     void (*fn)(struct rl_commit_waiter *w, blk_status_t st));
 /*
+ * Sleep until every failure so far is durable. Returns 0, or -EIO if it
+ * could not be recorded. Process context, holding nothing the commit
+ * takes (the metadata lock).
+ */
+int rl_failrec_sync(struct rl_array *a);
+/*
  * The core's end_io: hold a write or flush that ended with @error while a
  * failure is not yet durable. Returns true if held (end_io returns
  * DM_ENDIO_INCOMPLETE; the bio is ended again once the record is made).
