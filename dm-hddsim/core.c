@@ -20,14 +20,23 @@
  * them (they queue behind the arm) but take no arm time: the drive has no
  * cache to flush, and discards are not modelled.
  *
+ * Media errors (a lab instrument for the redundancy schemes' read-error
+ * handling, like dm-dust): sectors listed with the message addbadblock
+ * fail every read that touches them (DM_MAPIO_KILL: an I/O error at once,
+ * without the drive's retries), and a write over a listed sector takes it
+ * off the list, as a drive reallocates a pending sector when it is
+ * written. The list is the kernel's badblocks library.
+ *
  * Completion: when the underlying device completes a clone before its
  * modelled instant, end_io returns DM_ENDIO_INCOMPLETE and arms an hrtimer
  * in the bio's per-bio data; the timer (softirq) ends the clone again, and
  * end_io lets it through. No allocation per I/O.
  */
+#include <linux/badblocks.h>
 #include <linux/device-mapper.h>
 #include <linux/hrtimer.h>
 #include <linux/module.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -77,6 +86,8 @@ struct hs_stats {
  * @late: timed requests the underlying device completed after their
  *        modelled instant (the emulation was slower than the model)
  * @late_ns: wall ns by which they were late, summed
+ * @bad: sectors whose reads fail until they are written (media errors)
+ * @bad_reads: reads failed for touching one
  */
 struct hddsim_c {
 	struct dm_dev *dev;
@@ -95,6 +106,9 @@ struct hddsim_c {
 
 	atomic64_t late;
 	atomic64_t late_ns;
+
+	struct badblocks bad;
+	atomic64_t bad_reads;
 };
 
 /**
@@ -164,12 +178,18 @@ static int hddsim_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	spin_lock_init(&hc->lock);
 	atomic64_set(&hc->late, 0);
 	atomic64_set(&hc->late_ns, 0);
+	atomic64_set(&hc->bad_reads, 0);
+	if (badblocks_init(&hc->bad, 1)) {
+		ti->error = "Cannot allocate the media error list";
+		r = -ENOMEM;
+		goto bad;
+	}
 
 	r = dm_get_device(ti, args.dev_path, dm_table_get_mode(ti->table),
 			  &hc->dev);
 	if (r) {
 		ti->error = "Device lookup failed";
-		goto bad;
+		goto bad_bb;
 	}
 	r = hs_check_length(&hc->geom, ti->len, hc->offset,
 			    bdev_nr_sectors(hc->dev->bdev), &ti->error);
@@ -186,6 +206,8 @@ static int hddsim_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 
 bad_dev:
 	dm_put_device(ti, hc->dev);
+bad_bb:
+	badblocks_exit(&hc->bad);
 bad:
 	kfree(hc->opt_line);
 	kfree(hc);
@@ -198,6 +220,7 @@ static void hddsim_dtr(struct dm_target *ti)
 	struct hddsim_c *hc = ti->private;
 
 	dm_put_device(ti, hc->dev);
+	badblocks_exit(&hc->bad);
 	kfree(hc->opt_line);
 	kfree(hc);
 }
@@ -241,8 +264,32 @@ static u64 hddsim_schedule(struct hddsim_c *hc, struct bio *bio,
 }
 
 /*
+ * Media errors: a read that touches a listed sector fails (true); a write
+ * takes the sectors it covers off the list.
+ */
+static bool hddsim_media_error(struct hddsim_c *hc, struct bio *bio,
+			       sector_t lba)
+{
+	sector_t first;
+	int len;
+
+	if (!bio_sectors(bio) || !READ_ONCE(hc->bad.count))
+		return false;
+	if (bio_op(bio) == REQ_OP_READ) {
+		if (!badblocks_check(&hc->bad, lba, bio_sectors(bio), &first,
+				     &len))
+			return false;
+		atomic64_inc(&hc->bad_reads);
+		return true;
+	}
+	if (op_is_write(bio_op(bio)))
+		badblocks_clear(&hc->bad, lba, bio_sectors(bio));
+	return false;
+}
+
+/*
  * Map: give the bio its modelled completion and remap it to the device.
- * Always DM_MAPIO_REMAPPED.
+ * DM_MAPIO_REMAPPED, or DM_MAPIO_KILL for a read of a media error.
  */
 static int hddsim_map(struct dm_target *ti, struct bio *bio)
 {
@@ -250,6 +297,9 @@ static int hddsim_map(struct dm_target *ti, struct bio *bio)
 	struct hs_io *io = dm_per_bio_data(bio, sizeof(*io));
 	sector_t lba = dm_target_offset(ti, bio->bi_iter.bi_sector);
 	enum req_op op = bio_op(bio);
+
+	if (hddsim_media_error(hc, bio, lba))
+		return DM_MAPIO_KILL;
 
 	io->timed = bio_sectors(bio) && (op == REQ_OP_READ || op == REQ_OP_WRITE);
 	io->held = false;
@@ -348,11 +398,69 @@ static void hddsim_status(struct dm_target *ti, status_type_t type,
 	}
 }
 
-/* Messages: "reset_counters" zeroes the status counters. -EINVAL else. */
+/* Bad sectors listed, summed over the list's ranges. */
+static u64 hddsim_bad_sectors(struct badblocks *bb)
+{
+	unsigned int seq, i;
+	u64 n;
+
+	do {
+		seq = read_seqbegin(&bb->lock);
+		n = 0;
+		for (i = 0; i < bb->count; i++)
+			n += BB_LEN(bb->page[i]);
+	} while (read_seqretry(&bb->lock, seq));
+	return n;
+}
+
+/*
+ * addbadblock <sector> [<count>], removebadblock <sector> [<count>]
+ * (target sectors; count 1 by default), clearbadblocks, countbadblocks
+ * (answers "<bad sectors> <failed reads>"). Returns 1 with an answer, 0,
+ * or a negative errno.
+ */
+static int hddsim_media_message(struct hddsim_c *hc, struct dm_target *ti,
+				unsigned int argc, char **argv, char *result,
+				unsigned int maxlen)
+{
+	unsigned long long sector, count = 1;
+	unsigned int sz = 0;
+
+	if (argc == 1 && !strcasecmp(argv[0], "clearbadblocks")) {
+		for (sector = 0; sector < ti->len; sector += count) {
+			count = min_t(u64, ti->len - sector, SZ_1G);
+			badblocks_clear(&hc->bad, sector, count);
+		}
+		return 0;
+	}
+	if (argc == 1 && !strcasecmp(argv[0], "countbadblocks")) {
+		DMEMIT("%llu %lld", hddsim_bad_sectors(&hc->bad),
+		       (s64)atomic64_read(&hc->bad_reads));
+		return 1;
+	}
+	if (argc < 2 || argc > 3 || kstrtoull(argv[1], 10, &sector) ||
+	    (argc == 3 && kstrtoull(argv[2], 10, &count)) || !count ||
+	    sector >= ti->len || count > ti->len - sector ||
+	    count > BB_MAX_LEN)
+		return -EINVAL;
+	if (!strcasecmp(argv[0], "addbadblock"))
+		return badblocks_set(&hc->bad, sector, count, 1) ? -ENOSPC : 0;
+	if (!strcasecmp(argv[0], "removebadblock")) {
+		badblocks_clear(&hc->bad, sector, count);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/*
+ * Messages: "reset_counters" zeroes the status counters; the media error
+ * messages of hddsim_media_message(). -EINVAL else.
+ */
 static int hddsim_message(struct dm_target *ti, unsigned int argc, char **argv,
 			  char *result, unsigned int maxlen)
 {
 	struct hddsim_c *hc = ti->private;
+	int r;
 
 	if (argc == 1 && !strcasecmp(argv[0], "reset_counters")) {
 		spin_lock(&hc->lock);
@@ -362,8 +470,10 @@ static int hddsim_message(struct dm_target *ti, unsigned int argc, char **argv,
 		atomic64_set(&hc->late_ns, 0);
 		return 0;
 	}
-	DMWARN("unrecognised message");
-	return -EINVAL;
+	r = hddsim_media_message(hc, ti, argc, argv, result, maxlen);
+	if (r == -EINVAL)
+		DMWARN("unrecognised message");
+	return r;
 }
 
 /* The one underlying device, from @offset for the target's length. */
@@ -377,7 +487,7 @@ static int hddsim_iterate_devices(struct dm_target *ti,
 
 static struct target_type hddsim_target = {
 	.name = "hddsim",
-	.version = { 1, 0, 0 },
+	.version = { 1, 1, 0 },
 	.module = THIS_MODULE,
 	.ctr = hddsim_ctr,
 	.dtr = hddsim_dtr,

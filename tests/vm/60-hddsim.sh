@@ -3,6 +3,9 @@
 #
 # dm-hddsim, the emulated mechanical disk:
 #  - bad table lines are refused with a clear message, bad messages too;
+#  - media errors: addbadblock makes reads of the sectors fail, a write
+#    heals what it covers, removebadblock and clearbadblocks empty the
+#    list, countbadblocks counts sectors and failed reads;
 #  - the table line comes back, the device is rotational;
 #  - data written through it is really stored (fio verify, and the bytes
 #    on the underlying device at the offset);
@@ -66,6 +69,33 @@ a=$(dd if=/dev/mapper/hv bs=1M count=16 iflag=direct 2>/dev/null | md5sum | cut 
 b=$(dd if="$m1" bs=512 skip=2048 count=32768 2>/dev/null | md5sum | cut -d' ' -f1)
 check "the data is on the underlying device at the offset" test "$a" = "$b"
 dmsetup status hv
+
+# --------------------------------------------------------- media errors ---
+bad() { dmsetup message hv 0 countbadblocks; }
+rd() { dio_read /dev/mapper/hv "$1" "$2" /tmp/rd; }
+wr() { head -c $(($2 * 512)) /dev/zero >/tmp/wr && dio_write /dev/mapper/hv "$1" /tmp/wr; }
+command -v python3 >/dev/null || die "no python3 in the guest (scripts/lab/mkinitramfs.sh)"
+expect_fail dm_message hv addbadblock
+expect_fail dm_message hv addbadblock x
+expect_fail dm_message hv addbadblock $len
+expect_fail dm_message hv addbadblock 100 0
+expect_fail dm_message hv addbadblock $((len - 4)) 8
+expect_fail dm_message hv addbadblock 100 513
+check "no media error at first" test "$(bad)" = "0 0"
+check "addbadblock 100 16" dm_message hv addbadblock 100 16
+check "countbadblocks: 16 sectors" test "$(bad)" = "16 0"
+check "a read before them succeeds" rd 92 8
+expect_fail rd 112 8
+check "the failed read is counted" test "$(bad)" = "16 1"
+check "a write over sectors 100..103 heals them" wr 100 4
+check "countbadblocks: 12 left" test "$(bad | cut -d' ' -f1)" = 12
+check "the healed sectors read" rd 100 4
+expect_fail rd 104 1
+check "removebadblock 104 4" dm_message hv removebadblock 104 4
+check "countbadblocks: 8 left" test "$(bad | cut -d' ' -f1)" = 8
+check "clearbadblocks" dm_message hv clearbadblocks
+check "countbadblocks: none left" test "$(bad | cut -d' ' -f1)" = 0
+check "they all read" rd 100 16
 check "remove" dm_remove hv
 
 # ------------------------------------------------------------ throughput ---

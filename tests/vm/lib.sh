@@ -14,6 +14,7 @@
 #            skip MSG (exit 77) | die MSG (FAIL: MSG, exit 1) | run CMD... (die on error)
 # Logging:   log MSG | kmsg MSG (marker in the kernel log)
 # Disks:     disk I | disks [N] | pmem_dev | sectors DEV | wipe DEV [MiB]
+#            dio_read DEV SECTOR COUNT FILE | dio_write DEV SECTOR FILE (O_DIRECT)
 # dm:        dm_create NAME TABLE | dm_reload NAME TABLE | dm_remove NAME | dm_remove_all
 #            dm_refused TARGET LINE MSG (create must fail, the log must say why)
 #            dm_table NAME | dm_status NAME | dm_message NAME MSG... | dm_suspend/dm_resume NAME
@@ -121,6 +122,45 @@ pmem_dev() {
 
 # size in 512-byte sectors
 sectors() { blockdev --getsz "$1"; }
+
+# dio_read DEV SECTOR COUNT FILE / dio_write DEV SECTOR FILE: O_DIRECT I/O
+# of whole sectors from or to DEV, from an aligned buffer (busybox dd's
+# malloc()ed buffer is not, and it falls back to the page cache, whose
+# 4 KiB pages and read-ahead touch more than was asked). Fails on an I/O
+# error. Needs python3 in the guest.
+dio_read() {
+	python3 -c '
+import mmap, os, sys
+dev, sector, count, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+buf = mmap.mmap(-1, count * 512)
+fd = os.open(dev, os.O_RDONLY | os.O_DIRECT)
+try:
+    got = os.preadv(fd, [buf], sector * 512)
+except OSError:
+    sys.exit(1)
+if got != count * 512:
+    sys.exit(1)
+with open(out, "wb") as f:
+    f.write(buf[:got])
+' "$@"
+}
+dio_write() {
+	python3 -c '
+import mmap, os, sys
+dev, sector, src = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+data = open(src, "rb").read()
+if not data or len(data) % 512:
+    sys.exit(2)
+buf = mmap.mmap(-1, len(data))
+buf[:] = data
+fd = os.open(dev, os.O_WRONLY | os.O_DIRECT)
+try:
+    done = os.pwritev(fd, [buf], sector * 512)
+except OSError:
+    sys.exit(1)
+sys.exit(0 if done == len(data) else 1)
+' "$@"
+}
 
 # wipe DEV [MiB]: zero the first MiB (default 4) and the last MiB of a device
 wipe() {
