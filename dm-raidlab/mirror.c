@@ -8,8 +8,11 @@
  * are marked failed). With a metadata device a write first makes its
  * intent region durable (metadata.h). Reads go to one readable member
  * chosen by rl_mirror_read_balance(), or to the resync source where the
- * copies may differ (rl_sync_suspect()); a read that fails marks its member
- * failed and is sent to another.
+ * copies may differ (rl_sync_suspect()). A read that fails is served by
+ * fix_work, as md's fix_read_error does: read from another member and
+ * written back over the one that failed (then read back and compared),
+ * under the window lock; the member fails only past RL_MAX_READ_ERRORS, or
+ * if the rewrite fails. With no other member to read, it fails.
  *
  * Background jobs (->sync_range, called by sync.c's worker) work on one
  * window of at most one slot (1 MiB, mirror.h) at a time:
@@ -69,14 +72,19 @@ struct rl_mirror {
 	struct work_struct retry_work;
 	struct rl_array *a;
 
-	/* the window lock */
+	/* reads whose member failed to read them: fixed by fix_work */
+	struct bio_list fix;
+	struct work_struct fix_work;
+
+	/* the window lock; win_mutex: one window at a time (sync or fix) */
+	struct mutex win_mutex;
 	struct rl_mirror_window win;	/* the open window, len 0: none */
 	bool win_draining;		/* win_drained completes at count 0 */
 	struct completion win_drained;
 	struct bio_list win_waiting;	/* writes held off by the window */
 	unsigned int bucket_writes[RL_MIRROR_BUCKETS];	/* writes in flight */
 
-	/* background I/O (one job at a time: sync.c's worker) */
+	/* background I/O (one job at a time: sync.c's worker, or fix_work) */
 	struct dm_kcopyd_client *kc;
 	struct dm_io_client *io;
 	atomic_t bg_pending;
@@ -688,9 +696,68 @@ static int mirror_map(struct rl_array *a, struct bio *bio)
 	}
 }
 
+/* What to do with a read that failed on its member. */
+enum rl_mirror_read_err {
+	RL_MIRROR_RE_FAIL,	/* fail the member, read another (or fail) */
+	RL_MIRROR_RE_FIX,	/* read another, rewrite it (fix_work) */
+	RL_MIRROR_RE_LAST,	/* no other copy: the read fails, not the member */
+};
+
+/*
+ * A read that failed on its member is fixed if another member can serve
+ * it and the member is still the disk the read went to and under
+ * RL_MAX_READ_ERRORS. The last readable copy is not failed for a read
+ * error, as md keeps its last working device: the read fails. Any
+ * context.
+ */
+static enum rl_mirror_read_err mirror_read_error(struct rl_array *a,
+						 struct bio *bio)
+{
+	struct rl_bio *pb = rl_pb(bio);
+	unsigned long unreadable;
+	unsigned int m = pb->member;
+
+	if (bio_op(bio) != REQ_OP_READ || m == RL_NONE ||
+	    bio->bi_opf & REQ_RAHEAD)
+		return RL_MIRROR_RE_FAIL;
+	unreadable = mirror_unreadable(a, pb->lsector, bio_sectors(bio)) |
+		     BIT(m);
+	if (rl_mirror_source(unreadable, a->geom.nr_members) == RL_NONE) {
+		if (pb->dev != READ_ONCE(a->members[m].dev))
+			return RL_MIRROR_RE_FAIL;
+		DMERR_LIMIT("%s: member %u (%s): read error at %llu: no other copy, the read fails",
+			    dm_table_device_name(a->ti->table), m,
+			    pb->dev->name, (unsigned long long)pb->lsector);
+		return RL_MIRROR_RE_LAST;
+	}
+	return rl_member_read_error(a, m, pb->dev, pb->lsector) ?
+	       RL_MIRROR_RE_FIX : RL_MIRROR_RE_FAIL;
+}
+
 static int mirror_end_io(struct rl_array *a, struct bio *bio,
 			 blk_status_t *error)
 {
+	struct rl_mirror *mi = rl_mirror(a);
+	struct rl_bio *pb = rl_pb(bio);
+	enum rl_mirror_read_err re = *error ? mirror_read_error(a, bio) :
+					      RL_MIRROR_RE_FAIL;
+	unsigned long flags;
+
+	if (re == RL_MIRROR_RE_LAST) {
+		rl_member_done(a, pb->member, &pb->qe);
+		pb->member = RL_NONE;
+		return DM_ENDIO_DONE;
+	}
+	if (re == RL_MIRROR_RE_FIX) {
+		/* pb->dev stays: it names the disk that could not read */
+		rl_member_done(a, pb->member, &pb->qe);
+		rl_restore(bio);
+		spin_lock_irqsave(&mi->lock, flags);
+		bio_list_add(&mi->fix, bio);
+		spin_unlock_irqrestore(&mi->lock, flags);
+		queue_work(a->wq, &mi->fix_work);
+		return DM_ENDIO_INCOMPLETE;
+	}
 	if (!rl_end_remapped(a, bio, *error))
 		return DM_ENDIO_DONE;
 
@@ -704,12 +771,15 @@ static int mirror_end_io(struct rl_array *a, struct bio *bio,
 /*
  * Open the window [s, s + len) (member sectors after data_offset): from now
  * on writes to its bucket wait, and once those in flight have ended the
- * window is ours. Sleeps.
+ * window is ours. One window at a time: win_mutex is held until
+ * mirror_window_close() (the sync worker and fix_work share it, and the
+ * check buffers). Sleeps.
  */
 static void mirror_window_open(struct rl_mirror *mi, sector_t s, sector_t len)
 {
 	bool wait;
 
+	mutex_lock(&mi->win_mutex);
 	spin_lock_irq(&mi->lock);
 	mi->win.start = s;
 	mi->win.len = len;
@@ -732,6 +802,7 @@ static void mirror_window_close(struct rl_mirror *mi)
 	bio_list_merge(&mi->ready, &mi->win_waiting);
 	bio_list_init(&mi->win_waiting);
 	spin_unlock_irq(&mi->lock);
+	mutex_unlock(&mi->win_mutex);
 	if (kick)
 		queue_work(mi->a->wq, &mi->retry_work);
 }
@@ -871,6 +942,142 @@ static int mirror_dm_io(struct rl_array *a, unsigned int m, blk_opf_t opf,
 	atomic64_inc(&a->members[m].io[op_is_write(opf) ? RL_DATA_WRITE :
 				     RL_DATA_READ]);
 	return dm_io(&req, 1, &where, NULL, IOPRIO_DEFAULT);
+}
+
+/* ---------------------------------------------------- read error fix --- */
+
+/* The member whose disk is @dev, or RL_NONE (a spare took the role since). */
+static unsigned int mirror_member_of(struct rl_array *a,
+				     const struct dm_dev *dev)
+{
+	unsigned int m;
+
+	for (m = 0; m < a->geom.nr_members; m++)
+		if (READ_ONCE(a->members[m].dev) == dev)
+			return m;
+	return RL_NONE;
+}
+
+/* Copy @bytes of @buf into @bio's data, @off sectors into it. */
+static void mirror_copy_to_bio(struct bio *bio, sector_t off, const u8 *buf,
+			       size_t bytes)
+{
+	struct bvec_iter it = bio->bi_iter;
+	struct bio_vec bv;
+
+	bio_advance_iter(bio, &it, off << SECTOR_SHIFT);
+	while (bytes && it.bi_size) {
+		bv = bio_iter_iovec(bio, it);
+		bv.bv_len = min_t(size_t, bytes, bv.bv_len);
+		memcpy_to_bvec(&bv, buf);
+		buf += bv.bv_len;
+		bytes -= bv.bv_len;
+		bio_advance_iter_single(bio, &it, bv.bv_len);
+	}
+}
+
+/*
+ * Read [s, s + len) from a member other than @bad (that could not read
+ * it) into that member's buffer; if one cannot read it either, the next
+ * is tried (it is not failed for it: its own reads will rewrite it).
+ * Returns the member read, or RL_NONE. The window is open. Sleeps.
+ */
+static unsigned int mirror_fix_source(struct rl_array *a, unsigned int bad,
+				      sector_t s, sector_t len)
+{
+	struct rl_mirror *mi = rl_mirror(a);
+	unsigned long tried = bad == RL_NONE ? 0 : BIT(bad);
+	unsigned int src;
+
+	for (;;) {
+		src = rl_mirror_source(mirror_unreadable(a, s, len) | tried,
+				       a->geom.nr_members);
+		if (src == RL_NONE)
+			return RL_NONE;
+		if (!mirror_dm_io(a, src, REQ_OP_READ, mi->buf[src].data, s,
+				  len, NULL, NULL))
+			return src;
+		__set_bit(src, &tried);
+		DMERR_LIMIT("%s: member %u: read error at %llu, serving a read member %u could not",
+			    dm_table_device_name(a->ti->table), src,
+			    (unsigned long long)s, bad);
+	}
+}
+
+/*
+ * Fix [s, s + len) of a read that member @bad's disk @dev could not
+ * serve: read it from another member and write it back over @bad, then
+ * read it back from @bad and compare (md's fix_read_error). A rewrite
+ * that fails, or reads back wrong, fails @bad. The window is open, so no
+ * write to the range runs meanwhile: the rewrite cannot put older data
+ * over a newer write. (A crash in the middle of it leaves @bad's sectors
+ * old or rewritten, both the data the others hold: no intent is needed.)
+ * Returns the buffer with the data, or NULL if no member could read it.
+ * Sleeps.
+ */
+static const u8 *mirror_fix_piece(struct rl_array *a, unsigned int bad,
+				  const struct dm_dev *dev, sector_t s,
+				  sector_t len)
+{
+	struct rl_mirror *mi = rl_mirror(a);
+	unsigned int src = mirror_fix_source(a, bad, s, len);
+	const u8 *good;
+
+	if (src == RL_NONE)
+		return NULL;
+	good = mi->buf[src].data;
+	if (bad == RL_NONE || rl_member_failed(a, bad))
+		return good;
+	if (mirror_dm_io(a, bad, REQ_OP_WRITE, (void *)good, s, len, NULL,
+			 NULL) ||
+	    mirror_dm_io(a, bad, REQ_OP_READ, mi->buf[bad].data, s, len, NULL,
+			 NULL) ||
+	    memcmp(mi->buf[bad].data, good, (size_t)len << SECTOR_SHIFT))
+		rl_member_fail_io(a, bad, dev, "read error, rewrite failed");
+	return good;
+}
+
+/* Serve a read that failed on its member (pb->dev), a window at a time. */
+static void mirror_fix_read(struct rl_array *a, struct bio *bio)
+{
+	struct rl_mirror *mi = rl_mirror(a);
+	struct rl_bio *pb = rl_pb(bio);
+	unsigned int bad = mirror_member_of(a, pb->dev);
+	sector_t s = pb->lsector, end = s + bio_sectors(bio), len;
+	const u8 *good;
+
+	bio->bi_status = BLK_STS_OK;
+	while (s < end) {
+		len = rl_mirror_split_len(s, min_t(sector_t, end - s,
+						   mi->check_sectors),
+					  mirror_split_shift(a));
+		mirror_window_open(mi, s, len);
+		good = mirror_fix_piece(a, bad, pb->dev, s, len);
+		if (good)
+			mirror_copy_to_bio(bio, s - pb->lsector, good,
+					   (size_t)len << SECTOR_SHIFT);
+		mirror_window_close(mi);
+		if (!good) {
+			bio->bi_status = BLK_STS_IOERR;
+			break;
+		}
+		s += len;
+	}
+	bio_endio(bio);
+}
+
+static void mirror_fix_work(struct work_struct *ws)
+{
+	struct rl_mirror *mi = container_of(ws, struct rl_mirror, fix_work);
+	struct bio_list list;
+	struct bio *bio;
+
+	spin_lock_irq(&mi->lock);
+	list = mi->fix;
+	bio_list_init(&mi->fix);
+	spin_unlock_irq(&mi->lock);
+	while ((bio = bio_list_pop(&list)))
+		mirror_fix_read(mi->a, bio);
 }
 
 /*
@@ -1079,7 +1286,10 @@ static int mirror_ctr(struct rl_array *a)
 	bio_list_init(&mi->writes);
 	bio_list_init(&mi->ready);
 	bio_list_init(&mi->win_waiting);
+	bio_list_init(&mi->fix);
+	mutex_init(&mi->win_mutex);
 	INIT_WORK(&mi->retry_work, mirror_retry_work);
+	INIT_WORK(&mi->fix_work, mirror_fix_work);
 	mi->a = a;
 	a->scheme = mi;
 	a->ti->num_discard_bios = nr;

@@ -1,0 +1,120 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# A mirror's bad sector is rewritten from another copy, as md's raid1
+# fix_read_error does, not a reason to drop a disk (issue 13, window 4).
+#
+# 1. Heal: a 3-way mirror whose member 0 is a dm-hddsim disk with media
+#    errors (message addbadblock: reads of the sectors fail until they are
+#    written). Reads of them through the array all return the data; when
+#    one goes to member 0 it is read from another member and written back
+#    over member 0, which keeps its place; the rewrite heals the sectors
+#    (hddsim lists none), member 0 gets one data write, and its disk holds
+#    the data.
+# 2. A rewrite that does not heal fails the member: a member's table sends
+#    reads of its sectors 16..23 to an error target (dm-delay with a
+#    separate write device, as 21-badsector does), so the read back after
+#    the rewrite fails again. The member fails ("rewrite failed"), and the
+#    data still reads back.
+# 3. The last copy is not failed for a read error: a 2-way mirror with its
+#    member 1 missing reads a bad sector of member 0: the read fails, the
+#    array keeps member 0, and a write over the sectors heals them.
+# vm-opts: --disks 4
+. "$RL_TESTS/lib.sh"
+. "$RL_TESTS/raidlab.sh"
+. "$RL_TESTS/hddsim.sh"
+need_raidlab
+need_hddsim
+modprobe dm-delay || die "no dm-delay module"
+command -v python3 >/dev/null || die "no python3 in the guest (scripts/lab/mkinitramfs.sh)"
+
+M0=$(disk 0)
+M1=$(disk 1)
+M2=$(disk 2)
+L=8192
+
+for i in 0 1 2; do
+	dd if=/dev/zero of="$(disk $i)" bs=1M count=4 conv=fsync 2>/dev/null
+done
+dd if=/dev/urandom of=/tmp/A bs=64k count=1 2>/dev/null
+dd if=/tmp/A of=/tmp/A.bad bs=512 skip=16 count=8 2>/dev/null
+
+# bad N: N's bad sectors and failed reads, as hddsim counts them
+bad() { dmsetup message "$1" 0 countbadblocks; }
+# read16 FILE: the array's sectors 16..23, O_DIRECT
+read16() { dio_read /dev/mapper/arr 16 8 "$1"; }
+
+run hdd_create hs0 "$M0" lightning time_scale 1000
+run dm_create w1 "0 $(sectors "$M1") linear $M1 0"
+run dm_create arr "0 $L raidlab mirror 3 chunk_size 128 assume_clean 3 /dev/mapper/hs0 /dev/mapper/w1 $M2"
+run dd if=/tmp/A of=/dev/mapper/arr bs=64k count=1 oflag=direct conv=fsync
+
+# --- 1. heal ---------------------------------------------------------------
+run dm_message hs0 addbadblock 16 8
+check "hddsim lists 8 bad sectors" test "$(bad hs0 | cut -d' ' -f1)" = 8
+dmesg -c >/dev/null
+w0=$(rl_member_counters arr 0 | awk '{ print $2 }')
+i=0 wrong=0
+while [ $i -lt 40 ] && [ "$(bad hs0 | cut -d' ' -f2)" = 0 ]; do
+	read16 /tmp/r || wrong=$((wrong + 1))
+	cmp -s /tmp/r /tmp/A.bad || wrong=$((wrong + 1))
+	i=$((i + 1))
+done
+w1=$(rl_member_counters arr 0 | awk '{ print $2 }')
+log "reads until one went to member 0: $i; hddsim: $(bad hs0); health $(rl_health arr)"
+check "a read went to member 0's bad sectors" test "$(bad hs0 | cut -d' ' -f2)" -ge 1
+check "every read returned the data" test $wrong = 0
+check "member 0 stays in the array ($(rl_health arr))" test "$(rl_health arr)" = AAA
+check "the kernel log says the sectors were rewritten" sh -c \
+	"dmesg | grep -q 'member 0 (.*): read error at 16: rewritten from redundancy (1 of 20)'"
+check "the rewrite healed them (hddsim: $(bad hs0))" test "$(bad hs0 | cut -d' ' -f1)" = 0
+check "member 0 got one data write ($w0 -> $w1)" test $((w1 - w0)) = 1
+dio_read /dev/mapper/hs0 16 8 /tmp/d0
+check "member 0's disk holds the data" cmp -s /tmp/d0 /tmp/A.bad
+check "no member failed in the log" sh -c "! dmesg | grep -q 'failed:'"
+
+# --- 2. a rewrite that does not heal -----------------------------------------
+# The same disks, w1 as member 0 (reads of idle mirrors go to the lowest
+# member first).
+run dm_remove arr
+run dm_create errd "0 8 error"
+z=$(sectors "$M1")
+run dm_reload w1 "0 16 linear $M1 0
+16 8 delay /dev/mapper/errd 0 0 $M1 16 0
+24 $((z - 24)) linear $M1 24"
+run dmsetup suspend --noflush w1
+run dmsetup resume w1
+run dm_create arr "0 $L raidlab mirror 3 chunk_size 128 assume_clean 3 /dev/mapper/w1 /dev/mapper/hs0 $M2"
+dmesg -c >/dev/null
+i=0 wrong=0
+while [ $i -lt 60 ] && [ "$(rl_health arr)" = AAA ]; do
+	read16 /tmp/r || wrong=$((wrong + 1))
+	cmp -s /tmp/r /tmp/A.bad || wrong=$((wrong + 1))
+	i=$((i + 1))
+done
+log "reads until w1 failed: $i; health $(rl_health arr)"
+check "w1 failed ($(rl_health arr))" test "$(rl_health arr)" = DAA
+check "the kernel log says the rewrite failed" sh -c \
+	"dmesg | grep -q 'member 0 (.*) failed: read error, rewrite failed'"
+check "every read returned the data" test $wrong = 0
+read16 /tmp/r
+check "the data reads back after" cmp -s /tmp/r /tmp/A.bad
+run dm_remove arr
+run dm_remove w1
+run dm_remove errd
+
+# --- 3. the last copy ---------------------------------------------------------
+run dm_create arr "0 $L raidlab mirror 3 chunk_size 128 assume_clean 2 /dev/mapper/hs0 -"
+run dm_message hs0 addbadblock 16 8
+dmesg -c >/dev/null
+expect_fail read16 /tmp/r
+check "member 0 stays in the array ($(rl_health arr))" test "$(rl_health arr)" = AD
+check "the kernel log says there is no other copy" sh -c \
+	"dmesg | grep -q 'member 0 (.*): read error at 16: no other copy, the read fails'"
+dd if=/tmp/A of=/dev/mapper/arr bs=64k count=1 oflag=direct conv=fsync 2>/dev/null
+check "a write heals the sectors (hddsim: $(bad hs0))" test "$(bad hs0 | cut -d' ' -f1)" = 0
+read16 /tmp/r
+check "they read back the data written" cmp -s /tmp/r /tmp/A.bad
+run dm_remove arr
+run dm_remove hs0
+finish
