@@ -25,6 +25,11 @@
  *            source's; repair then writes the source's data over the
  *            members that differ
  *
+ * A member that cannot read a job's window is not failed for it: a copy
+ * reads the window from the next member and writes it over that one too;
+ * a check rewrites its copy from a member that could read it. Past
+ * RL_MAX_READ_ERRORS it fails; a window no member can read stops the job.
+ *
  * A window lock keeps the copy and foreground writes apart: while a window
  * is open, writes to its bucket (its slot and the slots that share the
  * bucket's counter) wait on a list and are queued again when it closes;
@@ -824,9 +829,12 @@ static void mirror_bg_put(struct rl_mirror *mi)
 
 /*
  * Drop the issuer's reference, wait for the background I/Os, and fail the
- * members they failed on. Returns 0 or -EIO.
+ * members whose writes failed. Returns 0 or -EIO; the members whose reads
+ * failed are returned in @read_err (a bad sector is not a failure: the
+ * caller rewrites it from another copy, mirror_bg_read_error()).
  */
-static int mirror_bg_wait(struct rl_array *a, const char *job)
+static int mirror_bg_wait(struct rl_array *a, const char *job,
+			  unsigned long *read_err)
 {
 	struct rl_mirror *mi = rl_mirror(a);
 	unsigned int m;
@@ -834,14 +842,41 @@ static int mirror_bg_wait(struct rl_array *a, const char *job)
 
 	mirror_bg_put(mi);
 	wait_for_completion(&mi->bg_done);
-	if (!mi->bg_read_err && !mi->bg_write_err)
+	*read_err = mi->bg_read_err;
+	if (!mi->bg_write_err)
 		return 0;
-	snprintf(why, sizeof(why), "%s read error", job);
-	for_each_set_bit(m, &mi->bg_read_err, a->geom.nr_members)
-		rl_member_fail(a, m, why);
 	snprintf(why, sizeof(why), "%s write error", job);
 	for_each_set_bit(m, &mi->bg_write_err, a->geom.nr_members)
 		rl_member_fail(a, m, why);
+	return -EIO;
+}
+
+/*
+ * Member @m could not read the window at @s of a background job, and
+ * another member can: the caller rewrites @m's copy from it. Returns true
+ * if it may (the error is counted), false once @m has had more than
+ * RL_MAX_READ_ERRORS: then @m has failed.
+ */
+static bool mirror_bg_read_error(struct rl_array *a, unsigned int m,
+				 sector_t s, const char *job)
+{
+	struct dm_dev *dev = READ_ONCE(a->members[m].dev);
+	char why[32];
+
+	if (rl_member_read_error(a, m, dev, s))
+		return true;
+	snprintf(why, sizeof(why), "%s read error", job);
+	rl_member_fail_io(a, m, dev, why);
+	return false;
+}
+
+/* A window no member could read: the job stops there (sync.c logs where). */
+static int mirror_bg_no_source(struct rl_array *a, unsigned long bad,
+			       sector_t s, const char *job)
+{
+	DMERR_LIMIT("%s: %s: members %*pbl cannot read member sector %llu and no other copy can: not rewritten",
+		    dm_table_device_name(a->ti->table), job,
+		    a->geom.nr_members, &bad, (unsigned long long)s);
 	return -EIO;
 }
 
@@ -877,12 +912,16 @@ static void mirror_copy_issue(struct rl_array *a, struct rl_mirror_copy *c,
 
 /*
  * Copy [s, s + len) from member @src over the members in @dests with
- * dm-kcopyd, DM_KCOPYD_MAX_REGIONS at a time, and wait. Sleeps.
+ * dm-kcopyd, DM_KCOPYD_MAX_REGIONS at a time, and wait. @read_err: whether
+ * @src could not read it. Sleeps.
  */
 static int mirror_copy(struct rl_array *a, unsigned int src,
 		       unsigned long dests, sector_t s, sector_t len,
-		       const char *job)
+		       const char *job, bool *read_err)
 {
+	unsigned long rerr;
+	int r;
+
 	struct rl_mirror *mi = rl_mirror(a);
 	struct dm_io_region from = {
 		.bdev = a->members[src].dev->bdev,
@@ -907,7 +946,43 @@ static int mirror_copy(struct rl_array *a, unsigned int src,
 	}
 	if (c)
 		mirror_copy_issue(a, c, &from);
-	return mirror_bg_wait(a, job);
+	r = mirror_bg_wait(a, job, &rerr);
+	*read_err = rerr;
+	return r;
+}
+
+/*
+ * A copy job's window: copy it over @dests from the first readable member.
+ * A source that cannot read it is rewritten, with @dests, from the next
+ * one, as md's raid1 does with a sync read error: a bad sector costs no
+ * disk (past RL_MAX_READ_ERRORS it does). With no member left to read, the
+ * job stops: the array stays up, degraded as it was. Sleeps; the window is
+ * open.
+ */
+static int mirror_copy_window(struct rl_array *a, unsigned long unreadable,
+			      unsigned long dests, sector_t s, sector_t len,
+			      const char *job)
+{
+	unsigned long fix = 0;
+	unsigned int src;
+	bool read_err;
+	int r;
+
+	for (;;) {
+		src = rl_mirror_source(unreadable | fix, a->geom.nr_members);
+		if (src == RL_NONE)
+			return mirror_bg_no_source(a, fix, s, job);
+		dests = (dests | fix) & ~BIT(src) & ~READ_ONCE(a->failed);
+		if (!dests)
+			return 0;
+		r = mirror_copy(a, src, dests, s, len, job, &read_err);
+		if (!read_err)
+			return r;
+		if (mirror_bg_read_error(a, src, s, job))
+			__set_bit(src, &fix);
+		else
+			__set_bit(src, &unreadable);
+	}
 }
 
 static void mirror_read_done(unsigned long error, void *context)
@@ -1081,6 +1156,35 @@ static void mirror_fix_work(struct work_struct *ws)
 }
 
 /*
+ * Check or repair read [s, s + len) of every member not in @unreadable;
+ * those in @rerr could not. Rewrite their copies from the first member
+ * that could (a check too, as md's raid1 does: a bad sector is fixed
+ * where it is found). Returns that member (the check's source from now
+ * on), or RL_NONE if none could read it. Sleeps; the window is open.
+ */
+static unsigned int mirror_check_fix(struct rl_array *a,
+				     unsigned long unreadable,
+				     unsigned long rerr, sector_t s,
+				     sector_t len, const char *job)
+{
+	struct rl_mirror *mi = rl_mirror(a);
+	unsigned int src = rl_mirror_source(unreadable | rerr,
+					    a->geom.nr_members);
+	unsigned int m;
+
+	if (src == RL_NONE)
+		return RL_NONE;
+	for_each_set_bit(m, &rerr, a->geom.nr_members) {
+		if (!mirror_bg_read_error(a, m, s, job))
+			continue;
+		if (mirror_dm_io(a, m, REQ_OP_WRITE, mi->buf[src].data, s, len,
+				 NULL, NULL))
+			rl_member_fail(a, m, "read error, rewrite failed");
+	}
+	return src;
+}
+
+/*
  * Check (and with @repair, repair) [s, s + len): read it from every member
  * not in @unreadable, compare each copy with @src's, count the sectors
  * where any differs in req->mismatches, and for repair write @src's copy
@@ -1095,7 +1199,7 @@ static int mirror_check(struct rl_array *a, unsigned int src,
 	const char *job = repair ? "repair" : "check";
 	unsigned int m, nr = a->geom.nr_members;
 	unsigned int first[RL_MAX_MEMBERS], last[RL_MAX_MEMBERS];
-	unsigned long differ = 0;
+	unsigned long differ = 0, rerr;
 	int r;
 
 	mirror_bg_begin(mi);
@@ -1109,9 +1213,15 @@ static int mirror_check(struct rl_array *a, unsigned int src,
 			mirror_bg_put(mi);
 		}
 	}
-	r = mirror_bg_wait(a, job);
+	r = mirror_bg_wait(a, job, &rerr);
 	if (r)
 		return r;
+	if (rerr) {
+		src = mirror_check_fix(a, unreadable, rerr, s, len, job);
+		if (src == RL_NONE)
+			return mirror_bg_no_source(a, rerr, s, job);
+		unreadable |= rerr;	/* rewritten: equal to src's */
+	}
 
 	bitmap_zero(mi->diff, len);
 	for (m = 0; m < nr; m++) {
@@ -1192,13 +1302,13 @@ static int mirror_sync_range(struct rl_array *a, struct rl_sync_req *req)
 	switch (req->job) {
 	case RL_SYNC_RESYNC:
 		/* every member that has not failed, rebuilt ones included */
-		dests = ~READ_ONCE(a->failed) & GENMASK(nr - 1, 0) & ~BIT(src);
-		r = dests ? mirror_copy(a, src, dests, s, len, "resync") : 0;
+		dests = ~READ_ONCE(a->failed) & GENMASK(nr - 1, 0);
+		r = mirror_copy_window(a, unreadable, dests, s, len, "resync");
 		break;
 	case RL_SYNC_REBUILD:
 		r = rl_member_failed(a, req->target) ? -EIO :
-			mirror_copy(a, src, BIT(req->target), s, len,
-				    "rebuild");
+			mirror_copy_window(a, unreadable, BIT(req->target), s,
+					   len, "rebuild");
 		break;
 	case RL_SYNC_CHECK:
 	case RL_SYNC_REPAIR:

@@ -19,6 +19,9 @@
 # 3. The last copy is not failed for a read error: a 2-way mirror with its
 #    member 1 missing reads a bad sector of member 0: the read fails, the
 #    array keeps member 0, and a write over the sectors heals them.
+# 4. Background jobs: a resync whose source cannot read a window copies it
+#    from the next member, over the source too; a check that cannot read
+#    a member's copy rewrites it. No member fails.
 # vm-opts: --disks 4
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
@@ -115,6 +118,31 @@ dd if=/tmp/A of=/dev/mapper/arr bs=64k count=1 oflag=direct conv=fsync 2>/dev/nu
 check "a write heals the sectors (hddsim: $(bad hs0))" test "$(bad hs0 | cut -d' ' -f1)" = 0
 read16 /tmp/r
 check "they read back the data written" cmp -s /tmp/r /tmp/A.bad
+run dm_remove arr
+
+# --- 4. background jobs -------------------------------------------------------
+# A resync (a mirror without a metadata device is resynced at load) whose
+# source, member 0, cannot read the window: the window is copied from
+# member 1 over the others, member 0 included. Then a check that meets a
+# bad sector rewrites it too.
+for d in /dev/mapper/hs0 "$M1" "$M2"; do
+	dd if=/tmp/A of="$d" bs=64k count=1 conv=fsync 2>/dev/null
+done
+run dm_message hs0 addbadblock 16 8
+dmesg -c >/dev/null
+run dm_create arr "0 $L raidlab mirror 2 chunk_size 128 3 /dev/mapper/hs0 $M1 $M2"
+check "the resync finishes" rl_wait_sync arr 120
+check "member 0 stays in the array ($(rl_health arr))" test "$(rl_health arr)" = AAA
+check "the kernel log says member 0's window was rewritten" sh -c \
+	"dmesg | grep -q 'member 0 (.*): read error at 0: rewritten from redundancy (1 of 20)'"
+check "the resync healed member 0 (hddsim: $(bad hs0))" test "$(bad hs0 | cut -d' ' -f1)" = 0
+dio_read /dev/mapper/hs0 0 128 /tmp/r
+check "member 0's disk holds the data" cmp -s /tmp/r /tmp/A
+run dm_message hs0 addbadblock 16 8
+check "a check over a bad sector: 0 mismatches" test "$(rl_scrub arr check 120)" = 0
+check "member 0 stays in the array ($(rl_health arr))" test "$(rl_health arr)" = AAA
+check "the check healed member 0 (hddsim: $(bad hs0))" test "$(bad hs0 | cut -d' ' -f1)" = 0
+check "no member failed in the log" sh -c "! dmesg | grep -q 'failed:'"
 run dm_remove arr
 run dm_remove hs0
 finish
