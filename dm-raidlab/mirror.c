@@ -874,9 +874,9 @@ static bool mirror_bg_read_error(struct rl_array *a, unsigned int m,
 static int mirror_bg_no_source(struct rl_array *a, unsigned long bad,
 			       sector_t s, const char *job)
 {
-	DMERR_LIMIT("%s: %s: members %*pbl cannot read member sector %llu and no other copy can: not rewritten",
+	DMERR_LIMIT("%s: %s: no member can read member sector %llu (%*pbl tried)",
 		    dm_table_device_name(a->ti->table), job,
-		    a->geom.nr_members, &bad, (unsigned long long)s);
+		    (unsigned long long)s, a->geom.nr_members, &bad);
 	return -EIO;
 }
 
