@@ -274,6 +274,15 @@ md_stop_all() {
 #   FIO_RW=randwrite FIO_BS=4k FIO_IODEPTH=4 FIO_RUNTIME=20 FIO_VERIFY=crc32c
 #   FIO_ENGINE=libaio FIO_DIRECT=1 (e.g. FIO_RUNTIME=5 fio_write_then_verify
 #   /dev/mapper/x 16M --offset=1G). FIO_RUNTIME limits only the write pass.
+#   A mixed job (FIO_RW=randrw/rw/readwrite) ignores FIO_RUNTIME: it runs
+#   to its end (SIZE bounds it) and its verify pass replays it whole without
+#   the verify state, and must verify every block the write pass wrote.
+#   fio's verify state cannot describe a mixed job: the --verify_only run
+#   counts the reads its dry run replays as blocks verified (fio 3.33,
+#   verify_state_should_stop), so it checked only W - R of the W blocks
+#   written when the write pass wrote more blocks than the whole job reads,
+#   and read past the last block written ("verify: bad magic header", issue
+#   13) when a slow write pass, cut by its runtime, wrote fewer.
 #   Prints fio's summary lines; the full output is kept in $RL_OUT/fio/.
 #   Returns nonzero if either pass fails or reports an error.
 # fio_write TARGET SIZE [opts] / fio_verify TARGET SIZE [opts]: the two passes
@@ -291,13 +300,23 @@ _rl_fio() { # PASS TARGET SIZE [opts]
 	_rl_dir=${FIO_STATE_DIR:-/tmp/fio.state}/$(echo "$_rl_t" | tr / _)
 	_rl_log=$RL_OUT/fio/$RL_FIO_N-$_rl_pass-$(basename "$_rl_t").txt
 	mkdir -p "$_rl_dir" "$RL_OUT/fio"
+	case ${FIO_RW:-randwrite} in
+	randrw | rw | readwrite) _rl_mixed=1 ;;
+	*) _rl_mixed= ;;
+	esac
 	set -- --name=rlverify --filename="$_rl_t" --size="$_rl_sz" \
 		--rw="${FIO_RW:-randwrite}" --bs="${FIO_BS:-4k}" --ioengine="${FIO_ENGINE:-libaio}" \
 		--iodepth="${FIO_IODEPTH:-4}" --direct="${FIO_DIRECT:-1}" \
 		--verify="${FIO_VERIFY:-crc32c}" --verify_fatal=1 --group_reporting "$@"
-	if [ "$_rl_pass" = write ]; then
+	if [ "$_rl_pass" = write ] && [ -n "$_rl_mixed" ]; then
+		log "fio write $_rl_t size=$_rl_sz ${FIO_RW} bs=${FIO_BS:-4k} (mixed: to the end)"
+		set -- "$@" --do_verify=0 --verify_state_save=0
+	elif [ "$_rl_pass" = write ]; then
 		log "fio write $_rl_t size=$_rl_sz ${FIO_RW:-randwrite} bs=${FIO_BS:-4k} runtime<=${FIO_RUNTIME:-20}s"
 		set -- "$@" --do_verify=0 --verify_state_save=1 --runtime="${FIO_RUNTIME:-20}"
+	elif [ -n "$_rl_mixed" ]; then
+		log "fio verify $_rl_t (mixed: the whole job replayed)"
+		set -- "$@" --verify_only --verify_state_save=0
 	else
 		log "fio verify $_rl_t"
 		# verify_state_save defaults to on: a verify-only run would then
@@ -311,6 +330,20 @@ _rl_fio() { # PASS TARGET SIZE [opts]
 		echo "fio $_rl_pass pass failed (fio $*):"
 		sed 's/^/    /' "$_rl_log"
 		return 1
+	fi
+	# issued reads and writes: "R W"
+	_rl_n=$(sed -n 's/.*issued rwts: total=\([0-9]*\),\([0-9]*\),.*/\1 \2/p' "$_rl_log" | head -n1)
+	if [ "$_rl_pass" = write ]; then
+		echo "$_rl_n" >"$_rl_dir/issued"
+	elif [ -n "$_rl_mixed" ] && [ -s "$_rl_dir/issued" ]; then
+		# the replay issues the job's reads (not done) and then one
+		# verify read per block written
+		# shellcheck disable=SC2046
+		set -- $(cat "$_rl_dir/issued") $_rl_n
+		if [ "$#" != 4 ] || [ "$(($3 - $1))" != "$2" ]; then
+			echo "fio verify pass did not check every block written (issued R W: write pass $1 $2, verify pass $3 $4)"
+			return 1
+		fi
 	fi
 	grep -E '^ +(WRITE|READ):' "$_rl_log" | sed 's/^ */    /'
 	return 0
