@@ -2,22 +2,28 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # A bad sector is rewritten from redundancy, not a reason to drop a disk
-# (issue 13, window 4). raid5 over 4 members under dm tables; member 1's
-# table sends reads of its sectors 16..23 to an error target (dm-delay
-# with a separate write device: reads fail, writes go on). A read of them
-# through the array must return the data written before, member 1 must
-# stay in the array, the kernel log must say the chunk was rewritten, and
-# member 1 must get that one write. (Whether the rewrite's data lands is
-# not checked on the disk: writes through this 6.1 dm-delay segment were
-# not seen on the disk read back under it, a direct write included; 45
-# and 46 cover rebuilt data.) Every later read of them fails again: past
-# RL_MAX_READ_ERRORS (20) such errors member 1 fails, and the data still
-# reads back, degraded.
+# (issue 13, window 4).
+#
+# 1. raid5 over 4 members, member 1 a dm-hddsim disk with media errors
+#    (addbadblock: its reads of sectors 16..23 fail until they are
+#    written). A read of them through the array returns the data written
+#    before, member 1 stays in the array, the kernel log says the chunk was
+#    rewritten, and the rewrite lands: hddsim lists no bad sector, and
+#    member 1's disk holds the data.
+# 2. raid5 over 4 members under dm tables; member 1's table sends reads of
+#    its sectors 16..23 to an error target (dm-delay with a separate write
+#    device: reads fail, writes go on, so every read of them fails again).
+#    The first read is served and the chunk rewritten (member 1 gets that
+#    one write); past RL_MAX_READ_ERRORS (20) such errors member 1 fails,
+#    and the data still reads back, degraded.
 # vm-opts: --disks 4
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
+. "$RL_TESTS/hddsim.sh"
 need_raidlab
+need_hddsim
 modprobe dm-delay || die "no dm-delay module"
+command -v python3 >/dev/null || die "no python3 in the guest (scripts/lab/mkinitramfs.sh)"
 
 M1=$(disk 1)
 ROWS=32
@@ -29,6 +35,30 @@ done
 dd if=/dev/urandom of=/tmp/A bs=64k count=1 2>/dev/null
 dd if=/tmp/A of=/tmp/A.bad bs=512 skip=16 count=8 2>/dev/null
 
+# read1 FILE: the array's sectors 144..151 (member 1's 16..23), O_DIRECT
+read1() { dio_read /dev/mapper/arr 144 8 "$1"; }
+
+# --- 1. a bad sector that a write heals ----------------------------------------
+run hdd_create hs1 "$M1" lightning time_scale 1000
+run dm_create arr "0 $L raidlab raid5 3 chunk_size 128 assume_clean 4 $(disk 0) /dev/mapper/hs1 $(disk 2) $(disk 3)"
+run dd if=/tmp/A of=/dev/mapper/arr bs=64k seek=1 count=1 oflag=direct conv=fsync
+# member 1's copy is garbage (under hddsim), so the check below sees the rewrite
+run dd if=/dev/urandom of="$M1" bs=512 seek=16 count=8 oflag=direct conv=fsync
+run dm_message hs1 addbadblock 16 8
+dmesg -c >/dev/null
+read1 /tmp/r1
+check "the bad sectors read back their data" cmp -s /tmp/r1 /tmp/A.bad
+check "member 1 stays in the array ($(rl_health arr))" test "$(rl_health arr)" = AAAA
+check "the kernel log says the chunk was rewritten" sh -c \
+	"dmesg | grep -q 'member 1 (.*): read error at 0: rewritten from redundancy (1 of 20)'"
+check "the rewrite healed them ($(dmsetup message hs1 0 countbadblocks))" \
+	test "$(dmsetup message hs1 0 countbadblocks | cut -d' ' -f1)" = 0
+dio_read /dev/mapper/hs1 16 8 /tmp/d1
+check "member 1's disk holds the data" cmp -s /tmp/d1 /tmp/A.bad
+run dm_remove arr
+run dm_remove hs1
+
+# --- 2. a bad sector that stays bad --------------------------------------------
 run dm_create errd "0 8 error"
 W=$(rl_wrap_members bsw 4)
 run dm_create arr "0 $L raidlab raid5 3 chunk_size 128 assume_clean 4 $W"
@@ -42,9 +72,6 @@ run dm_reload bsw1 "0 16 linear $M1 0
 24 $((z - 24)) linear $M1 24"
 run dmsetup suspend --noflush bsw1
 run dmsetup resume bsw1
-
-# read1 FILE: the array's sectors 144..151 (member 1's 16..23), uncached
-read1() { dd if=/dev/mapper/arr of="$1" bs=512 skip=144 count=8 iflag=direct 2>/dev/null; }
 
 dmesg -c >/dev/null
 w0=$(rl_member_counters arr 1 | awk '{ print $2 }')
