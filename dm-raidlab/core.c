@@ -246,6 +246,7 @@ bad_scheme:
 	a->ops->dtr(a);
 bad_md:
 	flush_workqueue(a->wq);		/* a failure record uses the metadata */
+	cancel_work_sync(&a->event_work);	/* and raises an event */
 	rl_md_close(a->md);
 bad_wq:
 	destroy_workqueue(a->wq);

@@ -77,9 +77,14 @@ struct rl_mirror {
 	struct work_struct retry_work;
 	struct rl_array *a;
 
-	/* reads whose member failed to read them: fixed by fix_work */
+	/*
+	 * Reads whose member failed to read them: fixed by fix_work, on a
+	 * workqueue of its own (it waits for writes whose member queues
+	 * are run from a->wq, so it must never hold a->wq's rescuer).
+	 */
 	struct bio_list fix;
 	struct work_struct fix_work;
+	struct workqueue_struct *fix_wq;
 
 	/* the window lock; win_mutex: one window at a time (sync or fix) */
 	struct mutex win_mutex;
@@ -719,14 +724,15 @@ static enum rl_mirror_read_err mirror_read_error(struct rl_array *a,
 						 struct bio *bio)
 {
 	struct rl_bio *pb = rl_pb(bio);
+	/* the size as mapped: the completion may have consumed bi_iter */
+	sector_t sectors = pb->rec.iter.bi_size >> SECTOR_SHIFT;
 	unsigned long unreadable;
 	unsigned int m = pb->member;
 
-	if (bio_op(bio) != REQ_OP_READ || m == RL_NONE ||
+	if (bio_op(bio) != REQ_OP_READ || m == RL_NONE || !sectors ||
 	    bio->bi_opf & REQ_RAHEAD)
 		return RL_MIRROR_RE_FAIL;
-	unreadable = mirror_unreadable(a, pb->lsector, bio_sectors(bio)) |
-		     BIT(m);
+	unreadable = mirror_unreadable(a, pb->lsector, sectors) | BIT(m);
 	if (rl_mirror_source(unreadable, a->geom.nr_members) == RL_NONE) {
 		if (pb->dev != READ_ONCE(a->members[m].dev))
 			return RL_MIRROR_RE_FAIL;
@@ -760,7 +766,7 @@ static int mirror_end_io(struct rl_array *a, struct bio *bio,
 		spin_lock_irqsave(&mi->lock, flags);
 		bio_list_add(&mi->fix, bio);
 		spin_unlock_irqrestore(&mi->lock, flags);
-		queue_work(a->wq, &mi->fix_work);
+		queue_work(mi->fix_wq, &mi->fix_work);
 		return DM_ENDIO_INCOMPLETE;
 	}
 	if (!rl_end_remapped(a, bio, *error))
@@ -976,7 +982,7 @@ static int mirror_copy_window(struct rl_array *a, unsigned long unreadable,
 		if (!dests)
 			return 0;
 		r = mirror_copy(a, src, dests, s, len, job, &read_err);
-		if (!read_err)
+		if (r || !read_err)
 			return r;
 		if (mirror_bg_read_error(a, src, s, job))
 			__set_bit(src, &fix);
@@ -1101,7 +1107,9 @@ static const u8 *mirror_fix_piece(struct rl_array *a, unsigned int bad,
 	if (src == RL_NONE)
 		return NULL;
 	good = mi->buf[src].data;
-	if (bad == RL_NONE || rl_member_failed(a, bad))
+	/* not if the role went to a spare meanwhile: its rebuild writes it */
+	if (bad == RL_NONE || rl_member_failed(a, bad) ||
+	    READ_ONCE(a->members[bad].dev) != dev)
 		return good;
 	if (mirror_dm_io(a, bad, REQ_OP_WRITE, (void *)good, s, len, NULL,
 			 NULL) ||
@@ -1327,6 +1335,8 @@ static void mirror_free(struct rl_array *a, struct rl_mirror *mi)
 {
 	unsigned int m;
 
+	if (mi->fix_wq)
+		destroy_workqueue(mi->fix_wq);
 	for (m = 0; m < a->geom.nr_members; m++)
 		vfree(mi->buf[m].data);
 	if (mi->io)
@@ -1368,6 +1378,13 @@ static int mirror_ctr(struct rl_array *a)
 		r = PTR_ERR(mi->io);
 		mi->io = NULL;
 		a->ti->error = "Cannot create mirror dm-io client";
+		goto bad;
+	}
+	mi->fix_wq = alloc_ordered_workqueue("kraidlab_mirror_fix",
+					     WQ_MEM_RECLAIM);
+	if (!mi->fix_wq) {
+		r = -ENOMEM;
+		a->ti->error = "Cannot allocate mirror workqueue";
 		goto bad;
 	}
 	/* check windows: the budget shared by the members, at most a slot */
