@@ -918,16 +918,13 @@ static void mirror_copy_issue(struct rl_array *a, struct rl_mirror_copy *c,
 
 /*
  * Copy [s, s + len) from member @src over the members in @dests with
- * dm-kcopyd, DM_KCOPYD_MAX_REGIONS at a time, and wait. @read_err: whether
- * @src could not read it. Sleeps.
+ * dm-kcopyd, DM_KCOPYD_MAX_REGIONS at a time, and wait. @read_err: set
+ * (to BIT(@src)) if @src could not read it. Sleeps.
  */
 static int mirror_copy(struct rl_array *a, unsigned int src,
 		       unsigned long dests, sector_t s, sector_t len,
-		       const char *job, bool *read_err)
+		       const char *job, unsigned long *read_err)
 {
-	unsigned long rerr;
-	int r;
-
 	struct rl_mirror *mi = rl_mirror(a);
 	struct dm_io_region from = {
 		.bdev = a->members[src].dev->bdev,
@@ -952,9 +949,7 @@ static int mirror_copy(struct rl_array *a, unsigned int src,
 	}
 	if (c)
 		mirror_copy_issue(a, c, &from);
-	r = mirror_bg_wait(a, job, &rerr);
-	*read_err = rerr;
-	return r;
+	return mirror_bg_wait(a, job, read_err);
 }
 
 /*
@@ -969,9 +964,8 @@ static int mirror_copy_window(struct rl_array *a, unsigned long unreadable,
 			      unsigned long dests, sector_t s, sector_t len,
 			      const char *job)
 {
-	unsigned long fix = 0;
+	unsigned long fix = 0, read_err;
 	unsigned int src;
-	bool read_err;
 	int r;
 
 	for (;;) {
