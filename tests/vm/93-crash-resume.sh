@@ -87,6 +87,13 @@ crash_resume() {
 	# the end of the worker's first range 2 s after the last one, that is
 	# within 2 s plus one throttled range (1 s at RATE). Give it those.
 	sleep 3
+	# Intent bits clear lazily: a region idle for a whole clear period
+	# (5 s) is cleared, so the bits of the writes above may be gone by
+	# now. A 4 KiB write outside fio's 64 MiB sets one just before the
+	# image (the pass after it keeps a region used since the last), so
+	# the image is dirty for sure.
+	head -c 4096 /dev/urandom >/tmp/cr.blk
+	check "$_w: a write just before the image" dio_write /dev/mapper/arr $((LEN - 8)) /tmp/cr.blk
 	_s1=$(synced arr)
 	image save "$@" || die "cannot save the image"
 	_s2=$(synced arr)
