@@ -18,6 +18,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 
+#include "bbl.h"
 #include "journal.h"
 #include "metadata.h"
 #include "raidlab.h"
@@ -231,6 +232,10 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	r = a->ops->ctr(a);
 	if (r)
 		goto bad_md;
+	/* after the scheme's areas: an older array may have no room left */
+	r = rl_bbl_open(a, &ti->error);
+	if (r)
+		goto bad_scheme;
 	r = rl_sync_init(a, &ti->error);
 	if (r)
 		goto bad_scheme;
@@ -247,6 +252,7 @@ bad_scheme:
 bad_md:
 	flush_workqueue(a->wq);		/* a failure record uses the metadata */
 	cancel_work_sync(&a->event_work);	/* and raises an event */
+	rl_bbl_close(a);
 	rl_md_close(a->md);
 bad_wq:
 	destroy_workqueue(a->wq);
@@ -272,6 +278,7 @@ static void raidlab_dtr(struct dm_target *ti)
 	flush_workqueue(a->wq);
 	a->ops->dtr(a);
 	destroy_workqueue(a->wq);
+	rl_bbl_close(a);
 	rl_md_close(a->md);
 	rl_track_free(a);
 	cancel_work_sync(&a->event_work);
@@ -403,6 +410,7 @@ static const char *rl_array_state(struct rl_array *a)
  *        <mismatch_cnt>
  *        <md_backend> <md_state> <intent_dirty_regions> <spares>
  *        <journal> <jnl_records> <jnl_bytes> <jnl_waits>
+ *        <bad_blocks>: entries per member, "n:n:...", or "-"
  *        then the scheme's own fields, if any (->status: plog)
  * TABLE: the table line, with every option spelled out.
  */
@@ -465,6 +473,10 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
 			rl_jnl_counts(a->jnl, &jrec, &jbytes, &jwaits);
 		DMEMIT(" %s %llu %llu %llu", a->jnl ? rl_jnl_backend(a->jnl) : "off",
 		       jrec, jbytes, jwaits);
+		if (!a->bbl)
+			DMEMIT(" -");
+		for (i = 0; a->bbl && i < a->geom.nr_members; i++)
+			DMEMIT("%c%u", i ? ':' : ' ', rl_bbl_count(a, i));
 		if (a->ops->status)
 			a->ops->status(a, type, result, maxlen, &sz);
 		break;

@@ -86,6 +86,39 @@ bool rl_member_read_error(struct rl_array *a, unsigned int m,
 	return true;
 }
 
+/**
+ * rl_member_read_lost() - a read of member @m's disk @dev failed at @where,
+ * and the redundancy to rewrite it is lost (a rebuild, bad-block entries)
+ * @a: the array
+ * @m: the member
+ * @dev: the disk the read went to
+ * @where: for the kernel log (the row)
+ *
+ * As md does with a bad-block log, the disk keeps its role: the caller
+ * records the range bad instead. The error counts toward
+ * RL_MAX_READ_ERRORS; returns false past it, or for a replaced disk: then
+ * the caller fails the member. Any context.
+ */
+bool rl_member_read_lost(struct rl_array *a, unsigned int m,
+			 const struct dm_dev *dev, u64 where)
+{
+	int n;
+
+	if (dev != READ_ONCE(a->members[m].dev))
+		return false;
+	n = atomic_inc_return(&a->members[m].read_errors);
+	if (n > RL_MAX_READ_ERRORS) {
+		DMERR_LIMIT("%s: member %u (%s): read error at %llu: more than %u read errors",
+			    dm_table_device_name(a->ti->table), m, dev->name,
+			    where, RL_MAX_READ_ERRORS);
+		return false;
+	}
+	DMWARN_LIMIT("%s: member %u (%s): read error at %llu: lost: recorded bad (%d of %u)",
+		     dm_table_device_name(a->ti->table), m, dev->name, where, n,
+		     RL_MAX_READ_ERRORS);
+	return true;
+}
+
 /* Mark member @m (whatever disk holds the role) failed. Any context. */
 void rl_member_fail(struct rl_array *a, unsigned int m, const char *why)
 {

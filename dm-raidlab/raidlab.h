@@ -141,6 +141,7 @@ struct rl_member {
 struct rl_scheme_ops;
 struct rl_sync;
 struct rl_jnl;
+struct rl_bbl;
 struct rl_array;
 
 /*
@@ -213,6 +214,7 @@ struct rl_array {
 	struct rl_md *md;		/* metadata device, or NULL */
 	enum rl_jnl_mode journal;	/* the journal option */
 	struct rl_jnl *jnl;		/* write-hole journal (journal.h), or NULL */
+	struct rl_bbl *bbl;		/* bad-block lists (bbl.h), or NULL */
 	struct dm_dev *md_dev;
 	unsigned int region_shift;	/* region_size from the table, or 0 */
 	unsigned int nr_spares;
@@ -432,6 +434,8 @@ void rl_member_fail_io(struct rl_array *a, unsigned int m,
 void rl_member_set_dev(struct rl_array *a, unsigned int m, struct dm_dev *dev);
 bool rl_member_read_error(struct rl_array *a, unsigned int m,
 			  const struct dm_dev *dev, u64 where);
+bool rl_member_read_lost(struct rl_array *a, unsigned int m,
+			 const struct dm_dev *dev, u64 where);
 bool rl_status_fails_member(blk_status_t status);
 void rl_member_start(struct rl_array *a, unsigned int m, enum rl_io_kind kind);
 void rl_member_done(struct rl_array *a, unsigned int m,

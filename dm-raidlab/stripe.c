@@ -46,6 +46,7 @@
 #include <linux/log2.h>
 #include <linux/slab.h>
 
+#include "bbl.h"
 #include "journal.h"
 #include "metadata.h"
 #include "parity.h"
@@ -53,6 +54,7 @@
 
 #define RL_SYNC_PARALLEL	4	/* rows of a background range at once */
 #define RL_NO_REGION		U64_MAX
+#define RL_ROW_SKIP		1	/* rl_stripe_plan(): nothing to do for the row */
 
 enum rl_stripe_step {
 	RL_STEP_PLAN,
@@ -91,6 +93,8 @@ struct rl_stripe {
 	atomic_t pending;		/* member I/Os in flight, plus a bias */
 	unsigned long io_failed;	/* members whose I/O failed this step */
 	unsigned long bad;		/* members this access reads around */
+	unsigned long bblk;		/* members with bad-block entries in the row */
+	unsigned long bb_clear;		/* of those, members the write rewrites whole */
 	unsigned int fix;		/* member whose chunk is being rewritten, or RL_NONE */
 	unsigned int attempts;
 	blk_status_t status;
@@ -170,6 +174,8 @@ static void rl_stripe_begin(struct rl_stripe *s)
 	s->step = RL_STEP_PLAN;
 	s->attempts = 0;
 	s->bad = 0;
+	s->bblk = 0;
+	s->bb_clear = 0;
 	s->fix = RL_NONE;
 }
 
@@ -291,42 +297,84 @@ static const unsigned int rl_sync_plan_flags[RL_NR_SYNC_JOBS] = {
 	[RL_SYNC_REPAIR] = RL_PLAN_DO_CHECK,
 };
 
-/* Plan the context's access: a background job, or its bio. */
+/*
+ * A write to a row with bad-block entries rewrites the listed members
+ * whole when no other member of the row is out: a reconstruct-write of the
+ * whole row's parity (RL_PLAN_FULL_ROW) writes a parity member whole, and
+ * a data member whose chunk the write covers. Then those entries are
+ * cleared once the write has landed (s->bb_clear); else every listed
+ * member is read around, as if failed for the row. All or none.
+ */
+static unsigned long rl_stripe_bb_rewritten(struct rl_stripe *s, u32 off,
+					    u32 len, unsigned long out)
+{
+	const struct rl_geom *g = &s->e->a->geom;
+	u32 chunk = rl_chunk_sectors(g);
+	unsigned int m, col;
+
+	if (out || !op_is_write(bio_op(s->bio)))
+		return 0;
+	for_each_set_bit(m, &s->bblk, g->nr_members) {
+		col = g->layout->member_col(g, s->row, m);
+		if (col != RL_NONE &&
+		    (off > col * chunk || off + len < (col + 1) * chunk))
+			return 0;
+	}
+	return s->bblk;
+}
+
+/*
+ * Plan the context's access: a background job, or its bio. A member with
+ * bad-block entries in the row is out of the row (rl_stripe_bb_rewritten()
+ * aside). Returns RL_ROW_SKIP for a resync, check or repair of a row with
+ * entries: its redundancy cannot be checked against data that is lost.
+ */
 static int rl_stripe_plan(struct rl_stripe *s)
 {
 	struct rl_array *a = s->e->a;
 	sector_t msector = s->row << a->geom.chunk_shift;
-	unsigned int flags = 0;
-	u32 off = 0, len = 0;
+	unsigned long out = rl_unreadable_at(a, msector);
+	unsigned int flags = 0, t;
+	u32 off, len;
 
+	s->bblk = rl_bbl_members(a, msector, rl_chunk_sectors(&a->geom));
+	s->bb_clear = 0;
 	if (s->fix != RL_NONE)
 		/* rewrite the chunk that failed a read from the rest of the row */
 		return rl_plan_rebuild(&a->geom, s->row, s->fix,
-				       rl_unreadable_at(a, msector) | s->bad |
-				       BIT(s->fix), &s->plan);
-	if (s->sync) {
-		flags = rl_sync_plan_flags[s->job];
-		if (s->job == RL_SYNC_REBUILD)
-			/*
-			 * The target is unreadable above its cursor, whatever
-			 * order the range's rows end in; with P+Q another
-			 * failed or rebuilding member is rebuilt in memory too.
-			 */
-			return rl_plan_rebuild(&a->geom, s->row,
-					       s->e->sync_req->target,
-					       rl_unreadable_at(a, msector) |
-					       BIT(s->e->sync_req->target),
-					       &s->plan);
-	} else {
-		off = rl_pb(s->bio)->lsector - rl_row_start(&a->geom, s->row);
-		len = bio_sectors(s->bio);
-		if (op_is_write(bio_op(s->bio)))
-			flags = RL_PLAN_WRITE;
-		if (rl_sync_suspect(a, msector))
-			flags |= RL_PLAN_FULL_ROW;
+				       out | s->bad | s->bblk | BIT(s->fix),
+				       &s->plan);
+	if (s->sync && s->job == RL_SYNC_REBUILD) {
+		/*
+		 * The target is unreadable above its cursor, whatever order
+		 * the range's rows end in; with P+Q another failed or
+		 * rebuilding member is rebuilt in memory too. A row rebuilt
+		 * clears the target's entries (a rebuild resumed below a
+		 * row it had lost).
+		 */
+		t = s->e->sync_req->target;
+		s->bb_clear = s->bblk & BIT(t);
+		return rl_plan_rebuild(&a->geom, s->row, t,
+				       out | s->bblk | BIT(t), &s->plan);
 	}
+	if (s->sync) {
+		if (s->bblk)
+			return RL_ROW_SKIP;
+		return rl_plan_access(&a->geom, s->row, 0, 0,
+				      rl_sync_plan_flags[s->job], out, &s->plan);
+	}
+	off = rl_pb(s->bio)->lsector - rl_row_start(&a->geom, s->row);
+	len = bio_sectors(s->bio);
+	if (op_is_write(bio_op(s->bio)))
+		flags = RL_PLAN_WRITE;
+	if (rl_sync_suspect(a, msector))
+		flags |= RL_PLAN_FULL_ROW;
+	if (s->bblk)
+		s->bb_clear = rl_stripe_bb_rewritten(s, off, len, out | s->bad);
+	if (s->bb_clear)
+		flags |= RL_PLAN_FULL_ROW;
 	return rl_plan_access(&a->geom, s->row, off, len, flags,
-			      rl_unreadable_at(a, msector) | s->bad, &s->plan);
+			      out | s->bad | (s->bblk & ~s->bb_clear), &s->plan);
 }
 
 /*
@@ -394,14 +442,94 @@ static bool rl_stripe_fix_read(struct rl_stripe *s)
 	    hweight_long(s->io_failed) != 1)
 		return false;
 	m = __ffs(s->io_failed);
-	if (hweight_long(rl_unreadable_at(a, msector) | s->bad | BIT(m)) >
-	    a->redundancy || rl_sync_suspect(a, msector) ||
+	if (hweight_long(rl_unreadable_at(a, msector) | s->bad | s->bblk |
+			 BIT(m)) > a->redundancy || rl_sync_suspect(a, msector) ||
 	    !rl_member_read_error(a, m, s->col[m].dev, s->row))
 		return false;
 	if (!s->sync)
 		s->bad |= BIT(m);
 	s->fix = m;
 	return true;
+}
+
+/*
+ * A rebuild row that cannot be rebuilt, for a survivor's read error or
+ * bad-block entries where the scheme has no redundancy left (raid5 with a
+ * member rebuilding, raid6 with two out), is lost: its chunk on the target
+ * is recorded bad (durable before the cursor moves past it:
+ * rl_stripe_sync_range()) and the rebuild goes on. Not where failed
+ * members alone use up the redundancy. Returns false if the row cannot be
+ * recorded: the row fails.
+ */
+static bool rl_stripe_row_lost(struct rl_stripe *s)
+{
+	struct rl_array *a = s->e->a;
+	unsigned int t = s->e->sync_req->target;
+	sector_t msector = s->row << a->geom.chunk_shift;
+
+	if (hweight_long(rl_unreadable_at(a, msector) | BIT(t)) > a->redundancy)
+		return false;
+	if (rl_bbl_record(a, t, msector, rl_chunk_sectors(&a->geom))) {
+		if (a->bbl)
+			rl_member_fail(a, t, "bad-block list full");
+		return false;
+	}
+	DMERR_LIMIT("%s: member %u: row %llu lost in rebuild: recorded bad",
+		    dm_table_device_name(a->ti->table), t, s->row);
+	s->bb_clear = 0;
+	s->step = RL_STEP_END;
+	return true;
+}
+
+/*
+ * A read failed where the row cannot be rebuilt without the member, but
+ * failed members are not what uses up the redundancy: a rebuild under way
+ * or bad-block entries are. md keeps such a disk and records the range
+ * bad: so here, up to RL_MAX_READ_ERRORS. A rebuild row is then lost; a
+ * foreground access fails with EIO. Returns false to fail the members as
+ * before (no bad-block list, past the limit, a resync or scrub).
+ */
+static bool rl_stripe_read_lost(struct rl_stripe *s)
+{
+	struct rl_array *a = s->e->a;
+	sector_t msector = s->row << a->geom.chunk_shift;
+	struct rl_span *sp;
+	unsigned int m;
+
+	if (!a->bbl || (s->sync && s->job != RL_SYNC_REBUILD) ||
+	    s->fix != RL_NONE ||
+	    hweight_long(READ_ONCE(a->failed) | s->io_failed) > a->redundancy)
+		return false;
+	for_each_set_bit(m, &s->io_failed, a->geom.nr_members) {
+		sp = &s->plan.read[m];
+		if (!rl_member_read_lost(a, m, s->col[m].dev, s->row) ||
+		    rl_bbl_record(a, m, msector + sp->lo, sp->hi - sp->lo))
+			return false;
+	}
+	if (s->sync)
+		return rl_stripe_row_lost(s);
+	rl_bbl_persist_async(a);
+	s->status = BLK_STS_IOERR;
+	s->step = RL_STEP_END;
+	return true;
+}
+
+/*
+ * A write landed that rewrote whole the chunks of the members in
+ * s->bb_clear: their entries for the row go, durably before the bio ends
+ * (a rebuild's: before its cursor moves, rl_stripe_sync_range()).
+ */
+static void rl_stripe_bb_cleared(struct rl_stripe *s)
+{
+	struct rl_array *a = s->e->a;
+	sector_t msector = s->row << a->geom.chunk_shift;
+	unsigned int m;
+
+	for_each_set_bit(m, &s->bb_clear, a->geom.nr_members)
+		rl_bbl_clear(a, m, msector, rl_chunk_sectors(&a->geom));
+	s->bb_clear = 0;
+	if (!s->sync && rl_bbl_persist(a))
+		s->status = BLK_STS_IOERR;
 }
 
 /* The failures this context saw are durable (or cannot be made so). */
@@ -446,9 +574,18 @@ static bool rl_stripe_release(struct rl_stripe *s)
 static bool rl_stripe_step_plan(struct rl_stripe *s)
 {
 	blk_opf_t flags_in;
+	int r;
 
 	s->status = BLK_STS_OK;
-	if (rl_stripe_plan(s) || !rl_stripe_intent(s)) {
+	r = rl_stripe_plan(s);
+	if (r == RL_ROW_SKIP) {
+		s->step = RL_STEP_END;
+		return true;
+	}
+	if (r && s->sync && s->job == RL_SYNC_REBUILD && s->fix == RL_NONE &&
+	    rl_stripe_row_lost(s))
+		return true;
+	if (r || !rl_stripe_intent(s)) {
 		s->status = BLK_STS_IOERR;
 		s->step = RL_STEP_END;
 		return true;
@@ -467,6 +604,8 @@ static bool rl_stripe_step_read_done(struct rl_stripe *s)
 		s->step = RL_STEP_PLAN;
 		return true;
 	}
+	if (s->io_failed && rl_stripe_read_lost(s))
+		return true;
 	if (s->io_failed) {
 		rl_stripe_fail_members(s, "read error");
 		if (++s->attempts > a->geom.nr_members)
@@ -508,8 +647,11 @@ static bool rl_stripe_step_log(struct rl_stripe *s)
 	s->step = RL_STEP_WRITE_DONE;
 	flags_in = s->bio ? s->bio->bi_opf &
 			    (REQ_FUA | REQ_SYNC | REQ_META | REQ_PRIO) : 0;
-	/* a record is retired only once its writes are durable */
-	if (s->journaled)
+	/*
+	 * a record is retired only once its writes are durable, and a
+	 * bad-block entry cleared only once the chunk it covered is
+	 */
+	if (s->journaled || (s->bb_clear && !s->sync))
 		flags_in |= REQ_FUA;
 	return rl_stripe_issue(s, s->plan.write, REQ_OP_WRITE | flags_in);
 }
@@ -525,6 +667,8 @@ static bool rl_stripe_step_write_done(struct rl_stripe *s)
 		/* what did not land is rebuilt from the rest */
 		if (rl_nr_failed(a) > a->redundancy)
 			s->status = BLK_STS_IOERR;
+	} else if (s->bb_clear) {
+		rl_stripe_bb_cleared(s);
 	}
 	s->step = RL_STEP_RETIRE;
 	/*
@@ -758,7 +902,9 @@ int rl_stripe_map(struct rl_array *a, struct bio *bio)
 	if (bio_op(bio) == REQ_OP_READ) {
 		rl_trim_to_chunk(a, bio);
 		rl_stripe_map_sector(&a->geom, pb->lsector, &loc);
-		bad = rl_unreadable_at(a, loc.sector - a->geom.data_offset);
+		bad = rl_unreadable_at(a, loc.sector - a->geom.data_offset) |
+		      rl_bbl_members(a, loc.sector - a->geom.data_offset,
+				     bio_sectors(bio));
 		if (!test_bit(loc.member, &bad)) {
 			rl_remap(a, bio, loc.member, loc.sector);
 			return DM_MAPIO_SUBMITTED;
@@ -890,6 +1036,9 @@ int rl_stripe_sync_range(struct rl_array *a, struct rl_sync_req *req)
 	req->len = (end - row) << a->geom.chunk_shift;
 	req->mismatches = atomic64_read(&e->sync_mismatches);
 	r = atomic_read(&e->sync_errors) ? -EIO : 0;
+	/* rows lost or rebuilt: their entries are durable before the cursor moves */
+	if (rl_bbl_persist(a))
+		r = -EIO;
 	if (!r)
 		rl_sync_advance(a, req);
 	for (next = row; next < end; next++)

@@ -28,6 +28,7 @@
 #include <linux/math64.h>
 #include <linux/slab.h>
 
+#include "bbl.h"
 #include "metadata.h"
 #include "raidlab.h"
 
@@ -198,6 +199,8 @@ static void rl_sync_start_rebuild(struct rl_array *a, unsigned int m,
 				  struct dm_dev *dev)
 {
 	rl_member_set_dev(a, m, dev);
+	/* the old disk's bad blocks are not the new one's */
+	rl_bbl_reset(a, m);
 	DMINFO("%s: member %u (%s) rebuilding", dm_table_device_name(a->ti->table),
 	       m, a->members[m].dev->name);
 }

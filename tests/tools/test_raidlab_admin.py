@@ -18,7 +18,9 @@ UUID = bytes(range(16))
 STATUS_11 = ("0 6291456 raidlab raid5 4 AADA degraded 128 resync 393216/6291456 10 20 "
              "30 40 50 60 1:2:3:4 5:6:7:8 0:0:0:0 9:9:9:9 fifo 32 100 7")
 STATUS_13 = ("0 6291456 raidlab raid5 4 AARA degraded 128 recover 1000/6291456 0 0 0 0 0 0 "
-             "0:0:0:0 0:0:0:0 0:0:0:0 0:0:0:0 satf 8 1 2 17 dax ok 3 1 future-field 42")
+             "0:0:0:0 0:0:0:0 0:0:0:0 0:0:0:0 satf 8 1 2 17 dax ok 3 1")
+# the journal's fields, the 1.7 bad-block counts, and a field of a newer module
+STATUS_17 = STATUS_13 + " dax 5 4096 0 0:2:0:1 future-field 42"
 
 
 def test_parse_status_current():
@@ -26,7 +28,7 @@ def test_parse_status_current():
     assert (st.scheme, st.nr_devs, st.health, st.array_state) == ("raid5", 4, "AADA", "degraded")
     assert (st.sync_action, st.synced, st.total) == ("resync", 393216, 6291456)
     assert st.members[1] == {"data_reads": 5, "data_writes": 6, "parity_reads": 7,
-                             "parity_writes": 8, "health": "alive"}
+                             "parity_writes": 8, "health": "alive", "bad_blocks": None}
     assert st.members[2]["health"] == "failed"
     assert (st.sched, st.queue_depth, st.fg_issued, st.bg_issued) == ("fifo", 32, 100, 7)
     # fields of a newer module are None here
@@ -38,7 +40,8 @@ def test_parse_status_extended_and_extra():
     assert st.member_health() == ["alive", "alive", "rebuilding", "alive"]
     assert (st.md_backend, st.md_state, st.intent_dirty_regions, st.spares_available) == \
         ("dax", "ok", 3, 1)
-    assert st.mismatches == 17 and st.extra == ["future-field", "42"]
+    assert st.mismatches == 17 and st.extra == []
+    assert st.bad_blocks is None and st.members[0]["bad_blocks"] is None
     assert st.to_json()["synced"] == 1000
     st = dm.parse_status(STATUS_13.replace("dax ok", "- -"))
     assert st.md_backend is None and st.md_state is None and st.intent_dirty_regions == 3
@@ -50,6 +53,22 @@ def test_parse_status_extended_and_extra():
     assert st.mismatches == 5 and st.md_backend is None
     with pytest.raises(dm.ParseError):
         dm.parse_status(STATUS_11.replace("fifo 32 100", "fifo x 100"))
+
+
+def test_parse_status_bad_blocks():
+    st = dm.parse_status(STATUS_17)
+    assert (st.journal, st.jnl_records, st.jnl_bytes, st.jnl_waits) == ("dax", 5, 4096, 0)
+    assert st.bad_blocks == [0, 2, 0, 1]
+    assert [m["bad_blocks"] for m in st.members] == [0, 2, 0, 1]
+    assert st.extra == ["future-field", "42"]
+    # no metadata device: "-"
+    st = dm.parse_status(STATUS_17.replace("0:2:0:1", "-"))
+    assert st.bad_blocks is None and st.extra == ["future-field", "42"]
+    # a module before 1.7: the next word is no count list, it is extra
+    st = dm.parse_status(STATUS_13 + " off 0 0 0 plog 3")
+    assert st.bad_blocks is None and st.extra == ["plog", "3"]
+    with pytest.raises(dm.ParseError):
+        dm.parse_status(STATUS_17.replace("0:2:0:1", "0:2:0"))
 
 
 @pytest.mark.parametrize("line", [

@@ -434,6 +434,9 @@ def print_status(name, st):
     if st.md_backend is not None or st.md_state is not None:
         print(f"  metadata {st.md_backend or '-'} ({st.md_state or '-'}), intent dirty regions "
               f"{st.intent_dirty_regions}, spares available {st.spares_available}")
+    bbl = st.fields.get("bad_blocks")
+    if bbl and any(bbl):
+        print("  bad-block entries per member " + " ".join(map(str, bbl)))
 
 
 def print_md(d, indent="  "):

@@ -45,14 +45,28 @@ STATUS_TAIL = (
     # the metadata service and spares
     ("md_backend", str), ("md_state", str), ("intent_dirty_regions", int),
     ("spares_available", int),
+    # the write-hole journal
+    ("journal", str), ("jnl_records", int), ("jnl_bytes", int), ("jnl_waits", int),
+    # 1.7: bad-block entries per member, "n:n:..." ("-": no metadata device)
+    ("bad_blocks", "bbl", "optional"),
 )
 HEALTH = {"A": "alive", "D": "failed", "R": "rebuilding"}
 SYNC_ACTIONS = ("idle", "resync", "frozen", "recover", "check", "repair")
 
 
+def _bbl(word):
+    """"0:1:0:1": bad-block entries per member."""
+    counts = [int(x) for x in word.split(":")]
+    if any(c < 0 for c in counts):
+        raise ValueError(word)
+    return counts
+
+
 def _conv(typ, word):
     if word == "-":
         return None
+    if typ == "bbl":
+        return _bbl(word)
     return typ(word)
 
 
@@ -132,8 +146,12 @@ def parse_status(line):
             raise ParseError(f"status field {name}: {w[k]!r}") from None
         k += 1
     w = w[k:]
-    for m, c in zip(members, fields["health"]):
+    bbl = fields.get("bad_blocks")
+    if bbl is not None and len(bbl) != n:
+        raise ParseError(f"bad_blocks has {len(bbl)} counts for {n} members")
+    for i, (m, c) in enumerate(zip(members, fields["health"])):
         m["health"] = HEALTH.get(c, c)
+        m["bad_blocks"] = None if bbl is None else bbl[i]
     return Status(start, length, fields, members, w)
 
 

@@ -1,0 +1,114 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# A persistent per-member bad-block list (issue 13, window 4), as md keeps
+# one. raid5 over 4 members under dm-linear, a dm-bufio metadata device
+# and a spare. Member 1 (a survivor) gets an unreadable range in row R
+# (dm-error in its linear table); member 3 is failed and the spare
+# rebuilds it. The rebuild cannot read row R on member 1 and cannot
+# rebuild it without it: it must record the row bad on member 3, name the
+# row in the kernel log and finish, with member 1 still in the array. The
+# status shows the entries (member 1's unreadable read, member 3's lost
+# row); a read of row R fails with EIO; the rest of the array verifies
+# with fio; the lists survive a remove and a reload. Once member 1's range
+# is readable again (the disk remaps it), a full write of row R clears
+# both entries, durably, and check finds 0 mismatches.
+# vm-opts: --disks 6
+. "$RL_TESTS/lib.sh"
+. "$RL_TESTS/raidlab.sh"
+need_raidlab
+
+MD=$(disk 4)
+SPARE=$(disk 5)
+MB=8				# MiB of each member the array uses
+L=$((MB * 2048 * 3))
+R=21				# the row lost (P on member 2, member 3 holds its first chunk)
+M1=$(disk 1)
+BAD=$((2048 + R * 64 + 16))	# member 1's unreadable sectors: BAD .. BAD + 7
+
+for i in 0 1 2 3; do
+	dd if=/dev/zero of="$(disk $i)" bs=1M count=$((MB + 2)) conv=fsync 2>/dev/null
+done
+wipe "$MD" 4
+wipe "$SPARE" 4
+W=$(rl_wrap_members bbw 4)
+OPTS="chunk_size 64 assume_clean metadata $MD spare $SPARE"
+run dm_create arr "0 $L raidlab raid5 $(echo "$OPTS" | wc -w) $OPTS 4 $W"
+check "a new array has empty lists ($(rl_tail arr 14))" test "$(rl_tail arr 14)" = 0:0:0:0
+
+# data everywhere: row R from a file, the rest by fio in two ranges
+dd if=/dev/urandom of=/tmp/row bs=96k count=1 2>/dev/null
+run dd if=/tmp/row of=/dev/mapper/arr bs=96k seek=$R count=1 oflag=direct conv=fsync
+A_SIZE=$((R * 96))k
+B_OFF=$(((R + 1) * 96))k
+B_SIZE=$((MB * 3 * 1024 - (R + 1) * 96))k
+verify_rest() { # write|verify
+	FIO_STATE_DIR=/tmp/fioA FIO_RW=write FIO_BS=32k FIO_RUNTIME=120 \
+		_rl_fio "$1" /dev/mapper/arr "$A_SIZE" || return 1
+	FIO_STATE_DIR=/tmp/fioB FIO_RW=write FIO_BS=32k FIO_RUNTIME=120 \
+		_rl_fio "$1" /dev/mapper/arr "$B_SIZE" --offset="$B_OFF"
+}
+check "fio writes the rest" verify_rest write
+
+# member 1: sectors BAD .. BAD + 7 unreadable (and unwritable)
+z=$(sectors "$M1")
+run dm_reload bbw1 "0 $BAD linear $M1 0
+$BAD 8 error
+$((BAD + 8)) $((z - BAD - 8)) linear $M1 $((BAD + 8))"
+run dmsetup suspend --noflush bbw1
+run dmsetup resume bbw1
+
+dmesg -c >/dev/null
+run dm_message arr fail 3
+wait_rebuilt() {
+	_i=0
+	while [ "$(rl_health arr)" != AAAA ] || [ "$(rl_st arr 6)" != idle ]; do
+		_i=$((_i + 1))
+		[ "$_i" -gt $(($1 * 5)) ] && return 1
+		[ "$(rl_state arr)" = failed ] && return 1
+		sleep 0.2
+	done
+}
+check "the spare's rebuild finishes, member 1 stays ($(rl_health arr) $(rl_state arr))" wait_rebuilt 240
+log "after the rebuild: $(rl_health arr) $(rl_state arr) $(rl_sync arr) bad_blocks $(rl_tail arr 14)"
+check "the kernel log names row $R" sh -c \
+	"dmesg | grep -q 'member 3: row $R lost in rebuild: recorded bad'"
+check "member 1 is not failed for it" sh -c "! dmesg | grep -q 'member 1 (.*) failed'"
+check "the status shows the entries: member 1's read, member 3's row ($(rl_tail arr 14))" \
+	test "$(rl_tail arr 14)" = 0:1:0:1
+
+# readrow: row R, uncached, into /tmp/rowr (fails on EIO); rowis FILE
+readrow() { dd if=/dev/mapper/arr of=/tmp/rowr bs=96k skip=$R count=1 iflag=direct 2>/dev/null; }
+rowis() { readrow && cmp -s /tmp/rowr "$1"; }
+expect_fail readrow
+check "the rest verifies with fio" verify_rest verify
+
+# a remove and a reload keep the lists
+TABLE=$(dmsetup table arr)
+run dm_remove arr
+dmesg -c >/dev/null
+run dm_create arr "$TABLE"
+check "the lists survive a reload ($(rl_tail arr 14))" test "$(rl_tail arr 14)" = 0:1:0:1
+check "the kernel log says so at load" sh -c "dmesg | grep -q 'member 3: 1 bad-block entries'"
+expect_fail readrow
+check "after the reload, the rest verifies" verify_rest verify
+
+# the disk remaps member 1's sectors; a full write of row R clears both entries
+run dm_reload bbw1 "0 $z linear $M1 0"
+run dmsetup suspend --noflush bbw1
+run dmsetup resume bbw1
+dd if=/dev/urandom of=/tmp/row2 bs=96k count=1 2>/dev/null
+run dd if=/tmp/row2 of=/dev/mapper/arr bs=96k seek=$R count=1 oflag=direct conv=fsync
+check "a full write of row $R clears the entries ($(rl_tail arr 14))" test "$(rl_tail arr 14)" = 0:0:0:0
+check "row $R reads back its new data" rowis /tmp/row2
+TABLE=$(dmsetup table arr)
+run dm_remove arr
+run dm_create arr "$TABLE"
+check "the cleared lists are durable ($(rl_tail arr 14))" test "$(rl_tail arr 14)" = 0:0:0:0
+check "row $R still reads back" rowis /tmp/row2
+check "check finds 0 mismatches" test "$(rl_scrub arr check 300)" = 0
+check "and the rest still verifies" verify_rest verify
+
+run dm_remove arr
+for i in 0 1 2 3; do run dm_remove bbw$i; done
+finish
