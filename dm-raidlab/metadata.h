@@ -17,8 +17,9 @@
  *            member in that region, cleared lazily once the region is
  *            idle and the members flushed. A block a crash tore (bad
  *            checksum, or blank) makes all of its regions dirty.
- *   then     record areas that schemes register (struct rl_md_area):
- *            parity logs, floating maps, deferred-write tables... A new
+ *   then     record areas (struct rl_md_area) that schemes register:
+ *            parity logs, floating maps, deferred-write tables...; and
+ *            the core's bad-block lists (bbl.h, "BBL0"). A new
  *            one goes after everything placed; loading accepts any
  *            placement that overlaps nothing and fits the device.
  *

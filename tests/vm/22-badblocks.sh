@@ -69,7 +69,7 @@ wait_rebuilt() {
 		sleep 0.2
 	done
 }
-check "the spare's rebuild finishes, member 1 stays ($(rl_health arr) $(rl_state arr))" wait_rebuilt 240
+check "the spare's rebuild finishes, member 1 stays in the array" wait_rebuilt 240
 log "after the rebuild: $(rl_health arr) $(rl_state arr) $(rl_sync arr) bad_blocks $(rl_tail arr 14)"
 check "the kernel log names row $R" sh -c \
 	"dmesg | grep -q 'member 3: row $R lost in rebuild: recorded bad'"
