@@ -485,9 +485,11 @@ static bool rl_stripe_row_lost(struct rl_stripe *s)
  * A read failed where the row cannot be rebuilt without the member, but
  * failed members are not what uses up the redundancy: a rebuild under way
  * or bad-block entries are. md keeps such a disk and records the range
- * bad: so here, up to RL_MAX_READ_ERRORS. A rebuild row is then lost; a
- * foreground access fails with EIO. Returns false to fail the members as
- * before (no bad-block list, past the limit, a resync or scrub).
+ * bad: so here, up to RL_MAX_READ_ERRORS. The range recorded is the
+ * failed read's span (a rebuild's: the whole chunk), not narrowed to the
+ * bad sectors. A rebuild row is then lost; a foreground access fails with
+ * EIO. Returns false to fail the members as before (no bad-block list,
+ * past the limit, a full list, a resync or scrub).
  */
 static bool rl_stripe_read_lost(struct rl_stripe *s)
 {
@@ -502,9 +504,13 @@ static bool rl_stripe_read_lost(struct rl_stripe *s)
 		return false;
 	for_each_set_bit(m, &s->io_failed, a->geom.nr_members) {
 		sp = &s->plan.read[m];
-		if (!rl_member_read_lost(a, m, s->col[m].dev, s->row) ||
-		    rl_bbl_record(a, m, msector + sp->lo, sp->hi - sp->lo))
+		if (!rl_member_read_lost(a, m, s->col[m].dev, s->row))
 			return false;
+		if (rl_bbl_record(a, m, msector + sp->lo, sp->hi - sp->lo)) {
+			/* the caller's failure of it then changes nothing */
+			rl_member_fail_io(a, m, s->col[m].dev, "bad-block list full");
+			return false;
+		}
 	}
 	if (s->sync)
 		return rl_stripe_row_lost(s);

@@ -12,8 +12,11 @@
 # row); a read of row R fails with EIO; the rest of the array verifies
 # with fio; the lists survive a remove and a reload. Once member 1's range
 # is readable again (the disk remaps it), a full write of row R clears
-# both entries, durably, and check finds 0 mismatches.
-# vm-opts: --disks 6
+# both entries, durably, and check finds 0 mismatches. Then raid6 with
+# two members out (one rebuilding, one failed) loses a row the same way;
+# and an array whose metadata device has no room for the lists runs with
+# lists in memory only and says so.
+# vm-opts: --disks 7
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
 need_raidlab
@@ -111,4 +114,75 @@ check "and the rest still verifies" verify_rest verify
 
 run dm_remove arr
 for i in 0 1 2 3; do run dm_remove bbw$i; done
+
+# raid6 with two out: member 3 rebuilding onto the spare, member 4 failed
+# (no second spare), member 1 unreadable in row R6 (data on members 1, 2
+# and 3, P on 4, Q on 0): the row is lost, the rest is rebuilt
+R6=20
+BAD6=$((2048 + R6 * 64 + 16))
+MD6=$(disk 5)
+SPARE6=$(disk 6)
+for i in 0 1 2 3 4; do
+	dd if=/dev/zero of="$(disk $i)" bs=1M count=$((MB + 2)) conv=fsync 2>/dev/null
+done
+wipe "$MD6" 4
+wipe "$SPARE6" 4
+W6=$(rl_wrap_members b6w 5)
+OPTS6="chunk_size 64 assume_clean metadata $MD6 spare $SPARE6"
+run dm_create r6 "0 $L raidlab raid6 $(echo "$OPTS6" | wc -w) $OPTS6 5 $W6"
+dd if=/dev/urandom of=/tmp/all6 bs=1M count=$((MB * 3)) 2>/dev/null
+run dd if=/tmp/all6 of=/dev/mapper/r6 bs=1M oflag=direct conv=fsync
+run dm_reload b6w1 "0 $BAD6 linear $M1 0
+$BAD6 8 error
+$((BAD6 + 8)) $((z - BAD6 - 8)) linear $M1 $((BAD6 + 8))"
+run dmsetup suspend --noflush b6w1
+run dmsetup resume b6w1
+dmesg -c >/dev/null
+# the rebuild waits in its throttle until member 4 has failed too
+run dm_message r6 sync_rate 1
+run dm_message r6 fail 3
+sleep 1
+run dm_message r6 fail 4
+run dm_message r6 sync_rate 0
+wait_r6() {
+	_i=0
+	while [ "$(rl_health r6)" != AAAAD ] || [ "$(rl_st r6 6)" != idle ]; do
+		_i=$((_i + 1))
+		[ "$_i" -gt 1200 ] && return 1
+		[ "$(rl_state r6)" = failed ] && return 1
+		sleep 0.2
+	done
+}
+check "raid6, two out: the rebuild finishes, member 1 stays" wait_r6
+log "raid6 after the rebuild: $(rl_health r6) $(rl_state r6) $(rl_sync r6) bad_blocks $(rl_tail r6 14)"
+check "raid6: the kernel log names row $R6" sh -c \
+	"dmesg | grep -q 'member 3: row $R6 lost in rebuild: recorded bad'"
+check "raid6: the status shows the entries ($(rl_tail r6 14))" test "$(rl_tail r6 14)" = 0:1:0:1:0
+read6() { dd if=/dev/mapper/r6 of=/tmp/row6 bs=96k skip=$R6 count=1 iflag=direct 2>/dev/null; }
+expect_fail read6
+# cmp6 SKIP COUNT: 96 KiB rows [SKIP, SKIP + COUNT) read back what was written
+cmp6() {
+	dd if=/dev/mapper/r6 bs=96k skip="$1" count="$2" iflag=direct 2>/dev/null |
+		cmp -s - /tmp/all6.part || return 1
+}
+dd if=/tmp/all6 of=/tmp/all6.part bs=96k count=$R6 2>/dev/null
+check "raid6: the rows before row $R6 read back" cmp6 0 $R6
+dd if=/tmp/all6 of=/tmp/all6.part bs=96k skip=$((R6 + 1)) 2>/dev/null
+check "raid6: the rows after it read back" cmp6 $((R6 + 1)) $((MB * 3 * 1024 / 96 - R6 - 1))
+run dm_remove r6
+for i in 0 1 2 3 4; do run dm_remove b6w$i; done
+
+# no room for the area (an older array's full device): volatile lists, said once
+for i in 0 1 2 3; do
+	dd if=/dev/zero of="$(disk $i)" bs=1M count=2 conv=fsync 2>/dev/null
+done
+wipe "$MD" 4
+run dm_create bbmd "0 24 linear $MD 0"
+dmesg -c >/dev/null
+run dm_create vol "0 $L raidlab raid5 5 chunk_size 64 assume_clean metadata /dev/mapper/bbmd 4 $(disks 4)"
+check "no room: the kernel log says the lists are in memory only" sh -c \
+	"dmesg | grep -q 'no room for bad-block lists in the metadata: kept in memory only'"
+check "no room: the status still counts ($(rl_tail vol 14))" test "$(rl_tail vol 14)" = 0:0:0:0
+run dm_remove vol
+run dm_remove bbmd
 finish
