@@ -282,9 +282,22 @@ void rl_bbl_reset(struct rl_array *a, unsigned int m)
 {
 	struct rl_bbl *b = a->bbl;
 
+	struct badblocks *bb;
+	unsigned int seq;
+	u64 e;
+
 	if (!b || !READ_ONCE(b->bb[m].count))
 		return;
-	badblocks_clear(&b->bb[m], 0, a->member_sectors);
+	/* entry by entry: badblocks_clear() takes an int of sectors */
+	bb = &b->bb[m];
+	while (READ_ONCE(bb->count)) {
+		do {
+			seq = read_seqbegin(&bb->lock);
+			e = bb->count ? bb->page[0] : 0;
+		} while (read_seqretry(&bb->lock, seq));
+		if (!e || badblocks_clear(bb, BB_OFFSET(e), BB_LEN(e)))
+			break;
+	}
 	set_bit(m, &b->dirty);
 	rl_bbl_persist(a);
 }
