@@ -244,7 +244,6 @@ int rl_bbl_record(struct rl_array *a, unsigned int m, sector_t msector,
 		  sector_t len)
 {
 	struct rl_bbl *b = a->bbl;
-
 	sector_t n;
 
 	if (!b)
@@ -281,7 +280,6 @@ int rl_bbl_clear(struct rl_array *a, unsigned int m, sector_t msector,
 void rl_bbl_reset(struct rl_array *a, unsigned int m)
 {
 	struct rl_bbl *b = a->bbl;
-
 	struct badblocks *bb;
 	unsigned int seq;
 	u64 e;
@@ -305,6 +303,30 @@ void rl_bbl_reset(struct rl_array *a, unsigned int m)
 unsigned int rl_bbl_count(struct rl_array *a, unsigned int m)
 {
 	return a->bbl ? READ_ONCE(a->bbl->bb[m].count) : 0;
+}
+
+unsigned int rl_bbl_show(struct rl_array *a, unsigned int m, char *result,
+			 unsigned int maxlen)
+{
+	struct badblocks *bb;
+	unsigned int seq, i, sz;
+	u64 e;
+
+	if (!a->bbl)
+		return scnprintf(result, maxlen, "none\n");
+	bb = &a->bbl->bb[m];
+	do {
+		seq = read_seqbegin(&bb->lock);
+		sz = 0;
+		if (maxlen)
+			result[0] = '\0';
+		for (i = 0; i < bb->count; i++) {
+			e = bb->page[i];
+			sz += scnprintf(result + sz, maxlen - sz, "%llu %llu\n",
+					BB_OFFSET(e), BB_LEN(e));
+		}
+	} while (read_seqretry(&bb->lock, seq));
+	return sz;
 }
 
 /* Put a decoded list into member @m's struct badblocks. */

@@ -107,6 +107,13 @@ int rl_bbl_persist(struct rl_array *a);
 void rl_bbl_persist_async(struct rl_array *a);
 /* A new disk takes role @m: its list starts empty (durable). Sleeps. */
 void rl_bbl_reset(struct rl_array *a, unsigned int m);
+/*
+ * Member @m's list into @result, one "<sector> <length>" line per entry
+ * (member sectors after data_offset), cut at @maxlen; "none" without
+ * lists. Returns the bytes written. Any context.
+ */
+unsigned int rl_bbl_show(struct rl_array *a, unsigned int m, char *result,
+			 unsigned int maxlen);
 /* Entries in member @m's list. Any context. */
 unsigned int rl_bbl_count(struct rl_array *a, unsigned int m);
 

@@ -535,6 +535,7 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
  *   geom <idx> <line>  load member <idx>'s calibrated geometry (tracker.h)
  *                      and start tracking its head
  *   tracker <idx>      print member <idx>'s tracker status
+ *   bad_blocks <idx>   print member <idx>'s bad-block list (bbl.h)
  *   check, repair, idle, sync_rate <KiB/s>   background jobs (sync.c)
  *   and the scheme's own (->message; plog: plog_regions, reintegrate)
  */
@@ -565,6 +566,16 @@ static int raidlab_message(struct dm_target *ti, unsigned int argc,
 		}
 		WRITE_ONCE(a->policy, p);
 		return 0;
+	}
+
+	if (argc == 2 && !strcasecmp(argv[0], "bad_blocks")) {
+		if (sscanf(argv[1], "%u%c", &m, &dummy) != 1 ||
+		    m >= a->geom.nr_members) {
+			DMWARN("bad_blocks: invalid member index '%s'", argv[1]);
+			return -EINVAL;
+		}
+		rl_bbl_show(a, m, result, maxlen);
+		return 1;
 	}
 
 	if ((argc == 2 || argc == 3) &&

@@ -10,7 +10,9 @@
 # row in the kernel log and finish, with member 1 still in the array. The
 # status shows the entries (member 1's unreadable read, member 3's lost
 # row); a read of row R fails with EIO; the rest of the array verifies
-# with fio; the lists survive a remove and a reload. Once member 1's range
+# with fio; the lists survive a remove and a reload, and the bad_blocks
+# message lists them. A second spare taking role 3 starts with an empty
+# list, durably, and its rebuild loses row R again. Once member 1's range
 # is readable again (the disk remaps it), a full write of row R clears
 # both entries, durably, and check finds 0 mismatches. Then raid6 with
 # two members out (one rebuilding, one failed) loses a row the same way;
@@ -95,6 +97,38 @@ check "the lists survive a reload ($(rl_tail arr 14))" test "$(rl_tail arr 14)" 
 check "the kernel log says so at load" sh -c "dmesg | grep -q 'member 3: 1 bad-block entries'"
 expect_fail readrow
 check "after the reload, the rest verifies" verify_rest verify
+check "bad_blocks 3 lists member 3's chunk of row $R" \
+	test "$(dmsetup message arr 0 bad_blocks 3)" = "$((R * 64)) 64"
+check "bad_blocks 0 lists nothing" test -z "$(dmsetup message arr 0 bad_blocks 0)"
+expect_fail dmsetup message arr 0 bad_blocks 4
+
+# a new disk taking role 3 (a second spare) starts with an empty list,
+# durably: the rebuild is held back at 1 KiB/s, far before row R
+SPARE2=$(disk 6)
+wipe "$SPARE2" 4
+TABLE=$(dmsetup table arr | awk -v s="$SPARE2" '{ $5 = ($5 + 2) " spare " s; print }')
+run dm_remove arr
+run dm_create arr "$TABLE"
+run dm_message arr sync_rate 1
+run dm_message arr fail 3
+i=0
+while [ "$(rl_health arr)" != AAAR ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+check "the second spare takes role 3 (AAAR)" test "$(rl_health arr)" = AAAR
+check "role 3's list starts empty ($(rl_tail arr 14))" test "$(rl_tail arr 14)" = 0:1:0:0
+# durably: the lists loaded at the next construction (the kernel log
+# names each non-empty one; its rebuild then runs at full speed)
+TABLE=$(dmsetup table arr)
+run dm_remove arr
+dmesg -c >/dev/null
+run dm_create arr "$TABLE"
+check "and durably: at load member 1 has its entry" sh -c \
+	"dmesg | grep -q 'member 1: 1 bad-block entries'"
+check "and member 3 none" sh -c "! dmesg | grep -q 'member 3: [0-9]* bad-block entries'"
+# its rebuild loses row R again (member 1's entry), the rest is rebuilt
+check "its rebuild finishes" wait_rebuilt 240
+check "row $R is recorded lost again ($(rl_tail arr 14))" test "$(rl_tail arr 14)" = 0:1:0:1
+expect_fail readrow
+check "the rest verifies on the new disk" verify_rest verify
 
 # the disk remaps member 1's sectors; a full write of row R clears both entries
 run dm_reload bbw1 "0 $z linear $M1 0"
