@@ -9,7 +9,8 @@
 #    written). A read of them through the array returns the data written
 #    before, member 1 stays in the array, the kernel log says the chunk was
 #    rewritten, and the rewrite lands: hddsim lists no bad sector, and
-#    member 1's disk holds the data.
+#    member 1's disk holds the data. The sectors go bad again and a check
+#    finds them: rewritten the same way, 0 mismatches, member 1 stays.
 # 2. raid5 over 4 members under dm tables; member 1's table sends reads of
 #    its sectors 16..23 to an error target (dm-delay with a separate write
 #    device: reads fail, writes go on, so every read of them fails again).
@@ -55,6 +56,18 @@ check "the rewrite healed them ($(dmsetup message hs1 0 countbadblocks))" \
 	test "$(dmsetup message hs1 0 countbadblocks | cut -d' ' -f1)" = 0
 dio_read /dev/mapper/hs1 16 8 /tmp/d1
 check "member 1's disk holds the data" cmp -s /tmp/d1 /tmp/A.bad
+# the same sectors go bad again; a check finds them: rewritten, not failed
+run dm_message hs1 addbadblock 16 8
+dmesg -c >/dev/null
+check "a check over the bad sectors finds 0 mismatches" test "$(rl_scrub arr check 120)" = 0
+check "member 1 stays in the array after the check ($(rl_health arr))" \
+	test "$(rl_health arr)" = AAAA
+check "the kernel log says the check rewrote the chunk" sh -c \
+	"dmesg | grep -q 'member 1 (.*): read error at 0: rewritten from redundancy (2 of 20)'"
+check "the check's rewrite healed them ($(dmsetup message hs1 0 countbadblocks))" \
+	test "$(dmsetup message hs1 0 countbadblocks | cut -d' ' -f1)" = 0
+read1 /tmp/r1
+check "and they read back their data" cmp -s /tmp/r1 /tmp/A.bad
 run dm_remove arr
 run dm_remove hs1
 
