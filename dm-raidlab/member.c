@@ -53,6 +53,32 @@ void rl_member_fail_io(struct rl_array *a, unsigned int m,
 	rl_sync_member_failed(a);
 }
 
+/*
+ * Count a read error of member @m's disk @dev at @where, whose data the
+ * caller then deals with as @outcome says (for the kernel log). False past
+ * RL_MAX_READ_ERRORS or for a replaced disk.
+ */
+static bool rl_member_count_read_error(struct rl_array *a, unsigned int m,
+				       const struct dm_dev *dev, u64 where,
+				       const char *outcome)
+{
+	int n;
+
+	if (dev != READ_ONCE(a->members[m].dev))
+		return false;
+	n = atomic_inc_return(&a->members[m].read_errors);
+	if (n > RL_MAX_READ_ERRORS) {
+		DMERR_LIMIT("%s: member %u (%s): read error at %llu: more than %u read errors",
+			    dm_table_device_name(a->ti->table), m, dev->name,
+			    where, RL_MAX_READ_ERRORS);
+		return false;
+	}
+	DMWARN_LIMIT("%s: member %u (%s): read error at %llu: %s (%d of %u)",
+		     dm_table_device_name(a->ti->table), m, dev->name, where,
+		     outcome, n, RL_MAX_READ_ERRORS);
+	return true;
+}
+
 /**
  * rl_member_read_error() - a read of member @m's disk @dev failed at @where
  * @a: the array
@@ -69,21 +95,8 @@ void rl_member_fail_io(struct rl_array *a, unsigned int m,
 bool rl_member_read_error(struct rl_array *a, unsigned int m,
 			  const struct dm_dev *dev, u64 where)
 {
-	int n;
-
-	if (dev != READ_ONCE(a->members[m].dev))
-		return false;
-	n = atomic_inc_return(&a->members[m].read_errors);
-	if (n > RL_MAX_READ_ERRORS) {
-		DMERR_LIMIT("%s: member %u (%s): read error at %llu: more than %u read errors",
-			    dm_table_device_name(a->ti->table), m, dev->name,
-			    where, RL_MAX_READ_ERRORS);
-		return false;
-	}
-	DMWARN_LIMIT("%s: member %u (%s): read error at %llu: rewritten from redundancy (%d of %u)",
-		     dm_table_device_name(a->ti->table), m, dev->name, where, n,
-		     RL_MAX_READ_ERRORS);
-	return true;
+	return rl_member_count_read_error(a, m, dev, where,
+					  "rewritten from redundancy");
 }
 
 /**
@@ -102,21 +115,8 @@ bool rl_member_read_error(struct rl_array *a, unsigned int m,
 bool rl_member_read_lost(struct rl_array *a, unsigned int m,
 			 const struct dm_dev *dev, u64 where)
 {
-	int n;
-
-	if (dev != READ_ONCE(a->members[m].dev))
-		return false;
-	n = atomic_inc_return(&a->members[m].read_errors);
-	if (n > RL_MAX_READ_ERRORS) {
-		DMERR_LIMIT("%s: member %u (%s): read error at %llu: more than %u read errors",
-			    dm_table_device_name(a->ti->table), m, dev->name,
-			    where, RL_MAX_READ_ERRORS);
-		return false;
-	}
-	DMWARN_LIMIT("%s: member %u (%s): read error at %llu: lost: recorded bad (%d of %u)",
-		     dm_table_device_name(a->ti->table), m, dev->name, where, n,
-		     RL_MAX_READ_ERRORS);
-	return true;
+	return rl_member_count_read_error(a, m, dev, where,
+					  "lost: recorded bad");
 }
 
 /* Mark member @m (whatever disk holds the role) failed. Any context. */

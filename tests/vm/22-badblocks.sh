@@ -65,16 +65,18 @@ run dmsetup resume bbw1
 
 dmesg -c >/dev/null
 run dm_message arr fail 3
+# wait_rebuilt NAME HEALTH SECS: until NAME is HEALTH and idle (the
+# array failing ends it)
 wait_rebuilt() {
 	_i=0
-	while [ "$(rl_health arr)" != AAAA ] || [ "$(rl_st arr 6)" != idle ]; do
+	while [ "$(rl_health "$1")" != "$2" ] || [ "$(rl_st "$1" 6)" != idle ]; do
 		_i=$((_i + 1))
-		[ "$_i" -gt $(($1 * 5)) ] && return 1
-		[ "$(rl_state arr)" = failed ] && return 1
+		[ "$_i" -gt $(($3 * 5)) ] && return 1
+		[ "$(rl_state "$1")" = failed ] && return 1
 		sleep 0.2
 	done
 }
-check "the spare's rebuild finishes, member 1 stays in the array" wait_rebuilt 240
+check "the spare's rebuild finishes, member 1 stays in the array" wait_rebuilt arr AAAA 240
 log "after the rebuild: $(rl_health arr) $(rl_state arr) $(rl_sync arr) bad_blocks $(rl_tail arr 14)"
 check "the kernel log names row $R" sh -c \
 	"dmesg | grep -q 'member 3: row $R lost in rebuild: recorded bad'"
@@ -125,7 +127,7 @@ check "and durably: at load member 1 has its entry" sh -c \
 	"dmesg | grep -q 'member 1: 1 bad-block entries'"
 check "and member 3 none" sh -c "! dmesg | grep -q 'member 3: [0-9]* bad-block entries'"
 # its rebuild loses row R again (member 1's entry), the rest is rebuilt
-check "its rebuild finishes" wait_rebuilt 240
+check "its rebuild finishes" wait_rebuilt arr AAAA 240
 check "row $R is recorded lost again ($(rl_tail arr 14))" test "$(rl_tail arr 14)" = 0:1:0:1
 expect_fail readrow
 check "the rest verifies on the new disk" verify_rest verify
@@ -178,16 +180,7 @@ run dm_message r6 fail 3
 sleep 1
 run dm_message r6 fail 4
 run dm_message r6 sync_rate 0
-wait_r6() {
-	_i=0
-	while [ "$(rl_health r6)" != AAAAD ] || [ "$(rl_st r6 6)" != idle ]; do
-		_i=$((_i + 1))
-		[ "$_i" -gt 1200 ] && return 1
-		[ "$(rl_state r6)" = failed ] && return 1
-		sleep 0.2
-	done
-}
-check "raid6, two out: the rebuild finishes, member 1 stays" wait_r6
+check "raid6, two out: the rebuild finishes, member 1 stays" wait_rebuilt r6 AAAAD 240
 log "raid6 after the rebuild: $(rl_health r6) $(rl_state r6) $(rl_sync r6) bad_blocks $(rl_tail r6 14)"
 check "raid6: the kernel log names row $R6" sh -c \
 	"dmesg | grep -q 'member 3: row $R6 lost in rebuild: recorded bad'"
