@@ -95,7 +95,10 @@ unsigned long rl_bbl_members(struct rl_array *a, sector_t msector,
  */
 int rl_bbl_record(struct rl_array *a, unsigned int m, sector_t msector,
 		  sector_t len);
-/* Clear a range of member @m's list, in memory. Any context. */
+/*
+ * Clear a range of member @m's list, in memory. Process context: the
+ * kernel's badblocks_clear() enables interrupts.
+ */
 int rl_bbl_clear(struct rl_array *a, unsigned int m, sector_t msector,
 		 sector_t len);
 /*

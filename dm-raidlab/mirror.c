@@ -46,6 +46,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
+#include "bbl.h"
 #include "metadata.h"
 #include "mirror.h"
 
@@ -74,6 +75,7 @@ struct rl_mirror {
 	struct bio_list retry;		/* failed reads to send elsewhere */
 	struct bio_list writes;		/* writes waiting for their intent */
 	struct bio_list ready;		/* writes that hold it, to clone */
+	struct bio_list bb_cleared;	/* writes that cleared bad blocks */
 	struct work_struct retry_work;
 	struct rl_array *a;
 
@@ -344,7 +346,8 @@ static unsigned long mirror_unreadable(struct rl_array *a, sector_t msector,
 				       sector_t sectors)
 {
 	return rl_unreadable_at(a, msector) |
-	       rl_unreadable_at(a, msector + sectors - 1);
+	       rl_unreadable_at(a, msector + sectors - 1) |
+	       rl_bbl_members(a, msector, sectors);
 }
 
 /* Intent regions are 1 << shift member sectors. */
@@ -497,10 +500,20 @@ static void mirror_write_recorded(struct rl_commit_waiter *w, blk_status_t st)
 	mirror_write_end(w->a, bio, st ? st : mirror_write_status(bio));
 }
 
+/* End a write once any member failure it saw is durable. */
+static void mirror_write_finish(struct rl_array *a, struct bio *bio)
+{
+	if (rl_failrec_wait(a, &rl_pb(bio)->cw, mirror_write_recorded))
+		mirror_write_end(a, bio, mirror_write_status(bio));
+}
+
 /*
  * A copy ended. The last one ends the write, once any member failure is
  * durable: a copy that failed, or a member the write skipped, is stale, and
  * the intent that covers its region must outlive the unrecorded failure.
+ * A write that cleared bad-block entries first waits, in the work item,
+ * for the lists to be durable: a crash must not bring back an entry over
+ * the only copy of acknowledged data.
  */
 static void mirror_write_put(struct rl_array *a, struct bio *bio)
 {
@@ -509,8 +522,43 @@ static void mirror_write_put(struct rl_array *a, struct bio *bio)
 	if (!atomic_dec_and_test(&pb->pending))
 		return;
 	mirror_write_unadmit(rl_mirror(a), pb->lsector);
-	if (rl_failrec_wait(a, &pb->cw, mirror_write_recorded))
-		mirror_write_end(a, bio, mirror_write_status(bio));
+	if (READ_ONCE(pb->bb_landed))
+		mirror_defer(rl_mirror(a), &rl_mirror(a)->bb_cleared, bio);
+	else
+		mirror_write_finish(a, bio);
+}
+
+/*
+ * A copy landed on member @m (with FUA if @m had entries in its range when
+ * it was cloned): @m's entries there are to go (mirror_bb_clear(): the
+ * kernel's badblocks_clear() must not run in interrupt context). Any
+ * context.
+ */
+static void mirror_write_landed(struct rl_array *a, unsigned int m,
+				struct bio *orig)
+{
+	struct rl_bio *pb = rl_pb(orig);
+	unsigned long bb;
+
+	atomic_inc(&pb->ok);
+	if (!a->bbl)
+		return;
+	bb = rl_bbl_members(a, pb->lsector, bio_sectors(orig));
+	if (test_bit(m, &bb))
+		set_bit(m, &pb->bb_landed);
+}
+
+/*
+ * The copies of @bio that landed over bad-block entries: clear those
+ * entries, in memory (the caller makes them durable). Process context.
+ */
+static void mirror_bb_clear(struct rl_array *a, struct bio *bio)
+{
+	struct rl_bio *pb = rl_pb(bio);
+	unsigned int m;
+
+	for_each_set_bit(m, &pb->bb_landed, a->geom.nr_members)
+		rl_bbl_clear(a, m, pb->lsector, bio_sectors(bio));
 }
 
 static void mirror_write_endio(struct bio *clone)
@@ -522,7 +570,7 @@ static void mirror_write_endio(struct bio *clone)
 
 	rl_member_done(a, mc->member, &mc->qe);
 	if (!clone->bi_status)
-		atomic_inc(&rl_pb(orig)->ok);
+		mirror_write_landed(a, mc->member, orig);
 	else if (rl_status_fails_member(clone->bi_status))
 		rl_member_fail_io(a, mc->member, mc->dev, "write error");
 	bio_put(clone);
@@ -551,6 +599,7 @@ static bool mirror_write_clones(struct rl_array *a, struct bio *bio, gfp_t gfp)
 	struct rl_bio *pb = rl_pb(bio);
 	sector_t msector = a->geom.data_offset + pb->lsector;
 	struct rl_mirror_clone *mc[RL_MAX_MEMBERS];
+	unsigned long bb = rl_bbl_members(a, pb->lsector, bio_sectors(bio));
 	unsigned int m;
 
 	for (m = 0; m < a->geom.nr_members; m++) {
@@ -574,6 +623,7 @@ static bool mirror_write_clones(struct rl_array *a, struct bio *bio, gfp_t gfp)
 
 	atomic_set(&pb->pending, 1);
 	atomic_set(&pb->ok, 0);
+	pb->bb_landed = 0;
 	for (m = 0; m < a->geom.nr_members; m++) {
 		struct rl_mirror_clone *c = mc[m];
 
@@ -585,6 +635,9 @@ static bool mirror_write_clones(struct rl_array *a, struct bio *bio, gfp_t gfp)
 		c->member = m;
 		c->clone.bi_iter.bi_sector = msector;
 		c->clone.bi_end_io = mirror_write_endio;
+		/* its entries are cleared once it lands: durably */
+		if (test_bit(m, &bb))
+			c->clone.bi_opf |= REQ_FUA;
 		rl_qent_init(&c->qe, msector, bio_sectors(bio), true, RL_FG,
 			     mirror_write_submit);
 		rl_member_start(a, m, RL_DATA_WRITE);
@@ -659,17 +712,27 @@ static void mirror_retry_work(struct work_struct *ws)
 {
 	struct rl_mirror *mi = container_of(ws, struct rl_mirror, retry_work);
 	struct rl_array *a = mi->a;
-	struct bio_list list, writes, ready;
+	struct bio_list list, writes, ready, cleared;
 	struct bio *bio;
 
 	spin_lock_irq(&mi->lock);
 	list = mi->retry;
 	writes = mi->writes;
 	ready = mi->ready;
+	cleared = mi->bb_cleared;
 	bio_list_init(&mi->retry);
 	bio_list_init(&mi->writes);
 	bio_list_init(&mi->ready);
+	bio_list_init(&mi->bb_cleared);
 	spin_unlock_irq(&mi->lock);
+
+	bio_list_for_each(bio, &cleared)
+		mirror_bb_clear(a, bio);
+	if (!bio_list_empty(&cleared) && rl_bbl_persist(a))
+		while ((bio = bio_list_pop(&cleared)))
+			mirror_write_end(a, bio, BLK_STS_IOERR);
+	while ((bio = bio_list_pop(&cleared)))
+		mirror_write_finish(a, bio);
 
 	while ((bio = bio_list_pop(&list))) {
 		if (!mirror_map_read(a, bio)) {
@@ -861,7 +924,8 @@ static int mirror_bg_wait(struct rl_array *a, const char *job,
  * Member @m could not read the window at @s of a background job, and
  * another member can: the caller rewrites @m's copy from it. Returns true
  * if it may (the error is counted), false once @m has had more than
- * RL_MAX_READ_ERRORS: then @m has failed.
+ * RL_MAX_READ_ERRORS: then @m has failed, unless it is the last member in
+ * sync.
  */
 static bool mirror_bg_read_error(struct rl_array *a, unsigned int m,
 				 sector_t s, const char *job)
@@ -871,6 +935,10 @@ static bool mirror_bg_read_error(struct rl_array *a, unsigned int m,
 
 	if (rl_member_read_error(a, m, dev, s))
 		return true;
+	/* md keeps its last working device: the sectors are lost instead */
+	if (!(GENMASK(a->geom.nr_members - 1, 0) & ~BIT(m) &
+	      ~READ_ONCE(a->failed) & ~READ_ONCE(a->rebuilding)))
+		return false;
 	snprintf(why, sizeof(why), "%s read error", job);
 	rl_member_fail_io(a, m, dev, why);
 	return false;
@@ -953,12 +1021,26 @@ static int mirror_copy(struct rl_array *a, unsigned int src,
 }
 
 /*
+ * Copied over @dests: their bad-block entries in [s, s + len) go (durable
+ * at the end of the window, mirror_sync_range()). Process context.
+ */
+static void mirror_copied(struct rl_array *a, unsigned long dests, sector_t s,
+			  sector_t len)
+{
+	unsigned long bb = rl_bbl_members(a, s, len) & dests;
+	unsigned int m;
+
+	for_each_set_bit(m, &bb, a->geom.nr_members)
+		rl_bbl_clear(a, m, s, len);
+}
+
+/*
  * A copy job's window: copy it over @dests from the first readable member.
  * A source that cannot read it is rewritten, with @dests, from the next
  * one, as md's raid1 does with a sync read error: a bad sector costs no
- * disk (past RL_MAX_READ_ERRORS it does). With no member left to read, the
- * job stops: the array stays up, degraded as it was. Sleeps; the window is
- * open.
+ * disk (past RL_MAX_READ_ERRORS it does). With no member left to read it
+ * returns -ENODATA (a resync then stops; a rebuild loses the sectors,
+ * mirror_rebuild_lost()). Sleeps; the window is open.
  */
 static int mirror_copy_window(struct rl_array *a, unsigned long unreadable,
 			      unsigned long dests, sector_t s, sector_t len,
@@ -970,12 +1052,16 @@ static int mirror_copy_window(struct rl_array *a, unsigned long unreadable,
 
 	for (;;) {
 		src = rl_mirror_source(unreadable | fix, a->geom.nr_members);
-		if (src == RL_NONE)
-			return mirror_bg_no_source(a, fix, s, job);
+		if (src == RL_NONE) {
+			mirror_bg_no_source(a, fix, s, job);
+			return -ENODATA;
+		}
 		dests = (dests | fix) & ~BIT(src) & ~READ_ONCE(a->failed);
 		if (!dests)
 			return 0;
 		r = mirror_copy(a, src, dests, s, len, job, &read_err);
+		if (!r && !read_err)
+			mirror_copied(a, dests, s, len);
 		if (r || !read_err)
 			return r;
 		if (mirror_bg_read_error(a, src, s, job))
@@ -1250,6 +1336,49 @@ static int mirror_check(struct rl_array *a, unsigned int src,
 	return r;
 }
 
+/* Record [s, s + n) of rebuild target @t lost. Sleeps. */
+static int mirror_record_lost(struct rl_array *a, unsigned int t, sector_t s,
+			      sector_t n)
+{
+	if (rl_bbl_record(a, t, s, n)) {
+		rl_member_fail(a, t, "bad-block list full");
+		return -EIO;
+	}
+	DMERR_LIMIT("%s: member %u: member sectors %llu+%llu lost in rebuild: recorded bad",
+		    dm_table_device_name(a->ti->table), t,
+		    (unsigned long long)s, (unsigned long long)n);
+	return 0;
+}
+
+/*
+ * A rebuild window that no member can read: as md's raid1 does, narrow it
+ * down (RL_MIRROR_LOST_SECTORS at a time) and record on the target only
+ * the pieces no member can read, durably before the cursor moves past
+ * them (mirror_sync_range()); the rebuild goes on, the array stays up, and
+ * reads of those sectors fail (EIO) until a write covers them. Without
+ * bad-block lists, or with the target's list full, the job stops. Sleeps;
+ * the window is open.
+ */
+static int mirror_rebuild_lost(struct rl_array *a, unsigned long unreadable,
+			       unsigned int t, sector_t s, sector_t len)
+{
+	sector_t off, n;
+	int r;
+
+	if (!a->bbl)
+		return -EIO;
+	for (off = 0; off < len; off += n) {
+		n = min_t(sector_t, len - off, RL_MIRROR_LOST_SECTORS);
+		r = mirror_copy_window(a, unreadable, BIT(t), s + off, n,
+				       "rebuild");
+		if (r == -ENODATA)
+			r = mirror_record_lost(a, t, s + off, n);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
 /*
  * Extra limit of a window at @s of @len: it must not straddle the cursor
  * of a member being rebuilt, so that every sector of the window has the
@@ -1311,6 +1440,9 @@ static int mirror_sync_range(struct rl_array *a, struct rl_sync_req *req)
 		r = rl_member_failed(a, req->target) ? -EIO :
 			mirror_copy_window(a, unreadable, BIT(req->target), s,
 					   len, "rebuild");
+		if (r == -ENODATA)
+			r = mirror_rebuild_lost(a, unreadable, req->target, s,
+						len);
 		break;
 	case RL_SYNC_CHECK:
 	case RL_SYNC_REPAIR:
@@ -1322,6 +1454,9 @@ static int mirror_sync_range(struct rl_array *a, struct rl_sync_req *req)
 		break;
 	}
 	mirror_window_close(mi);
+	/* entries recorded or cleared: durable before the cursor moves */
+	if (r == -ENODATA || rl_bbl_persist(a))
+		r = -EIO;
 	return r;
 }
 
@@ -1408,6 +1543,7 @@ static int mirror_ctr(struct rl_array *a)
 	bio_list_init(&mi->ready);
 	bio_list_init(&mi->win_waiting);
 	bio_list_init(&mi->fix);
+	bio_list_init(&mi->bb_cleared);
 	mutex_init(&mi->win_mutex);
 	INIT_WORK(&mi->retry_work, mirror_retry_work);
 	INIT_WORK(&mi->fix_work, mirror_fix_work);

@@ -17,6 +17,8 @@
  */
 #define RL_MIRROR_SLOT_SHIFT	11
 #define RL_MIRROR_SLOT_SECTORS	BIT(RL_MIRROR_SLOT_SHIFT)
+/* a rebuild window no member can read is narrowed down to pieces of this */
+#define RL_MIRROR_LOST_SECTORS	8
 #define RL_MIRROR_BUCKETS	64
 
 /* What read balancing looks at for one member. */

@@ -251,6 +251,7 @@ struct rl_bio {
 	struct rl_commit_waiter cw;	/* failrec.c, or a scheme's wait */
 	atomic_t pending;		/* mirror write fan-out */
 	atomic_t ok;			/* mirror write copies that landed */
+	unsigned long bb_landed;	/* mirror write copies over bad blocks */
 	struct rl_qent qe;		/* its place in the member's queue */
 };
 

@@ -22,6 +22,9 @@
 # 4. Background jobs: a resync whose source cannot read a window copies it
 #    from the next member, over the source too; a check that cannot read
 #    a member's copy rewrites it. No member fails.
+# 5. A rebuild whose only source cannot read some sectors records them bad
+#    on the spare (bad-block list) and finishes; reads of them fail, a
+#    write heals them.
 # vm-opts: --disks 4
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
@@ -143,6 +146,61 @@ check "a check over a bad sector: 0 mismatches" test "$(rl_scrub arr check 120)"
 check "member 0 stays in the array ($(rl_health arr))" test "$(rl_health arr)" = AAA
 check "the check healed member 0 (hddsim: $(bad hs0))" test "$(bad hs0 | cut -d' ' -f1)" = 0
 check "no member failed in the log" sh -c "! dmesg | grep -q 'failed:'"
+run dm_remove arr
+run dm_remove hs0
+
+# --- 5. a rebuild that no member can read -------------------------------------
+# A 2-way mirror with metadata (data at member sector 2048) and a spare:
+# member 1 fails, the spare rebuilds its role from member 0, which cannot
+# read sectors 16..23. As md's raid1 does, the rebuild narrows the window
+# down, records only those 8 sectors bad on the spare, and finishes;
+# member 0 stays. Reads of them fail (EIO) and nothing else; a write over
+# them heals member 0 and clears the entry, durably; check finds 0.
+MD=$(disk 3)
+for d in "$M0" "$M1" "$M2" "$MD"; do wipe "$d" 4 || die "wipe $d"; done
+run hdd_create hs0 "$M0" lightning time_scale 1000
+OPTS="chunk_size 128 assume_clean metadata $MD spare $M2"
+run dm_create arr "0 $L raidlab mirror $(echo "$OPTS" | wc -w) $OPTS 2 /dev/mapper/hs0 $M1"
+run dd if=/tmp/A of=/dev/mapper/arr bs=64k count=1 oflag=direct conv=fsync
+run dm_message hs0 addbadblock $((2048 + 16)) 8
+dmesg -c >/dev/null
+run dm_message arr fail 1
+i=0
+while { [ "$(rl_health arr)" != AA ] || [ "$(rl_st arr 6)" != idle ]; } && [ $i -lt 600 ]; do
+	sleep 0.2
+	i=$((i + 1))
+done
+check "rebuild: the spare's rebuild finishes, member 0 stays ($(rl_health arr) $(rl_sync arr))" \
+	test "$(rl_health arr) $(rl_st arr 6)" = "AA idle"
+check "rebuild: the kernel log names the 8 sectors" sh -c \
+	"dmesg | grep -q 'member 1: member sectors 16+8 lost in rebuild: recorded bad'"
+check "rebuild: member 0 is not failed" sh -c "! dmesg | grep -q 'member 0 (.*) failed'"
+check "rebuild: the status counts one entry on member 1 ($(rl_tail arr 14))" \
+	test "$(rl_tail arr 14)" = 0:1
+check "rebuild: bad_blocks 1 lists sectors 16..23" \
+	test "$(dmsetup message arr 0 bad_blocks 1)" = "16 8"
+expect_fail read16 /tmp/r
+check "rebuild: member 0 stays after the failed read ($(rl_health arr))" test "$(rl_health arr)" = AA
+dd if=/tmp/A of=/tmp/A.head bs=512 count=16 2>/dev/null
+dd if=/tmp/A of=/tmp/A.tail bs=512 skip=24 2>/dev/null
+dio_read /dev/mapper/arr 0 16 /tmp/r
+check "rebuild: sectors 0..15 read back" cmp -s /tmp/r /tmp/A.head
+dio_read /dev/mapper/arr 24 104 /tmp/r
+check "rebuild: sectors 24..127 read back" cmp -s /tmp/r /tmp/A.tail
+# the spare holds the rest: read it alone (member 0 out of the way)
+dio_read "$M2" $((2048 + 24)) 104 /tmp/r
+check "rebuild: the spare holds sectors 24..127" cmp -s /tmp/r /tmp/A.tail
+dd if=/dev/urandom of=/tmp/B bs=512 count=8 2>/dev/null
+check "rebuild: a write over the lost sectors" dio_write /dev/mapper/arr 16 /tmp/B
+check "rebuild: the write cleared the entry ($(rl_tail arr 14))" test "$(rl_tail arr 14)" = 0:0
+check "rebuild: the write healed member 0 (hddsim: $(bad hs0))" test "$(bad hs0 | cut -d' ' -f1)" = 0
+TABLE=$(dmsetup table arr)
+run dm_remove arr
+run dm_create arr "$TABLE"
+check "rebuild: the cleared list is durable ($(rl_tail arr 14))" test "$(rl_tail arr 14)" = 0:0
+read16 /tmp/r
+check "rebuild: the sectors read back the new data" cmp -s /tmp/r /tmp/B
+check "rebuild: check finds 0 mismatches" test "$(rl_scrub arr check 120)" = 0
 run dm_remove arr
 run dm_remove hs0
 finish
