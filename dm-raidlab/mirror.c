@@ -1359,8 +1359,8 @@ static int mirror_record_lost(struct rl_array *a, unsigned int t, sector_t s,
  * bad-block lists, or with the target's list full, the job stops. Sleeps;
  * the window is open.
  */
-static int mirror_rebuild_lost(struct rl_array *a, unsigned long unreadable,
-			       unsigned int t, sector_t s, sector_t len)
+static int mirror_rebuild_lost(struct rl_array *a, unsigned int t, sector_t s,
+			       sector_t len)
 {
 	sector_t off, n;
 	int r;
@@ -1369,8 +1369,9 @@ static int mirror_rebuild_lost(struct rl_array *a, unsigned long unreadable,
 		return -EIO;
 	for (off = 0; off < len; off += n) {
 		n = min_t(sector_t, len - off, RL_MIRROR_LOST_SECTORS);
-		r = mirror_copy_window(a, unreadable, BIT(t), s + off, n,
-				       "rebuild");
+		/* a member with entries elsewhere in the window may serve */
+		r = mirror_copy_window(a, mirror_unreadable(a, s + off, n) |
+				       BIT(t), BIT(t), s + off, n, "rebuild");
 		if (r == -ENODATA)
 			r = mirror_record_lost(a, t, s + off, n);
 		if (r)
@@ -1441,8 +1442,7 @@ static int mirror_sync_range(struct rl_array *a, struct rl_sync_req *req)
 			mirror_copy_window(a, unreadable, BIT(req->target), s,
 					   len, "rebuild");
 		if (r == -ENODATA)
-			r = mirror_rebuild_lost(a, unreadable, req->target, s,
-						len);
+			r = mirror_rebuild_lost(a, req->target, s, len);
 		break;
 	case RL_SYNC_CHECK:
 	case RL_SYNC_REPAIR:
