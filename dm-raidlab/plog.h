@@ -277,6 +277,14 @@ int rl_plog_seg_check(const void *seg, const struct rl_plog_layout *lo,
  */
 int rl_plog_apply(const struct rl_plog_layout *lo, const void *seg,
 		  void *parity, unsigned long *recompute);
+/*
+ * As rl_plog_apply(), but the PENDING records of rows set in @resolved
+ * (S bits; NULL: none) are applied as if COMMITTED: their write's new
+ * data has been written again from its data slot (see DATA SLOTS below).
+ */
+int rl_plog_apply_resolved(const struct rl_plog_layout *lo, const void *seg,
+			   void *parity, unsigned long *recompute,
+			   const unsigned long *resolved);
 
 /* plog_region.c: the global log-buffer pool (§2.1), suite dm_raidlab_plog_pool */
 struct rl_plog_buf {
@@ -432,5 +440,138 @@ bool rl_plog_md_ent_decode(const struct rl_plog_md_ent *ent, u32 region,
 /* the slot (0, 1) holding region's current value, or -EINVAL if none */
 int rl_plog_md_ent_pick(const struct rl_plog_md_ent *pair, u32 region,
 			u64 *gen, u32 *segs);
+
+/*
+ * DATA SLOTS (DAX). A row's PENDING record says that its data write may
+ * or may not have landed; with a data member unreadable at recovery the
+ * row cannot be recomputed from its data, so the new data of every
+ * logging write is kept on pmem too, as the write-hole journal does: a
+ * second record area, RL_PLOG_SLOT_AREA_ID, holds one slot per
+ * foreground context (a context is the only place a record is PENDING,
+ * from its append to its commit). Before the append the context copies
+ * the write's data to its slot (memcpy_flushcache, a crc32c of it
+ * computed on the way); under the log lock, after its first record is
+ * appended to the buffer and before that record reaches the twin, the
+ * slot's header is written naming that record (region, generation,
+ * segment, index; the write's record count, the row and the row span)
+ * and made durable with the data. A PENDING record in a twin therefore always has its slot, unless
+ * the slot was overwritten by a later write of the same context, which
+ * commits the record first. At recovery with a data member unreadable, a
+ * slot whose header and data check out and whose named record is a
+ * PENDING record of the same row in a valid twin, with all of the
+ * write's records there (rl_plog_slot_resolves()),
+ * has its data written again to the row's readable data columns, and the
+ * row's PENDING records are applied with the others
+ * (rl_plog_apply_resolved()): the missing member's chunk then reads
+ * through the parity what the row holds. A stale slot names a record that
+ * is COMMITTED or gone: it never matches.
+ *
+ *   block 0   struct rl_plog_slots_hdr_disk
+ *   then      nr_slots slots of rl_plog_slot_blocks() blocks: a block
+ *             with struct rl_plog_slot_disk, then the data (a row at most)
+ *
+ * The area is separate from the PLOG area, whose size and header are as
+ * before: an array made by a version without slots assembles as it did,
+ * and gets the slot area if the metadata device has room for it (if not,
+ * or if an area of another size is there, PENDING records are not
+ * resolved, as before, and the kernel log says so once).
+ */
+#define RL_PLOG_SLOT_AREA_ID	0x53444c50U	/* "PLDS" */
+#define RL_PLOG_SLOTS_MAGIC	0x48534c50U	/* "PLSH" */
+#define RL_PLOG_SLOTS_VERSION	1
+#define RL_PLOG_SLOTS_CSUM_XOR	0x6b2f90e1U
+#define RL_PLOG_SLOT_MAGIC	0x54444c50U	/* "PLDT" */
+#define RL_PLOG_SLOT_CSUM_XOR	0x1c8a4e53U
+
+struct rl_plog_slots_hdr_disk {
+	__le32 csum;		/* crc32c of the block after csum, ^ SLOTS_CSUM_XOR */
+	__le32 magic;		/* RL_PLOG_SLOTS_MAGIC */
+	__le32 version;		/* RL_PLOG_SLOTS_VERSION */
+	__le32 nr_slots;
+	__le32 slot_blocks;
+	__le32 row_sectors;	/* cols << chunk_shift: a slot's data at most */
+	__le64 blocks;		/* the area's */
+} __packed;
+
+struct rl_plog_slot_disk {
+	__le32 csum;		/* crc32c of the header after csum, ^ SLOT_CSUM_XOR */
+	__le32 magic;		/* RL_PLOG_SLOT_MAGIC */
+	__le32 region;		/* the write's first record: region, */
+	__le32 seg;		/* segment index in */
+	__le64 gen;		/* the region log's generation, */
+	__le16 rec;		/* and its index in the segment */
+	__le16 nrec;		/* the write's records (f = 2: up to cols) */
+	__le32 row;		/* the row within the region */
+	__le32 off;		/* the data: first sector within the row */
+	__le32 len;		/* sectors */
+	__le32 data_csum;	/* crc32c of the data (seed ~0) */
+} __packed;
+
+/* the identity of the record a slot names, and its data */
+struct rl_plog_slot_id {
+	u32 region;
+	u64 gen;
+	u32 seg;
+	u16 rec;
+	u16 nrec;
+	u32 row;
+	u32 off, len;		/* sectors within the row */
+};
+
+/* plog_region.c: data slots (pure, suite dm_raidlab_plog_log) */
+u32 rl_plog_slot_blocks(const struct rl_plog_layout *lo);
+u64 rl_plog_slots_blocks(const struct rl_plog_layout *lo,
+			 unsigned int nr_slots);
+void rl_plog_slots_hdr_encode(const struct rl_plog_layout *lo,
+			      unsigned int nr_slots, void *block);
+/* as rl_plog_md_hdr_check() */
+int rl_plog_slots_hdr_check(const void *block, const struct rl_plog_layout *lo,
+			    unsigned int nr_slots, const char **why);
+void rl_plog_slot_encode(const struct rl_plog_slot_id *id, u32 data_csum,
+			 struct rl_plog_slot_disk *s);
+/*
+ * 0 with *id filled if @s is a slot whose header checks out for @lo and
+ * whose @data (len sectors; NULL: the data is not checked) has its
+ * checksum; -ENODATA for a never written one, -EINVAL with *why set.
+ */
+int rl_plog_slot_check(const struct rl_plog_slot_disk *s, const void *data,
+		       const struct rl_plog_layout *lo,
+		       struct rl_plog_slot_id *id, const char **why);
+/*
+ * The recovery decision, over the @nr twin images @segs of region
+ * @id->region that checked out: does the slot name a PENDING record of
+ * its row, and do that row's PENDING records number the write's records
+ * (a write's records may span buffers: one whose twin is torn or was not
+ * written yet leaves the row unresolved)?
+ */
+bool rl_plog_slot_resolves(const struct rl_plog_slot_id *id,
+			   const void *const *segs, unsigned int nr);
+
+/* plog_region.c: the slots on the DAX metadata device */
+int rl_plog_md_slots_open(struct rl_plog_md *pm, struct rl_md *md,
+			  const struct rl_plog_layout *lo,
+			  unsigned int nr_slots, const char **why);
+/* For KUnit: over caller's RAM blocks, as rl_plog_md_open_blocks() */
+int rl_plog_md_slots_open_blocks(struct rl_plog_md *pm, void *const *blk,
+				 u64 nr_blocks,
+				 const struct rl_plog_layout *lo,
+				 unsigned int nr_slots);
+bool rl_plog_md_slots_on(const struct rl_plog_md *pm);
+/* @len bytes at byte @off of slot @slot's data; durable with the header */
+void rl_plog_md_slot_put(struct rl_plog_md *pm, unsigned int slot, u32 off,
+			 const void *src, size_t len);
+/* the slot's header naming @id, durable with its data on return */
+void rl_plog_md_slot_seal(struct rl_plog_md *pm, unsigned int slot,
+			  const struct rl_plog_slot_id *id, u32 data_csum);
+/*
+ * At construction: the slots that checked out at open (copies, read
+ * only), @*data their data; NULL if slot @slot did not. Freed by
+ * rl_plog_md_slots_done() or rl_plog_md_close().
+ */
+const struct rl_plog_slot_id *rl_plog_md_slot(struct rl_plog_md *pm,
+					      unsigned int slot,
+					      const void **data);
+unsigned int rl_plog_md_nr_slots(const struct rl_plog_md *pm);
+void rl_plog_md_slots_done(struct rl_plog_md *pm);
 
 #endif /* DM_RAIDLAB_PLOG_H */

@@ -14,9 +14,11 @@
  *   pool       the global pool of log buffers (§2.1). Suite
  *              dm_raidlab_plog_pool.
  *   durable    the record area on a DAX metadata device: a header, the
- *              region table and one twin per pool buffer. Its block
- *              encodings are pure (rl_plog_md_hdr_*, rl_plog_md_ent_*) and
- *              tested in dm_raidlab_plog_log; the rest needs DAX.
+ *              region table and one twin per pool buffer; and a second
+ *              one, the data slots of writes in flight. Their block
+ *              encodings are pure (rl_plog_md_hdr_*, rl_plog_md_ent_*,
+ *              rl_plog_slot*) and tested in dm_raidlab_plog_log; the rest
+ *              needs DAX (or RAM blocks, for KUnit).
  */
 #include <linux/bitmap.h>
 #include <linux/bitops.h>
@@ -1001,6 +1003,26 @@ static void rl_plog_apply_pq(const struct rl_plog_layout *lo,
 int rl_plog_apply(const struct rl_plog_layout *lo, const void *seg,
 		  void *parity, unsigned long *recompute)
 {
+	return rl_plog_apply_resolved(lo, seg, parity, recompute, NULL);
+}
+
+/**
+ * rl_plog_apply_resolved() - apply a segment, some PENDING rows resolved
+ * @lo: the layout
+ * @seg: the segment image (checked)
+ * @parity: the region's check chunks
+ * @recompute: S bits, rows of PENDING records not resolved; or NULL
+ * @resolved: S bits, rows whose PENDING records are applied as COMMITTED
+ *	(their write's new data was written again from its data slot); or
+ *	NULL
+ *
+ * Return: 0, or -EINVAL for a bad record (or a PENDING one not resolved
+ * with @recompute NULL).
+ */
+int rl_plog_apply_resolved(const struct rl_plog_layout *lo, const void *seg,
+			   void *parity, unsigned long *recompute,
+			   const unsigned long *resolved)
+{
 	const struct rl_plog_seg_disk *h = seg;
 	const size_t cshift = lo->chunk_shift + SECTOR_SHIFT;
 	unsigned int i, nr = le16_to_cpu(h->nr);
@@ -1019,13 +1041,14 @@ int rl_plog_apply(const struct rl_plog_layout *lo, const void *seg,
 		    le16_to_cpu(r->payload) < lo->hdr_sectors ||
 		    (u64)le16_to_cpu(r->payload) + len > lo->seg_sectors)
 			return -EINVAL;
-		if (r->state == RL_PLOG_PENDING) {
+		if (r->state == RL_PLOG_PENDING &&
+		    !(resolved && test_bit(row, resolved))) {
 			if (!recompute)
 				return -EINVAL;
 			__set_bit(row, recompute);
 			continue;
 		}
-		if (r->state != RL_PLOG_COMMITTED)
+		if (r->state != RL_PLOG_COMMITTED && r->state != RL_PLOG_PENDING)
 			return -EINVAL;
 		dst = parity + ((size_t)row << cshift) +
 		      ((size_t)off << SECTOR_SHIFT);
@@ -1350,6 +1373,231 @@ int rl_plog_md_ent_pick(const struct rl_plog_md_ent *pair, u32 region,
 }
 
 /* ------------------------------------------------------------------------
+ * Data slots: the encodings and the recovery decision (pure).
+ */
+
+static u32 rl_plog_row_sectors(const struct rl_plog_layout *lo)
+{
+	return lo->cols << lo->chunk_shift;
+}
+
+/**
+ * rl_plog_slot_blocks() - a data slot's size
+ * @lo: the layout
+ *
+ * Return: metadata blocks: the slot's header, then a row of data.
+ */
+u32 rl_plog_slot_blocks(const struct rl_plog_layout *lo)
+{
+	return 1 + DIV_ROUND_UP(rl_plog_row_sectors(lo), RL_MD_BLOCK_SECTORS);
+}
+
+/**
+ * rl_plog_slots_blocks() - the data-slot area's size
+ * @lo: the layout
+ * @nr_slots: slots, one per foreground context
+ *
+ * Return: metadata blocks: the header block and the slots.
+ */
+u64 rl_plog_slots_blocks(const struct rl_plog_layout *lo,
+			 unsigned int nr_slots)
+{
+	return 1 + (u64)nr_slots * rl_plog_slot_blocks(lo);
+}
+
+static u32 rl_plog_slots_hdr_csum(const void *block)
+{
+	return crc32c(~0U, block + sizeof(__le32),
+		      RL_MD_BLOCK - sizeof(__le32)) ^ RL_PLOG_SLOTS_CSUM_XOR;
+}
+
+/**
+ * rl_plog_slots_hdr_encode() - the data-slot area's header block
+ * @lo: the layout
+ * @nr_slots: slots
+ * @block: a zeroed 4 KiB block, filled in
+ */
+void rl_plog_slots_hdr_encode(const struct rl_plog_layout *lo,
+			      unsigned int nr_slots, void *block)
+{
+	struct rl_plog_slots_hdr_disk *h = block;
+
+	h->magic = cpu_to_le32(RL_PLOG_SLOTS_MAGIC);
+	h->version = cpu_to_le32(RL_PLOG_SLOTS_VERSION);
+	h->nr_slots = cpu_to_le32(nr_slots);
+	h->slot_blocks = cpu_to_le32(rl_plog_slot_blocks(lo));
+	h->row_sectors = cpu_to_le32(rl_plog_row_sectors(lo));
+	h->blocks = cpu_to_le64(rl_plog_slots_blocks(lo, nr_slots));
+	h->csum = cpu_to_le32(rl_plog_slots_hdr_csum(block));
+}
+
+/**
+ * rl_plog_slots_hdr_check() - validate the data-slot area's header block
+ * @block: the 4 KiB block
+ * @lo: the layout the table line describes
+ * @nr_slots: the slots it needs
+ * @why: set to the reason on failure
+ *
+ * Return: 0; -ENODATA for a block of zeroes; -EINVAL for a bad magic,
+ * checksum or version; -ESTALE for another slot count or size.
+ */
+int rl_plog_slots_hdr_check(const void *block, const struct rl_plog_layout *lo,
+			    unsigned int nr_slots, const char **why)
+{
+	const struct rl_plog_slots_hdr_disk *h = block;
+
+	if (!memchr_inv(block, 0, RL_MD_BLOCK)) {
+		*why = "empty";
+		return -ENODATA;
+	}
+	if (le32_to_cpu(h->magic) != RL_PLOG_SLOTS_MAGIC) {
+		*why = "bad magic";
+		return -EINVAL;
+	}
+	if (le32_to_cpu(h->csum) != rl_plog_slots_hdr_csum(block)) {
+		*why = "bad checksum";
+		return -EINVAL;
+	}
+	if (le32_to_cpu(h->version) != RL_PLOG_SLOTS_VERSION) {
+		*why = "unsupported version";
+		return -EINVAL;
+	}
+	if (le32_to_cpu(h->nr_slots) != nr_slots ||
+	    le32_to_cpu(h->slot_blocks) != rl_plog_slot_blocks(lo) ||
+	    le32_to_cpu(h->row_sectors) != rl_plog_row_sectors(lo) ||
+	    le64_to_cpu(h->blocks) != rl_plog_slots_blocks(lo, nr_slots)) {
+		*why = "another slot count or size";
+		return -ESTALE;
+	}
+	*why = NULL;
+	return 0;
+}
+
+static u32 rl_plog_slot_csum(const struct rl_plog_slot_disk *s)
+{
+	return crc32c(~0U, (const u8 *)s + sizeof(__le32),
+		      sizeof(*s) - sizeof(__le32)) ^ RL_PLOG_SLOT_CSUM_XOR;
+}
+
+/**
+ * rl_plog_slot_encode() - a data slot's header
+ * @id: the write's first record, record count and row span
+ * @data_csum: crc32c (seed ~0) of the slot's data
+ * @s: filled in
+ */
+void rl_plog_slot_encode(const struct rl_plog_slot_id *id, u32 data_csum,
+			 struct rl_plog_slot_disk *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->magic = cpu_to_le32(RL_PLOG_SLOT_MAGIC);
+	s->region = cpu_to_le32(id->region);
+	s->seg = cpu_to_le32(id->seg);
+	s->gen = cpu_to_le64(id->gen);
+	s->rec = cpu_to_le16(id->rec);
+	s->nrec = cpu_to_le16(id->nrec);
+	s->row = cpu_to_le32(id->row);
+	s->off = cpu_to_le32(id->off);
+	s->len = cpu_to_le32(id->len);
+	s->data_csum = cpu_to_le32(data_csum);
+	s->csum = cpu_to_le32(rl_plog_slot_csum(s));
+}
+
+/**
+ * rl_plog_slot_check() - validate a data slot
+ * @s: its header
+ * @data: its data (len sectors), or NULL to check the header only
+ * @lo: the layout
+ * @id: filled in when valid
+ * @why: set to the reason on failure
+ *
+ * Return: 0; -ENODATA for a header of zeroes (never written); -EINVAL
+ * for a bad magic, checksum, extent or data checksum (a torn slot).
+ */
+int rl_plog_slot_check(const struct rl_plog_slot_disk *s, const void *data,
+		       const struct rl_plog_layout *lo,
+		       struct rl_plog_slot_id *id, const char **why)
+{
+	u32 region = le32_to_cpu(s->region), row = le32_to_cpu(s->row);
+	u32 off = le32_to_cpu(s->off), len = le32_to_cpu(s->len);
+	u32 nrec = le16_to_cpu(s->nrec);
+
+	if (!memchr_inv(s, 0, sizeof(*s))) {
+		*why = "empty";
+		return -ENODATA;
+	}
+	if (le32_to_cpu(s->magic) != RL_PLOG_SLOT_MAGIC) {
+		*why = "bad magic";
+		return -EINVAL;
+	}
+	if (le32_to_cpu(s->csum) != rl_plog_slot_csum(s)) {
+		*why = "bad checksum";
+		return -EINVAL;
+	}
+	if (region >= lo->nr_regions || row >= lo->slice || !len ||
+	    (u64)off + len > rl_plog_row_sectors(lo) || !nrec ||
+	    nrec > lo->cols || !le64_to_cpu(s->gen)) {
+		*why = "bad extent";
+		return -EINVAL;
+	}
+	if (data && crc32c(~0U, data, (size_t)len << SECTOR_SHIFT) !=
+		    le32_to_cpu(s->data_csum)) {
+		*why = "bad data checksum";
+		return -EINVAL;
+	}
+	id->region = region;
+	id->gen = le64_to_cpu(s->gen);
+	id->seg = le32_to_cpu(s->seg);
+	id->rec = le16_to_cpu(s->rec);
+	id->nrec = nrec;
+	id->row = row;
+	id->off = off;
+	id->len = len;
+	*why = NULL;
+	return 0;
+}
+
+/**
+ * rl_plog_slot_resolves() - may a slot's data resolve its row?
+ * @id: the slot (checked)
+ * @segs: the twin images of region @id->region that checked out
+ * @nr: their number
+ *
+ * A row has one write in flight at most (its lock), so every PENDING
+ * record of the row is that write's. The slot resolves the row if the
+ * record it names is there, PENDING and of the row, and the row's PENDING
+ * records are as many as the write appended: a record in a torn twin, or
+ * in one not written yet, leaves the row to the caller's old ways.
+ *
+ * Return: true if the row's PENDING records may be applied, the slot's
+ * data written again.
+ */
+bool rl_plog_slot_resolves(const struct rl_plog_slot_id *id,
+			   const void *const *segs, unsigned int nr)
+{
+	unsigned int i, j, pending = 0;
+	bool named = false;
+
+	for (i = 0; i < nr; i++) {
+		const struct rl_plog_seg_disk *h = segs[i];
+
+		if (le64_to_cpu(h->region) != id->region)
+			continue;
+		for (j = 0; j < le16_to_cpu(h->nr); j++) {
+			const struct rl_plog_rec_disk *r = &h->recs[j];
+
+			if (r->state != RL_PLOG_PENDING ||
+			    le32_to_cpu(r->row) != id->row)
+				continue;
+			pending++;
+			if (le64_to_cpu(h->gen) == id->gen &&
+			    le32_to_cpu(h->seg) == id->seg && j == id->rec)
+				named = true;
+		}
+	}
+	return named && pending == id->nrec;
+}
+
+/* ------------------------------------------------------------------------
  * Durable state: the service (DAX).
  */
 
@@ -1375,6 +1623,12 @@ struct rl_plog_md {
 	spinlock_t lock;		/* reg[] and the table slots */
 	struct rl_plog_md_reg *reg;
 	void **img;			/* copies of the twins found in use */
+	/* data slots (RL_PLOG_SLOT_AREA_ID); nr_slots 0: none */
+	void **sblk;			/* DAX address of every slot-area block */
+	unsigned int nr_slots;
+	u32 slot_blocks;
+	struct rl_plog_slot_id *sid;	/* the slots that checked out at open */
+	void **sdata;			/* and their data, or NULL */
 };
 
 /* everything written so far is durable (no-op over RAM blocks, for KUnit) */
@@ -1388,37 +1642,48 @@ static int rl_plog_md_persist(struct rl_plog_md *pm)
  * mapping may be split: consecutive blocks need not be contiguous).
  * Durable after rl_plog_md_persist().
  */
-static void rl_plog_md_put(struct rl_plog_md *pm, u64 off, const void *src,
-			   size_t len)
+static void rl_plog_blk_put(void *const *blk, u64 off, const void *src,
+			    size_t len)
 {
 	while (len) {
-		u64 blk = off / RL_MD_BLOCK;
+		u64 b = off / RL_MD_BLOCK;
 		size_t boff = off % RL_MD_BLOCK;
 		size_t n = min_t(size_t, len, RL_MD_BLOCK - boff);
 
-		memcpy_flushcache(pm->blk[blk] + boff, src, n);
+		memcpy_flushcache(blk[b] + boff, src, n);
 		src += n;
 		off += n;
 		len -= n;
 	}
 }
 
-/* Read @len bytes at byte @off of the area: 0 or -EIO (media error). */
-static int rl_plog_md_get(struct rl_plog_md *pm, u64 off, void *dst,
-			  size_t len)
+static void rl_plog_md_put(struct rl_plog_md *pm, u64 off, const void *src,
+			   size_t len)
+{
+	rl_plog_blk_put(pm->blk, off, src, len);
+}
+
+/* Read @len bytes at byte @off of an area: 0 or -EIO (media error). */
+static int rl_plog_blk_get(void *const *blk, u64 off, void *dst, size_t len)
 {
 	while (len) {
-		u64 blk = off / RL_MD_BLOCK;
+		u64 b = off / RL_MD_BLOCK;
 		size_t boff = off % RL_MD_BLOCK;
 		size_t n = min_t(size_t, len, RL_MD_BLOCK - boff);
 
-		if (copy_mc_to_kernel(dst, pm->blk[blk] + boff, n))
+		if (copy_mc_to_kernel(dst, blk[b] + boff, n))
 			return -EIO;
 		dst += n;
 		off += n;
 		len -= n;
 	}
 	return 0;
+}
+
+static int rl_plog_md_get(struct rl_plog_md *pm, u64 off, void *dst,
+			  size_t len)
+{
+	return rl_plog_blk_get(pm->blk, off, dst, len);
 }
 
 static u64 rl_plog_md_twin_off(const struct rl_plog_md *pm, unsigned int idx)
@@ -1444,6 +1709,8 @@ void rl_plog_md_close(struct rl_plog_md *pm)
 
 	if (!pm)
 		return;
+	rl_plog_md_slots_done(pm);
+	kvfree(pm->sblk);
 	if (pm->img)
 		for (i = 0; i < pm->nr_bufs; i++)
 			vfree(pm->img[i]);
@@ -1531,7 +1798,7 @@ eio:
 	return -EIO;
 }
 
-static bool rl_plog_md_have(struct rl_md *md)
+static bool rl_plog_md_have(struct rl_md *md, u32 id)
 {
 	const struct rl_md_state *st = rl_md_state(md);
 	bool have = false;
@@ -1539,7 +1806,7 @@ static bool rl_plog_md_have(struct rl_md *md)
 
 	rl_md_lock(md);
 	for (i = 0; i < st->nr_areas; i++)
-		if (st->areas[i].id == RL_PLOG_AREA_ID)
+		if (st->areas[i].id == id)
 			have = true;
 	rl_md_unlock(md);
 	return have;
@@ -1648,7 +1915,7 @@ int rl_plog_md_open(struct rl_md *md, const struct rl_plog_layout *lo,
 		*error = "plog: the parity log needs at least one buffer";
 		return -EINVAL;
 	}
-	have = rl_plog_md_have(md);
+	have = rl_plog_md_have(md, RL_PLOG_AREA_ID);
 	r = rl_md_area_find(md, RL_PLOG_AREA_ID, rl_plog_md_blocks(lo, nr_bufs),
 			    &area);
 	if (r == -EINVAL) {
@@ -1932,4 +2199,301 @@ void rl_plog_md_release(struct rl_plog_md *pm, const struct rl_plog_buf *b)
 const void *rl_plog_md_twin(struct rl_plog_md *pm, unsigned int idx)
 {
 	return idx < pm->nr_bufs ? pm->img[idx] : NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * Data slots on the DAX metadata device (see DATA SLOTS in plog.h).
+ */
+
+static u64 rl_plog_slot_off(const struct rl_plog_md *pm, unsigned int slot)
+{
+	return (1 + (u64)slot * pm->slot_blocks) * RL_MD_BLOCK;
+}
+
+/* A new area (or one whose header does not check out): empty slots, then the header. */
+static int rl_plog_slots_format(struct rl_plog_md *pm,
+				const struct rl_plog_layout *lo, void *buf)
+{
+	const struct rl_plog_slot_disk zero = { };
+	unsigned int i;
+	int r;
+
+	for (i = 0; i < pm->nr_slots; i++)
+		rl_plog_blk_put(pm->sblk, rl_plog_slot_off(pm, i), &zero,
+				sizeof(zero));
+	r = rl_plog_md_persist(pm);
+	if (r)
+		return r;
+	memset(buf, 0, RL_MD_BLOCK);
+	rl_plog_slots_hdr_encode(lo, pm->nr_slots, buf);
+	rl_plog_blk_put(pm->sblk, 0, buf, RL_MD_BLOCK);
+	return rl_plog_md_persist(pm);
+}
+
+/* Slot @i checks out (header and data): keep a copy for the recovery. */
+static int rl_plog_slot_load(struct rl_plog_md *pm,
+			     const struct rl_plog_layout *lo, unsigned int i)
+{
+	struct rl_plog_slot_disk hdr;
+	struct rl_plog_slot_id id;
+	u64 off = rl_plog_slot_off(pm, i);
+	const char *why;
+	void *data;
+
+	if (rl_plog_blk_get(pm->sblk, off, &hdr, sizeof(hdr)) ||
+	    rl_plog_slot_check(&hdr, NULL, lo, &id, &why))
+		return 0;
+	data = vmalloc((size_t)id.len << SECTOR_SHIFT);
+	if (!data)
+		return -ENOMEM;
+	if (rl_plog_blk_get(pm->sblk, off + RL_MD_BLOCK, data,
+			    (size_t)id.len << SECTOR_SHIFT) ||
+	    rl_plog_slot_check(&hdr, data, lo, &id, &why)) {
+		vfree(data);
+		return 0;
+	}
+	pm->sid[i] = id;
+	pm->sdata[i] = data;
+	return 0;
+}
+
+/* Blocks mapped: load the slots, or format the area. */
+static int rl_plog_slots_setup(struct rl_plog_md *pm,
+			       const struct rl_plog_layout *lo, bool have,
+			       const char **why)
+{
+	void *buf;
+	unsigned int i;
+	int r;
+
+	pm->sid = kvcalloc(pm->nr_slots, sizeof(*pm->sid), GFP_KERNEL);
+	pm->sdata = kvcalloc(pm->nr_slots, sizeof(*pm->sdata), GFP_KERNEL);
+	buf = kzalloc(RL_MD_BLOCK, GFP_KERNEL);
+	r = -ENOMEM;
+	*why = "cannot allocate them";
+	if (!pm->sid || !pm->sdata || !buf)
+		goto out;
+	r = have ? rl_plog_blk_get(pm->sblk, 0, buf, RL_MD_BLOCK) : 0;
+	if (!r && have)
+		r = rl_plog_slots_hdr_check(buf, lo, pm->nr_slots, why);
+	else if (!r)
+		r = -ENODATA;
+	if (!r) {
+		for (i = 0; !r && i < pm->nr_slots; i++)
+			r = rl_plog_slot_load(pm, lo, i);
+		goto out;
+	}
+	/* nothing to trust in it: slots matter only for records PENDING */
+	r = rl_plog_slots_format(pm, lo, buf);
+	*why = "cannot write them";
+out:
+	kfree(buf);
+	return r;
+}
+
+static int rl_plog_slots_init(struct rl_plog_md *pm, void *const *blk,
+			      u64 nr_blocks, const struct rl_plog_layout *lo,
+			      unsigned int nr_slots, bool have,
+			      const char **why)
+{
+	int r;
+
+	pm->nr_slots = nr_slots;
+	pm->slot_blocks = rl_plog_slot_blocks(lo);
+	if (!pm->sblk)
+		pm->sblk = kvcalloc(nr_blocks, sizeof(*pm->sblk), GFP_KERNEL);
+	r = -ENOMEM;
+	*why = "cannot allocate them";
+	if (pm->sblk) {
+		if (blk)
+			memcpy(pm->sblk, blk, nr_blocks * sizeof(*blk));
+		r = rl_plog_slots_setup(pm, lo, have, why);
+	}
+	if (r) {
+		rl_plog_md_slots_done(pm);
+		kvfree(pm->sblk);
+		pm->sblk = NULL;
+		pm->nr_slots = 0;
+	}
+	return r;
+}
+
+/**
+ * rl_plog_md_slots_open() - open (or make) the data slots
+ * @pm: the durable state, from rl_plog_md_open()
+ * @md: the metadata service
+ * @lo: the layout
+ * @nr_slots: slots, one per foreground context
+ * @why: set to a static reason on failure
+ *
+ * A separate record area, so that a PLOG area made before it keeps its
+ * size: an existing array gets it if the metadata device has room. An
+ * area whose header does not check out is formatted again (its slots
+ * could only resolve records a crash left PENDING). The slots that check
+ * out are copied for rl_plog_md_slot(). Process context.
+ *
+ * Return: 0; otherwise the slots are off (the caller says so): -ENOSPC,
+ * -ESTALE (an area of another size), -ENOMEM or -EIO.
+ */
+int rl_plog_md_slots_open(struct rl_plog_md *pm, struct rl_md *md,
+			  const struct rl_plog_layout *lo,
+			  unsigned int nr_slots, const char **why)
+{
+	struct rl_md_area area;
+	struct dm_buffer *bp;
+	bool have = rl_plog_md_have(md, RL_PLOG_SLOT_AREA_ID);
+	u64 b;
+	int r;
+
+	r = rl_md_area_find(md, RL_PLOG_SLOT_AREA_ID,
+			    rl_plog_slots_blocks(lo, nr_slots), &area);
+	if (r == -EINVAL) {
+		*why = "an area of another size is there";
+		return -ESTALE;
+	} else if (r == -ENOSPC) {
+		*why = "no room on the metadata device";
+		return r;
+	} else if (r) {
+		*why = "cannot make their area";
+		return r;
+	}
+	pm->sblk = kvcalloc(area.blocks, sizeof(*pm->sblk), GFP_KERNEL);
+	if (!pm->sblk) {
+		*why = "cannot allocate them";
+		return -ENOMEM;
+	}
+	for (b = 0; b < area.blocks; b++) {
+		pm->sblk[b] = rl_md_area_map(md, &area, b, false, &bp);
+		if (!pm->sblk[b]) {
+			kvfree(pm->sblk);
+			pm->sblk = NULL;
+			*why = "cannot map their area";
+			return -EIO;
+		}
+	}
+	return rl_plog_slots_init(pm, NULL, area.blocks, lo, nr_slots, have,
+				  why);
+}
+
+/**
+ * rl_plog_md_slots_open_blocks() - the data slots over caller's RAM blocks
+ * @pm: the durable state, from rl_plog_md_open_blocks()
+ * @blk: @nr_blocks addresses of 4 KiB blocks
+ * @nr_blocks: must be rl_plog_slots_blocks(@lo, @nr_slots)
+ * @lo: the layout
+ * @nr_slots: slots
+ *
+ * For KUnit: blocks of zeroes are formatted.
+ *
+ * Return: as rl_plog_md_slots_open().
+ */
+int rl_plog_md_slots_open_blocks(struct rl_plog_md *pm, void *const *blk,
+				 u64 nr_blocks,
+				 const struct rl_plog_layout *lo,
+				 unsigned int nr_slots)
+{
+	const char *why;
+
+	if (nr_blocks != rl_plog_slots_blocks(lo, nr_slots))
+		return -ESTALE;
+	return rl_plog_slots_init(pm, blk, nr_blocks, lo, nr_slots, true,
+				  &why);
+}
+
+/**
+ * rl_plog_md_slots_on() - are the data slots in use?
+ * @pm: the durable state
+ *
+ * Return: true if rl_plog_md_slots_open() succeeded.
+ */
+bool rl_plog_md_slots_on(const struct rl_plog_md *pm)
+{
+	return pm && pm->nr_slots;
+}
+
+/**
+ * rl_plog_md_slot_put() - copy part of a write's data to its slot
+ * @pm: the durable state (slots on)
+ * @slot: the slot (the context's)
+ * @off: byte offset in the slot's data
+ * @src: the bytes
+ * @len: their number; @off + @len at most a row
+ *
+ * memcpy_flushcache(), without a fence: rl_plog_md_slot_seal() makes the
+ * data durable with the header. Any context.
+ */
+void rl_plog_md_slot_put(struct rl_plog_md *pm, unsigned int slot, u32 off,
+			 const void *src, size_t len)
+{
+	rl_plog_blk_put(pm->sblk, rl_plog_slot_off(pm, slot) + RL_MD_BLOCK +
+			off, src, len);
+}
+
+/**
+ * rl_plog_md_slot_seal() - name the record a slot's data belongs to
+ * @pm: the durable state (slots on)
+ * @slot: the slot
+ * @id: the write's first record, its record count and the row span
+ * @data_csum: crc32c (seed ~0) of the data put in the slot
+ *
+ * Writes the header and fences: data and header are durable on return,
+ * before the caller lets the named record reach its twin. Any context.
+ */
+void rl_plog_md_slot_seal(struct rl_plog_md *pm, unsigned int slot,
+			  const struct rl_plog_slot_id *id, u32 data_csum)
+{
+	struct rl_plog_slot_disk s;
+
+	rl_plog_slot_encode(id, data_csum, &s);
+	rl_plog_blk_put(pm->sblk, rl_plog_slot_off(pm, slot), &s, sizeof(s));
+	rl_plog_md_persist(pm);
+}
+
+/**
+ * rl_plog_md_slot() - a slot that checked out at open
+ * @pm: the durable state
+ * @slot: the slot
+ * @data: set to its data (id->len sectors)
+ *
+ * Return: the slot's identity, or NULL if it did not check out (or the
+ * slots are off, or rl_plog_md_slots_done() was called).
+ */
+const struct rl_plog_slot_id *rl_plog_md_slot(struct rl_plog_md *pm,
+					      unsigned int slot,
+					      const void **data)
+{
+	if (!pm->sdata || slot >= pm->nr_slots || !pm->sdata[slot])
+		return NULL;
+	*data = pm->sdata[slot];
+	return &pm->sid[slot];
+}
+
+/**
+ * rl_plog_md_nr_slots() - the number of data slots
+ * @pm: the durable state
+ *
+ * Return: slots, 0 if they are off.
+ */
+unsigned int rl_plog_md_nr_slots(const struct rl_plog_md *pm)
+{
+	return pm->nr_slots;
+}
+
+/**
+ * rl_plog_md_slots_done() - free the copies made at open
+ * @pm: the durable state
+ *
+ * After the recovery: the slots stay in use, their copies are not needed.
+ */
+void rl_plog_md_slots_done(struct rl_plog_md *pm)
+{
+	unsigned int i;
+
+	if (pm->sdata)
+		for (i = 0; i < pm->nr_slots; i++)
+			vfree(pm->sdata[i]);
+	kvfree(pm->sdata);
+	kvfree(pm->sid);
+	pm->sdata = NULL;
+	pm->sid = NULL;
 }

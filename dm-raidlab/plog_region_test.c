@@ -1795,6 +1795,253 @@ static void rl_pll_md_faults(struct kunit *test)
 			   "plog: the table changed under an existing parity log (layout or buffers differ)");
 }
 
+/* two slot identities, field by field (the struct has padding) */
+static bool rl_pll_slot_id_eq(const struct rl_plog_slot_id *a,
+			      const struct rl_plog_slot_id *b)
+{
+	return a->region == b->region && a->gen == b->gen && a->seg == b->seg &&
+	       a->rec == b->rec && a->nrec == b->nrec && a->row == b->row &&
+	       a->off == b->off && a->len == b->len;
+}
+
+/* the data-slot area's header, a slot's header and data */
+static void rl_pll_slot_codec(struct kunit *test)
+{
+	struct rl_plog_slot_id id = {
+		.region = 2, .gen = 5, .seg = 3, .rec = 7, .nrec = 1,
+		.row = 4, .off = 5, .len = 9,
+	}, got = { };
+	struct rl_plog_slot_disk s, zero = { };
+	struct rl_plog_layout lo;
+	const char *why = NULL;
+	u8 *block, *data;
+
+	rl_pll_layout(test, &lo);
+	/* a row: cols (2) chunks of 8 sectors, two blocks, after the header's */
+	KUNIT_EXPECT_EQ(test, rl_plog_slot_blocks(&lo), 3U);
+	KUNIT_EXPECT_EQ(test, rl_plog_slots_blocks(&lo, 4), 13ULL);
+	block = kunit_kzalloc(test, RL_MD_BLOCK, GFP_KERNEL);
+	data = kunit_kzalloc(test, 16 * SECTOR_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, block && data);
+	KUNIT_EXPECT_EQ(test, rl_plog_slots_hdr_check(block, &lo, 4, &why), -ENODATA);
+	rl_plog_slots_hdr_encode(&lo, 4, block);
+	KUNIT_EXPECT_EQ(test, rl_plog_slots_hdr_check(block, &lo, 4, &why), 0);
+	KUNIT_EXPECT_EQ(test, rl_plog_slots_hdr_check(block, &lo, 5, &why), -ESTALE);
+	block[40] ^= 1;
+	KUNIT_EXPECT_EQ(test, rl_plog_slots_hdr_check(block, &lo, 4, &why), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, why, "bad checksum");
+
+	rl_pll_fill(data, 9 * SECTOR_SIZE, 5);
+	KUNIT_EXPECT_EQ(test, rl_plog_slot_check(&zero, NULL, &lo, &got, &why), -ENODATA);
+	rl_plog_slot_encode(&id, crc32c(~0U, data, 9 * SECTOR_SIZE), &s);
+	KUNIT_EXPECT_EQ(test, rl_plog_slot_check(&s, data, &lo, &got, &why), 0);
+	KUNIT_EXPECT_TRUE(test, rl_pll_slot_id_eq(&got, &id));
+	/* torn data: the header names it, its checksum does not match */
+	data[SECTOR_SIZE * 8 + 3] ^= 0x10;
+	KUNIT_EXPECT_EQ(test, rl_plog_slot_check(&s, NULL, &lo, &got, &why), 0);
+	KUNIT_EXPECT_EQ(test, rl_plog_slot_check(&s, data, &lo, &got, &why), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, why, "bad data checksum");
+	data[SECTOR_SIZE * 8 + 3] ^= 0x10;
+	/* a torn header */
+	((u8 *)&s)[20] ^= 2;
+	KUNIT_EXPECT_EQ(test, rl_plog_slot_check(&s, data, &lo, &got, &why), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, why, "bad checksum");
+	/* extents the layout cannot have, checksums right */
+	id.off = 8;	/* 8 + 9 > a row of 16 sectors */
+	rl_plog_slot_encode(&id, 0, &s);
+	KUNIT_EXPECT_EQ(test, rl_plog_slot_check(&s, NULL, &lo, &got, &why), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, why, "bad extent");
+	id.off = 0;
+	id.row = lo.slice;
+	rl_plog_slot_encode(&id, 0, &s);
+	KUNIT_EXPECT_EQ(test, rl_plog_slot_check(&s, NULL, &lo, &got, &why), -EINVAL);
+	id.row = 4;
+	id.region = lo.nr_regions;
+	rl_plog_slot_encode(&id, 0, &s);
+	KUNIT_EXPECT_EQ(test, rl_plog_slot_check(&s, NULL, &lo, &got, &why), -EINVAL);
+	id.region = 2;
+	id.nrec = 0;
+	rl_plog_slot_encode(&id, 0, &s);
+	KUNIT_EXPECT_EQ(test, rl_plog_slot_check(&s, NULL, &lo, &got, &why), -EINVAL);
+}
+
+/* the recovery decision: a slot resolves its row only with all of its write's records */
+static void rl_pll_slot_resolves(struct kunit *test)
+{
+	struct rl_plog_layout lo;
+	struct rl_plog_slot_id id = {
+		.region = 1, .gen = 3, .seg = 2, .rec = 1, .nrec = 1,
+		.row = 6, .off = 0, .len = 8,
+	};
+	const void *segs[2];
+	void *a, *b;
+	u8 *data;
+
+	rl_pll_layout(test, &lo);
+	a = rl_pll_seg(test, &lo);
+	b = rl_pll_seg(test, &lo);
+	data = kunit_kzalloc(test, 8 * SECTOR_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, data);
+	rl_plog_seg_init(a, &lo, 1, 3, 2);
+	KUNIT_ASSERT_EQ(test, rl_plog_seg_append(a, &lo, RL_PLOG_UPDATE, 5, 0, 0, 1,
+						 data, RL_PLOG_COMMITTED), 0);
+	KUNIT_ASSERT_EQ(test, rl_plog_seg_append(a, &lo, RL_PLOG_UPDATE, 6, 0, 0, 1,
+						 data, RL_PLOG_PENDING), 1);
+	segs[0] = a;
+	KUNIT_EXPECT_TRUE(test, rl_plog_slot_resolves(&id, segs, 1));
+	/* no twin, or the record named is another one, or of another row */
+	KUNIT_EXPECT_FALSE(test, rl_plog_slot_resolves(&id, segs, 0));
+	id.rec = 0;
+	KUNIT_EXPECT_FALSE(test, rl_plog_slot_resolves(&id, segs, 1));
+	id.rec = 1;
+	id.row = 5;
+	KUNIT_EXPECT_FALSE(test, rl_plog_slot_resolves(&id, segs, 1));
+	id.row = 6;
+	/* a stale slot: another generation or segment at the same index */
+	id.gen = 2;
+	KUNIT_EXPECT_FALSE(test, rl_plog_slot_resolves(&id, segs, 1));
+	id.gen = 3;
+	id.seg = 1;
+	KUNIT_EXPECT_FALSE(test, rl_plog_slot_resolves(&id, segs, 1));
+	id.seg = 2;
+	/* the write's data landed and its record committed: nothing to resolve */
+	rl_plog_seg_set_state(a, 1, RL_PLOG_COMMITTED);
+	KUNIT_EXPECT_FALSE(test, rl_plog_slot_resolves(&id, segs, 1));
+	rl_plog_seg_set_state(a, 1, RL_PLOG_PENDING);
+
+	/* a write of two records over two buffers: both must be there */
+	id.nrec = 2;
+	KUNIT_EXPECT_FALSE(test, rl_plog_slot_resolves(&id, segs, 1));
+	rl_plog_seg_init(b, &lo, 1, 3, 3);
+	KUNIT_ASSERT_EQ(test, rl_plog_seg_append(b, &lo, RL_PLOG_UPDATE, 6, 0, 2, 3,
+						 data, RL_PLOG_PENDING), 0);
+	segs[1] = b;
+	KUNIT_EXPECT_TRUE(test, rl_plog_slot_resolves(&id, segs, 2));
+	/* a twin of another region does not count */
+	rl_plog_seg_init(b, &lo, 2, 3, 3);
+	KUNIT_ASSERT_EQ(test, rl_plog_seg_append(b, &lo, RL_PLOG_UPDATE, 6, 0, 2, 3,
+						 data, RL_PLOG_PENDING), 0);
+	KUNIT_EXPECT_FALSE(test, rl_plog_slot_resolves(&id, segs, 2));
+}
+
+/* a resolved row's PENDING record is applied, the others are left to recompute */
+static void rl_pll_apply_resolved(struct kunit *test)
+{
+	struct rl_plog_layout lo;
+	size_t cb, i;
+	unsigned long *recompute, *resolved;
+	u8 *parity, *want, *delta;
+	void *seg;
+
+	rl_pll_layout(test, &lo);
+	cb = (size_t)1 << (lo.chunk_shift + SECTOR_SHIFT);
+	seg = rl_pll_seg(test, &lo);
+	parity = kunit_kzalloc(test, lo.slice * cb, GFP_KERNEL);
+	want = kunit_kzalloc(test, lo.slice * cb, GFP_KERNEL);
+	delta = kunit_kzalloc(test, cb, GFP_KERNEL);
+	recompute = kunit_kcalloc(test, BITS_TO_LONGS(lo.slice), sizeof(long), GFP_KERNEL);
+	resolved = kunit_kcalloc(test, BITS_TO_LONGS(lo.slice), sizeof(long), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, parity && want && delta && recompute && resolved);
+	rl_pll_fill(parity, lo.slice * cb, 11);
+	memcpy(want, parity, lo.slice * cb);
+	rl_pll_fill(delta, cb, 12);
+	rl_plog_seg_init(seg, &lo, 0, 1, 0);
+	/* (a segment of 16 sectors: two payloads of 4) */
+	KUNIT_ASSERT_EQ(test, rl_plog_seg_append(seg, &lo, RL_PLOG_UPDATE, 2, 0, 2, 4,
+						 delta, RL_PLOG_PENDING), 0);
+	KUNIT_ASSERT_EQ(test, rl_plog_seg_append(seg, &lo, RL_PLOG_UPDATE, 3, 0, 2, 4,
+						 delta, RL_PLOG_PENDING), 1);
+	__set_bit(2, resolved);
+	KUNIT_EXPECT_EQ(test, rl_plog_apply_resolved(&lo, seg, parity, recompute,
+						     resolved), 0);
+	/* row 2: parity ^= old ^ new; row 3 untouched, to be recomputed */
+	for (i = 0; i < 4 * SECTOR_SIZE; i++)
+		want[2 * cb + 2 * SECTOR_SIZE + i] ^= delta[i];
+	KUNIT_EXPECT_EQ(test, memcmp(parity, want, lo.slice * cb), 0);
+	KUNIT_EXPECT_FALSE(test, test_bit(2, recompute));
+	KUNIT_EXPECT_TRUE(test, test_bit(3, recompute));
+	/* without resolved rows it is rl_plog_apply() */
+	bitmap_zero(recompute, lo.slice);
+	KUNIT_EXPECT_EQ(test, rl_plog_apply_resolved(&lo, seg, parity, recompute, NULL), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(parity, want, lo.slice * cb), 0);
+	KUNIT_EXPECT_TRUE(test, test_bit(2, recompute));
+}
+
+/* the data slots over RAM blocks: formatted, written, found after a crash */
+static void rl_pll_md_slots(struct kunit *test)
+{
+	struct rl_plog_slot_id id = {
+		.region = 1, .gen = 2, .seg = 0, .rec = 0, .nrec = 1,
+		.row = 3, .off = 4, .len = 10,
+	};
+	const struct rl_plog_slot_id *got;
+	struct rl_plog_layout lo;
+	struct rl_plog_md *pm;
+	struct rl_pll_area ar;
+	const void *gdata = NULL;
+	const char *why = NULL;
+	void **sblk;
+	u64 nr, b;
+	u8 *data;
+
+	rl_pll_layout(test, &lo);
+	rl_pll_area(test, &ar, &lo, 2);
+	nr = rl_plog_slots_blocks(&lo, 3);
+	sblk = kunit_kcalloc(test, nr, sizeof(*sblk), GFP_KERNEL);
+	data = kunit_kzalloc(test, 10 * SECTOR_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, sblk && data);
+	for (b = 0; b < nr; b++) {
+		sblk[b] = kunit_kzalloc(test, RL_MD_BLOCK, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, sblk[b]);
+	}
+	pm = rl_pll_reopen(test, NULL, &ar, &lo, 2);
+	KUNIT_ASSERT_NOT_NULL(test, pm);
+	KUNIT_EXPECT_FALSE(test, rl_plog_md_slots_on(pm));
+	KUNIT_EXPECT_EQ(test, rl_plog_md_slots_open_blocks(pm, sblk, nr - 1, &lo, 3), -ESTALE);
+	KUNIT_ASSERT_EQ(test, rl_plog_md_slots_open_blocks(pm, sblk, nr, &lo, 3), 0);
+	KUNIT_EXPECT_TRUE(test, rl_plog_md_slots_on(pm));
+	KUNIT_EXPECT_EQ(test, rl_plog_md_nr_slots(pm), 3U);
+	KUNIT_EXPECT_PTR_EQ(test, rl_plog_md_slot(pm, 1, &gdata), (const void *)NULL);
+
+	/* slot 1: the data in two pieces (across a block), then the header */
+	rl_pll_fill(data, 10 * SECTOR_SIZE, 9);
+	rl_plog_md_slot_put(pm, 1, 0, data, 3 * SECTOR_SIZE);
+	rl_plog_md_slot_put(pm, 1, 3 * SECTOR_SIZE, data + 3 * SECTOR_SIZE,
+			    7 * SECTOR_SIZE);
+	rl_plog_md_slot_seal(pm, 1, &id, crc32c(~0U, data, 10 * SECTOR_SIZE));
+	/* slot 2: data written, never sealed (a crash before the append) */
+	rl_plog_md_slot_put(pm, 2, 0, data, 10 * SECTOR_SIZE);
+
+	pm = rl_pll_reopen(test, pm, &ar, &lo, 2);
+	KUNIT_ASSERT_NOT_NULL(test, pm);
+	KUNIT_ASSERT_EQ(test, rl_plog_md_slots_open_blocks(pm, sblk, nr, &lo, 3), 0);
+	got = rl_plog_md_slot(pm, 1, &gdata);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	KUNIT_EXPECT_TRUE(test, rl_pll_slot_id_eq(got, &id));
+	KUNIT_EXPECT_EQ(test, memcmp(gdata, data, 10 * SECTOR_SIZE), 0);
+	KUNIT_EXPECT_PTR_EQ(test, rl_plog_md_slot(pm, 2, &gdata), (const void *)NULL);
+	KUNIT_EXPECT_PTR_EQ(test, rl_plog_md_slot(pm, 0, &gdata), (const void *)NULL);
+	rl_plog_md_slots_done(pm);
+	KUNIT_EXPECT_PTR_EQ(test, rl_plog_md_slot(pm, 1, &gdata), (const void *)NULL);
+
+	/* a later write of the context tears the slot's data: not found */
+	((u8 *)sblk[1 + rl_plog_slot_blocks(&lo) + 1])[SECTOR_SIZE] ^= 1;
+	pm = rl_pll_reopen(test, pm, &ar, &lo, 2);
+	KUNIT_ASSERT_NOT_NULL(test, pm);
+	KUNIT_ASSERT_EQ(test, rl_plog_md_slots_open_blocks(pm, sblk, nr, &lo, 3), 0);
+	KUNIT_EXPECT_PTR_EQ(test, rl_plog_md_slot(pm, 1, &gdata), (const void *)NULL);
+	/* a corrupt area header: formatted again, every slot empty */
+	((u8 *)sblk[0])[8] ^= 1;
+	rl_plog_md_slot_seal(pm, 0, &id, crc32c(~0U, data, 10 * SECTOR_SIZE));
+	rl_plog_md_slot_put(pm, 0, 0, data, 10 * SECTOR_SIZE);
+	pm = rl_pll_reopen(test, pm, &ar, &lo, 2);
+	KUNIT_ASSERT_NOT_NULL(test, pm);
+	KUNIT_ASSERT_EQ(test, rl_plog_md_slots_open_blocks(pm, sblk, nr, &lo, 3), 0);
+	KUNIT_EXPECT_PTR_EQ(test, rl_plog_md_slot(pm, 0, &gdata), (const void *)NULL);
+	KUNIT_EXPECT_EQ(test, rl_plog_slots_hdr_check(sblk[0], &lo, 3, &why), 0);
+	rl_plog_md_close(pm);
+}
+
 static struct kunit_case rl_pll_test_cases[] = {
 	KUNIT_CASE(rl_pll_hdr_size),
 	KUNIT_CASE(rl_pll_round_trip),
@@ -1810,6 +2057,10 @@ static struct kunit_case rl_pll_test_cases[] = {
 	KUNIT_CASE(rl_pll_f2_bad_col),
 	KUNIT_CASE_PARAM(rl_pll_f2_apply, rl_pll_f2_gen_params),
 	KUNIT_CASE(rl_pll_md_faults),
+	KUNIT_CASE(rl_pll_slot_codec),
+	KUNIT_CASE(rl_pll_slot_resolves),
+	KUNIT_CASE(rl_pll_apply_resolved),
+	KUNIT_CASE(rl_pll_md_slots),
 	{}
 };
 
