@@ -36,6 +36,7 @@
  * and log writes, background for region operations. Bios come from a
  * bioset (mempool); nothing else is allocated per I/O.
  */
+#include <linux/crc32c.h>
 #include <linux/hash.h>
 #include <linux/highmem.h>
 #include <linux/log2.h>
@@ -58,6 +59,9 @@ struct plog_ctx {
 	struct bio *bio;
 	struct bio_list waiting;	/* later bios for the row */
 	struct work_struct work;
+	unsigned int id;		/* its index: its data slot (DAX) */
+	bool slot;			/* the bio's data is in the slot */
+	u32 slot_csum;			/* and its crc32c */
 	unsigned int nr_recs;		/* the write's records: plan, */
 	struct plog_rec_plan plan[RL_MAX_MEMBERS];
 	struct {			/* and where they were appended */
@@ -504,6 +508,53 @@ static void plog_twin_sync(struct plog *p, struct rl_plog_buf *b,
 }
 
 /*
+ * The bio's data to the context's data slot (DAX, slots on): before the
+ * append, outside the lock; plog_slot_seal() makes it durable.
+ */
+static void plog_slot_write(struct plog_ctx *c)
+{
+	struct rl_plog_md *pm = c->p->pm;
+	struct bvec_iter it;
+	struct bio_vec bv;
+	u32 crc = ~0U, off = 0;
+
+	c->slot = rl_plog_md_slots_on(pm);
+	if (!c->slot)
+		return;
+	bio_for_each_segment(bv, c->bio, it) {
+		char *va = bvec_kmap_local(&bv);
+
+		rl_plog_md_slot_put(pm, c->id, off, va, bv.bv_len);
+		crc = crc32c(crc, va, bv.bv_len);
+		kunmap_local(va);
+		off += bv.bv_len;
+	}
+	c->slot_csum = crc;
+}
+
+/*
+ * Under the lock, the write's first record appended to @b at @idx and not
+ * yet in the twin: the slot names it, durably, so that a PENDING record
+ * in a twin always has its slot (plog.h, DATA SLOTS).
+ */
+static void plog_slot_seal(struct plog_ctx *c, struct rl_plog_buf *b, int idx)
+{
+	struct rl_plog_slot_id id = {
+		.region = c->region,
+		.gen = plog_seg_gen(b->seg),
+		.seg = plog_seg_no(b->seg),
+		.rec = idx,
+		.nrec = c->nr_recs,
+		.row = c->rrow,
+		.off = c->off,
+		.len = bio_sectors(c->bio),
+	};
+
+	if (c->slot)
+		rl_plog_md_slot_seal(c->p->pm, c->id, &id, c->slot_csum);
+}
+
+/*
  * Room for the context's whole plan in region @r: the fresh buffers it
  * needs are in the pool and within the log. Otherwise make room (a
  * reintegration, a buffer to the log) and wait: false, look again.
@@ -610,6 +661,8 @@ static int plog_append(struct plog_ctx *c)
 			break;
 		b->pending++;
 		rg->recs++;
+		if (!i)
+			plog_slot_seal(c, b, idx);
 		plog_twin_sync(p, b, idx, true);
 		c->rec[i].buf = b;
 		c->rec[i].idx = idx;
@@ -1097,27 +1150,20 @@ static int plog_log_intent(struct plog_ctx *c, bool *held)
 }
 
 /*
- * A write in a LOG region. BLK_STS_AGAIN: nothing was written (a preread
- * failed, or a member became unreadable before the append): serve again.
+ * A logging write's payloads in the context: a partial row's old data
+ * read (or found in the data cache) and old ^ new computed, a full row's
+ * new check blocks. BLK_STS_AGAIN if a preread failed.
  */
-static blk_status_t plog_write_log(struct plog_ctx *c)
+static blk_status_t plog_log_prepare(struct plog_ctx *c, bool full)
 {
 	struct plog *p = c->p;
-	struct rl_array *a = p->a;
 	unsigned int k, cols = p->lo.cols;
 	u32 cs = 1U << p->lo.chunk_shift;
 	u32 lo, hi, rlo, rhi;
-	bool full = !c->off && bio_sectors(c->bio) == cols * cs;
 	const struct plog_rec_plan *pl = &c->plan[0];
-	u64 region = 0;
 	struct plog_iog g;
 	unsigned long failed;
-	bool held;
-	int ret;
 
-	plog_locate(c);
-	c->nr_recs = plog_plan_recs(&p->lo, c->off, bio_sectors(c->bio),
-				    c->plan);
 	if (!full) {
 		plog_iog_init(&g);
 		for (k = 0; k < cols; k++) {
@@ -1173,11 +1219,38 @@ static blk_status_t plog_write_log(struct plog_ctx *c)
 			rl_pq_gen_va(c->col, p->lo.g, cs << SECTOR_SHIFT);
 		}
 	}
+	return BLK_STS_OK;
+}
 
+/*
+ * A write in a LOG region. BLK_STS_AGAIN: nothing was written (a preread
+ * failed, or a member became unreadable before the append): serve again.
+ */
+static blk_status_t plog_write_log(struct plog_ctx *c)
+{
+	struct plog *p = c->p;
+	struct rl_array *a = p->a;
+	unsigned int k, cols = p->lo.cols;
+	u32 cs = 1U << p->lo.chunk_shift;
+	u32 lo, hi, rlo, rhi;
+	bool full = !c->off && bio_sectors(c->bio) == cols * cs;
+	u64 region = 0;
+	struct plog_iog g;
+	blk_status_t sts;
+	bool held;
+	int ret;
+
+	plog_locate(c);
+	c->nr_recs = plog_plan_recs(&p->lo, c->off, bio_sectors(c->bio),
+				    c->plan);
+	sts = plog_log_prepare(c, full);
+	if (sts)
+		return sts;
 	if (plog_log_intent(c, &held))
 		return BLK_STS_IOERR;
 	if (held)
 		region = rl_md_region(rl_md_state(a->md), p->keys[c->region]);
+	plog_slot_write(c);
 	ret = plog_append(c);
 	if (ret) {
 		if (held)
@@ -1205,7 +1278,7 @@ static blk_status_t plog_write_log(struct plog_ctx *c)
 				plog_msector(p, c->loc[k].mchunk, lo),
 				c->col[k] + (lo << SECTOR_SHIFT), hi - lo,
 				RL_FG, RL_DATA_WRITE);
-	failed = plog_iog_wait(p, &g);
+	plog_iog_wait(p, &g);
 	/* what did not land is in the check blocks and their log: committed anyway */
 	plog_iog_fail(p, &g, "write error");
 	plog_commit(c);
@@ -1661,6 +1734,7 @@ static int plog_alloc_ctx(struct plog *p)
 			kfree(c);
 			return -ENOMEM;
 		}
+		c->id = p->nr_ctx;
 		p->ctx[p->nr_ctx++] = c;
 		c->p = p;
 		INIT_HLIST_NODE(&c->hnode);
@@ -1823,6 +1897,7 @@ static void plog_dtr(struct rl_array *a)
 static int plog_open_md(struct plog *p, unsigned int nr_bufs, char **error)
 {
 	struct rl_array *a = p->a;
+	const char *why;
 	int r;
 
 	if (!a->md || a->journal == RL_JNL_OFF)
@@ -1836,7 +1911,13 @@ static int plog_open_md(struct plog *p, unsigned int nr_bufs, char **error)
 		}
 		return 0;
 	}
-	return r;
+	if (r)
+		return r;
+	/* the new data of writes in flight, one slot per context */
+	if (rl_plog_md_slots_open(p->pm, a->md, &p->lo, p->nr_ctx, &why))
+		DMWARN("%s: plog: no data slots (%s): degraded replays skip writes in flight",
+		       dm_table_device_name(a->ti->table), why);
+	return 0;
 }
 
 /*

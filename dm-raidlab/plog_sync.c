@@ -1620,6 +1620,14 @@ struct plog_twin {
 	u32 seg;
 	u64 gen;
 	unsigned int idx;
+	bool ok;		/* of the generation replayed, checked */
+};
+
+/* Recovery scratch: S bits each, and a twin image per pool buffer. */
+struct plog_rec_scratch {
+	unsigned long *pend;		/* rows of PENDING records unresolved */
+	unsigned long *resolved;	/* rows resolved from a data slot */
+	const void **segs;		/* a region's twins that checked out */
 };
 
 static int plog_twin_cmp(const void *x, const void *y)
@@ -1705,22 +1713,104 @@ static int plog_recover_recompute(struct plog_ws *w, u32 r, u64 gen)
 }
 
 /*
+ * Data slot @id (of region @r, resolving its row): its data written again
+ * to the row's readable data columns, durably (FUA). -EIO if a write
+ * failed (its member is failed).
+ */
+static int plog_slot_replay(struct plog_ws *w, u32 r,
+			    const struct rl_plog_slot_id *id, const void *data,
+			    unsigned long bad)
+{
+	struct plog *p = w->p;
+	const struct rl_plog_layout *lo = &p->lo;
+	struct rl_plog_loc loc;
+	struct plog_iog g;
+	unsigned int k;
+	u32 clo, chi;
+	size_t at;
+
+	plog_iog_init(&g);
+	for (k = 0; k < lo->cols; k++) {
+		if (!plog_span(id->off, id->len, lo->chunk_shift, k, &clo, &chi))
+			continue;
+		rl_plog_row_loc(lo, r, id->row, k, &loc);
+		if (test_bit(loc.member, &bad))
+			continue;
+		at = (((size_t)k << lo->chunk_shift) + clo - id->off) << SECTOR_SHIFT;
+		plog_io(p, &g, loc.member, REQ_OP_WRITE | REQ_FUA,
+			(loc.mchunk << lo->chunk_shift) + clo,
+			(void *)data + at, chi - clo, RL_BG, RL_DATA_WRITE);
+	}
+	if (plog_iog_wait(p, &g)) {
+		plog_iog_fail(p, &g, "write error");
+		return -EIO;
+	}
+	return 0;
+}
+
+/*
+ * With a data member unreadable: the data slots of region @r that
+ * resolve their row (rl_plog_slot_resolves() over the twins [@t, @t + @nt)
+ * that checked out) written again, their rows set in sc->resolved; then
+ * every checked twin's records applied in log order, the PENDING ones of
+ * resolved rows included, the rows of the others set in sc->pend.
+ * Returns the rows resolved.
+ */
+static u32 plog_recover_pending(struct plog_ws *w, u32 r, struct plog_twin *t,
+				unsigned int nt, unsigned long bad,
+				struct plog_rec_scratch *sc)
+{
+	struct plog *p = w->p;
+	const char *dev = dm_table_device_name(p->a->ti->table);
+	const struct rl_plog_slot_id *id;
+	unsigned int i, nseg = 0;
+	const void *data;
+	u32 done = 0;
+
+	bitmap_zero(sc->resolved, p->lo.slice);
+	for (i = 0; i < nt; i++)
+		if (t[i].ok)
+			sc->segs[nseg++] = rl_plog_md_twin(p->pm, t[i].idx);
+	for (i = 0; i < rl_plog_md_nr_slots(p->pm); i++) {
+		id = rl_plog_md_slot(p->pm, i, &data);
+		if (!id || id->region != r ||
+		    !rl_plog_slot_resolves(id, sc->segs, nseg))
+			continue;
+		if (plog_slot_replay(w, r, id, data, bad))
+			continue;
+		__set_bit(id->row, sc->resolved);
+		done++;
+	}
+	for (i = 0; i < nseg; i++)
+		if (rl_plog_apply_resolved(&p->lo, sc->segs[i], w->parity,
+					   sc->pend, sc->resolved))
+			DMWARN("%s: plog region %u: a twin has a bad record",
+			       dev, r);
+	if (done)
+		DMINFO("%s: plog region %u: %u writes in flight replayed from their data slots",
+		       dev, r, done);
+	return done;
+}
+
+/*
  * Replay region @r: its log on disk (the data behind it was flushed
  * before each segment was written), then the rows of twins [@t, @t + @nt)
  * recomputed from the data; the log dropped (generation @gen) before the
- * write intent ends. @pend is scratch (S bits).
+ * write intent ends. @sc is scratch.
  *
  * A log that cannot be read (a log member unreadable, a segment that fails
  * its check, as on a replacement member) or a twin of this generation
  * that fails its check (torn) makes the whole region be recomputed from
  * its data. With a data member unreadable that is impossible: the log is
  * replayed (the parity is left as it is if it cannot be), torn twins are
- * skipped, and twin rows that cannot be recomputed get the twin's
- * COMMITTED records; rows with a PENDING one are lost (counted).
+ * skipped, and twin rows that cannot be recomputed get the twins'
+ * records: the COMMITTED ones, and the PENDING ones whose write's data is
+ * in its data slot (written again first, plog_recover_pending()); rows
+ * with a PENDING record without a slot are lost (counted).
  */
-static int plog_recover_region(struct plog_ws *w, u32 r,
-			       const struct plog_twin *t, unsigned int nt,
-			       u64 gen, unsigned long *pend)
+static int plog_recover_region(struct plog_ws *w, u32 r, struct plog_twin *t,
+			       unsigned int nt, u64 gen,
+			       struct plog_rec_scratch *sc)
 {
 	struct plog *p = w->p;
 	const struct rl_plog_layout *lo = &p->lo;
@@ -1729,6 +1819,7 @@ static int plog_recover_region(struct plog_ws *w, u32 r,
 	unsigned long bad = rl_unreadable_at(p->a, p->keys[r]);
 	bool data_bad = false, whole = false;
 	const char *why;
+	unsigned long *pend = sc->pend;
 	u64 region;
 	u32 row, lost = 0;
 	unsigned int i;
@@ -1753,6 +1844,8 @@ static int plog_recover_region(struct plog_ws *w, u32 r,
 			whole = true;
 		}
 	}
+	for (i = 0; i < nt; i++)
+		t[i].ok = false;
 	for (i = 0; !whole && i < nt; i++) {
 		const void *seg = rl_plog_md_twin(p->pm, t[i].idx);
 
@@ -1771,14 +1864,14 @@ static int plog_recover_region(struct plog_ws *w, u32 r,
 		/*
 		 * A twin's data writes were not flushed, a crash may have
 		 * undone them even when COMMITTED: its rows are recomputed
-		 * from the data. Its COMMITTED records are applied for rows
-		 * that cannot be (a data member unreadable).
+		 * from the data. Its records are applied for rows that
+		 * cannot be (a data member unreadable).
 		 */
 		plog_twin_rows(lo, seg, w->recompute);
-		if (data_bad && rl_plog_apply(lo, seg, w->parity, pend))
-			DMWARN("%s: plog region %u: twin %u has a bad record",
-			       dev, r, t[i].idx);
+		t[i].ok = true;
 	}
+	if (!whole && data_bad)
+		plog_recover_pending(w, r, t, nt, bad, sc);
 	if (whole) {
 		if (!data_bad)
 			return plog_recover_recompute(w, r, gen);
@@ -1838,7 +1931,7 @@ int plog_recover(struct plog *p, char **error)
 {
 	struct plog_ws *w = &p->ws[0];
 	struct plog_twin *tw = NULL;
-	unsigned long *pend;
+	struct plog_rec_scratch sc;
 	unsigned int i, nt = 0, first;
 	struct plog_region *rg;
 	u64 gen, maxgen;
@@ -1859,12 +1952,13 @@ int plog_recover(struct plog *p, char **error)
 		return 0;
 
 	tw = kvcalloc(p->pool.nr, sizeof(*tw), GFP_KERNEL);
-	pend = bitmap_zalloc(p->lo.slice, GFP_KERNEL);
-	if (!tw || !pend) {
-		kvfree(tw);
-		bitmap_free(pend);
+	sc.pend = bitmap_zalloc(p->lo.slice, GFP_KERNEL);
+	sc.resolved = bitmap_zalloc(p->lo.slice, GFP_KERNEL);
+	sc.segs = kvcalloc(p->pool.nr, sizeof(*sc.segs), GFP_KERNEL);
+	if (!tw || !sc.pend || !sc.resolved || !sc.segs) {
+		ret = -ENOMEM;
 		*error = "Cannot allocate plog recovery state";
-		return -ENOMEM;
+		goto out;
 	}
 	for (i = 0; i < p->pool.nr; i++) {
 		const struct rl_plog_seg_disk *h = rl_plog_md_twin(p->pm, i);
@@ -1889,7 +1983,7 @@ int plog_recover(struct plog *p, char **error)
 			ret = plog_recover_torn(w, r, maxgen + 1);
 		else if (rg->disk_segs || i != first)
 			ret = plog_recover_region(w, r, tw + first, i - first,
-						  maxgen + 1, pend);
+						  maxgen + 1, &sc);
 		else
 			continue;
 		if (ret) {
@@ -1904,7 +1998,12 @@ int plog_recover(struct plog *p, char **error)
 	/* replayed or stale: every twin is free again */
 	for (i = 0; !ret && i < nt; i++)
 		rl_plog_md_release(p->pm, &p->pool.bufs[tw[i].idx]);
-	bitmap_free(pend);
+out:
+	/* the slots' copies are not needed past the replay */
+	rl_plog_md_slots_done(p->pm);
+	kvfree(sc.segs);
+	bitmap_free(sc.resolved);
+	bitmap_free(sc.pend);
 	kvfree(tw);
 	return ret;
 }
