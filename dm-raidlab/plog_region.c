@@ -1623,6 +1623,7 @@ struct rl_plog_md {
 	spinlock_t lock;		/* reg[] and the table slots */
 	struct rl_plog_md_reg *reg;
 	void **img;			/* copies of the twins found in use */
+	bool formatted;			/* the area was new: generations restart */
 	/* data slots (RL_PLOG_SLOT_AREA_ID); nr_slots 0: none */
 	void **sblk;			/* DAX address of every slot-area block */
 	unsigned int nr_slots;
@@ -1865,6 +1866,7 @@ static int rl_plog_md_setup(struct rl_plog_md *pm,
 		}
 		for (i = 0; i < pm->nr_regions; i++)
 			pm->reg[i].gen = 1;
+		pm->formatted = true;
 	} else if (r == -ESTALE) {
 		*error = RL_PLOG_ERR_CHANGED;
 	} else if (r) {
@@ -2273,6 +2275,11 @@ static int rl_plog_slots_setup(struct rl_plog_md *pm,
 	*why = "cannot allocate them";
 	if (!pm->sid || !pm->sdata || !buf)
 		goto out;
+	/*
+	 * A PLOG area formatted anew restarts every generation at 1: a slot
+	 * left from before could name a record position used again.
+	 */
+	have = have && !pm->formatted;
 	r = have ? rl_plog_blk_get(pm->sblk, 0, buf, RL_MD_BLOCK) : 0;
 	if (!r && have)
 		r = rl_plog_slots_hdr_check(buf, lo, pm->nr_slots, why);

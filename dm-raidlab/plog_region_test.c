@@ -2039,6 +2039,18 @@ static void rl_pll_md_slots(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, rl_plog_md_slots_open_blocks(pm, sblk, nr, &lo, 3), 0);
 	KUNIT_EXPECT_PTR_EQ(test, rl_plog_md_slot(pm, 0, &gdata), (const void *)NULL);
 	KUNIT_EXPECT_EQ(test, rl_plog_slots_hdr_check(sblk[0], &lo, 3, &why), 0);
+
+	/* a PLOG area formatted anew (generations restart): the slots too */
+	rl_plog_md_slot_seal(pm, 0, &id, crc32c(~0U, data, 10 * SECTOR_SIZE));
+	pm = rl_pll_reopen(test, pm, &ar, &lo, 2);
+	KUNIT_ASSERT_NOT_NULL(test, pm);
+	KUNIT_ASSERT_EQ(test, rl_plog_md_slots_open_blocks(pm, sblk, nr, &lo, 3), 0);
+	KUNIT_EXPECT_NOT_NULL(test, rl_plog_md_slot(pm, 0, &gdata));
+	memset(ar.blk[0], 0, RL_MD_BLOCK);
+	pm = rl_pll_reopen(test, pm, &ar, &lo, 2);
+	KUNIT_ASSERT_NOT_NULL(test, pm);
+	KUNIT_ASSERT_EQ(test, rl_plog_md_slots_open_blocks(pm, sblk, nr, &lo, 3), 0);
+	KUNIT_EXPECT_PTR_EQ(test, rl_plog_md_slot(pm, 0, &gdata), (const void *)NULL);
 	rl_plog_md_close(pm);
 }
 
