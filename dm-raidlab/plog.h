@@ -97,7 +97,10 @@
  * appended PENDING before its data write is issued and made COMMITTED when
  * the data write has completed; recovery applies committed records and
  * recomputes from data the parity of rows with a pending one (the data
- * write may or may not have landed). Without DAX, buffers are RAM only;
+ * write may or may not have landed); a row that cannot be recomputed (a
+ * data member unreadable) gets its write's data again from its data slot
+ * and its pending records applied (DATA SLOTS). Without DAX, buffers are
+ * RAM only;
  * a region is marked in the write-intent bitmap while it has unapplied
  * records, and recovery recomputes the parity of the dirty regions, as
  * the paper does.
