@@ -15,8 +15,9 @@
 # A, neither A nor anything written. The write in flight itself must read
 # whole, old or new (with its data slot, new), and after a rebuild onto a
 # spare check finds 0. Then the same with a full-row write in flight
-# (an OVERWRITE record: the row's new parity in the twin).
-# vm-opts: --disks 6 --disk-size 64M --timeout 900
+# (an OVERWRITE record: the row's new parity in the twin), and both again
+# with faults 2 (P and Q; a full row's two OVERWRITE records).
+# vm-opts: --disks 7 --disk-size 64M --timeout 1500
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
 need_raidlab
@@ -24,26 +25,47 @@ command -v python3 >/dev/null || die "no python3 in the guest (scripts/lab/mkini
 
 PM=$(pmem_dev)
 LEN=32768		# 16 MiB
-CH=64			# chunk, sectors: rows of 3 chunks (5 members, L = 1)
+CH=64			# chunk, sectors
 CB=$((CH * 512))
+SPARE=/dev/mapper/w6
 
-for d in $(disks 6); do wipe "$d" 4 || die "wipe $d"; done
+for d in $(disks 7); do wipe "$d" 4 || die "wipe $d"; done
 wipe "$PM" 16 || die "wipe pmem"
-W=$(rl_wrap_members w 6)
-set -- $W
-M5="$1 $2 $3 $4 $5"
-SPARE=$6
+rl_wrap_members w 7 >/dev/null
+
+# the layout of a case: NM members (w0..), FOPT (the faults option, its
+# words NF), COLS data chunks a row (L = 1)
+layout() {
+	NM=$1 COLS=$2 FOPT=$3 NF=$4
+	MEMS=
+	i=0
+	while [ $i -lt "$NM" ]; do MEMS="$MEMS /dev/mapper/w$i"; i=$((i + 1)); done
+}
+
+# row TAG LETTER...: a row of chunks "TAG-<LETTER><column>" to /tmp/row
+row() {
+	_rt=$1
+	shift
+	_rk=0
+	: >/tmp/row
+	for _rc in "$@"; do
+		pat "$_rt-$_rc$_rk" $CB >>/tmp/row
+		_rk=$((_rk + 1))
+	done
+}
 
 # pat TAG BYTES: BYTES of the line "PLOG53-TAG" repeated
 pat() { yes "PLOG53-$1" | head -c "$2"; }
 
 # member_of TAG: the index of the wrapped member holding TAG
 member_of() {
-	for i in 0 1 2 3 4; do
+	i=0
+	while [ $i -lt "$NM" ]; do
 		if dd if=/dev/mapper/w$i bs=1M 2>/dev/null | grep -q -a "PLOG53-$1"; then
 			echo "$i"
 			return 0
 		fi
+		i=$((i + 1))
 	done
 	return 1
 }
@@ -79,7 +101,7 @@ write_held() {
 	check "$1: the write completes once the member lets it go" test "$(cat /tmp/held.rc)" = 0
 	# (member_of read the members through the page cache)
 	drop_caches
-	_rl_image_members 64 $(disks 5) || die "copy the members"
+	_rl_image_members 64 $(disks "$NM") || die "copy the members"
 }
 
 # crash_case NAME SECTOR FILE: a row of A at sector 0 (reintegrated: its
@@ -87,10 +109,11 @@ write_held() {
 # reassembled from the image without column 1's member
 crash_case() {
 	_n=$1
-	dm_create arr "0 $LEN raidlab plog 4 chunk_size $CH metadata $PM 5 $M5" ||
+	dm_create arr "0 $LEN raidlab plog $((4 + NF)) chunk_size $CH metadata $PM $FOPT $NM$MEMS" ||
 		die "$_n: create"
 	check "$_n: resync finishes" rl_wait_sync arr 600
-	{ pat "$_n-A0" $CB; pat "$_n-A1" $CB; pat "$_n-A2" $CB; } >/tmp/rowA
+	row "$_n" A A A A A A
+	head -c $((COLS * CB)) /tmp/row >/tmp/rowA
 	check "$_n: row A written" dio_write /dev/mapper/arr 0 /tmp/rowA
 	# a small write of the same block: its old data goes to the data
 	# cache, so the held write needs no preread from the held member
@@ -103,24 +126,26 @@ crash_case() {
 	write_held "$_n" "$3" "$2" "$m1"
 	cp /tmp/rowA /tmp/rowB
 	dd if="$3" of=/tmp/rowB bs=512 seek="$2" conv=notrunc 2>/dev/null
-	check "$_n: the live array reads the new row" same /tmp/rowB 0 $((3 * CH))
+	check "$_n: the live array reads the new row" same /tmp/rowB 0 $((COLS * CH))
 	dm_remove arr
-	rl_image_restore $(disks 5) || die "$_n: restore the crash image"
+	rl_image_restore $(disks "$NM") || die "$_n: restore the crash image"
 	drop_caches
 
 	_t=
-	for i in 0 1 2 3 4; do
+	i=0
+	while [ $i -lt "$NM" ]; do
 		if [ "$i" = "$m2" ]; then _t="$_t -"; else _t="$_t /dev/mapper/w$i"; fi
+		i=$((i + 1))
 	done
 	dmesg -c >/dev/null
 	check "$_n: the crash image with member $m2 missing assembles" dm_create arr \
-		"0 $LEN raidlab plog 6 chunk_size $CH metadata $PM spare $SPARE 5$_t"
+		"0 $LEN raidlab plog $((6 + NF)) chunk_size $CH metadata $PM $FOPT spare $SPARE $NM$_t"
 	dmesg | grep -i plog | sed 's/^/    /'
 	dd if=/tmp/rowA of=/tmp/c1A bs=$CB skip=1 count=1 2>/dev/null
 	dd if=/tmp/rowB of=/tmp/c1B bs=$CB skip=1 count=1 2>/dev/null
 	check "$_n: the missing member's chunk reads its data, old or new, whole" \
 		either /tmp/c1A /tmp/c1B "$CH" "$CH"
-	dio_read /dev/mapper/arr 0 $((3 * CH)) /tmp/got || die "$_n: read the row"
+	dio_read /dev/mapper/arr 0 $((COLS * CH)) /tmp/got || die "$_n: read the row"
 	if cmp -s /tmp/got /tmp/rowB; then
 		log "$_n: the row reads the write in flight"
 	elif cmp -s /tmp/got /tmp/rowA; then
@@ -133,21 +158,32 @@ crash_case() {
 	check "$_n: no row left unresolved" \
 		test "$(dmesg | grep -c 'could not be recomputed')" = 0
 	check "$_n: rebuild onto the spare finishes" rl_wait_sync arr 600
-	check "$_n: the row reads the same after the rebuild" same /tmp/got 0 $((3 * CH))
+	check "$_n: the row reads the same after the rebuild" same /tmp/got 0 $((COLS * CH))
 	check "$_n: check after the rebuild: 0" test "$(rl_scrub arr check 300)" = 0
 	dm_remove arr
-	for d in $(disks 6); do wipe "$d" 4 || die "wipe $d"; done
+	for d in $(disks 7); do wipe "$d" 4 || die "wipe $d"; done
 	wipe "$PM" 16 || die "wipe pmem"
 }
 
+# faults 1 over 5 members: rows of 3 chunks
+layout 5 3 "" 0
 # an UPDATE: 4 KiB of column 0
 pat small-B0 4096 >/tmp/blkB
 crash_case small 0 /tmp/blkB
-# an OVERWRITE: the whole row (its columns 1, 2 land, 0 is held); each
+# an OVERWRITE: the whole row (its other columns land, 0 is held); each
 # column changes by another xor, so that old parity ^ new data cannot
 # read as a column's old or new data by chance
-{ pat full-B0 $CB; pat full-C1 $CB; pat full-D2 $CB; } >/tmp/rowFB
+row full B C D
+cp /tmp/row /tmp/rowFB
 crash_case full 0 /tmp/rowFB
 
-for i in 0 1 2 3 4 5; do dm_remove "w$i"; done
+# faults 2 over 6 members: rows of 2 chunks, P and Q
+layout 6 2 "log_disks 1 faults 2" 4
+pat f2small-B0 4096 >/tmp/blkB
+crash_case f2small 0 /tmp/blkB
+row f2full B C
+cp /tmp/row /tmp/rowFB
+crash_case f2full 0 /tmp/rowFB
+
+for i in 0 1 2 3 4 5 6; do dm_remove "w$i"; done
 finish
