@@ -5,7 +5,6 @@
  * struct badblocks and on the metadata device.
  */
 #include <linux/badblocks.h>
-#include <linux/crc32c.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uio.h>
@@ -15,8 +14,7 @@
 
 u32 rl_bbl_csum(const void *block)
 {
-	return crc32c(~0U, block + sizeof(__le32),
-		      RL_MD_BLOCK - sizeof(__le32)) ^ RL_BBL_CSUM_XOR;
+	return rl_md_csum(block, RL_MD_BLOCK, RL_BBL_CSUM_XOR);
 }
 
 void rl_bbl_encode(u64 blocknr, const struct rl_bbl_list *l, void *block)

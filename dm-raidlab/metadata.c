@@ -56,7 +56,7 @@ static_assert(RL_MD_MAX_MEMBERS == RL_MAX_MEMBERS);
  * Pure helpers.
  */
 
-static u32 rl_md_csum(const void *block, size_t len, u32 xor)
+u32 rl_md_csum(const void *block, size_t len, u32 xor)
 {
 	return crc32c(~0U, block + sizeof(__le32), len - sizeof(__le32)) ^ xor;
 }

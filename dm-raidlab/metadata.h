@@ -198,6 +198,12 @@ struct rl_msb_state {
 	char scheme[RL_MD_SCHEME_LEN];
 };
 
+/*
+ * The checksum of a @len-byte block whose first field is its __le32 csum:
+ * crc32c of the bytes after it, seeded with ~0, xored with @xor (one
+ * constant per kind of block). Every record of the metadata uses it.
+ */
+u32 rl_md_csum(const void *block, size_t len, u32 xor);
 /* Fill a 4 KiB block (zeroed first, csum set) from @st. */
 void rl_md_sb_encode(const struct rl_md_state *st, void *block);
 /*

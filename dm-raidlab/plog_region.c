@@ -1205,8 +1205,7 @@ u64 rl_plog_md_blocks(const struct rl_plog_layout *lo, unsigned int nr_bufs)
 
 static u32 rl_plog_md_hdr_csum(const void *block)
 {
-	return crc32c(~0U, block + sizeof(__le32),
-		      RL_MD_BLOCK - sizeof(__le32)) ^ RL_PLOG_MD_CSUM_XOR;
+	return rl_md_csum(block, RL_MD_BLOCK, RL_PLOG_MD_CSUM_XOR);
 }
 
 /**
@@ -1407,8 +1406,7 @@ u64 rl_plog_slots_blocks(const struct rl_plog_layout *lo,
 
 static u32 rl_plog_slots_hdr_csum(const void *block)
 {
-	return crc32c(~0U, block + sizeof(__le32),
-		      RL_MD_BLOCK - sizeof(__le32)) ^ RL_PLOG_SLOTS_CSUM_XOR;
+	return rl_md_csum(block, RL_MD_BLOCK, RL_PLOG_SLOTS_CSUM_XOR);
 }
 
 /**

@@ -55,13 +55,17 @@ verify_rest() { # write|verify
 }
 check "fio writes the rest" verify_rest write
 
-# member 1: sectors BAD .. BAD + 7 unreadable (and unwritable)
+# unreadable WRAP START: the 8 sectors at START of member 1's disk under
+# dm-linear WRAP unreadable (and unwritable)
 z=$(sectors "$M1")
-run dm_reload bbw1 "0 $BAD linear $M1 0
-$BAD 8 error
-$((BAD + 8)) $((z - BAD - 8)) linear $M1 $((BAD + 8))"
-run dmsetup suspend --noflush bbw1
-run dmsetup resume bbw1
+unreadable() {
+	run dm_reload "$1" "0 $2 linear $M1 0
+$2 8 error
+$(($2 + 8)) $((z - $2 - 8)) linear $M1 $(($2 + 8))"
+	run dmsetup suspend --noflush "$1"
+	run dmsetup resume "$1"
+}
+unreadable bbw1 "$BAD"
 
 dmesg -c >/dev/null
 run dm_message arr fail 3
@@ -168,11 +172,7 @@ OPTS6="chunk_size 64 assume_clean metadata $MD6 spare $SPARE6"
 run dm_create r6 "0 $L raidlab raid6 $(echo "$OPTS6" | wc -w) $OPTS6 5 $W6"
 dd if=/dev/urandom of=/tmp/all6 bs=1M count=$((MB * 3)) 2>/dev/null
 run dd if=/tmp/all6 of=/dev/mapper/r6 bs=1M oflag=direct conv=fsync
-run dm_reload b6w1 "0 $BAD6 linear $M1 0
-$BAD6 8 error
-$((BAD6 + 8)) $((z - BAD6 - 8)) linear $M1 $((BAD6 + 8))"
-run dmsetup suspend --noflush b6w1
-run dmsetup resume b6w1
+unreadable b6w1 "$BAD6"
 dmesg -c >/dev/null
 # the rebuild waits in its throttle until member 4 has failed too
 run dm_message r6 sync_rate 1
