@@ -114,6 +114,7 @@ struct rl_mirror_clone {
 	struct rl_array *a;
 	unsigned int member;
 	struct dm_dev *dev;		/* the disk it was sent to */
+	bool clears;			/* over bad-block entries: FUA, then cleared */
 	struct rl_qent qe;		/* its place in the member's queue */
 	struct bio clone;		/* must be last: bioset front_pad */
 };
@@ -529,28 +530,9 @@ static void mirror_write_put(struct rl_array *a, struct bio *bio)
 }
 
 /*
- * A copy landed on member @m (with FUA if @m had entries in its range when
- * it was cloned): @m's entries there are to go (mirror_bb_clear(): the
- * kernel's badblocks_clear() must not run in interrupt context). Any
- * context.
- */
-static void mirror_write_landed(struct rl_array *a, unsigned int m,
-				struct bio *orig)
-{
-	struct rl_bio *pb = rl_pb(orig);
-	unsigned long bb;
-
-	atomic_inc(&pb->ok);
-	if (!a->bbl)
-		return;
-	bb = rl_bbl_members(a, pb->lsector, bio_sectors(orig));
-	if (test_bit(m, &bb))
-		set_bit(m, &pb->bb_landed);
-}
-
-/*
  * The copies of @bio that landed over bad-block entries: clear those
- * entries, in memory (the caller makes them durable). Process context.
+ * entries, in memory (the caller makes them durable). Process context:
+ * the kernel's badblocks_clear() enables interrupts.
  */
 static void mirror_bb_clear(struct rl_array *a, struct bio *bio)
 {
@@ -569,10 +551,14 @@ static void mirror_write_endio(struct bio *clone)
 	struct rl_array *a = mc->a;
 
 	rl_member_done(a, mc->member, &mc->qe);
-	if (!clone->bi_status)
-		mirror_write_landed(a, mc->member, orig);
-	else if (rl_status_fails_member(clone->bi_status))
+	if (!clone->bi_status) {
+		atomic_inc(&rl_pb(orig)->ok);
+		/* its entries go in the work item (mirror_bb_clear()) */
+		if (mc->clears)
+			set_bit(mc->member, &rl_pb(orig)->bb_landed);
+	} else if (rl_status_fails_member(clone->bi_status)) {
 		rl_member_fail_io(a, mc->member, mc->dev, "write error");
+	}
 	bio_put(clone);
 	mirror_write_put(a, orig);
 }
@@ -636,7 +622,8 @@ static bool mirror_write_clones(struct rl_array *a, struct bio *bio, gfp_t gfp)
 		c->clone.bi_iter.bi_sector = msector;
 		c->clone.bi_end_io = mirror_write_endio;
 		/* its entries are cleared once it lands: durably */
-		if (test_bit(m, &bb))
+		c->clears = test_bit(m, &bb);
+		if (c->clears)
 			c->clone.bi_opf |= REQ_FUA;
 		rl_qent_init(&c->qe, msector, bio_sectors(bio), true, RL_FG,
 			     mirror_write_submit);
