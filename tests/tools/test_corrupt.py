@@ -18,7 +18,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 MD_EXPECT = {"flip": "bad checksum|bad magic", "truncate": "bad checksum", "magic": "bad magic",
              "csum": "bad checksum", "version": "unsupported version",
              "feature": "unknown incompatible feature", "geometry": "member state out of range",
-             "chunk": "chunk size is not a power of two", "zero": "is blank"}
+             "chunk": "chunk size is not a power of two", "zero": "is blank",
+             "bitmap": "bitmap past the last block number"}
 
 
 @pytest.mark.parametrize("kind", sorted(MD_EXPECT))

@@ -184,7 +184,8 @@ for kc in "flip:Metadata superblock: bad checksum" \
 	"feature:Metadata superblock: unknown incompatible feature" \
 	"uuid:Member belongs to another array" \
 	"geometry:Metadata superblock: member state out of range" \
-	"chunk:Metadata superblock: chunk size is not a power of two"; do
+	"chunk:Metadata superblock: chunk size is not a power of two" \
+	"bitmap:Metadata superblock: bitmap past the last block number"; do
 	run $RL corrupt "$MD" --kind "${kc%%:*}" --bits 8 --seed 1 >/dev/null
 	dm_refused raidlab "$TABLE" "${kc#*:}"
 	dd if=/tmp/md.img of="$MD" bs=4k count=2 conv=fsync,notrunc 2>/dev/null

@@ -28,6 +28,7 @@ MD_KINDS = {
     "uuid": ("a new array uuid (members become foreign)", True),
     "geometry": ("nr_members + 1", True),
     "chunk": ("chunk_sectors 100 (not a power of two)", True),
+    "bitmap": ("bitmap_start 2^64 - 1 (the bitmap's end wraps past 0)", True),
     "zero": ("zero the block", False),
 }
 MSB_KINDS = {
@@ -38,7 +39,8 @@ MSB_KINDS = {
     "role": ("role + 1 (the wrong disk in a role)", True),
     "dev-uuid": ("a new disk uuid (a disk the metadata does not know)", True),
 }
-_SB_OFF = {"version": 16, "incompat": 24, "uuid": 48, "nr_members": 80, "chunk": 84}
+_SB_OFF = {"version": 16, "incompat": 24, "uuid": 48, "nr_members": 80, "chunk": 84,
+           "bitmap_start": 144}
 _MSB_OFF = {"version": 16, "role": 20, "uuid": 24, "dev_uuid": 40, "events": 56}
 
 
@@ -77,6 +79,8 @@ def damage(block, kind, rng, bits=1, member=False):
         struct.pack_into("<I", b, offs["nr_members"], n + 1)
     elif kind == "chunk":
         struct.pack_into("<I", b, offs["chunk"], 100)
+    elif kind == "bitmap":
+        struct.pack_into("<Q", b, offs["bitmap_start"], (1 << 64) - 1)
     elif kind == "stale":
         e = struct.unpack_from("<Q", b, offs["events"])[0]
         struct.pack_into("<Q", b, offs["events"], max(e - 1, 0))

@@ -315,6 +315,8 @@ def decode_sb(block):
         raise FormatError(f"{what}: region count does not match")
     if bitmap_start < 2 or bitmap_blocks != bitmap_blocks_of(nr_regions):
         raise FormatError(f"{what}: bad bitmap placement")
+    if bitmap_start + bitmap_blocks >= 1 << 64:
+        raise FormatError(f"{what}: bitmap past the last block number")
     if nr_areas > MD_MAX_AREAS:
         raise FormatError(f"{what}: too many record areas")
     if resync_cursor > member_sectors:
