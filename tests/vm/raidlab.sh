@@ -96,6 +96,7 @@ rl_health() { rl_st "$1" 3; }
 rl_state() { rl_st "$1" 4; }
 rl_sync() { dmsetup status "$1" | awk '{ print $9, $10 }'; }
 rl_wait_sync() {
+	dmsetup info "$1" >/dev/null 2>&1 || return 1	# no device: fail now
 	_i=0
 	while [ "$(rl_st "$1" 6)" != idle ]; do
 		_i=$((_i + 1))
