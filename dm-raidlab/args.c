@@ -41,33 +41,8 @@
  *                                             two, >= chunk_size (needs
  *                                             metadata; default: at most
  *                                             65536 regions)
- *                   plog only (plog.h; each refused for other schemes):
- *                     log_disks <L>           log members per region,
- *                                             1 .. members - 2 (default:
- *                                             the paper's balance rule)
- *                     log_ratio <A>           log to parity size, a
- *                                             decimal with up to three
- *                                             places, 0.001 .. 64
- *                                             (default 1)
- *                     log_tracks <K>          tracks per log write, 1 .. 64
- *                     track_sectors <n>       sectors a track, 8 .. 8192
- *                                             (K * n <= 8192)
- *                     regions <B>             parity-log regions, 1 .. 65536
- *                                             (default: sqrt(tracks / K))
- *                     log_buffers <n>         log buffers in the pool,
- *                                             2 .. 1024 (default: one per
- *                                             region, 16 .. 128)
- *                     data_cache <blocks>     4 KiB blocks of recently
- *                                             written data, 0 .. 65536
- *                                             (default 256; 0: none)
- *                     faults <f>              failures tolerated, 1
- *                                             (parity, default) or 2 (P+Q
- *                                             check information, the log
- *                                             replicated twice)
- *                   the memory they ask for together (log buffers, data
- *                   cache, the workspaces the region size scales) is
- *                   checked against a 512 MiB budget at load (plog.c,
- *                   plog_mem_check())
+ *                   and the scheme's own (->opts), each refused for
+ *                   the other schemes: plog's in plog.c
  *   <#devs>         number of member devices
  *   <dev_path>      member device, or "-" for a missing one: it starts
  *                   failed (not raid0, and no more of them than the scheme
@@ -78,7 +53,6 @@
 #include <linux/log2.h>
 #include <linux/string.h>
 
-#include "plog.h"
 #include "raidlab.h"
 
 static const struct rl_scheme_ops *const rl_schemes[] = {
@@ -100,244 +74,222 @@ const struct rl_scheme_ops *rl_scheme_find(const char *name)
 	return NULL;
 }
 
-/**
- * rl_parse_log_ratio() - parse a decimal with up to three places
- * @s: the word, e.g. "1", "0.5", "2.25"
- * @milli: result, in thousandths
- *
- * Return: 0, or -EINVAL for anything else (signs, exponents, more than
- * three places, no digits, zero, more than RL_PLOG_MAX_RATIO).
+/* ------------------------------------------------------------------------
+ * The generic options: a table, each with its parser (dm-flakey's idiom)
  */
-int rl_parse_log_ratio(const char *s, unsigned int *milli)
-{
-	unsigned int whole = 0, frac = 0, places = 0, digits = 0;
 
-	for (; *s >= '0' && *s <= '9'; s++, digits++) {
-		whole = whole * 10 + (*s - '0');
-		if (whole > RL_PLOG_MAX_RATIO / 1000)
-			return -EINVAL;
-	}
-	if (*s == '.') {
-		for (s++; *s >= '0' && *s <= '9'; s++, places++) {
-			if (places == 3)
-				return -EINVAL;
-			frac = frac * 10 + (*s - '0');
-		}
-		if (!places)
-			return -EINVAL;
-	}
-	if (*s || !digits)
-		return -EINVAL;
-	while (places++ < 3)
-		frac *= 10;
-	*milli = whole * 1000 + frac;
-	if (!*milli || *milli > RL_PLOG_MAX_RATIO)
-		return -EINVAL;
+struct rl_gopt {
+	const char *name;
+	const char *dup;		/* "Duplicate <name>" */
+	bool flag;			/* no value follows */
+	bool repeats;			/* may be given more than once */
+	int (*parse)(struct dm_arg_set *as, struct rl_args *args,
+		     char **error);
+};
+
+static int rl_opt_assume_clean(struct dm_arg_set *as, struct rl_args *args,
+			       char **error)
+{
+	args->assume_clean = true;
 	return 0;
 }
 
-/* The plog scheme's options: a table, each with its own refusal. */
-struct rl_plog_opt {
-	const char *name;
-	struct dm_arg range;
-	size_t offset;			/* in struct rl_plog_opts */
-	const char *dup;
-	const char *refused;		/* for other schemes */
-};
-
-#define RL_PLOG_OPT(n, lo, hi)						\
-	{ #n, { lo, hi, "Invalid " #n }, offsetof(struct rl_plog_opts, n), \
-	  "Duplicate " #n, #n " needs the plog scheme" }
-
-static const struct rl_plog_opt rl_plog_opt_table[] = {
-	RL_PLOG_OPT(log_disks, 1, RL_MAX_MEMBERS - 2),
-	RL_PLOG_OPT(log_ratio, 1, RL_PLOG_MAX_RATIO),
-	RL_PLOG_OPT(log_tracks, 1, RL_PLOG_MAX_K),
-	RL_PLOG_OPT(track_sectors, 8, RL_PLOG_MAX_SEG),
-	RL_PLOG_OPT(regions, 1, RL_PLOG_MAX_REGIONS),
-	RL_PLOG_OPT(log_buffers, 2, RL_PLOG_MAX_BUFFERS),
-	RL_PLOG_OPT(data_cache, 0, RL_PLOG_MAX_CACHE),
-	RL_PLOG_OPT(faults, 1, 2),
-};
-
-/* Returns 1 if @key is not a plog option. */
-static int rl_parse_plog_opt(const char *key, struct dm_arg_set *as,
-			     struct rl_args *args, char **error)
+static int rl_opt_dirty_degraded(struct dm_arg_set *as, struct rl_args *args,
+				 char **error)
 {
-	const struct rl_plog_opt *o;
-	unsigned int i, *val;
+	args->start_dirty_degraded = true;
+	return 0;
+}
 
-	for (i = 0; i < ARRAY_SIZE(rl_plog_opt_table); i++)
-		if (!strcasecmp(key, rl_plog_opt_table[i].name))
-			break;
-	if (i == ARRAY_SIZE(rl_plog_opt_table))
-		return 1;
-	o = &rl_plog_opt_table[i];
-	if (args->ops != &rl_plog_ops) {
-		*error = (char *)o->refused;
+/* A power of two in @arg's range. */
+static int rl_read_pow2(const struct dm_arg *arg, struct dm_arg_set *as,
+			unsigned int *val, const char *not_pow2, char **error)
+{
+	if (dm_read_arg(arg, as, val, error))
+		return -EINVAL;
+	if (!is_power_of_2(*val)) {
+		*error = (char *)not_pow2;
 		return -EINVAL;
 	}
-	if (args->plog.given & BIT(i)) {
+	return 0;
+}
+
+static int rl_opt_chunk(struct dm_arg_set *as, struct rl_args *args,
+			char **error)
+{
+	static const struct dm_arg arg = {
+		RL_MIN_CHUNK, RL_MAX_CHUNK, "Invalid chunk_size"
+	};
+
+	args->chunk_set = true;
+	return rl_read_pow2(&arg, as, &args->chunk_sectors,
+			    "chunk_size is not a power of two", error);
+}
+
+static int rl_opt_region(struct dm_arg_set *as, struct rl_args *args,
+			 char **error)
+{
+	static const struct dm_arg arg = {
+		RL_MIN_CHUNK, 1U << 31, "Invalid region_size"
+	};
+
+	return rl_read_pow2(&arg, as, &args->region_sectors,
+			    "region_size is not a power of two", error);
+}
+
+static int rl_opt_stripes(struct dm_arg_set *as, struct rl_args *args,
+			  char **error)
+{
+	static const struct dm_arg arg = {
+		4, RL_MAX_STRIPES, "Invalid stripe_cache"
+	};
+
+	args->stripes_set = true;
+	return dm_read_arg(&arg, as, &args->stripe_cache, error) ? -EINVAL : 0;
+}
+
+static int rl_opt_depth(struct dm_arg_set *as, struct rl_args *args,
+			char **error)
+{
+	static const struct dm_arg arg = {
+		1, RL_MAX_QUEUE_DEPTH, "Invalid queue_depth"
+	};
+
+	args->depth_set = true;
+	return dm_read_arg(&arg, as, &args->queue_depth, error) ? -EINVAL : 0;
+}
+
+static int rl_opt_sched(struct dm_arg_set *as, struct rl_args *args,
+			char **error)
+{
+	args->policy = rl_sched_find(dm_shift_arg(as));
+	if (!args->policy) {
+		*error = "Unknown sched policy";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int rl_opt_journal(struct dm_arg_set *as, struct rl_args *args,
+			  char **error)
+{
+	const char *word = dm_shift_arg(as);
+
+	if (!strcasecmp(word, "on")) {
+		args->journal = RL_JNL_ON;
+	} else if (!strcasecmp(word, "off")) {
+		args->journal = RL_JNL_OFF;
+	} else {
+		*error = "Invalid journal";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int rl_opt_metadata(struct dm_arg_set *as, struct rl_args *args,
+			   char **error)
+{
+	args->md_dev = dm_shift_arg(as);
+	return 0;
+}
+
+static int rl_opt_spare(struct dm_arg_set *as, struct rl_args *args,
+			char **error)
+{
+	if (args->nr_spares == RL_MAX_SPARES) {
+		*error = "Too many spares";
+		return -EINVAL;
+	}
+	args->spares[args->nr_spares++] = dm_shift_arg(as);
+	return 0;
+}
+
+#define RL_GOPT(n, fn, ...) \
+	{ .name = #n, .dup = "Duplicate " #n, .parse = fn, __VA_ARGS__ }
+
+static const struct rl_gopt rl_gopts[] = {
+	RL_GOPT(assume_clean, rl_opt_assume_clean, .flag = true),
+	RL_GOPT(start_dirty_degraded, rl_opt_dirty_degraded, .flag = true),
+	RL_GOPT(chunk_size, rl_opt_chunk),
+	RL_GOPT(sched, rl_opt_sched),
+	RL_GOPT(queue_depth, rl_opt_depth),
+	RL_GOPT(journal, rl_opt_journal),
+	RL_GOPT(stripe_cache, rl_opt_stripes),
+	RL_GOPT(metadata, rl_opt_metadata),
+	RL_GOPT(spare, rl_opt_spare, .repeats = true),
+	RL_GOPT(region_size, rl_opt_region),
+};
+
+/* Words the optional arguments may take (the grammar above: 39). */
+#define RL_MAX_OPT_WORDS	(15 + 2 * RL_MAX_SCHEME_OPTS + 2 * RL_MAX_SPARES)
+
+/* The index of @key in @ops' own options, or -1. */
+static int rl_sopt_index(const struct rl_scheme_ops *ops, const char *key)
+{
+	unsigned int i;
+
+	for (i = 0; i < ops->nr_opts; i++)
+		if (!strcasecmp(key, ops->opts[i].name))
+			return i;
+	return -1;
+}
+
+/* One of the scheme's own options, or another scheme's (refused). */
+static int rl_parse_sopt(const char *key, struct dm_arg_set *as,
+			 struct rl_args *args, char **error)
+{
+	const struct rl_opt *o;
+	unsigned int s;
+	int i = rl_sopt_index(args->ops, key);
+
+	if (i < 0) {
+		*error = "Unknown optional argument";
+		for (s = 0; s < ARRAY_SIZE(rl_schemes); s++) {
+			i = rl_sopt_index(rl_schemes[s], key);
+			if (i >= 0)
+				*error = (char *)rl_schemes[s]->opts[i].refused;
+		}
+		return -EINVAL;
+	}
+	o = &args->ops->opts[i];
+	if (args->sopt_given & BIT(i)) {
 		*error = (char *)o->dup;
 		return -EINVAL;
 	}
-	args->plog.given |= BIT(i);
-	val = (void *)&args->plog + o->offset;
-	if (val == &args->plog.log_ratio) {
-		if (rl_parse_log_ratio(dm_shift_arg(as), val)) {
-			*error = "Invalid log_ratio: a decimal such as 1, 0.5 or 2.25, at most 64";
-			return -EINVAL;
-		}
-		return 0;
+	args->sopt_given |= BIT(i);
+	if (!o->parse)
+		return dm_read_arg(&o->range, as, &args->sopt[i], error) ?
+		       -EINVAL : 0;
+	if (o->parse(dm_shift_arg(as), &args->sopt[i])) {
+		*error = (char *)o->invalid;
+		return -EINVAL;
 	}
-	return dm_read_arg(&o->range, as, val, error) ? -EINVAL : 0;
+	return 0;
 }
 
 static int rl_parse_opt(struct dm_arg_set *as, struct rl_args *args,
-			char **error)
+			unsigned long *given, char **error)
 {
-	static const struct dm_arg chunk_arg = {
-		RL_MIN_CHUNK, RL_MAX_CHUNK, "Invalid chunk_size"
-	};
-	static const struct dm_arg stripes_arg = {
-		4, RL_MAX_STRIPES, "Invalid stripe_cache"
-	};
-	static const struct dm_arg depth_arg = {
-		1, RL_MAX_QUEUE_DEPTH, "Invalid queue_depth"
-	};
-	static const struct dm_arg region_arg = {
-		RL_MIN_CHUNK, 1U << 31, "Invalid region_size"
-	};
 	const char *key = dm_shift_arg(as);
-	int r;
+	const struct rl_gopt *o = NULL;
+	unsigned int i;
 
-	if (!strcasecmp(key, "assume_clean")) {
-		if (args->assume_clean) {
-			*error = "Duplicate assume_clean";
-			return -EINVAL;
-		}
-		args->assume_clean = true;
-		return 0;
-	}
-	if (!strcasecmp(key, "start_dirty_degraded")) {
-		if (args->start_dirty_degraded) {
-			*error = "Duplicate start_dirty_degraded";
-			return -EINVAL;
-		}
-		args->start_dirty_degraded = true;
-		return 0;
-	}
-
-	if (!as->argc) {
+	for (i = 0; i < ARRAY_SIZE(rl_gopts) && !o; i++)
+		if (!strcasecmp(key, rl_gopts[i].name))
+			o = &rl_gopts[i];
+	if (!(o && o->flag) && !as->argc) {
 		*error = "Optional argument lacks a value";
 		return -EINVAL;
 	}
-
-	r = rl_parse_plog_opt(key, as, args, error);
-	if (r <= 0)
-		return r;
-
-	if (!strcasecmp(key, "chunk_size")) {
-		if (args->chunk_set) {
-			*error = "Duplicate chunk_size";
-			return -EINVAL;
-		}
-		if (dm_read_arg(&chunk_arg, as, &args->chunk_sectors, error))
-			return -EINVAL;
-		if (!is_power_of_2(args->chunk_sectors)) {
-			*error = "chunk_size is not a power of two";
-			return -EINVAL;
-		}
-		args->chunk_set = true;
-		return 0;
+	if (!o)
+		return rl_parse_sopt(key, as, args, error);
+	i = o - rl_gopts;
+	if ((*given & BIT(i)) && !o->repeats) {
+		*error = (char *)o->dup;
+		return -EINVAL;
 	}
-
-	if (!strcasecmp(key, "sched")) {
-		if (args->policy) {
-			*error = "Duplicate sched";
-			return -EINVAL;
-		}
-		args->policy = rl_sched_find(dm_shift_arg(as));
-		if (!args->policy) {
-			*error = "Unknown sched policy";
-			return -EINVAL;
-		}
-		return 0;
-	}
-
-	if (!strcasecmp(key, "queue_depth")) {
-		if (args->depth_set) {
-			*error = "Duplicate queue_depth";
-			return -EINVAL;
-		}
-		if (dm_read_arg(&depth_arg, as, &args->queue_depth, error))
-			return -EINVAL;
-		args->depth_set = true;
-		return 0;
-	}
-
-	if (!strcasecmp(key, "journal")) {
-		if (args->journal != RL_JNL_AUTO) {
-			*error = "Duplicate journal";
-			return -EINVAL;
-		}
-		key = dm_shift_arg(as);
-		if (!strcasecmp(key, "on")) {
-			args->journal = RL_JNL_ON;
-		} else if (!strcasecmp(key, "off")) {
-			args->journal = RL_JNL_OFF;
-		} else {
-			*error = "Invalid journal";
-			return -EINVAL;
-		}
-		return 0;
-	}
-
-	if (!strcasecmp(key, "stripe_cache")) {
-		if (args->stripes_set) {
-			*error = "Duplicate stripe_cache";
-			return -EINVAL;
-		}
-		if (dm_read_arg(&stripes_arg, as, &args->stripe_cache, error))
-			return -EINVAL;
-		args->stripes_set = true;
-		return 0;
-	}
-
-	if (!strcasecmp(key, "metadata")) {
-		if (args->md_dev) {
-			*error = "Duplicate metadata";
-			return -EINVAL;
-		}
-		args->md_dev = dm_shift_arg(as);
-		return 0;
-	}
-
-	if (!strcasecmp(key, "spare")) {
-		if (args->nr_spares == RL_MAX_SPARES) {
-			*error = "Too many spares";
-			return -EINVAL;
-		}
-		args->spares[args->nr_spares++] = dm_shift_arg(as);
-		return 0;
-	}
-
-	if (!strcasecmp(key, "region_size")) {
-		if (args->region_sectors) {
-			*error = "Duplicate region_size";
-			return -EINVAL;
-		}
-		if (dm_read_arg(&region_arg, as, &args->region_sectors, error))
-			return -EINVAL;
-		if (!is_power_of_2(args->region_sectors)) {
-			*error = "region_size is not a power of two";
-			return -EINVAL;
-		}
-		return 0;
-	}
-
-	*error = "Unknown optional argument";
-	return -EINVAL;
+	*given |= BIT(i);
+	return o->parse(as, args, error);
 }
 
 /* The members and metadata options together. */
@@ -376,14 +328,78 @@ static int rl_check_devs(struct rl_args *args, char **error)
 		*error = "A missing member needs a redundant scheme";
 		return -EINVAL;
 	}
-	/* plog survives as many failures as its faults option says */
-	red = args->ops == &rl_plog_ops ? max(args->plog.faults, 1U) :
+	red = args->ops->redundancy_of ? args->ops->redundancy_of(args) :
 	      args->ops->redundancy;
 	if (args->nr_missing > min(red, args->nr_devs - 1)) {
 		*error = "More members missing than the scheme survives";
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* The options against the scheme and each other, once all are parsed. */
+static int rl_check_opts(struct rl_args *args, char **error)
+{
+	const struct rl_scheme_ops *ops = args->ops;
+
+	if (ops->parity && args->chunk_sectors > RL_MAX_PARITY_CHUNK) {
+		*error = "chunk_size too large for a parity scheme";
+		return -EINVAL;
+	}
+	/* stripe buffers are whole pages */
+	if (ops->parity &&
+	    ((size_t)args->chunk_sectors << SECTOR_SHIFT) < PAGE_SIZE) {
+		*error = "chunk_size smaller than a page for a parity scheme";
+		return -EINVAL;
+	}
+	if (ops->check_args && ops->check_args(args, error))
+		return -EINVAL;
+	if (!ops->parity && args->stripes_set) {
+		*error = "stripe_cache needs a parity scheme";
+		return -EINVAL;
+	}
+	if (!ops->redundancy && args->assume_clean) {
+		*error = "assume_clean needs a redundant scheme";
+		return -EINVAL;
+	}
+	if (!ops->parity && args->journal != RL_JNL_AUTO) {
+		*error = "journal needs a parity scheme";
+		return -EINVAL;
+	}
+	if (!args->md_dev && args->journal != RL_JNL_AUTO) {
+		*error = "journal needs a metadata device";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The <#opt_args> group: the generic options and the scheme's. */
+static int rl_parse_opts(struct dm_arg_set *as, struct rl_args *args,
+			 char **error)
+{
+	static const struct dm_arg opt_args = {
+		0, RL_MAX_OPT_WORDS, "Invalid number of optional arguments"
+	};
+	struct dm_arg_set opts;
+	unsigned long given = 0;
+	unsigned int i, nr_opt;
+	int r;
+
+	for (i = 0; i < args->ops->nr_opts; i++)
+		args->sopt[i] = args->ops->opts[i].def;
+	if (dm_read_arg_group(&opt_args, as, &nr_opt, error))
+		return -EINVAL;
+	opts.argc = nr_opt;
+	opts.argv = as->argv;
+	while (opts.argc) {
+		r = rl_parse_opt(&opts, args, &given, error);
+		if (r)
+			return r;
+	}
+	dm_consume_args(as, nr_opt);
+	if (!args->policy)
+		args->policy = &rl_sched_fifo;
+	return rl_check_opts(args, error);
 }
 
 /**
@@ -398,86 +414,28 @@ static int rl_check_devs(struct rl_args *args, char **error)
 int rl_parse_args(unsigned int argc, char **argv, struct rl_args *args,
 		  char **error)
 {
-	static const struct dm_arg opt_args = {
-		0, 15 + 2 * ARRAY_SIZE(rl_plog_opt_table) + 2 * RL_MAX_SPARES,
-		"Invalid number of optional arguments"
-	};
 	static const struct dm_arg devs_arg = {
 		1, RL_MAX_MEMBERS, "Invalid number of devices"
 	};
 	struct dm_arg_set as = { .argc = argc, .argv = argv };
-	struct dm_arg_set opts;
-	unsigned int nr_opt;
-	const char *name;
 	int r;
 
 	memset(args, 0, sizeof(*args));
 	args->chunk_sectors = RL_DEFAULT_CHUNK;
 	args->queue_depth = RL_DEFAULT_QUEUE_DEPTH;
-	args->plog.data_cache = RL_PLOG_DEF_CACHE;
 
 	if (argc < 3) {
 		*error = "Not enough arguments";
 		return -EINVAL;
 	}
-
-	name = dm_shift_arg(&as);
-	args->ops = rl_scheme_find(name);
+	args->ops = rl_scheme_find(dm_shift_arg(&as));
 	if (!args->ops) {
 		*error = "Unknown scheme";
 		return -EINVAL;
 	}
-
-	if (dm_read_arg_group(&opt_args, &as, &nr_opt, error))
-		return -EINVAL;
-	opts.argc = nr_opt;
-	opts.argv = as.argv;
-	while (opts.argc) {
-		r = rl_parse_opt(&opts, args, error);
-		if (r)
-			return r;
-	}
-	dm_consume_args(&as, nr_opt);
-
-	if (args->ops->parity && args->chunk_sectors > RL_MAX_PARITY_CHUNK) {
-		*error = "chunk_size too large for a parity scheme";
-		return -EINVAL;
-	}
-	/* stripe buffers are whole pages */
-	if (args->ops->parity &&
-	    ((size_t)args->chunk_sectors << SECTOR_SHIFT) < PAGE_SIZE) {
-		*error = "chunk_size smaller than a page for a parity scheme";
-		return -EINVAL;
-	}
-	if (args->ops == &rl_plog_ops && args->stripes_set) {
-		*error = "stripe_cache is not a plog option";
-		return -EINVAL;
-	}
-	if ((u64)args->plog.log_tracks * (args->plog.track_sectors ?: RL_PLOG_DEF_TRACK) >
-	    RL_PLOG_MAX_SEG) {
-		*error = "log_tracks * track_sectors exceeds a log write (8192 sectors)";
-		return -EINVAL;
-	}
-	if (!args->ops->parity && args->stripes_set) {
-		*error = "stripe_cache needs a parity scheme";
-		return -EINVAL;
-	}
-	if (!args->ops->redundancy && args->assume_clean) {
-		*error = "assume_clean needs a redundant scheme";
-		return -EINVAL;
-	}
-
-	if (!args->ops->parity && args->journal != RL_JNL_AUTO) {
-		*error = "journal needs a parity scheme";
-		return -EINVAL;
-	}
-	if (!args->md_dev && args->journal != RL_JNL_AUTO) {
-		*error = "journal needs a metadata device";
-		return -EINVAL;
-	}
-
-	if (!args->policy)
-		args->policy = &rl_sched_fifo;
+	r = rl_parse_opts(&as, args, error);
+	if (r)
+		return r;
 
 	if (dm_read_arg_group(&devs_arg, &as, &args->nr_devs, error))
 		return -EINVAL;

@@ -7,6 +7,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "plog.h"
 #include "raidlab.h"
 
 #define RL_ARGS_MAX 64
@@ -260,7 +261,7 @@ static void rl_args_log_ratio(struct kunit *test)
 	}
 }
 
-/* The plog options land in args->plog; the defaults are zero but data_cache. */
+/* The plog options land in args->sopt[]; the defaults are zero but data_cache. */
 static void rl_args_plog(struct kunit *test)
 {
 	char *argv[RL_ARGS_MAX], *error = NULL;
@@ -270,30 +271,30 @@ static void rl_args_plog(struct kunit *test)
 	argc = rl_split(test, "plog 0 3 a b c", argv);
 	KUNIT_ASSERT_EQ(test, rl_parse_args(argc, argv, &args, &error), 0);
 	KUNIT_EXPECT_PTR_EQ(test, args.ops, &rl_plog_ops);
-	KUNIT_EXPECT_EQ(test, args.plog.given, 0U);
-	KUNIT_EXPECT_EQ(test, args.plog.log_ratio, 0U);
-	KUNIT_EXPECT_EQ(test, args.plog.data_cache, (unsigned int)RL_PLOG_DEF_CACHE);
-	KUNIT_EXPECT_EQ(test, args.plog.faults, 0U);
+	KUNIT_EXPECT_EQ(test, args.sopt_given, 0UL);
+	KUNIT_EXPECT_EQ(test, args.sopt[RL_PLOG_OPT_LOG_RATIO], 0U);
+	KUNIT_EXPECT_EQ(test, args.sopt[RL_PLOG_OPT_DATA_CACHE], (unsigned int)RL_PLOG_DEF_CACHE);
+	KUNIT_EXPECT_EQ(test, args.sopt[RL_PLOG_OPT_FAULTS], 0U);
 
 	/* faults 2: two members may be missing */
 	argc = rl_split(test, "plog 2 faults 2 6 a - c - e f", argv);
 	KUNIT_ASSERT_EQ_MSG(test, rl_parse_args(argc, argv, &args, &error), 0,
 			    "%s", error);
-	KUNIT_EXPECT_EQ(test, args.plog.faults, 2U);
+	KUNIT_EXPECT_EQ(test, args.sopt[RL_PLOG_OPT_FAULTS], 2U);
 	KUNIT_EXPECT_EQ(test, args.nr_missing, 2U);
 
 	argc = rl_split(test, "plog 20 " RL_T_PLOG1 " " RL_T_PLOG2
 			" metadata md journal off chunk_size 64 7 a b c d e f g", argv);
 	KUNIT_ASSERT_EQ_MSG(test, rl_parse_args(argc, argv, &args, &error), 0,
 			    "%s", error);
-	KUNIT_EXPECT_EQ(test, args.plog.log_disks, 2U);
-	KUNIT_EXPECT_EQ(test, args.plog.log_ratio, 500U);
-	KUNIT_EXPECT_EQ(test, args.plog.log_tracks, 2U);
-	KUNIT_EXPECT_EQ(test, args.plog.track_sectors, 128U);
-	KUNIT_EXPECT_EQ(test, args.plog.regions, 90U);
-	KUNIT_EXPECT_EQ(test, args.plog.log_buffers, 32U);
-	KUNIT_EXPECT_EQ(test, args.plog.data_cache, 0U);
-	KUNIT_EXPECT_EQ(test, hweight32(args.plog.given), 7);
+	KUNIT_EXPECT_EQ(test, args.sopt[RL_PLOG_OPT_LOG_DISKS], 2U);
+	KUNIT_EXPECT_EQ(test, args.sopt[RL_PLOG_OPT_LOG_RATIO], 500U);
+	KUNIT_EXPECT_EQ(test, args.sopt[RL_PLOG_OPT_LOG_TRACKS], 2U);
+	KUNIT_EXPECT_EQ(test, args.sopt[RL_PLOG_OPT_TRACK_SECTORS], 128U);
+	KUNIT_EXPECT_EQ(test, args.sopt[RL_PLOG_OPT_REGIONS], 90U);
+	KUNIT_EXPECT_EQ(test, args.sopt[RL_PLOG_OPT_LOG_BUFFERS], 32U);
+	KUNIT_EXPECT_EQ(test, args.sopt[RL_PLOG_OPT_DATA_CACHE], 0U);
+	KUNIT_EXPECT_EQ(test, hweight_long(args.sopt_given), 7);
 	KUNIT_EXPECT_EQ(test, args.journal, RL_JNL_OFF);
 	KUNIT_EXPECT_EQ(test, args.chunk_sectors, 64U);
 	KUNIT_EXPECT_EQ(test, args.nr_devs, 7U);
@@ -303,8 +304,8 @@ static void rl_args_plog(struct kunit *test)
 			RL_T_SPARES " " RL_T_OPTS " journal on queue_depth 8 3 a b c", argv);
 	KUNIT_ASSERT_EQ_MSG(test, rl_parse_args(argc, argv, &args, &error), 0,
 			    "%s", error);
-	KUNIT_EXPECT_EQ(test, args.plog.log_ratio, 2250U);
-	KUNIT_EXPECT_EQ(test, args.plog.data_cache, 65536U);
+	KUNIT_EXPECT_EQ(test, args.sopt[RL_PLOG_OPT_LOG_RATIO], 2250U);
+	KUNIT_EXPECT_EQ(test, args.sopt[RL_PLOG_OPT_DATA_CACHE], 65536U);
 	KUNIT_EXPECT_EQ(test, args.nr_spares, 4U);
 }
 

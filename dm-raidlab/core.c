@@ -169,7 +169,7 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	a->opt_sched_set = args.policy != &rl_sched_fifo || args.depth_set;
 	a->queue_depth = args.queue_depth;
 	a->journal = args.journal;
-	a->plog_opts = args.plog;
+	memcpy(a->sopt, args.sopt, sizeof(a->sopt));
 	a->track_stopped = true;	/* until the first resume */
 	INIT_WORK(&a->event_work, rl_event_work);
 	rl_failrec_init(a);

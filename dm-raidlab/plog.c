@@ -1617,17 +1617,17 @@ static void plog_ctx_work(struct work_struct *ws)
 
 static void plog_params(struct rl_array *a, struct rl_plog_params *pp)
 {
-	const struct rl_plog_opts *o = &a->plog_opts;
+	const unsigned int *o = a->sopt;
 
 	memset(pp, 0, sizeof(*pp));
 	pp->nr_members = a->geom.nr_members;
 	pp->chunk_sectors = rl_chunk_sectors(&a->geom);
-	pp->log_disks = o->log_disks;
-	pp->log_ratio = o->log_ratio;
-	pp->log_tracks = o->log_tracks;
-	pp->track_sectors = o->track_sectors;
-	pp->regions = o->regions;
-	pp->faults = o->faults ?: 1;
+	pp->log_disks = o[RL_PLOG_OPT_LOG_DISKS];
+	pp->log_ratio = o[RL_PLOG_OPT_LOG_RATIO];
+	pp->log_tracks = o[RL_PLOG_OPT_LOG_TRACKS];
+	pp->track_sectors = o[RL_PLOG_OPT_TRACK_SECTORS];
+	pp->regions = o[RL_PLOG_OPT_REGIONS];
+	pp->faults = o[RL_PLOG_OPT_FAULTS] ?: 1;
 }
 
 /* The layout, checked against what a context and a segment must hold. */
@@ -1822,7 +1822,7 @@ static int plog_check_mem(struct plog *p, unsigned int nr_bufs, char **error)
 	const char *name = dm_table_device_name(p->a->ti->table);
 	struct plog_mem m;
 
-	if (!plog_mem_check(&p->lo, nr_bufs, p->a->plog_opts.data_cache, &m,
+	if (!plog_mem_check(&p->lo, nr_bufs, p->a->sopt[RL_PLOG_OPT_DATA_CACHE], &m,
 			    error))
 		return 0;
 	DMERR("%s: plog options ask for %llu MiB of buffers, more than the %llu MiB budget",
@@ -1941,7 +1941,7 @@ static int plog_check_room(struct plog *p, unsigned int *nr_bufs,
 		return -EINVAL;
 	}
 	if (need > *nr_bufs) {
-		if (p->a->plog_opts.log_buffers) {
+		if (p->a->sopt[RL_PLOG_OPT_LOG_BUFFERS]) {
 			*error = "plog: log_buffers too few for one write's records";
 			return -EINVAL;
 		}
@@ -1953,7 +1953,7 @@ static int plog_check_room(struct plog *p, unsigned int *nr_bufs,
 static int plog_ctr(struct rl_array *a)
 {
 	struct dm_target *ti = a->ti;
-	unsigned int nr_bufs = a->plog_opts.log_buffers;
+	unsigned int nr_bufs = a->sopt[RL_PLOG_OPT_LOG_BUFFERS];
 	struct plog *p;
 	u32 r;
 	int ret;
@@ -2010,7 +2010,7 @@ static int plog_ctr(struct rl_array *a)
 		ti->error = "Cannot allocate the log buffers";
 		goto bad;
 	}
-	p->cache = plog_cache_alloc(a->plog_opts.data_cache);
+	p->cache = plog_cache_alloc(a->sopt[RL_PLOG_OPT_DATA_CACHE]);
 	if (!p->cache || plog_alloc_ctx(p) || plog_region_ops_init(p))
 		goto bad;
 	p->ctx_wq = alloc_workqueue("kraidlab_plog", WQ_MEM_RECLAIM | WQ_UNBOUND,
@@ -2150,7 +2150,7 @@ static void plog_status(struct rl_array *a, status_type_t type, char *result,
 		DMEMIT(" %llu %u %u %llu %llu %u", READ_ONCE(p->reintegrations),
 		       with_log, max_fill, hits, misses, lo->f);
 	} else if (type == STATUSTYPE_TABLE) {
-		ratio = a->plog_opts.log_ratio ?: RL_PLOG_DEF_A;
+		ratio = a->sopt[RL_PLOG_OPT_LOG_RATIO] ?: RL_PLOG_DEF_A;
 		DMEMIT(" log_disks %u log_ratio %u.%03u log_tracks %u",
 		       lo->l, ratio / 1000, ratio % 1000, lo->k);
 		DMEMIT(" track_sectors %u regions %u log_buffers %u data_cache %u",
@@ -2199,6 +2199,110 @@ static int plog_message(struct rl_array *a, unsigned int argc, char **argv,
 	return -ENOTTY;
 }
 
+/* ------------------------------------------------------------------------
+ * The scheme's table options (after the generic ones, args.c):
+ *
+ *   log_disks <L>           log members per region,
+ *                           1 .. members - 2 (default:
+ *                           the paper's balance rule)
+ *   log_ratio <A>           log to parity size, a
+ *                           decimal with up to three
+ *                           places, 0.001 .. 64
+ *                           (default 1)
+ *   log_tracks <K>          tracks per log write, 1 .. 64
+ *   track_sectors <n>       sectors a track, 8 .. 8192
+ *                           (K * n <= 8192)
+ *   regions <B>             parity-log regions, 1 .. 65536
+ *                           (default: sqrt(tracks / K))
+ *   log_buffers <n>         log buffers in the pool,
+ *                           2 .. 1024 (default: one per
+ *                           region, 16 .. 128)
+ *   data_cache <blocks>     4 KiB blocks of recently
+ *                           written data, 0 .. 65536
+ *                           (default 256; 0: none)
+ *   faults <f>              failures tolerated, 1
+ *                           (parity, default) or 2 (P+Q
+ *                           check information, the log
+ *                           replicated twice)
+ * the memory they ask for together (log buffers, data
+ * cache, the workspaces the region size scales) is
+ * checked against a 512 MiB budget at load
+ * (plog_mem_check())
+ */
+
+/**
+ * rl_parse_log_ratio() - parse a decimal with up to three places
+ * @s: the word, e.g. "1", "0.5", "2.25"
+ * @milli: result, in thousandths
+ *
+ * Return: 0, or -EINVAL for anything else (signs, exponents, more than
+ * three places, no digits, zero, more than RL_PLOG_MAX_RATIO).
+ */
+int rl_parse_log_ratio(const char *s, unsigned int *milli)
+{
+	unsigned int whole = 0, frac = 0, places = 0, digits = 0;
+
+	for (; *s >= '0' && *s <= '9'; s++, digits++) {
+		whole = whole * 10 + (*s - '0');
+		if (whole > RL_PLOG_MAX_RATIO / 1000)
+			return -EINVAL;
+	}
+	if (*s == '.') {
+		for (s++; *s >= '0' && *s <= '9'; s++, places++) {
+			if (places == 3)
+				return -EINVAL;
+			frac = frac * 10 + (*s - '0');
+		}
+		if (!places)
+			return -EINVAL;
+	}
+	if (*s || !digits)
+		return -EINVAL;
+	while (places++ < 3)
+		frac *= 10;
+	*milli = whole * 1000 + frac;
+	if (!*milli || *milli > RL_PLOG_MAX_RATIO)
+		return -EINVAL;
+	return 0;
+}
+
+/* In enum rl_plog_opt's order. */
+static const struct rl_opt rl_plog_opts[RL_PLOG_NR_OPTS] = {
+	[RL_PLOG_OPT_LOG_DISKS] = RL_OPT("plog", log_disks, 1, RL_MAX_MEMBERS - 2),
+	[RL_PLOG_OPT_LOG_RATIO] = RL_OPT("plog", log_ratio, 1, RL_PLOG_MAX_RATIO,
+		.parse = rl_parse_log_ratio,
+		.invalid = "Invalid log_ratio: a decimal such as 1, 0.5 or 2.25, at most 64"),
+	[RL_PLOG_OPT_LOG_TRACKS] = RL_OPT("plog", log_tracks, 1, RL_PLOG_MAX_K),
+	[RL_PLOG_OPT_TRACK_SECTORS] = RL_OPT("plog", track_sectors, 8, RL_PLOG_MAX_SEG),
+	[RL_PLOG_OPT_REGIONS] = RL_OPT("plog", regions, 1, RL_PLOG_MAX_REGIONS),
+	[RL_PLOG_OPT_LOG_BUFFERS] = RL_OPT("plog", log_buffers, 2, RL_PLOG_MAX_BUFFERS),
+	[RL_PLOG_OPT_DATA_CACHE] = RL_OPT("plog", data_cache, 0, RL_PLOG_MAX_CACHE,
+		.def = RL_PLOG_DEF_CACHE),
+	[RL_PLOG_OPT_FAULTS] = RL_OPT("plog", faults, 1, 2),
+};
+
+static int plog_check_args(const struct rl_args *args, char **error)
+{
+	const unsigned int *o = args->sopt;
+
+	if (args->stripes_set) {
+		*error = "stripe_cache is not a plog option";
+		return -EINVAL;
+	}
+	if ((u64)o[RL_PLOG_OPT_LOG_TRACKS] *
+	    (o[RL_PLOG_OPT_TRACK_SECTORS] ?: RL_PLOG_DEF_TRACK) > RL_PLOG_MAX_SEG) {
+		*error = "log_tracks * track_sectors exceeds a log write (8192 sectors)";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* plog survives as many failures as its faults option says */
+static unsigned int plog_redundancy_of(const struct rl_args *args)
+{
+	return max(args->sopt[RL_PLOG_OPT_FAULTS], 1U);
+}
+
 /*
  * The plog scheme: the layout is the region manager's (plog.h); geom's
  * nr_data and the ->map_sector/->unmap_sector helpers mean nothing here,
@@ -2209,6 +2313,10 @@ const struct rl_scheme_ops rl_plog_ops = {
 	.min_members = 3,
 	.redundancy = 1,
 	.parity = true,
+	.opts = rl_plog_opts,
+	.nr_opts = RL_PLOG_NR_OPTS,
+	.check_args = plog_check_args,
+	.redundancy_of = plog_redundancy_of,
 	.data_columns = plog_data_columns,
 	.map_sector = plog_map_sector,
 	.unmap_sector = plog_unmap_sector,

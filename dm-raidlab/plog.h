@@ -123,6 +123,31 @@
 #define RL_PLOG_MAX_SEG		8192	/* sectors: one log write, 4 MiB at most */
 #define RL_PLOG_MAX_REGIONS	65536
 #define RL_PLOG_MAX_SLICE	131072	/* sectors: default regions span 64 MiB at most */
+#define RL_PLOG_DEF_CACHE	256	/* data_cache default: 4 KiB blocks */
+#define RL_PLOG_MAX_CACHE	65536
+#define RL_PLOG_DEF_BUFFERS	16	/* log_buffers default: regions, */
+#define RL_PLOG_MAX_DEF_BUFFERS	128	/* within 16 .. 128 */
+#define RL_PLOG_MAX_BUFFERS	1024
+#define RL_PLOG_MAX_RATIO	64000	/* log_ratio at most, thousandths */
+
+/*
+ * The scheme's table options (plog.c, rl_plog_opts[]): their index in
+ * rl_array.sopt[] and rl_args.sopt[]. 0 means the default, but for
+ * data_cache (RL_PLOG_DEF_CACHE; 0: no cache).
+ */
+enum rl_plog_opt {
+	RL_PLOG_OPT_LOG_DISKS,		/* L */
+	RL_PLOG_OPT_LOG_RATIO,		/* A, thousandths */
+	RL_PLOG_OPT_LOG_TRACKS,		/* K */
+	RL_PLOG_OPT_TRACK_SECTORS,
+	RL_PLOG_OPT_REGIONS,		/* B */
+	RL_PLOG_OPT_LOG_BUFFERS,
+	RL_PLOG_OPT_DATA_CACHE,		/* 4 KiB blocks */
+	RL_PLOG_OPT_FAULTS,		/* f: 1 or 2; 0: 1 */
+	RL_PLOG_NR_OPTS,
+};
+
+int rl_parse_log_ratio(const char *s, unsigned int *milli);
 
 enum rl_plog_rec_type {
 	RL_PLOG_UPDATE = 1,	/* parity ^= payload */

@@ -44,25 +44,42 @@ enum rl_jnl_mode {
 	RL_JNL_OFF,
 };
 
-#define RL_PLOG_DEF_CACHE	256	/* data_cache default: 4 KiB blocks */
-#define RL_PLOG_MAX_CACHE	65536
-#define RL_PLOG_DEF_BUFFERS	16	/* log_buffers default: regions, */
-#define RL_PLOG_MAX_DEF_BUFFERS	128	/* within 16 .. 128 */
-#define RL_PLOG_MAX_BUFFERS	1024
-#define RL_PLOG_MAX_RATIO	64000	/* log_ratio at most, thousandths */
+/*
+ * A scheme's own table options (->opts): at most this many, each a word
+ * of value (dm-flakey's dm_arg idiom).
+ */
+#define RL_MAX_SCHEME_OPTS	8
 
-/* The plog scheme's options (args.c); 0 means the default. */
-struct rl_plog_opts {
-	unsigned int log_disks;		/* L */
-	unsigned int log_ratio;		/* A, thousandths */
-	unsigned int log_tracks;	/* K */
-	unsigned int track_sectors;
-	unsigned int regions;		/* B */
-	unsigned int log_buffers;
-	unsigned int data_cache;	/* 4 KiB blocks; 0: no cache */
-	unsigned int faults;		/* f: 1 or 2; 0: 1 */
-	unsigned int given;		/* in the table: a bit each (args.c) */
+/**
+ * struct rl_opt - one of a scheme's table options, "<name> <value>"
+ * @name: the key (case does not matter)
+ * @range: the value's bounds and its message, "Invalid <name>"
+ * @def: the value when the table line does not give it
+ * @parse: for a value that is not a plain number (a decimal, a word):
+ *	returns 0 with *@val set, or -EINVAL. Pure. Optional.
+ * @invalid: the message when @parse refuses the value
+ * @dup: "Duplicate <name>"
+ * @refused: the message when another scheme's line gives it,
+ *	"<name> needs the <scheme> scheme"
+ *
+ * The value lands in rl_args.sopt[] (then rl_array.sopt[]) at the
+ * option's index in its scheme's table. RL_OPT() makes one, with its
+ * messages; any other fields follow (.def, .parse, .invalid).
+ */
+struct rl_opt {
+	const char *name;
+	struct dm_arg range;
+	unsigned int def;
+	int (*parse)(const char *word, unsigned int *val);
+	const char *invalid;
+	const char *dup;
+	const char *refused;
 };
+
+#define RL_OPT(scheme, n, lo, hi, ...) {				\
+	.name = #n, .range = { lo, hi, "Invalid " #n },			\
+	.dup = "Duplicate " #n, .refused = #n " needs the " scheme " scheme", \
+	__VA_ARGS__ }
 
 /* Kinds of member I/O counted in the status line. */
 enum rl_io_kind {
@@ -73,6 +90,7 @@ enum rl_io_kind {
 	RL_NR_KINDS,
 };
 
+struct rl_args;
 struct rl_parity_layout;
 
 /*
@@ -225,7 +243,7 @@ struct rl_array {
 	struct work_struct event_work;	/* dm_table_event() outside irq */
 
 	atomic64_t logical[2];		/* logical reads, writes */
-	struct rl_plog_opts plog_opts;	/* the plog scheme's table options */
+	unsigned int sopt[RL_MAX_SCHEME_OPTS];	/* the scheme's ->opts values */
 
 	void *scheme;			/* scheme-private state */
 	struct rl_member members[];
@@ -270,6 +288,28 @@ struct rl_scheme_ops {
 	bool parity;
 	/* parity schemes: the placement of parity and data (stripe.h) */
 	const struct rl_parity_layout *layout;
+
+	/*
+	 * The scheme's own table options, @nr_opts of them (at most
+	 * RL_MAX_SCHEME_OPTS): args.c parses each into rl_args.sopt[] at its
+	 * index here, and refuses it for the other schemes. The scheme's
+	 * ->status emits them for STATUSTYPE_TABLE. Optional.
+	 */
+	const struct rl_opt *opts;
+	unsigned int nr_opts;
+
+	/*
+	 * Check the scheme's options against the whole line (the generic
+	 * options included), once it is parsed. Pure. On error sets *error
+	 * and returns -EINVAL. Optional.
+	 */
+	int (*check_args)(const struct rl_args *args, char **error);
+
+	/*
+	 * Member failures the data survives with these options, when that
+	 * is not ->redundancy (plog: its faults option). Pure. Optional.
+	 */
+	unsigned int (*redundancy_of)(const struct rl_args *args);
 
 	/*
 	 * Data chunks in one row for @nr_members members. Pure; the core uses
@@ -405,10 +445,9 @@ struct rl_args {
 	const char *spares[RL_MAX_SPARES];
 	unsigned int region_sectors;	/* region_size, or 0: the default */
 	enum rl_jnl_mode journal;	/* journal on|off, or auto */
-	struct rl_plog_opts plog;	/* plog scheme options */
+	unsigned int sopt[RL_MAX_SCHEME_OPTS];	/* the scheme's ->opts values */
+	unsigned long sopt_given;	/* those in the line: a bit each */
 };
-
-int rl_parse_log_ratio(const char *s, unsigned int *milli);
 
 const struct rl_scheme_ops *rl_scheme_find(const char *name);
 int rl_parse_args(unsigned int argc, char **argv, struct rl_args *args,
