@@ -238,11 +238,11 @@ def uses(pre):
 
     Skips member names (`x.name`, `x->name`) and struct/union/enum tags.
     """
-    found = set()
-    pat = r"(\.|->|\b(?:struct|union|enum)\s+)?\s*\b([A-Za-z_]\w*)"
-    for m in re.finditer(pat, pre):
-        if not m.group(1):
-            found.add(m.group(2))
+    found, prev = set(), ""
+    for tok in re.findall(r"->|\.|\d\w*|[A-Za-z_]\w*", pre):
+        if IDENT.match(tok) and prev not in (".", "->", "struct", "union", "enum"):
+            found.add(tok)
+        prev = tok
     return found
 
 
