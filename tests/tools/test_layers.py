@@ -74,6 +74,22 @@ def test_grown_cycle_fails(tmp_path, capsys):
     rc, out = check(tmp_path, files, "cycle a.c b.c\n", capsys)
     assert rc == 1
     assert "FAIL cycle {a.c b.c c.c} grew: baseline {a.c b.c}" in out
+    assert "breaking one of these edges would undo it:" in out
+    assert "b.c -> c.c: c_fn" in out and "c.c -> a.c: a_fn" in out
+
+
+def test_merged_cycles_fail_on_the_new_edge(tmp_path, capsys):
+    fn = "int {0}_fn(void)\n{{\n\treturn {1};\n}}\n"
+    files = {"a.c": fn.format("a", "b_fn()"), "b.c": fn.format("b", "a_fn() + c_fn()"),
+             "c.c": fn.format("c", "d_fn()"), "d.c": fn.format("d", "c_fn()")}
+    rc, out = check(tmp_path, files, "cycle a.c b.c\ncycle c.c d.c\n", capsys)
+    assert rc == 0 and "improved" not in out
+    files["d.c"] = fn.format("d", "c_fn() + a_fn()")
+    rc, out = check(tmp_path, files, "cycle a.c b.c\ncycle c.c d.c\n", capsys)
+    assert rc == 1 and "improved" not in out
+    assert "grew: baseline {a.c b.c} | {c.c d.c}" in out
+    cut = out.split("would undo it:\n")[1].split("\nlayers:")[0].split("\n")
+    assert [x.strip() for x in cut] == ["b.c -> c.c: c_fn", "d.c -> a.c: a_fn"]
 
 
 def test_shrunk_cycle_passes_improved(tmp_path, capsys):
