@@ -3,9 +3,15 @@
 #
 #   scripts/static-check.sh
 #
-# Three checks, each in a fresh copy of the sources under build/static-check/
-# (sparse only looks at files that get compiled, and the work tree stays
-# free of objects):
+# Four checks. The first reads the sources where they are, with no build:
+#   layers   scripts/layers.py, the dependency and size ratchet of issue 14:
+#            no new call cycle between dm-raidlab's .c files, no new
+#            function over 80 lines or file over 900, none of those in
+#            scripts/layers-baseline.txt grown (the tree's own baseline,
+#            else this repository's)
+# The other three each build in a fresh copy of the sources under
+# build/static-check/ (sparse only looks at files that get compiled, and
+# the work tree stays free of objects):
 #   plain    `make -C $KDIR M=<copy> modules`: must build a .ko, no warning
 #   W=1 C=1  the same with extra compiler warnings and sparse: no warning
 #   tests    the KUnit test objects (*_test.c) compiled, not linked, with
@@ -36,6 +42,19 @@ finish() {
 	exit 1
 }
 die() { echo "static-check.sh: $*" >&2; failed=$((failed + 1)); finish; }
+
+# the layers ratchet: no build, no kernel headers, so it runs first
+layers_base=$src/scripts/layers-baseline.txt
+[ -f "$layers_base" ] || layers_base=$repo/scripts/layers-baseline.txt
+echo "static-check.sh: [layers] scripts/layers.py --src $src/dm-raidlab"
+if python3 "$repo/scripts/layers.py" --src "$src/dm-raidlab" --baseline "$layers_base" 2>&1 |
+	sed 's/^/    /'; then
+	echo "static-check.sh: [layers] ok"
+	passed=$((passed + 1))
+else
+	echo "static-check.sh: [layers] FAIL: a new or worse cycle, long function or long file (see above)"
+	failed=$((failed + 1))
+fi
 
 if [ -z "${KDIR:-}" ]; then
 	KVER=${KVER:-$("$repo/scripts/kver.sh")} || die "no kernel headers (run scripts/deps.sh)"

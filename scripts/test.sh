@@ -10,7 +10,7 @@
 #           trials and crash points; run it before closing an issue
 #
 #   1. scripts/deps.sh      host packages (apt-get, as root)
-#   2. static checks        make W=1 C=1 with no warning, checkpatch --strict
+#   2. static checks        layers ratchet, make W=1 C=1 with no warning, checkpatch --strict
 #   3. pytest tests/tools    the host-side tools (the papers' models)
 #   4. scripts/kunit.sh     the KUnit suites on UML (with KASAN, lockdep, UBSAN)
 #   5. scripts/lab/vm-tests.sh   the VM integration tests under QEMU (TCG)
