@@ -99,6 +99,17 @@ def test_table_round_trip():
             dm.parse_table(bad)
 
 
+def test_table_scheme_options_generic():
+    # a scheme's options are "<name> <value>" pairs the tools need not know
+    line = "0 8 raidlab raid10 6 copies 2 layout near journal on 4 a b c d"
+    t = dm.parse_table(line)
+    assert t.get("copies") == "2" and t.get("layout") == "near" and t.get("journal") == "on"
+    assert t.line() == line
+    plog = ("0 8 raidlab plog 18 chunk_size 16 queue_depth 32 log_disks 1 log_ratio 1.000 "
+            "log_tracks 1 track_sectors 256 regions 4 log_buffers 16 data_cache 256 5 a b c d e")
+    assert dm.parse_table(plog).get("log_ratio") == "1.000"
+
+
 def test_length_rule():
     # raid5 over 4: three data columns, whole rows
     assert dm.max_length("raid5", 4, 128, 1000) == 7 * 128 * 3

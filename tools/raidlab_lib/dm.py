@@ -16,14 +16,10 @@ from . import ondisk
 TARGET = "raidlab"
 
 # Optional table arguments: key -> takes a value. "spare" may repeat.
-OPT_ARGS = {
-    "chunk_size": True, "stripe_cache": True, "assume_clean": False, "start_dirty_degraded": False, "sched": True,
-    "queue_depth": True, "metadata": True, "spare": True, "region_size": True,
-    "journal": True,
-    # plog's own (Documentation/dm-raidlab.rst, "Parity logging (plog)")
-    "log_disks": True, "log_ratio": True, "log_tracks": True, "track_sectors": True,
-    "regions": True, "log_buffers": True, "data_cache": True, "faults": True,
-}
+# The generic options that take no value. Every other key takes one word:
+# the generic ones (args.c) and every scheme's own (struct rl_opt, a
+# "<name> <value>" each), so a scheme's options need no copy here.
+FLAG_OPTS = frozenset({"assume_clean", "start_dirty_degraded"})
 MAX_SPARES = 4
 MISSING = "-"
 
@@ -210,9 +206,7 @@ def parse_table(line):
     opts, i = [], 0
     while i < len(ow):
         k = ow[i]
-        if k not in OPT_ARGS:
-            raise ParseError(f"unknown optional argument {k!r}")
-        if OPT_ARGS[k]:
+        if k not in FLAG_OPTS:
             if i + 1 >= len(ow):
                 raise ParseError(f"{k} lacks a value")
             opts.append((k, ow[i + 1]))
