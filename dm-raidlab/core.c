@@ -215,7 +215,7 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 
 	rl_track_init(a);
 	ti->private = a;
-	ti->per_io_data_size = sizeof(struct rl_bio);
+	ti->per_io_data_size = sizeof(struct rl_bio) + a->ops->per_bio_size;
 	ti->num_flush_bios = a->geom.nr_members;
 
 	if (a->md_dev) {

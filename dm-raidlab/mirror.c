@@ -109,6 +109,18 @@ struct rl_mirror {
 	struct rl_mirror_buf buf[];
 };
 
+/* A write's per-bio data of the mirror's own, beside struct rl_bio. */
+struct rl_mirror_bio {
+	atomic_t pending;		/* copies not ended, + 1 while cloning */
+	atomic_t ok;			/* copies that landed */
+	unsigned long bb_landed;	/* copies that landed over bad blocks */
+};
+
+static struct rl_mirror_bio *mirror_pb(struct bio *bio)
+{
+	return rl_pb_scheme(bio, sizeof(struct rl_mirror_bio));
+}
+
 struct rl_mirror_clone {
 	struct bio *orig;
 	struct rl_array *a;
@@ -489,7 +501,7 @@ static void mirror_write_end(struct rl_array *a, struct bio *bio,
 /* A write whose copies have all ended succeeded if one of them landed. */
 static blk_status_t mirror_write_status(struct bio *bio)
 {
-	return atomic_read(&rl_pb(bio)->ok) ? BLK_STS_OK : BLK_STS_IOERR;
+	return atomic_read(&mirror_pb(bio)->ok) ? BLK_STS_OK : BLK_STS_IOERR;
 }
 
 /* The failures a write saw are durable (failrec.c): end it. */
@@ -518,12 +530,12 @@ static void mirror_write_finish(struct rl_array *a, struct bio *bio)
  */
 static void mirror_write_put(struct rl_array *a, struct bio *bio)
 {
-	struct rl_bio *pb = rl_pb(bio);
+	struct rl_mirror_bio *mb = mirror_pb(bio);
 
-	if (!atomic_dec_and_test(&pb->pending))
+	if (!atomic_dec_and_test(&mb->pending))
 		return;
-	mirror_write_unadmit(rl_mirror(a), pb->lsector);
-	if (READ_ONCE(pb->bb_landed))
+	mirror_write_unadmit(rl_mirror(a), rl_pb(bio)->lsector);
+	if (READ_ONCE(mb->bb_landed))
 		mirror_defer(rl_mirror(a), &rl_mirror(a)->bb_cleared, bio);
 	else
 		mirror_write_finish(a, bio);
@@ -536,11 +548,11 @@ static void mirror_write_put(struct rl_array *a, struct bio *bio)
  */
 static void mirror_bb_clear(struct rl_array *a, struct bio *bio)
 {
-	struct rl_bio *pb = rl_pb(bio);
+	unsigned long landed = mirror_pb(bio)->bb_landed;
 	unsigned int m;
 
-	for_each_set_bit(m, &pb->bb_landed, a->geom.nr_members)
-		rl_bbl_clear(a, m, pb->lsector, bio_sectors(bio));
+	for_each_set_bit(m, &landed, a->geom.nr_members)
+		rl_bbl_clear(a, m, rl_pb(bio)->lsector, bio_sectors(bio));
 }
 
 static void mirror_write_endio(struct bio *clone)
@@ -552,10 +564,10 @@ static void mirror_write_endio(struct bio *clone)
 
 	rl_member_done(a, mc->member, &mc->qe);
 	if (!clone->bi_status) {
-		atomic_inc(&rl_pb(orig)->ok);
+		atomic_inc(&mirror_pb(orig)->ok);
 		/* its entries go in the work item (mirror_bb_clear()) */
 		if (mc->clears)
-			set_bit(mc->member, &rl_pb(orig)->bb_landed);
+			set_bit(mc->member, &mirror_pb(orig)->bb_landed);
 	} else if (rl_status_fails_member(clone->bi_status)) {
 		rl_member_fail_io(a, mc->member, mc->dev, "write error");
 	}
@@ -583,6 +595,7 @@ static bool mirror_write_clones(struct rl_array *a, struct bio *bio, gfp_t gfp)
 {
 	struct rl_mirror *mi = rl_mirror(a);
 	struct rl_bio *pb = rl_pb(bio);
+	struct rl_mirror_bio *mb = mirror_pb(bio);
 	sector_t msector = a->geom.data_offset + pb->lsector;
 	struct rl_mirror_clone *mc[RL_MAX_MEMBERS];
 	unsigned long bb = rl_bbl_members(a, pb->lsector, bio_sectors(bio));
@@ -607,9 +620,9 @@ static bool mirror_write_clones(struct rl_array *a, struct bio *bio, gfp_t gfp)
 		mc[m]->dev = dev;
 	}
 
-	atomic_set(&pb->pending, 1);
-	atomic_set(&pb->ok, 0);
-	pb->bb_landed = 0;
+	atomic_set(&mb->pending, 1);
+	atomic_set(&mb->ok, 0);
+	mb->bb_landed = 0;
 	for (m = 0; m < a->geom.nr_members; m++) {
 		struct rl_mirror_clone *c = mc[m];
 
@@ -628,7 +641,7 @@ static bool mirror_write_clones(struct rl_array *a, struct bio *bio, gfp_t gfp)
 		rl_qent_init(&c->qe, msector, bio_sectors(bio), true, RL_FG,
 			     mirror_write_submit);
 		rl_member_start(a, m, RL_DATA_WRITE);
-		atomic_inc(&pb->pending);
+		atomic_inc(&mb->pending);
 		rl_queue_add(a, m, &c->qe);
 	}
 	mirror_write_put(a, bio);
@@ -1550,6 +1563,7 @@ static void mirror_dtr(struct rl_array *a)
 
 const struct rl_scheme_ops rl_mirror_ops = {
 	.name = "mirror",
+	.per_bio_size = sizeof(struct rl_mirror_bio),
 	.min_members = 2,
 	.redundancy = RL_MAX_MEMBERS,	/* any one member holds the data */
 	.parity = false,

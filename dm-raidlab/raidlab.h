@@ -267,9 +267,6 @@ struct rl_bio {
 	struct dm_dev *dev;		/* the disk it was remapped to */
 	bool held;			/* completion held for the failure record */
 	struct rl_commit_waiter cw;	/* failrec.c, or a scheme's wait */
-	atomic_t pending;		/* mirror write fan-out */
-	atomic_t ok;			/* mirror write copies that landed */
-	unsigned long bb_landed;	/* mirror write copies over bad blocks */
 	struct rl_qent qe;		/* its place in the member's queue */
 };
 
@@ -288,6 +285,8 @@ struct rl_scheme_ops {
 	bool parity;
 	/* parity schemes: the placement of parity and data (stripe.h) */
 	const struct rl_parity_layout *layout;
+	/* bytes of per-bio data the scheme keeps beside struct rl_bio */
+	size_t per_bio_size;
 
 	/*
 	 * The scheme's own table options, @nr_opts of them (at most
@@ -460,6 +459,15 @@ int rl_check_length(const struct rl_scheme_ops *ops, const struct rl_geom *g,
 static inline struct rl_bio *rl_pb(struct bio *bio)
 {
 	return dm_per_bio_data(bio, sizeof(struct rl_bio));
+}
+
+/*
+ * The scheme's per-bio data (->per_bio_size bytes, given as @size), just
+ * before struct rl_bio: rl_pb() does not depend on the scheme.
+ */
+static inline void *rl_pb_scheme(struct bio *bio, size_t size)
+{
+	return dm_per_bio_data(bio, sizeof(struct rl_bio) + size);
 }
 
 static inline bool rl_member_failed(const struct rl_array *a, unsigned int m)
