@@ -100,6 +100,7 @@ void rl_failrec_init(struct rl_array *a)
 	INIT_WORK(&a->fail_work, rl_failrec_work);
 	atomic64_set(&a->fail_seq, 0);
 	a->fail_committed = 0;
+	a->fail_hook[RL_FAIL_RECORD] = rl_failrec_kick;
 }
 
 /* A member failed: record it. Any context; a->wq must exist. */

@@ -15,6 +15,15 @@ unsigned int rl_nr_failed(const struct rl_array *a)
 	return hweight_long(READ_ONCE(a->failed));
 }
 
+/* Tell a service above of a new failure, if it has started. */
+static void rl_member_notify(struct rl_array *a, enum rl_fail_hook h)
+{
+	void (*fn)(struct rl_array *a) = READ_ONCE(a->fail_hook[h]);
+
+	if (fn)
+		fn(a);
+}
+
 /**
  * rl_member_fail_io() - a member I/O to @dev failed: fail member @m
  * @a: the array
@@ -48,9 +57,9 @@ void rl_member_fail_io(struct rl_array *a, unsigned int m,
 	}
 	DMERR("%s: member %u (%s) failed: %s", dm_table_device_name(a->ti->table),
 	      m, now ? now->name : "-", why);
-	rl_failrec_kick(a);
+	rl_member_notify(a, RL_FAIL_RECORD);
 	schedule_work(&a->event_work);
-	rl_sync_member_failed(a);
+	rl_member_notify(a, RL_FAIL_SYNC);
 }
 
 /*

@@ -81,6 +81,13 @@ struct rl_opt {
 	.dup = "Duplicate " #n, .refused = #n " needs the " scheme " scheme", \
 	__VA_ARGS__ }
 
+/* Who is told of a new member failure (rl_array.fail_hook[]), in order. */
+enum rl_fail_hook {
+	RL_FAIL_RECORD,		/* failrec.c: record it before completions */
+	RL_FAIL_SYNC,		/* sync.c: the lifecycle (spares, rebuilds) */
+	RL_NR_FAIL_HOOKS,
+};
+
 /* Kinds of member I/O counted in the status line. */
 enum rl_io_kind {
 	RL_DATA_READ,
@@ -219,6 +226,13 @@ struct rl_array {
 	spinlock_t fail_lock;		/* fail_waiters; failure vs. spare swap */
 	struct list_head fail_waiters;
 	struct work_struct fail_work;
+	/*
+	 * Told of each new member failure (rl_member_fail_io()), in enum
+	 * rl_fail_hook's order. The services above member.c set them when
+	 * they start, so member.c calls nothing above it (md tells its
+	 * personality through ->error_handler). Any context: they queue work.
+	 */
+	void (*fail_hook[RL_NR_FAIL_HOOKS])(struct rl_array *a);
 	/*
 	 * Members being rebuilt (sync.c): member m holds good data below
 	 * rebuild_cursor[m] (member sectors after data_offset) only; it is
@@ -510,8 +524,6 @@ void rl_sync_free(struct rl_array *a);
 void rl_sync_start(struct rl_array *a);	/* resume */
 void rl_sync_stop(struct rl_array *a);	/* presuspend: no new range */
 void rl_sync_wait(struct rl_array *a);	/* postsuspend: range in flight done */
-/* rl_member_fail() calls it: record the failure, look for a spare. */
-void rl_sync_member_failed(struct rl_array *a);
 /*
  * A range of req->job is done: move its cursor. ->sync_range calls it
  * before foreground I/O to the range may go on when the cursor matters to

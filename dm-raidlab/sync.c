@@ -553,6 +553,13 @@ static void rl_sync_log_resume(struct rl_array *a)
  * rl_md_open(), which set a->failed, a->rebuilding and the cursors from
  * the metadata).
  */
+/* A member failed (rl_array.fail_hook[]): the lifecycle looks. */
+static void rl_sync_member_failed(struct rl_array *a)
+{
+	if (a->sync)
+		rl_sync_kick(a);
+}
+
 int rl_sync_init(struct rl_array *a, char **error)
 {
 	struct rl_sync *s;
@@ -565,6 +572,7 @@ int rl_sync_init(struct rl_array *a, char **error)
 	}
 	s->a = a;
 	a->sync = s;
+	a->fail_hook[RL_FAIL_SYNC] = rl_sync_member_failed;
 	spin_lock_init(&s->lock);
 	init_waitqueue_head(&s->wait);
 	INIT_WORK(&s->work, rl_sync_work);
@@ -668,11 +676,6 @@ void rl_sync_wait(struct rl_array *a)
 }
 
 /* A member failed (rl_member_fail()): record it and look for a spare. */
-void rl_sync_member_failed(struct rl_array *a)
-{
-	if (a->sync)
-		rl_sync_kick(a);
-}
 
 /*
  * Status: the job the worker is on or would be on, its progress in array
