@@ -414,105 +414,153 @@ static const char *rl_array_state(struct rl_array *a)
  *        then the scheme's own fields, if any (->status: plog)
  * TABLE: the table line, with every option spelled out.
  */
+/* STATUSTYPE_INFO: the fields of Documentation/dm-raidlab.rst, in order. */
+static void rl_status_info(struct rl_array *a, char *result,
+			   unsigned int maxlen, unsigned int *psz)
+{
+	unsigned int sz = *psz, i, k;
+	u64 io[RL_NR_KINDS] = { 0 };
+	u64 issued[RL_NR_CLASSES] = { 0 };
+	const char *action;
+	sector_t synced, total;
+	u64 mismatches;
+
+	DMEMIT("%s %u ", a->ops->name, a->geom.nr_members);
+	for (i = 0; i < a->geom.nr_members; i++)
+		DMEMIT("%c", rl_member_failed(a, i) ? 'D' :
+		       test_bit(i, &a->rebuilding) ? 'R' : 'A');
+	for (i = 0; i < a->geom.nr_members; i++)
+		for (k = 0; k < RL_NR_KINDS; k++)
+			io[k] += atomic64_read(&a->members[i].io[k]);
+	rl_sync_status(a, &synced, &total, &action, &mismatches);
+	DMEMIT(" %s %llu %s %llu/%llu %llu %llu %llu %llu %llu %llu",
+	       rl_array_state(a),
+	       (unsigned long long)rl_chunk_sectors(&a->geom),
+	       action, (unsigned long long)synced,
+	       (unsigned long long)total,
+	       (unsigned long long)atomic64_read(&a->logical[READ]),
+	       (unsigned long long)atomic64_read(&a->logical[WRITE]),
+	       io[RL_DATA_READ], io[RL_DATA_WRITE],
+	       io[RL_PARITY_READ], io[RL_PARITY_WRITE]);
+	for (i = 0; i < a->geom.nr_members; i++) {
+		struct rl_member *m = &a->members[i];
+
+		DMEMIT(" %llu:%llu:%llu:%llu",
+		       (u64)atomic64_read(&m->io[RL_DATA_READ]),
+		       (u64)atomic64_read(&m->io[RL_DATA_WRITE]),
+		       (u64)atomic64_read(&m->io[RL_PARITY_READ]),
+		       (u64)atomic64_read(&m->io[RL_PARITY_WRITE]));
+		for (k = 0; k < RL_NR_CLASSES; k++)
+			issued[k] += READ_ONCE(m->q.dispatched[k]);
+	}
+	DMEMIT(" %s %u %llu %llu %llu", READ_ONCE(a->policy)->name,
+	       a->queue_depth, issued[RL_FG], issued[RL_BG], mismatches);
+	*psz = sz;
+}
+
+/* STATUSTYPE_INFO after the queues: metadata, journal, bad blocks. */
+static void rl_status_info_md(struct rl_array *a, char *result,
+			      unsigned int maxlen, unsigned int *psz)
+{
+	unsigned int sz = *psz, i, spares = 0;
+	u64 jrec = 0, jbytes = 0, jwaits = 0, dirty = 0, writes;
+
+	for (i = 0; i < a->nr_spares; i++)
+		spares += !!a->spares[i];
+	if (a->md)
+		rl_md_intent_counts(a->md, &dirty, &writes);
+	DMEMIT(" %s %s %llu %u", a->md ? rl_md_backend(a->md) : "-",
+	       !a->md ? "-" : rl_md_failed(a->md) ? "readonly" : "ok",
+	       dirty, spares);
+	if (a->jnl)
+		rl_jnl_counts(a->jnl, &jrec, &jbytes, &jwaits);
+	DMEMIT(" %s %llu %llu %llu", a->jnl ? rl_jnl_backend(a->jnl) : "off",
+	       jrec, jbytes, jwaits);
+	if (!a->bbl)
+		DMEMIT(" -");
+	for (i = 0; a->bbl && i < a->geom.nr_members; i++)
+		DMEMIT("%c%u", i ? ':' : ' ', rl_bbl_count(a, i));
+	*psz = sz;
+}
+
+/*
+ * Put the count of the words emitted since @start (each after a space)
+ * before them: " <count>" at @start. The count is never kept by hand.
+ */
+static void rl_status_count_words(char *result, unsigned int maxlen,
+				  unsigned int start, unsigned int *psz)
+{
+	unsigned int sz = *psz, i, words = 0;
+	char count[16];
+	int n;
+
+	if (sz >= maxlen)
+		return;			/* truncated: dm asks again, larger */
+	for (i = start; i < sz; i++)
+		words += result[i] == ' ';
+	n = scnprintf(count, sizeof(count), " %u", words);
+	if (sz + n >= maxlen) {
+		*psz = maxlen;
+		return;
+	}
+	memmove(result + start + n, result + start, sz - start + 1);
+	memcpy(result + start, count, n);
+	*psz = sz + n;
+}
+
+/* STATUSTYPE_TABLE: the line, its options normalised and counted. */
+static void rl_status_table(struct rl_array *a, char *result,
+			    unsigned int maxlen, unsigned int *psz)
+{
+	unsigned int sz = *psz, i, start;
+
+	DMEMIT("%s", a->ops->name);
+	start = sz;
+	DMEMIT(" chunk_size %llu", (unsigned long long)rl_chunk_sectors(&a->geom));
+	if (a->ops->parity && !a->ops->capacity)
+		DMEMIT(" stripe_cache %u", a->stripe_cache);
+	if (a->assume_clean)
+		DMEMIT(" assume_clean");
+	if (a->start_dirty_degraded)
+		DMEMIT(" start_dirty_degraded");
+	DMEMIT(" sched %s queue_depth %u", READ_ONCE(a->policy)->name,
+	       a->queue_depth);
+	if (a->ops->status)
+		a->ops->status(a, STATUSTYPE_TABLE, result, maxlen, &sz);
+	if (a->md) {
+		DMEMIT(" metadata %s region_size %llu", a->md_dev->name,
+		       1ULL << rl_md_state(a->md)->region_shift);
+		for (i = 0; i < a->nr_spares; i++)
+			if (a->spares[i])
+				DMEMIT(" spare %s", a->spares[i]->name);
+	}
+	if (a->journal != RL_JNL_AUTO)
+		DMEMIT(" journal %s", a->journal == RL_JNL_ON ? "on" : "off");
+	rl_status_count_words(result, maxlen, start, &sz);
+	DMEMIT(" %u", a->geom.nr_members);
+	for (i = 0; i < a->geom.nr_members; i++)
+		DMEMIT(" %s", a->members[i].dev ?
+		       a->members[i].dev->name : "-");
+	*psz = sz;
+}
+
 static void raidlab_status(struct dm_target *ti, status_type_t type,
 			   unsigned int status_flags, char *result,
 			   unsigned int maxlen)
 {
 	struct rl_array *a = ti->private;
-	unsigned int sz = 0, i, k, nr_opt;
-	u64 io[RL_NR_KINDS] = { 0 };
-	u64 issued[RL_NR_CLASSES] = { 0 };
-	const char *action;
-	sector_t synced, total;
-	u64 mismatches, jrec = 0, jbytes = 0, jwaits = 0;
-	unsigned int spares = 0;
-	u64 dirty = 0, writes;
-	bool stripes;
-
-	for (i = 0; i < a->nr_spares; i++)
-		spares += !!a->spares[i];
+	unsigned int sz = 0, i;
 
 	switch (type) {
 	case STATUSTYPE_INFO:
-		DMEMIT("%s %u ", a->ops->name, a->geom.nr_members);
-		for (i = 0; i < a->geom.nr_members; i++)
-			DMEMIT("%c", rl_member_failed(a, i) ? 'D' :
-			       test_bit(i, &a->rebuilding) ? 'R' : 'A');
-		for (i = 0; i < a->geom.nr_members; i++)
-			for (k = 0; k < RL_NR_KINDS; k++)
-				io[k] += atomic64_read(&a->members[i].io[k]);
-		rl_sync_status(a, &synced, &total, &action, &mismatches);
-		DMEMIT(" %s %llu %s %llu/%llu %llu %llu %llu %llu %llu %llu",
-		       rl_array_state(a),
-		       (unsigned long long)rl_chunk_sectors(&a->geom),
-		       action, (unsigned long long)synced,
-		       (unsigned long long)total,
-		       (unsigned long long)atomic64_read(&a->logical[READ]),
-		       (unsigned long long)atomic64_read(&a->logical[WRITE]),
-		       io[RL_DATA_READ], io[RL_DATA_WRITE],
-		       io[RL_PARITY_READ], io[RL_PARITY_WRITE]);
-		for (i = 0; i < a->geom.nr_members; i++) {
-			struct rl_member *m = &a->members[i];
-
-			DMEMIT(" %llu:%llu:%llu:%llu",
-			       (u64)atomic64_read(&m->io[RL_DATA_READ]),
-			       (u64)atomic64_read(&m->io[RL_DATA_WRITE]),
-			       (u64)atomic64_read(&m->io[RL_PARITY_READ]),
-			       (u64)atomic64_read(&m->io[RL_PARITY_WRITE]));
-			for (k = 0; k < RL_NR_CLASSES; k++)
-				issued[k] += READ_ONCE(m->q.dispatched[k]);
-		}
-		DMEMIT(" %s %u %llu %llu %llu", READ_ONCE(a->policy)->name,
-		       a->queue_depth, issued[RL_FG], issued[RL_BG], mismatches);
-		if (a->md)
-			rl_md_intent_counts(a->md, &dirty, &writes);
-		DMEMIT(" %s %s %llu %u", a->md ? rl_md_backend(a->md) : "-",
-		       !a->md ? "-" : rl_md_failed(a->md) ? "readonly" : "ok",
-		       dirty, spares);
-		if (a->jnl)
-			rl_jnl_counts(a->jnl, &jrec, &jbytes, &jwaits);
-		DMEMIT(" %s %llu %llu %llu", a->jnl ? rl_jnl_backend(a->jnl) : "off",
-		       jrec, jbytes, jwaits);
-		if (!a->bbl)
-			DMEMIT(" -");
-		for (i = 0; a->bbl && i < a->geom.nr_members; i++)
-			DMEMIT("%c%u", i ? ':' : ' ', rl_bbl_count(a, i));
+		rl_status_info(a, result, maxlen, &sz);
+		rl_status_info_md(a, result, maxlen, &sz);
 		if (a->ops->status)
 			a->ops->status(a, type, result, maxlen, &sz);
 		break;
 
 	case STATUSTYPE_TABLE:
-		stripes = a->ops->parity && !a->ops->capacity;
-		nr_opt = 6 + (stripes ? 2 : 0) + a->assume_clean +
-			 a->start_dirty_degraded +
-			 (a->md ? 4 + 2 * spares : 0) +
-			 (a->journal != RL_JNL_AUTO ? 2 : 0) +
-			 (a->ops->table_opts ? a->ops->table_opts(a) : 0);
-		DMEMIT("%s %u chunk_size %llu", a->ops->name, nr_opt,
-		       (unsigned long long)rl_chunk_sectors(&a->geom));
-		if (stripes)
-			DMEMIT(" stripe_cache %u", a->stripe_cache);
-		if (a->assume_clean)
-			DMEMIT(" assume_clean");
-		if (a->start_dirty_degraded)
-			DMEMIT(" start_dirty_degraded");
-		DMEMIT(" sched %s queue_depth %u", READ_ONCE(a->policy)->name,
-		       a->queue_depth);
-		if (a->ops->status)
-			a->ops->status(a, type, result, maxlen, &sz);
-		if (a->md) {
-			DMEMIT(" metadata %s region_size %llu", a->md_dev->name,
-			       1ULL << rl_md_state(a->md)->region_shift);
-			for (i = 0; i < a->nr_spares; i++)
-				if (a->spares[i])
-					DMEMIT(" spare %s", a->spares[i]->name);
-		}
-		if (a->journal != RL_JNL_AUTO)
-			DMEMIT(" journal %s", a->journal == RL_JNL_ON ? "on" : "off");
-		DMEMIT(" %u", a->geom.nr_members);
-		for (i = 0; i < a->geom.nr_members; i++)
-			DMEMIT(" %s", a->members[i].dev ?
-			       a->members[i].dev->name : "-");
+		rl_status_table(a, result, maxlen, &sz);
 		break;
 
 	case STATUSTYPE_IMA:

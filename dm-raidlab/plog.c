@@ -2162,11 +2162,6 @@ static void plog_status(struct rl_array *a, status_type_t type, char *result,
 	*psz = sz;
 }
 
-static unsigned int plog_table_opts(struct rl_array *a)
-{
-	return plog_of(a)->lo.f > 1 ? 16 : 14;
-}
-
 /*
  * Messages:
  *   plog_regions   one line per region with a log or reintegrations:
@@ -2328,7 +2323,6 @@ const struct rl_scheme_ops rl_plog_ops = {
 	.postsuspend = plog_postsuspend,
 	.io_hints = plog_io_hints,
 	.status = plog_status,
-	.table_opts = plog_table_opts,
 	.message = plog_message,
 	.sync_range = plog_sync_range,
 };

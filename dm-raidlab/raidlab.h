@@ -401,13 +401,11 @@ struct rl_scheme_ops {
 	/*
 	 * Append the scheme's own fields to the status line at *@sz: for
 	 * STATUSTYPE_INFO after the common fields, for STATUSTYPE_TABLE its
-	 * options (->table_opts words of them) after queue_depth. Optional.
+	 * options after queue_depth, each word after a space (the core
+	 * counts them). Optional.
 	 */
 	void (*status)(struct rl_array *a, status_type_t type, char *result,
 		       unsigned int maxlen, unsigned int *sz);
-
-	/* Words ->status adds to the TABLE status's options. Optional. */
-	unsigned int (*table_opts)(struct rl_array *a);
 
 	/*
 	 * A message the core does not know: return -ENOTTY if it is not the

@@ -122,6 +122,7 @@ round() {
 	done
 	check "$_rn: created at its capacity" create "$_rmd"
 	log "$_rn: $(dmsetup table p)"
+	check "$_rn: the table counts its options" rl_table_counted p
 	log "$_rn: $(dmsetup status p)"
 	_cap=$(pf 8)
 	_len=$(sectors /dev/mapper/p)

@@ -48,6 +48,7 @@ log "table: $(dm_table arr)"
 log "status: $(dm_status arr)"
 check "status shows faults 2" test "$(plog_field arr 20)" = 2
 check "the table keeps faults 2" sh -c "dmsetup table arr | grep -q 'faults 2'"
+check "the table counts its options (faults 2 adds two)" rl_table_counted arr
 check "initial resync finishes" rl_wait_sync arr 600
 check "check after resync: 0" test "$(rl_scrub arr check 300)" = 0
 

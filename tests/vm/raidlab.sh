@@ -8,6 +8,9 @@
 #                                       optional words, e.g. assume_clean)
 #   rl_create NAME SCHEME CHUNK DEV...  dmsetup create with rl_table
 #   rl_st NAME K                        K-th word of the raidlab status (1 = scheme)
+#   rl_table_counted NAME               the table line's word counts hold: its
+#                                       <#opt_args> options, then <#devs> devices
+#                                       and nothing after them
 #   rl_health NAME / rl_state NAME      health chars / optimal|degraded|failed
 #   rl_sync NAME                        "<action> <synced>/<total>"
 #   rl_wait_sync NAME SECS              wait for the resync to finish (idle)
@@ -110,6 +113,9 @@ rl_member_counters() {
 	dmsetup status "$1" | awk -v i="$2" '{ split($(17 + i), c, ":"); print c[1], c[2], c[3], c[4] }'
 }
 # the fields after the per-member counters: K = 1 is the queue policy
+rl_table_counted() {
+	dmsetup table "$1" | awk '{ n = $5; m = $(6 + n); exit !(m > 0 && NF == 6 + n + m) }'
+}
 rl_tail() { dmsetup status "$1" | awk -v k="$2" '{ print $(3 + 13 + $5 + k) }'; }
 rl_queues() { echo "$(rl_tail "$1" 1) $(rl_tail "$1" 2) $(rl_tail "$1" 3) $(rl_tail "$1" 4)"; }
 rl_mismatches() { rl_tail "$1" 5; }
