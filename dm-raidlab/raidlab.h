@@ -2,8 +2,9 @@
 /*
  * dm-raidlab: classic disk-array redundancy schemes as one device-mapper
  * target. This header holds the array context shared by the core target,
- * the schemes (one file each, behind struct rl_scheme_ops) and the shared
- * services (member I/O, parity, the stripe engine).
+ * the schemes (behind struct rl_scheme_ops, each owning its options: one
+ * file each, plog three) and the shared services (member I/O and its
+ * failure hooks, parity, the stripe engine, metadata, background jobs).
  */
 #ifndef DM_RAIDLAB_H
 #define DM_RAIDLAB_H
