@@ -135,45 +135,39 @@ static int rl_check_spares(struct rl_array *a)
 /*
  * Construct a raidlab mapping; see the grammar at the top of this file.
  */
-static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
+/* The array context from a parsed line: no device opened yet. */
+static struct rl_array *rl_array_alloc(struct dm_target *ti,
+				       const struct rl_args *args)
 {
-	struct rl_args args;
 	struct rl_array *a;
 	unsigned int i, k;
-	int r;
 
-	r = rl_parse_args(argc, argv, &args, &ti->error);
-	if (r)
-		return r;
-
-	a = kzalloc(struct_size(a, members, args.nr_devs), GFP_KERNEL);
-	if (!a) {
-		ti->error = "Cannot allocate array context";
-		return -ENOMEM;
-	}
+	a = kzalloc(struct_size(a, members, args->nr_devs), GFP_KERNEL);
+	if (!a)
+		return NULL;
 	a->ti = ti;
-	a->ops = args.ops;
-	a->geom.layout = args.ops->layout;
-	a->geom.nr_members = args.nr_devs;
-	a->geom.nr_data = args.ops->data_columns(args.nr_devs);
-	a->geom.chunk_shift = ilog2(args.chunk_sectors);
-	a->geom.data_offset = args.md_dev ? RL_MD_DATA_OFFSET : 0;
-	if (args.region_sectors)
-		a->region_shift = ilog2(args.region_sectors);
-	a->redundancy = min(args.ops->redundancy, args.nr_devs - 1);
-	a->stripe_cache = args.stripe_cache;
-	a->opt_stripes_set = args.stripes_set;
-	a->assume_clean = args.assume_clean;
-	a->start_dirty_degraded = args.start_dirty_degraded;
-	a->policy = args.policy;
-	a->opt_sched_set = args.policy != &rl_sched_fifo || args.depth_set;
-	a->queue_depth = args.queue_depth;
-	a->journal = args.journal;
-	memcpy(a->sopt, args.sopt, sizeof(a->sopt));
+	a->ops = args->ops;
+	a->geom.layout = args->ops->layout;
+	a->geom.nr_members = args->nr_devs;
+	a->geom.nr_data = args->ops->data_columns(args->nr_devs);
+	a->geom.chunk_shift = ilog2(args->chunk_sectors);
+	a->geom.data_offset = args->md_dev ? RL_MD_DATA_OFFSET : 0;
+	if (args->region_sectors)
+		a->region_shift = ilog2(args->region_sectors);
+	a->redundancy = min(args->ops->redundancy, args->nr_devs - 1);
+	a->stripe_cache = args->stripe_cache;
+	a->opt_stripes_set = args->stripes_set;
+	a->assume_clean = args->assume_clean;
+	a->start_dirty_degraded = args->start_dirty_degraded;
+	a->policy = args->policy;
+	a->opt_sched_set = args->policy != &rl_sched_fifo || args->depth_set;
+	a->queue_depth = args->queue_depth;
+	a->journal = args->journal;
+	memcpy(a->sopt, args->sopt, sizeof(a->sopt));
 	a->track_stopped = true;	/* until the first resume */
 	INIT_WORK(&a->event_work, rl_event_work);
 	rl_failrec_init(a);
-	for (i = 0; i < args.nr_devs; i++) {
+	for (i = 0; i < args->nr_devs; i++) {
 		rl_queue_init(a, i);
 		for (k = 0; k < RL_NR_KINDS; k++)
 			atomic64_set(&a->members[i].io[k], 0);
@@ -181,27 +175,48 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 	atomic64_set(&a->logical[READ], 0);
 	atomic64_set(&a->logical[WRITE], 0);
+	return a;
+}
+
+/* The target's length against the members; what each member carries. */
+static int rl_array_size(struct rl_array *a, sector_t len, char **error)
+{
+	int r;
+
+	if (a->ops->capacity)	/* a layout of its own: the scheme sizes */
+		return a->ops->capacity(a, len, error);
+	r = rl_check_length(a->ops, &a->geom, len, a->member_sectors, error);
+	if (r)
+		return r;
+	if (a->geom.nr_data > 1)
+		a->member_sectors = div_u64(len, a->geom.nr_data);
+	else
+		a->member_sectors = len;
+	return 0;
+}
+
+static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
+{
+	struct rl_args args;
+	struct rl_array *a;
+	int r;
+
+	r = rl_parse_args(argc, argv, &args, &ti->error);
+	if (r)
+		return r;
+	a = rl_array_alloc(ti, &args);
+	if (!a) {
+		ti->error = "Cannot allocate array context";
+		return -ENOMEM;
+	}
 
 	r = rl_get_members(a, &args);
 	if (r)
 		goto bad_free;
 
-	if (a->ops->capacity) {
-		/* a layout of its own: the scheme checks and sizes */
-		r = a->ops->capacity(a, ti->len, &ti->error);
-		if (r)
-			goto bad_put;
-	} else {
-		r = rl_check_length(a->ops, &a->geom, ti->len,
-				    a->member_sectors, &ti->error);
-		if (r)
-			goto bad_put;
-		/* what each member carries of this target's length */
-		if (a->geom.nr_data > 1)
-			a->member_sectors = div_u64(ti->len, a->geom.nr_data);
-		else
-			a->member_sectors = ti->len;
-	}
+	r = rl_array_size(a, ti->len, &ti->error);
+	if (r)
+		goto bad_put;
 	r = rl_check_spares(a);
 	if (r)
 		goto bad_put;
@@ -246,7 +261,6 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 
 bad_sync:
 	rl_sync_free(a);
-
 bad_scheme:
 	a->ops->dtr(a);
 bad_md:
