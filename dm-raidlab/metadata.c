@@ -175,6 +175,64 @@ static bool rl_md_overlap(u64 a, u64 an, u64 b, u64 bn)
 	return a < b + bn && b < a + an;
 }
 
+/* Record area @i of @st: within block numbers, and over nothing else. */
+static int rl_md_sb_check_area(const struct rl_md_state *st, unsigned int i,
+			       char **error)
+{
+	const struct rl_md_area *ar = &st->areas[i];
+	unsigned int j;
+
+	if (!ar->blocks) {
+		*error = "Metadata superblock: empty record area";
+		return -EINVAL;
+	}
+	if (ar->start > U64_MAX - ar->blocks) {
+		*error = "Metadata superblock: record area past the last block number";
+		return -EINVAL;
+	}
+	if (ar->start < 2) {
+		*error = "Metadata superblock: record area over the superblock slots";
+		return -EINVAL;
+	}
+	if (rl_md_overlap(ar->start, ar->blocks, st->bitmap_start,
+			  st->bitmap_blocks)) {
+		*error = "Metadata superblock: record area over the bitmap";
+		return -EINVAL;
+	}
+	for (j = 0; j < i; j++) {
+		if (st->areas[j].id == ar->id) {
+			*error = "Metadata superblock: duplicate record area";
+			return -EINVAL;
+		}
+		if (rl_md_overlap(ar->start, ar->blocks, st->areas[j].start,
+				  st->areas[j].blocks)) {
+			*error = "Metadata superblock: record areas overlap";
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* The members' states and rebuild cursors. */
+static int rl_md_sb_check_members(const struct rl_md_state *st, char **error)
+{
+	unsigned int i;
+
+	for (i = 0; i < st->nr_members; i++) {
+		const struct rl_md_member *m = &st->members[i];
+
+		if (m->state < RL_MS_IN_SYNC || m->state > RL_MS_REBUILDING) {
+			*error = "Metadata superblock: member state out of range";
+			return -EINVAL;
+		}
+		if (m->cursor > st->member_sectors) {
+			*error = "Metadata superblock: rebuild cursor past the end";
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 /**
  * rl_md_sb_check() - check a decoded superblock before any of it is used
  * @st: the state, as rl_md_sb_decode() read it from the device
@@ -192,7 +250,7 @@ static bool rl_md_overlap(u64 a, u64 an, u64 b, u64 bn)
  */
 int rl_md_sb_check(const struct rl_md_state *st, u64 dev_blocks, char **error)
 {
-	unsigned int i, j;
+	unsigned int i;
 
 	if (!st->nr_members || st->nr_members > RL_MD_MAX_MEMBERS) {
 		*error = "Metadata superblock: invalid number of members";
@@ -239,50 +297,11 @@ int rl_md_sb_check(const struct rl_md_state *st, u64 dev_blocks, char **error)
 		*error = "Metadata superblock: resync cursor past the end";
 		return -EINVAL;
 	}
-	for (i = 0; i < st->nr_areas; i++) {
-		const struct rl_md_area *ar = &st->areas[i];
-
-		if (!ar->blocks) {
-			*error = "Metadata superblock: empty record area";
+	for (i = 0; i < st->nr_areas; i++)
+		if (rl_md_sb_check_area(st, i, error))
 			return -EINVAL;
-		}
-		if (ar->start > U64_MAX - ar->blocks) {
-			*error = "Metadata superblock: record area past the last block number";
-			return -EINVAL;
-		}
-		if (ar->start < 2) {
-			*error = "Metadata superblock: record area over the superblock slots";
-			return -EINVAL;
-		}
-		if (rl_md_overlap(ar->start, ar->blocks, st->bitmap_start,
-				  st->bitmap_blocks)) {
-			*error = "Metadata superblock: record area over the bitmap";
-			return -EINVAL;
-		}
-		for (j = 0; j < i; j++) {
-			if (st->areas[j].id == ar->id) {
-				*error = "Metadata superblock: duplicate record area";
-				return -EINVAL;
-			}
-			if (rl_md_overlap(ar->start, ar->blocks, st->areas[j].start,
-					  st->areas[j].blocks)) {
-				*error = "Metadata superblock: record areas overlap";
-				return -EINVAL;
-			}
-		}
-	}
-	for (i = 0; i < st->nr_members; i++) {
-		const struct rl_md_member *m = &st->members[i];
-
-		if (m->state < RL_MS_IN_SYNC || m->state > RL_MS_REBUILDING) {
-			*error = "Metadata superblock: member state out of range";
-			return -EINVAL;
-		}
-		if (m->cursor > st->member_sectors) {
-			*error = "Metadata superblock: rebuild cursor past the end";
-			return -EINVAL;
-		}
-	}
+	if (rl_md_sb_check_members(st, error))
+		return -EINVAL;
 	if (rl_md_used_blocks(st) > dev_blocks) {
 		*error = "Metadata device is smaller than its contents";
 		return -EINVAL;
