@@ -178,6 +178,86 @@ int rl_disk_geom_check(struct rl_disk_geom *g, char **error)
 	return 0;
 }
 
+/* Key @k of a geom line takes the number @val. */
+static void rl_geom_set(struct rl_disk_geom *g, unsigned int k, u64 val)
+{
+	switch (k) {
+	case RL_GK_PERIOD:
+		g->period_ns = val;
+		break;
+	case RL_GK_CYLINDERS:
+		g->cylinders = min_t(u64, val, U32_MAX);
+		break;
+	case RL_GK_HEADS:
+		g->heads = min_t(u64, val, U32_MAX);
+		break;
+	case RL_GK_SPT:
+		g->zone[0].first_cyl = 0;
+		g->zone[0].spt = min_t(u64, val, U32_MAX);
+		g->nr_zones = 1;
+		break;
+	case RL_GK_TRACK_SKEW:
+		g->track_skew = min_t(u64, val, U32_MAX);
+		break;
+	case RL_GK_CYL_SKEW:
+		g->cyl_skew = min_t(u64, val, U32_MAX);
+		break;
+	case RL_GK_HEAD_SWITCH:
+		g->head_switch_ns = val;
+		break;
+	case RL_GK_SEEK_A:
+		g->seek_a_ns = val;
+		break;
+	case RL_GK_SEEK_B:
+		g->seek_b_ns = val;
+		break;
+	case RL_GK_SEEK_C:
+		g->seek_c_ns = val;
+		break;
+	case RL_GK_REF:
+		g->ref = val;
+		break;
+	default:
+		break;
+	}
+}
+
+/* The index of the key s[0, len) in rl_geom_keys[], or RL_NR_GEOM_KEYS. */
+static unsigned int rl_geom_key(const char *s, size_t len)
+{
+	unsigned int k;
+
+	for (k = 0; k < RL_NR_GEOM_KEYS; k++)
+		if (strlen(rl_geom_keys[k].name) == len &&
+		    !memcmp(rl_geom_keys[k].name, s, len))
+			break;
+	return k;
+}
+
+/* Every key a geometry needs was given, and spt or zones (one of them). */
+static int rl_geom_complete(const bool *seen, char **error)
+{
+	unsigned int k;
+
+	if (seen[RL_GK_SPT] && seen[RL_GK_ZONES]) {
+		*error = "geom: give spt or zones, not both";
+		return -EINVAL;
+	}
+	for (k = 0; k < RL_NR_GEOM_KEYS; k++) {
+		if (k == RL_GK_SPT || k == RL_GK_ZONES)
+			continue;
+		if (!seen[k]) {
+			*error = rl_geom_keys[k].missing;
+			return -EINVAL;
+		}
+	}
+	if (!seen[RL_GK_SPT] && !seen[RL_GK_ZONES]) {
+		*error = "geom: missing spt or zones";
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /**
  * rl_disk_geom_parse() - parse a one-line geometry
  * @s: "period_ns=..,cylinders=..,heads=..,spt=..|zones=..,track_skew=..,
@@ -210,10 +290,7 @@ int rl_disk_geom_parse(const char *s, struct rl_disk_geom *g, char **error)
 			*error = "geom: expected key=value";
 			return -EINVAL;
 		}
-		for (k = 0; k < RL_NR_GEOM_KEYS; k++)
-			if (strlen(rl_geom_keys[k].name) == eq - s &&
-			    !memcmp(rl_geom_keys[k].name, s, eq - s))
-				break;
+		k = rl_geom_key(s, eq - s);
 		if (k == RL_NR_GEOM_KEYS) {
 			*error = "geom: unknown key";
 			return -EINVAL;
@@ -233,45 +310,7 @@ int rl_disk_geom_parse(const char *s, struct rl_disk_geom *g, char **error)
 			*error = "geom: bad number";
 			return -EINVAL;
 		}
-		switch (k) {
-		case RL_GK_PERIOD:
-			g->period_ns = val;
-			break;
-		case RL_GK_CYLINDERS:
-			g->cylinders = min_t(u64, val, U32_MAX);
-			break;
-		case RL_GK_HEADS:
-			g->heads = min_t(u64, val, U32_MAX);
-			break;
-		case RL_GK_SPT:
-			g->zone[0].first_cyl = 0;
-			g->zone[0].spt = min_t(u64, val, U32_MAX);
-			g->nr_zones = 1;
-			break;
-		case RL_GK_TRACK_SKEW:
-			g->track_skew = min_t(u64, val, U32_MAX);
-			break;
-		case RL_GK_CYL_SKEW:
-			g->cyl_skew = min_t(u64, val, U32_MAX);
-			break;
-		case RL_GK_HEAD_SWITCH:
-			g->head_switch_ns = val;
-			break;
-		case RL_GK_SEEK_A:
-			g->seek_a_ns = val;
-			break;
-		case RL_GK_SEEK_B:
-			g->seek_b_ns = val;
-			break;
-		case RL_GK_SEEK_C:
-			g->seek_c_ns = val;
-			break;
-		case RL_GK_REF:
-			g->ref = val;
-			break;
-		default:
-			break;
-		}
+		rl_geom_set(g, k, val);
 		if (!*comma)
 			break;
 		s = comma + 1;
@@ -280,22 +319,8 @@ int rl_disk_geom_parse(const char *s, struct rl_disk_geom *g, char **error)
 			return -EINVAL;
 		}
 	}
-	if (seen[RL_GK_SPT] && seen[RL_GK_ZONES]) {
-		*error = "geom: give spt or zones, not both";
+	if (rl_geom_complete(seen, error))
 		return -EINVAL;
-	}
-	for (k = 0; k < RL_NR_GEOM_KEYS; k++) {
-		if (k == RL_GK_SPT || k == RL_GK_ZONES)
-			continue;
-		if (!seen[k]) {
-			*error = rl_geom_keys[k].missing;
-			return -EINVAL;
-		}
-	}
-	if (!seen[RL_GK_SPT] && !seen[RL_GK_ZONES]) {
-		*error = "geom: missing spt or zones";
-		return -EINVAL;
-	}
 	return rl_disk_geom_check(g, error);
 }
 
