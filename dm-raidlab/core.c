@@ -601,24 +601,71 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
  *   check, repair, idle, sync_rate <KiB/s>   background jobs (sync.c)
  *   and the scheme's own (->message; plog: plog_regions, reintegrate)
  */
+/* A message's member index @word, for @verb: 0, or -EINVAL (logged). */
+static int rl_msg_member(struct rl_array *a, const char *verb,
+			 const char *word, unsigned int *m)
+{
+	char dummy;
+
+	if (sscanf(word, "%u%c", m, &dummy) != 1 || *m >= a->geom.nr_members) {
+		DMWARN("%s: invalid member index '%s'", verb, word);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* geom <idx> <line> and tracker <idx>; -ENOTTY for other words. */
+static int rl_msg_track(struct rl_array *a, unsigned int argc, char **argv,
+			char *result, unsigned int maxlen)
+{
+	char *error = "geom: cannot load";
+	unsigned int m;
+	int r;
+
+	if (argc == 2 && !strcasecmp(argv[0], "tracker")) {
+		if (rl_msg_member(a, "tracker", argv[1], &m))
+			return -EINVAL;
+		rl_track_status(a, m, result, maxlen);
+		return 1;
+	}
+	if (argc == 3 && !strcasecmp(argv[0], "geom")) {
+		if (rl_msg_member(a, "geom", argv[1], &m))
+			return -EINVAL;
+		r = rl_track_set_geom(a, m, argv[2], &error);
+		if (r)
+			DMWARN("member %u: %s", m, error);
+		return r;
+	}
+	return -ENOTTY;
+}
+
+static void rl_reset_counters(struct rl_array *a)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < a->geom.nr_members; i++) {
+		for (k = 0; k < RL_NR_KINDS; k++)
+			atomic64_set(&a->members[i].io[k], 0);
+		for (k = 0; k < RL_NR_CLASSES; k++)
+			WRITE_ONCE(a->members[i].q.dispatched[k], 0);
+	}
+	atomic64_set(&a->logical[READ], 0);
+	atomic64_set(&a->logical[WRITE], 0);
+}
+
 static int raidlab_message(struct dm_target *ti, unsigned int argc,
 			   char **argv, char *result, unsigned int maxlen)
 {
 	struct rl_array *a = ti->private;
-	unsigned int m, i, k;
-	char dummy, *error;
+	unsigned int m;
 	int r;
 
 	if (argc == 2 && !strcasecmp(argv[0], "fail")) {
-		if (sscanf(argv[1], "%u%c", &m, &dummy) != 1 ||
-		    m >= a->geom.nr_members) {
-			DMWARN("fail: invalid member index '%s'", argv[1]);
+		if (rl_msg_member(a, "fail", argv[1], &m))
 			return -EINVAL;
-		}
 		rl_member_fail(a, m, "failed by message");
 		return 0;
 	}
-
 	if (argc == 2 && !strcasecmp(argv[0], "sched")) {
 		const struct rl_sched_policy *p = rl_sched_find(argv[1]);
 
@@ -629,59 +676,29 @@ static int raidlab_message(struct dm_target *ti, unsigned int argc,
 		WRITE_ONCE(a->policy, p);
 		return 0;
 	}
-
 	if (argc == 2 && !strcasecmp(argv[0], "bad_blocks")) {
-		if (sscanf(argv[1], "%u%c", &m, &dummy) != 1 ||
-		    m >= a->geom.nr_members) {
-			DMWARN("bad_blocks: invalid member index '%s'", argv[1]);
+		if (rl_msg_member(a, "bad_blocks", argv[1], &m))
 			return -EINVAL;
-		}
 		rl_bbl_show(a, m, result, maxlen);
 		return 1;
 	}
-
-	if ((argc == 2 || argc == 3) &&
-	    (!strcasecmp(argv[0], "geom") || !strcasecmp(argv[0], "tracker"))) {
-		if (sscanf(argv[1], "%u%c", &m, &dummy) != 1 ||
-		    m >= a->geom.nr_members) {
-			DMWARN("%s: invalid member index '%s'", argv[0], argv[1]);
-			return -EINVAL;
-		}
-		if (argc == 2 && !strcasecmp(argv[0], "tracker")) {
-			rl_track_status(a, m, result, maxlen);
-			return 1;
-		}
-		if (argc == 3 && !strcasecmp(argv[0], "geom")) {
-			error = "geom: cannot load";
-			r = rl_track_set_geom(a, m, argv[2], &error);
-			if (r)
-				DMWARN("member %u: %s", m, error);
-			return r;
-		}
-	}
+	r = rl_msg_track(a, argc, argv, result, maxlen);
+	if (r != -ENOTTY)
+		return r;
 
 	r = rl_sync_message(a, argc, argv);
 	if (r <= 0)
 		return r;
 
 	if (argc == 1 && !strcasecmp(argv[0], "reset_counters")) {
-		for (i = 0; i < a->geom.nr_members; i++) {
-			for (k = 0; k < RL_NR_KINDS; k++)
-				atomic64_set(&a->members[i].io[k], 0);
-			for (k = 0; k < RL_NR_CLASSES; k++)
-				WRITE_ONCE(a->members[i].q.dispatched[k], 0);
-		}
-		atomic64_set(&a->logical[READ], 0);
-		atomic64_set(&a->logical[WRITE], 0);
+		rl_reset_counters(a);
 		return 0;
 	}
-
 	if (a->ops->message) {
 		r = a->ops->message(a, argc, argv, result, maxlen);
 		if (r != -ENOTTY)
 			return r;
 	}
-
 	DMWARN("unrecognised message '%s' with %u argument(s)",
 	       argc ? argv[0] : "", argc);
 	return -EINVAL;
