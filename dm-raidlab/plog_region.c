@@ -527,43 +527,12 @@ static u32 rl_plog_max_recs(u32 seg_sectors, u32 *hdr_sectors)
 	return lo_m;
 }
 
-/**
- * rl_plog_layout_init() - validate table parameters and build the layout
- * @lo: filled in (every field)
- * @p: the table's parameters, 0 meaning the default
- * @member_sectors: data sectors available on every member (after
- *	data_offset)
- * @error: set to a static message on failure (for ti->error)
- *
- * Faults f: 1 (the default) or 2; f = 2 needs N >= 2 L + 4 (two data
- * columns besides P and Q) and lib/raid6's syndrome helpers. A region
- * has f L log members, g = N - f L data members and rows of cols = g - f
- * data chunks; the capacity is B S cols chunks. A stays the ratio of one
- * copy of the log to one check set (L G / S): an f = 2 region has 2 L G
- * log chunks and 2 S / g P and Q chunks per data member.
- *
- * Defaults: L from rl_plog_default_l(), K = 1, 256-sector tracks, A = 1,
- * and B = sqrt(TV / K) (TV: tracks per member), searched within +-10 %
- * over multiples of the cycle C = N / gcd(N, f L) for the least wasted
- * member space once S is rounded to a multiple of g and of whole tracks
- * and G to whole log segments (at least one). A given B is rounded up to
- * a multiple of C. A track must be a multiple of the chunk, or divide it;
- * tracks are multiples of 8 sectors, a log write is at most
- * RL_PLOG_MAX_SEG sectors and a chunk at most 32 MiB (a record's offset
- * in its chunk is 16 bits).
- *
- * Return: 0 or -EINVAL.
- */
-int rl_plog_layout_init(struct rl_plog_layout *lo,
-			const struct rl_plog_params *p, u64 member_sectors,
-			char **error)
+/* The members' roles (N, f, L and what they leave for data), checked. */
+static int rl_plog_layout_members(struct rl_plog_layout *lo,
+				  const struct rl_plog_params *p, char **error)
 {
 	unsigned int n = p->nr_members, c = p->chunk_sectors;
-	unsigned int a_milli = p->log_ratio ? p->log_ratio : RL_PLOG_DEF_A;
-	u64 avail, su, gu, tu, b, b0, bmin, b_lo, b_hi, best = 0, used, s, gl;
-	u64 best_s = 0, best_g = 0, best_b = 0, waste, best_waste = U64_MAX;
 
-	memset(lo, 0, sizeof(*lo));
 	if (!c || !is_power_of_2(c)) {
 		*error = "plog: chunk size must be a power of two";
 		return -EINVAL;
@@ -600,6 +569,16 @@ int rl_plog_layout_init(struct rl_plog_layout *lo,
 	lo->g = n - lo->nlog;
 	lo->cols = lo->g - lo->f;
 	lo->chunk_shift = ilog2(c);
+	return 0;
+}
+
+/* The log writes (K tracks of track_sectors) and the ratio, checked. */
+static int rl_plog_layout_segs(struct rl_plog_layout *lo,
+			       const struct rl_plog_params *p,
+			       unsigned int a_milli, char **error)
+{
+	unsigned int c = p->chunk_sectors;
+
 	lo->k = p->log_tracks ? p->log_tracks : RL_PLOG_DEF_K;
 	lo->track_sectors = p->track_sectors ? p->track_sectors :
 			    RL_PLOG_DEF_TRACK;
@@ -629,36 +608,91 @@ int rl_plog_layout_init(struct rl_plog_layout *lo,
 	}
 	lo->seg_sectors = lo->k * lo->track_sectors;
 	lo->max_recs = rl_plog_max_recs(lo->seg_sectors, &lo->hdr_sectors);
-	lo->cycle = n / gcd(n, lo->nlog);
+	lo->cycle = lo->n / gcd(lo->n, lo->nlog);
+	return 0;
+}
+
+/*
+ * The region counts to try, [*b_lo, *b_hi] in steps of the cycle, and the
+ * paper's B0 = sqrt(tracks / K) they centre on (or the count asked for).
+ */
+static void rl_plog_region_range(const struct rl_plog_layout *lo,
+				 const struct rl_plog_params *p,
+				 u64 member_sectors, u64 *b0, u64 *b_lo,
+				 u64 *b_hi)
+{
+	u64 bmin;
+
+	if (p->regions) {
+		*b_lo = roundup(p->regions, lo->cycle);
+		*b_hi = *b_lo;
+		*b0 = *b_lo;
+		return;
+	}
+	*b0 = int_sqrt64(div_u64(div_u64(member_sectors, lo->track_sectors),
+				 lo->k));
+	/*
+	 * The scheme holds one region's parity in memory to reintegrate it:
+	 * on large members, more regions than sqrt(TV/K) keep that below
+	 * RL_PLOG_MAX_SLICE.
+	 */
+	bmin = DIV_ROUND_UP_ULL(member_sectors, RL_PLOG_MAX_SLICE);
+	*b0 = max_t(u64, *b0, bmin);
+	*b_lo = max_t(u64, roundup(div_u64(*b0 * 9, 10), lo->cycle),
+		      roundup(bmin, lo->cycle));
+	*b_hi = div_u64(*b0 * 11 + 9, 10);
+	*b_lo = min_t(u64, *b_lo, rounddown(RL_PLOG_MAX_REGIONS, lo->cycle));
+	/* no multiple of C in range: the nearest one above */
+	*b_hi = clamp_t(u64, *b_hi, *b_lo,
+			rounddown(RL_PLOG_MAX_REGIONS, lo->cycle));
+}
+
+/**
+ * rl_plog_layout_init() - validate table parameters and build the layout
+ * @lo: filled in (every field)
+ * @p: the table's parameters, 0 meaning the default
+ * @member_sectors: data sectors available on every member (after
+ *	data_offset)
+ * @error: set to a static message on failure (for ti->error)
+ *
+ * Faults f: 1 (the default) or 2; f = 2 needs N >= 2 L + 4 (two data
+ * columns besides P and Q) and lib/raid6's syndrome helpers. A region
+ * has f L log members, g = N - f L data members and rows of cols = g - f
+ * data chunks; the capacity is B S cols chunks. A stays the ratio of one
+ * copy of the log to one check set (L G / S): an f = 2 region has 2 L G
+ * log chunks and 2 S / g P and Q chunks per data member.
+ *
+ * Defaults: L from rl_plog_default_l(), K = 1, 256-sector tracks, A = 1,
+ * and B = sqrt(TV / K) (TV: tracks per member), searched within +-10 %
+ * over multiples of the cycle C = N / gcd(N, f L) for the least wasted
+ * member space once S is rounded to a multiple of g and of whole tracks
+ * and G to whole log segments (at least one). A given B is rounded up to
+ * a multiple of C. A track must be a multiple of the chunk, or divide it;
+ * tracks are multiples of 8 sectors, a log write is at most
+ * RL_PLOG_MAX_SEG sectors and a chunk at most 32 MiB (a record's offset
+ * in its chunk is 16 bits).
+ *
+ * Return: 0 or -EINVAL.
+ */
+int rl_plog_layout_init(struct rl_plog_layout *lo,
+			const struct rl_plog_params *p, u64 member_sectors,
+			char **error)
+{
+	unsigned int c = p->chunk_sectors;
+	unsigned int a_milli = p->log_ratio ? p->log_ratio : RL_PLOG_DEF_A;
+	u64 avail, su, gu, tu, b, b0, b_lo, b_hi, best = 0, used, s, gl;
+	u64 best_s = 0, best_g = 0, best_b = 0, waste, best_waste = U64_MAX;
+
+	memset(lo, 0, sizeof(*lo));
+	if (rl_plog_layout_members(lo, p, error) ||
+	    rl_plog_layout_segs(lo, p, a_milli, error))
+		return -EINVAL;
 
 	avail = member_sectors >> lo->chunk_shift;
 	tu = lo->track_sectors >= c ? lo->track_sectors / c : 1;
 	su = lcm(lo->g, tu);
 	gu = lo->seg_sectors / gcd(c, lo->seg_sectors);
-
-	if (p->regions) {
-		b_lo = roundup(p->regions, lo->cycle);
-		b_hi = b_lo;
-		b0 = b_lo;
-	} else {
-		b0 = int_sqrt64(div_u64(div_u64(member_sectors,
-						lo->track_sectors), lo->k));
-		/*
-		 * The scheme holds one region's parity in memory to
-		 * reintegrate it: on large members, more regions than
-		 * sqrt(TV/K) keep that below RL_PLOG_MAX_SLICE.
-		 */
-		bmin = DIV_ROUND_UP_ULL(member_sectors, RL_PLOG_MAX_SLICE);
-		b0 = max_t(u64, b0, bmin);
-		b_lo = max_t(u64, roundup(div_u64(b0 * 9, 10), lo->cycle),
-			     roundup(bmin, lo->cycle));
-		b_hi = div_u64(b0 * 11 + 9, 10);
-		b_lo = min_t(u64, b_lo,
-			     rounddown(RL_PLOG_MAX_REGIONS, lo->cycle));
-		/* no multiple of C in range: the nearest one above */
-		b_hi = clamp_t(u64, b_hi, b_lo,
-			       rounddown(RL_PLOG_MAX_REGIONS, lo->cycle));
-	}
+	rl_plog_region_range(lo, p, member_sectors, &b0, &b_lo, &b_hi);
 	for (b = b_lo; b <= b_hi; b += lo->cycle) {
 		used = rl_plog_fit(lo, b, avail, su, gu, a_milli, &s, &gl);
 		if (!used)
