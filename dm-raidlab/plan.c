@@ -347,6 +347,116 @@ writes:
 	return 0;
 }
 
+/* Check and resync: a whole row, with every member alive. */
+static int rl_plan_scrub(const struct rl_geom *g, unsigned int flags,
+			 unsigned int nr_failed, struct rl_plan *p)
+{
+	unsigned int m;
+
+	if (nr_failed)
+		return -EIO;
+	p->prange.lo = 0;
+	p->prange.hi = rl_chunk_sectors(g);
+	if (flags & RL_PLAN_DO_CHECK) {
+		p->mode = RL_PLAN_CHECK;
+		for (m = 0; m < g->nr_members; m++)
+			rl_plan_read(p, m, p->prange);
+		return 0;
+	}
+	rl_plan_rcw(g->layout, g, p);
+	rl_plan_write(p, p->pmember, p->prange);
+	return 0;
+}
+
+/*
+ * The data columns [@off, @off + @len) touches: their ranges and the
+ * parity range. Returns the failed one among them, or RL_NONE.
+ */
+static unsigned int rl_plan_columns(const struct rl_geom *g, u64 row,
+				    u32 off, u32 len, unsigned long failed,
+				    struct rl_plan *p)
+{
+	u32 chunk = rl_chunk_sectors(g);
+	unsigned int k, m, missing = RL_NONE;
+
+	for (k = off >> g->chunk_shift; k <= (off + len - 1) >> g->chunk_shift; k++) {
+		u32 s = max_t(u32, off, k * chunk) - k * chunk;
+		u32 e = min_t(u32, off + len, (k + 1) * chunk) - k * chunk;
+
+		m = g->layout->data_member(g, row, k);
+		p->bio[m].lo = s;
+		p->bio[m].hi = e;
+		p->prange.lo = min(p->prange.lo, s);
+		p->prange.hi = max(p->prange.hi, e);
+		if (test_bit(m, &failed))
+			missing = m;
+	}
+	return missing;
+}
+
+/* A read: straight from its columns, or one rebuilt from the rest. */
+static int rl_plan_read_access(const struct rl_geom *g, unsigned int missing,
+			       unsigned int nr_failed, struct rl_plan *p)
+{
+	unsigned int m;
+
+	if (missing == RL_NONE) {
+		p->mode = RL_PLAN_READ;
+		rl_plan_bio_io(g, p, false);
+		return 0;
+	}
+	if (nr_failed > 1)
+		return -EIO;
+	p->mode = RL_PLAN_RECON_READ;
+	p->missing = missing;
+	for (m = 0; m < g->nr_members; m++)
+		if (m != missing)
+			rl_plan_read(p, m, p->prange);
+	return 0;
+}
+
+/*
+ * A write with the parity member alive and at most one member failed:
+ * read-modify-write, reconstruct-write (a full row is one), or a
+ * reconstruct-write around a lost column; then the writes.
+ */
+static void rl_plan_write_access(const struct rl_geom *g, u64 row,
+				 unsigned int flags, unsigned long failed,
+				 unsigned int missing, struct rl_plan *p)
+{
+	const struct rl_parity_layout *l = g->layout;
+	unsigned int m, rmw_reads = 1, rcw_reads = 0;
+	bool rmw_ok, rcw_ok;
+
+	if ((flags & RL_PLAN_FULL_ROW) && !failed) {
+		p->prange.lo = 0;
+		p->prange.hi = rl_chunk_sectors(g);
+		rl_plan_rcw(l, g, p);
+		goto writes;
+	}
+	rmw_ok = missing == RL_NONE;
+	rcw_ok = rl_plan_costs(l, g, row, p, failed, &rmw_reads, &rcw_reads);
+	if (rmw_ok && (!rcw_ok || rmw_reads <= rcw_reads)) {
+		p->mode = RL_PLAN_RMW;
+		rl_plan_read(p, p->pmember, p->prange);
+		rl_plan_bio_io(g, p, false);
+	} else if (rcw_ok) {
+		rl_plan_rcw(l, g, p);
+	} else {
+		/* a written column is lost and the rest of it is needed */
+		p->mode = RL_PLAN_RECON_WRITE;
+		p->missing = __ffs(failed);
+		for (m = 0; m < g->nr_members; m++)
+			if (m != p->missing)
+				rl_plan_read(p, m, p->prange);
+	}
+writes:
+	for (m = 0; m < g->nr_members; m++)
+		if (!rl_span_empty(p->bio[m]) && !test_bit(m, &failed))
+			rl_plan_write(p, m, p->bio[m]);
+	rl_plan_write(p, p->pmember, p->prange);
+}
+
 /**
  * rl_plan_access() - plan one access to one row
  * @g: geometry, with its parity layout
@@ -383,11 +493,7 @@ writes:
 int rl_plan_access(const struct rl_geom *g, u64 row, u32 off, u32 len,
 		   unsigned int flags, unsigned long failed, struct rl_plan *p)
 {
-	const struct rl_parity_layout *l = g->layout;
-	u32 chunk = rl_chunk_sectors(g);
-	unsigned int k, m, nr_failed, missing = RL_NONE;
-	unsigned int rmw_reads = 1, rcw_reads = 0;
-	bool rmw_ok, rcw_ok;
+	unsigned int nr_failed, missing;
 
 	failed &= GENMASK(g->nr_members - 1, 0);
 	nr_failed = hweight_long(failed);
@@ -398,96 +504,20 @@ int rl_plan_access(const struct rl_geom *g, u64 row, u32 off, u32 len,
 	rl_plan_init(g, row, p);
 	if (p->qmember != RL_NONE)
 		return rl_plan_access_pq(g, row, off, len, flags, failed, p);
+	if (flags & (RL_PLAN_DO_CHECK | RL_PLAN_RESYNC))
+		return rl_plan_scrub(g, flags, nr_failed, p);
 
-	if (flags & RL_PLAN_DO_CHECK) {
-		if (nr_failed)
-			return -EIO;
-		p->mode = RL_PLAN_CHECK;
-		p->prange.lo = 0;
-		p->prange.hi = chunk;
-		for (m = 0; m < g->nr_members; m++)
-			rl_plan_read(p, m, p->prange);
-		return 0;
-	}
-
-	if (flags & RL_PLAN_RESYNC) {
-		if (nr_failed)
-			return -EIO;
-		p->prange.lo = 0;
-		p->prange.hi = chunk;
-		rl_plan_rcw(l, g, p);
-		rl_plan_write(p, p->pmember, p->prange);
-		return 0;
-	}
-
-	for (k = off >> g->chunk_shift; k <= (off + len - 1) >> g->chunk_shift; k++) {
-		u32 s = max_t(u32, off, k * chunk) - k * chunk;
-		u32 e = min_t(u32, off + len, (k + 1) * chunk) - k * chunk;
-
-		m = l->data_member(g, row, k);
-		p->bio[m].lo = s;
-		p->bio[m].hi = e;
-		p->prange.lo = min(p->prange.lo, s);
-		p->prange.hi = max(p->prange.hi, e);
-		if (test_bit(m, &failed))
-			missing = m;
-	}
-
-	if (!(flags & RL_PLAN_WRITE)) {
-		if (missing == RL_NONE) {
-			p->mode = RL_PLAN_READ;
-			rl_plan_bio_io(g, p, false);
-			return 0;
-		}
-		if (nr_failed > 1)
-			return -EIO;
-		p->mode = RL_PLAN_RECON_READ;
-		p->missing = missing;
-		for (m = 0; m < g->nr_members; m++)
-			if (m != missing)
-				rl_plan_read(p, m, p->prange);
-		return 0;
-	}
-
+	missing = rl_plan_columns(g, row, off, len, failed, p);
+	if (!(flags & RL_PLAN_WRITE))
+		return rl_plan_read_access(g, missing, nr_failed, p);
 	if (nr_failed > 1)
 		return -EIO;
-
 	if (test_bit(p->pmember, &failed)) {
 		p->mode = RL_PLAN_NO_PARITY;
 		rl_plan_bio_io(g, p, true);
 		return 0;
 	}
-
-	if ((flags & RL_PLAN_FULL_ROW) && !nr_failed) {
-		p->prange.lo = 0;
-		p->prange.hi = chunk;
-		rl_plan_rcw(l, g, p);
-		goto writes;
-	}
-
-	rmw_ok = missing == RL_NONE;
-	rcw_ok = rl_plan_costs(l, g, row, p, failed, &rmw_reads, &rcw_reads);
-
-	if (rmw_ok && (!rcw_ok || rmw_reads <= rcw_reads)) {
-		p->mode = RL_PLAN_RMW;
-		rl_plan_read(p, p->pmember, p->prange);
-		rl_plan_bio_io(g, p, false);
-	} else if (rcw_ok) {
-		rl_plan_rcw(l, g, p);
-	} else {
-		/* a written column is lost and the rest of it is needed */
-		p->mode = RL_PLAN_RECON_WRITE;
-		p->missing = __ffs(failed);
-		for (m = 0; m < g->nr_members; m++)
-			if (m != p->missing)
-				rl_plan_read(p, m, p->prange);
-	}
-
-writes:
-	for (m = 0; m < g->nr_members; m++)
-		if (!rl_span_empty(p->bio[m]) && !test_bit(m, &failed))
-			rl_plan_write(p, m, p->bio[m]);
-	rl_plan_write(p, p->pmember, p->prange);
+	rl_plan_write_access(g, row, flags, failed, missing, p);
 	return 0;
 }
 
