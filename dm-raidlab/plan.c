@@ -250,6 +250,71 @@ static bool rl_plan_costs(const struct rl_parity_layout *l,
 	return rcw_ok;
 }
 
+/* P+Q check and resync: a whole row, with every member alive. */
+static int rl_plan_scrub_pq(const struct rl_geom *g, unsigned int flags,
+			    unsigned int nr_failed, struct rl_plan *p)
+{
+	if (nr_failed)
+		return -EIO;
+	p->prange.lo = 0;
+	p->prange.hi = rl_chunk_sectors(g);
+	if (flags & RL_PLAN_DO_CHECK) {
+		p->mode = RL_PLAN_CHECK;
+		rl_plan_read_live(g, p, 0);
+		return 0;
+	}
+	rl_plan_rcw(g->layout, g, p);
+	rl_plan_write(p, p->pmember, p->prange);
+	rl_plan_write(p, p->qmember, p->prange);
+	return 0;
+}
+
+/*
+ * A P+Q write with P or Q alive and at most two members failed:
+ * read-modify-write, reconstruct-write (a full row is one), or a
+ * reconstruct-write around lost columns; then the writes.
+ */
+static void rl_plan_write_pq(const struct rl_geom *g, u64 row,
+			     unsigned int flags, unsigned long failed,
+			     unsigned long hit, struct rl_plan *p)
+{
+	const struct rl_parity_layout *l = g->layout;
+	bool p_ok = !test_bit(p->pmember, &failed);
+	bool q_ok = !test_bit(p->qmember, &failed);
+	unsigned int m, rmw_reads = 2, rcw_reads = 0;
+	bool rmw_ok, rcw_ok;
+
+	if ((flags & RL_PLAN_FULL_ROW) && !failed) {
+		p->prange.lo = 0;
+		p->prange.hi = rl_chunk_sectors(g);
+		rl_plan_rcw(l, g, p);
+		goto writes;
+	}
+	rmw_ok = p_ok && q_ok && !hit;
+	rcw_ok = rl_plan_costs(l, g, row, p, failed, &rmw_reads, &rcw_reads);
+	if (rmw_ok && (!rcw_ok || rmw_reads <= rcw_reads)) {
+		p->mode = RL_PLAN_RMW;
+		rl_plan_read(p, p->pmember, p->prange);
+		rl_plan_read(p, p->qmember, p->prange);
+		rl_plan_bio_io(g, p, false);
+	} else if (rcw_ok) {
+		rl_plan_rcw(l, g, p);
+	} else {
+		/* a column the syndrome needs is lost: rebuild what is */
+		p->mode = RL_PLAN_RECON_WRITE;
+		rl_plan_set_missing(p, failed);
+		rl_plan_read_live(g, p, failed);
+	}
+writes:
+	for (m = 0; m < g->nr_members; m++)
+		if (!rl_span_empty(p->bio[m]) && !test_bit(m, &failed))
+			rl_plan_write(p, m, p->bio[m]);
+	if (p_ok)
+		rl_plan_write(p, p->pmember, p->prange);
+	if (q_ok)
+		rl_plan_write(p, p->qmember, p->prange);
+}
+
 /*
  * rl_plan_access() for P+Q (see there). A write uses read-modify-write
  * when P and Q are both live and no written column has failed, and it
@@ -264,27 +329,11 @@ static int rl_plan_access_pq(const struct rl_geom *g, u64 row, u32 off,
 			     u32 len, unsigned int flags, unsigned long failed,
 			     struct rl_plan *p)
 {
-	const struct rl_parity_layout *l = g->layout;
 	unsigned int nr_failed = hweight_long(failed);
-	unsigned int m, rmw_reads = 2, rcw_reads = 0;
-	bool rmw_ok, rcw_ok, p_ok, q_ok;
 	unsigned long hit;
 
-	if (flags & (RL_PLAN_DO_CHECK | RL_PLAN_RESYNC)) {
-		if (nr_failed)
-			return -EIO;
-		p->prange.lo = 0;
-		p->prange.hi = rl_chunk_sectors(g);
-		if (flags & RL_PLAN_DO_CHECK) {
-			p->mode = RL_PLAN_CHECK;
-			rl_plan_read_live(g, p, 0);
-			return 0;
-		}
-		rl_plan_rcw(l, g, p);
-		rl_plan_write(p, p->pmember, p->prange);
-		rl_plan_write(p, p->qmember, p->prange);
-		return 0;
-	}
+	if (flags & (RL_PLAN_DO_CHECK | RL_PLAN_RESYNC))
+		return rl_plan_scrub_pq(g, flags, nr_failed, p);
 
 	hit = rl_plan_spans(g, p, off, len, failed);
 	if (!(flags & RL_PLAN_WRITE)) {
@@ -300,50 +349,14 @@ static int rl_plan_access_pq(const struct rl_geom *g, u64 row, u32 off,
 		rl_plan_read_live(g, p, failed);
 		return 0;
 	}
-
 	if (nr_failed > 2)
 		return -EIO;
-	p_ok = !test_bit(p->pmember, &failed);
-	q_ok = !test_bit(p->qmember, &failed);
-
-	if (!p_ok && !q_ok) {
+	if (test_bit(p->pmember, &failed) && test_bit(p->qmember, &failed)) {
 		p->mode = RL_PLAN_NO_PARITY;
 		rl_plan_bio_io(g, p, true);
 		return 0;
 	}
-
-	if ((flags & RL_PLAN_FULL_ROW) && !nr_failed) {
-		p->prange.lo = 0;
-		p->prange.hi = rl_chunk_sectors(g);
-		rl_plan_rcw(l, g, p);
-		goto writes;
-	}
-
-	rmw_ok = p_ok && q_ok && !hit;
-	rcw_ok = rl_plan_costs(l, g, row, p, failed, &rmw_reads, &rcw_reads);
-
-	if (rmw_ok && (!rcw_ok || rmw_reads <= rcw_reads)) {
-		p->mode = RL_PLAN_RMW;
-		rl_plan_read(p, p->pmember, p->prange);
-		rl_plan_read(p, p->qmember, p->prange);
-		rl_plan_bio_io(g, p, false);
-	} else if (rcw_ok) {
-		rl_plan_rcw(l, g, p);
-	} else {
-		/* a column the syndrome needs is lost: rebuild what is */
-		p->mode = RL_PLAN_RECON_WRITE;
-		rl_plan_set_missing(p, failed);
-		rl_plan_read_live(g, p, failed);
-	}
-
-writes:
-	for (m = 0; m < g->nr_members; m++)
-		if (!rl_span_empty(p->bio[m]) && !test_bit(m, &failed))
-			rl_plan_write(p, m, p->bio[m]);
-	if (p_ok)
-		rl_plan_write(p, p->pmember, p->prange);
-	if (q_ok)
-		rl_plan_write(p, p->qmember, p->prange);
+	rl_plan_write_pq(g, row, flags, failed, hit, p);
 	return 0;
 }
 
