@@ -701,13 +701,34 @@ static void rl_jnl_destroy(struct rl_jnl *j)
 	kfree(j);
 }
 
+/* DAX: a pointer to each block of the journal area, in j->blk[]. */
+static int rl_jnl_map(struct rl_jnl *j, char **error)
+{
+	u64 b;
+
+	j->blk = kvcalloc(j->area.blocks, sizeof(*j->blk), GFP_KERNEL);
+	if (!j->blk) {
+		*error = "Cannot allocate the journal";
+		return -ENOMEM;
+	}
+	for (b = 0; b < j->area.blocks; b++) {
+		struct dm_buffer *bp;
+
+		j->blk[b] = rl_md_area_map(j->md, &j->area, b, false, &bp);
+		if (!j->blk[b]) {
+			*error = "Cannot map the journal area";
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
 int rl_jnl_init(struct rl_array *a, char **error)
 {
 	struct rl_md *md = a->md;
 	struct rl_md_area area;
 	bool have, want;
 	struct rl_jnl *j;
-	u64 b;
 	int r;
 
 	a->jnl = NULL;
@@ -747,19 +768,9 @@ int rl_jnl_init(struct rl_array *a, char **error)
 	if (!j->ring.slots)
 		goto nomem_j;
 	if (j->dax) {
-		j->blk = kvcalloc(area.blocks, sizeof(*j->blk), GFP_KERNEL);
-		if (!j->blk)
-			goto nomem_j;
-		for (b = 0; b < area.blocks; b++) {
-			struct dm_buffer *bp;
-
-			j->blk[b] = rl_md_area_map(md, &area, b, false, &bp);
-			if (!j->blk[b]) {
-				*error = "Cannot map the journal area";
-				r = -EIO;
-				goto bad;
-			}
-		}
+		r = rl_jnl_map(j, error);
+		if (r)
+			goto bad;
 	}
 
 	r = rl_jnl_recover(j);
