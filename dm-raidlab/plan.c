@@ -250,38 +250,21 @@ static bool rl_plan_costs(const struct rl_parity_layout *l,
 	return rcw_ok;
 }
 
-/* P+Q check and resync: a whole row, with every member alive. */
-static int rl_plan_scrub_pq(const struct rl_geom *g, unsigned int flags,
-			    unsigned int nr_failed, struct rl_plan *p)
-{
-	if (nr_failed)
-		return -EIO;
-	p->prange.lo = 0;
-	p->prange.hi = rl_chunk_sectors(g);
-	if (flags & RL_PLAN_DO_CHECK) {
-		p->mode = RL_PLAN_CHECK;
-		rl_plan_read_live(g, p, 0);
-		return 0;
-	}
-	rl_plan_rcw(g->layout, g, p);
-	rl_plan_write(p, p->pmember, p->prange);
-	rl_plan_write(p, p->qmember, p->prange);
-	return 0;
-}
-
 /*
- * A P+Q write with P or Q alive and at most two members failed:
- * read-modify-write, reconstruct-write (a full row is one), or a
- * reconstruct-write around lost columns; then the writes.
+ * A write with a parity member alive (P, or P or Q) and no more members
+ * failed than the row survives: read-modify-write, reconstruct-write (a
+ * full row is one), or a reconstruct-write around lost columns; then the
+ * writes. @hit: a column the access writes is failed.
  */
-static void rl_plan_write_pq(const struct rl_geom *g, u64 row,
-			     unsigned int flags, unsigned long failed,
-			     unsigned long hit, struct rl_plan *p)
+static void rl_plan_write_parity(const struct rl_geom *g, u64 row,
+				 unsigned int flags, unsigned long failed,
+				 bool hit, struct rl_plan *p)
 {
 	const struct rl_parity_layout *l = g->layout;
+	bool pq = p->qmember != RL_NONE;
 	bool p_ok = !test_bit(p->pmember, &failed);
-	bool q_ok = !test_bit(p->qmember, &failed);
-	unsigned int m, rmw_reads = 2, rcw_reads = 0;
+	bool q_ok = pq && !test_bit(p->qmember, &failed);
+	unsigned int m, rmw_reads = pq ? 2 : 1, rcw_reads = 0;
 	bool rmw_ok, rcw_ok;
 
 	if ((flags & RL_PLAN_FULL_ROW) && !failed) {
@@ -290,17 +273,18 @@ static void rl_plan_write_pq(const struct rl_geom *g, u64 row,
 		rl_plan_rcw(l, g, p);
 		goto writes;
 	}
-	rmw_ok = p_ok && q_ok && !hit;
+	rmw_ok = p_ok && (q_ok || !pq) && !hit;
 	rcw_ok = rl_plan_costs(l, g, row, p, failed, &rmw_reads, &rcw_reads);
 	if (rmw_ok && (!rcw_ok || rmw_reads <= rcw_reads)) {
 		p->mode = RL_PLAN_RMW;
 		rl_plan_read(p, p->pmember, p->prange);
-		rl_plan_read(p, p->qmember, p->prange);
+		if (pq)
+			rl_plan_read(p, p->qmember, p->prange);
 		rl_plan_bio_io(g, p, false);
 	} else if (rcw_ok) {
 		rl_plan_rcw(l, g, p);
 	} else {
-		/* a column the syndrome needs is lost: rebuild what is */
+		/* a column the parity needs is lost: rebuild what is */
 		p->mode = RL_PLAN_RECON_WRITE;
 		rl_plan_set_missing(p, failed);
 		rl_plan_read_live(g, p, failed);
@@ -313,6 +297,26 @@ writes:
 		rl_plan_write(p, p->pmember, p->prange);
 	if (q_ok)
 		rl_plan_write(p, p->qmember, p->prange);
+}
+
+/* Check and resync: a whole row, with every member alive. */
+static int rl_plan_scrub(const struct rl_geom *g, unsigned int flags,
+			 unsigned int nr_failed, struct rl_plan *p)
+{
+	if (nr_failed)
+		return -EIO;
+	p->prange.lo = 0;
+	p->prange.hi = rl_chunk_sectors(g);
+	if (flags & RL_PLAN_DO_CHECK) {
+		p->mode = RL_PLAN_CHECK;
+		rl_plan_read_live(g, p, 0);
+		return 0;
+	}
+	rl_plan_rcw(g->layout, g, p);
+	rl_plan_write(p, p->pmember, p->prange);
+	if (p->qmember != RL_NONE)
+		rl_plan_write(p, p->qmember, p->prange);
+	return 0;
 }
 
 /*
@@ -333,7 +337,7 @@ static int rl_plan_access_pq(const struct rl_geom *g, u64 row, u32 off,
 	unsigned long hit;
 
 	if (flags & (RL_PLAN_DO_CHECK | RL_PLAN_RESYNC))
-		return rl_plan_scrub_pq(g, flags, nr_failed, p);
+		return rl_plan_scrub(g, flags, nr_failed, p);
 
 	hit = rl_plan_spans(g, p, off, len, failed);
 	if (!(flags & RL_PLAN_WRITE)) {
@@ -356,28 +360,7 @@ static int rl_plan_access_pq(const struct rl_geom *g, u64 row, u32 off,
 		rl_plan_bio_io(g, p, true);
 		return 0;
 	}
-	rl_plan_write_pq(g, row, flags, failed, hit, p);
-	return 0;
-}
-
-/* Check and resync: a whole row, with every member alive. */
-static int rl_plan_scrub(const struct rl_geom *g, unsigned int flags,
-			 unsigned int nr_failed, struct rl_plan *p)
-{
-	unsigned int m;
-
-	if (nr_failed)
-		return -EIO;
-	p->prange.lo = 0;
-	p->prange.hi = rl_chunk_sectors(g);
-	if (flags & RL_PLAN_DO_CHECK) {
-		p->mode = RL_PLAN_CHECK;
-		for (m = 0; m < g->nr_members; m++)
-			rl_plan_read(p, m, p->prange);
-		return 0;
-	}
-	rl_plan_rcw(g->layout, g, p);
-	rl_plan_write(p, p->pmember, p->prange);
+	rl_plan_write_parity(g, row, flags, failed, hit, p);
 	return 0;
 }
 
@@ -426,48 +409,6 @@ static int rl_plan_read_access(const struct rl_geom *g, unsigned int missing,
 		if (m != missing)
 			rl_plan_read(p, m, p->prange);
 	return 0;
-}
-
-/*
- * A write with the parity member alive and at most one member failed:
- * read-modify-write, reconstruct-write (a full row is one), or a
- * reconstruct-write around a lost column; then the writes.
- */
-static void rl_plan_write_access(const struct rl_geom *g, u64 row,
-				 unsigned int flags, unsigned long failed,
-				 unsigned int missing, struct rl_plan *p)
-{
-	const struct rl_parity_layout *l = g->layout;
-	unsigned int m, rmw_reads = 1, rcw_reads = 0;
-	bool rmw_ok, rcw_ok;
-
-	if ((flags & RL_PLAN_FULL_ROW) && !failed) {
-		p->prange.lo = 0;
-		p->prange.hi = rl_chunk_sectors(g);
-		rl_plan_rcw(l, g, p);
-		goto writes;
-	}
-	rmw_ok = missing == RL_NONE;
-	rcw_ok = rl_plan_costs(l, g, row, p, failed, &rmw_reads, &rcw_reads);
-	if (rmw_ok && (!rcw_ok || rmw_reads <= rcw_reads)) {
-		p->mode = RL_PLAN_RMW;
-		rl_plan_read(p, p->pmember, p->prange);
-		rl_plan_bio_io(g, p, false);
-	} else if (rcw_ok) {
-		rl_plan_rcw(l, g, p);
-	} else {
-		/* a written column is lost and the rest of it is needed */
-		p->mode = RL_PLAN_RECON_WRITE;
-		p->missing = __ffs(failed);
-		for (m = 0; m < g->nr_members; m++)
-			if (m != p->missing)
-				rl_plan_read(p, m, p->prange);
-	}
-writes:
-	for (m = 0; m < g->nr_members; m++)
-		if (!rl_span_empty(p->bio[m]) && !test_bit(m, &failed))
-			rl_plan_write(p, m, p->bio[m]);
-	rl_plan_write(p, p->pmember, p->prange);
 }
 
 /**
@@ -530,7 +471,7 @@ int rl_plan_access(const struct rl_geom *g, u64 row, u32 off, u32 len,
 		rl_plan_bio_io(g, p, true);
 		return 0;
 	}
-	rl_plan_write_access(g, row, flags, failed, missing, p);
+	rl_plan_write_parity(g, row, flags, failed, missing != RL_NONE, p);
 	return 0;
 }
 
