@@ -292,6 +292,24 @@ static int rl_parse_opt(struct dm_arg_set *as, struct rl_args *args,
 	return o->parse(as, args, error);
 }
 
+/**
+ * rl_args_redundancy() - member failures the array survives
+ * @args: a parsed line
+ *
+ * The scheme's ->redundancy, or what its options make it
+ * (->redundancy_of), capped at members - 1.
+ *
+ * Return: the count.
+ */
+unsigned int rl_args_redundancy(const struct rl_args *args)
+{
+	unsigned int red = args->ops->redundancy_of ?
+			   args->ops->redundancy_of(args) :
+			   args->ops->redundancy;
+
+	return min(red, args->nr_devs - 1);
+}
+
 /* The members and metadata options together. */
 static int rl_check_devs(struct rl_args *args, char **error)
 {
@@ -328,9 +346,8 @@ static int rl_check_devs(struct rl_args *args, char **error)
 		*error = "A missing member needs a redundant scheme";
 		return -EINVAL;
 	}
-	red = args->ops->redundancy_of ? args->ops->redundancy_of(args) :
-	      args->ops->redundancy;
-	if (args->nr_missing > min(red, args->nr_devs - 1)) {
+	red = rl_args_redundancy(args);
+	if (args->nr_missing > red) {
 		*error = "More members missing than the scheme survives";
 		return -EINVAL;
 	}

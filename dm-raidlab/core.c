@@ -154,7 +154,7 @@ static struct rl_array *rl_array_alloc(struct dm_target *ti,
 	a->geom.data_offset = args->md_dev ? RL_MD_DATA_OFFSET : 0;
 	if (args->region_sectors)
 		a->region_shift = ilog2(args->region_sectors);
-	a->redundancy = min(args->ops->redundancy, args->nr_devs - 1);
+	a->redundancy = rl_args_redundancy(args);
 	a->stripe_cache = args->stripe_cache;
 	a->opt_stripes_set = args->stripes_set;
 	a->assume_clean = args->assume_clean;

@@ -564,10 +564,12 @@ static void mirror_write_endio(struct bio *clone)
 
 	rl_member_done(a, mc->member, &mc->qe);
 	if (!clone->bi_status) {
-		atomic_inc(&mirror_pb(orig)->ok);
+		struct rl_mirror_bio *mb = mirror_pb(orig);
+
+		atomic_inc(&mb->ok);
 		/* its entries go in the work item (mirror_bb_clear()) */
 		if (mc->clears)
-			set_bit(mc->member, &mirror_pb(orig)->bb_landed);
+			set_bit(mc->member, &mb->bb_landed);
 	} else if (rl_status_fails_member(clone->bi_status)) {
 		rl_member_fail_io(a, mc->member, mc->dev, "write error");
 	}

@@ -1674,7 +1674,6 @@ static int plog_capacity(struct rl_array *a, sector_t len, char **error)
 		return -EINVAL;
 	}
 	a->member_sectors = lo.member_chunks << lo.chunk_shift;
-	a->redundancy = lo.f;
 	return 0;
 }
 

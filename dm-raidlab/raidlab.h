@@ -462,6 +462,7 @@ struct rl_args {
 };
 
 const struct rl_scheme_ops *rl_scheme_find(const char *name);
+unsigned int rl_args_redundancy(const struct rl_args *args);
 int rl_parse_args(unsigned int argc, char **argv, struct rl_args *args,
 		  char **error);
 int rl_check_length(const struct rl_scheme_ops *ops, const struct rl_geom *g,

@@ -548,11 +548,6 @@ static void rl_sync_log_resume(struct rl_array *a)
 		       (unsigned long long)s->resync_cursor);
 }
 
-/*
- * Called by the core's constructor after the scheme's ->ctr (and after
- * rl_md_open(), which set a->failed, a->rebuilding and the cursors from
- * the metadata).
- */
 /* A member failed (rl_array.fail_hook[]): the lifecycle looks. */
 static void rl_sync_member_failed(struct rl_array *a)
 {
@@ -560,6 +555,11 @@ static void rl_sync_member_failed(struct rl_array *a)
 		rl_sync_kick(a);
 }
 
+/*
+ * Called by the core's constructor after the scheme's ->ctr (and after
+ * rl_md_open(), which set a->failed, a->rebuilding and the cursors from
+ * the metadata).
+ */
 int rl_sync_init(struct rl_array *a, char **error)
 {
 	struct rl_sync *s;
@@ -572,10 +572,10 @@ int rl_sync_init(struct rl_array *a, char **error)
 	}
 	s->a = a;
 	a->sync = s;
-	a->fail_hook[RL_FAIL_SYNC] = rl_sync_member_failed;
 	spin_lock_init(&s->lock);
 	init_waitqueue_head(&s->wait);
 	INIT_WORK(&s->work, rl_sync_work);
+	a->fail_hook[RL_FAIL_SYNC] = rl_sync_member_failed;
 	s->stopped = true;		/* until the first resume */
 	s->last_checkpoint = jiffies;
 
@@ -674,8 +674,6 @@ void rl_sync_wait(struct rl_array *a)
 	rl_sync_lifecycle(a);
 	rl_sync_checkpoint(a, false);
 }
-
-/* A member failed (rl_member_fail()): record it and look for a spare. */
 
 /*
  * Status: the job the worker is on or would be on, its progress in array
