@@ -18,7 +18,7 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
-#include "sched.h"
+#include "svc/sched.h"
 
 #define DM_MSG_PREFIX		"raidlab"
 

@@ -40,7 +40,8 @@ else
 		d=$(dirname "$kb")
 		[ "$d" = "$src" ] && continue
 		grep -qE '^[[:space:]]*obj-' "$kb" || continue
-		for f in "$d"/*.c "$d"/*.h "$d"/Kconfig* "$d"/Kbuild "$d"/Makefile; do
+		# the module's subfolders too (target/, svc/, ...)
+		for f in $(find "$d" -name '*.[ch]' | sort) "$d"/Kconfig* "$d"/Kbuild "$d"/Makefile; do
 			[ -f "$f" ] || continue
 			# build products (dm-raidlab.mod.c) and anything git ignores
 			case $f in *.mod.c) continue ;; esac

@@ -21,6 +21,13 @@ paths are reported relative to DIR. Three checks:
              brace line inclusive (the convention of the architecture
              review, §1); those over 80 lines.
   files      Production .c files over 900 lines.
+  layers     The folders are layers, highest first: target/, schemes/,
+             engines/, svc/ (LAYERS). An edge may not go up (svc/ ->
+             engines/, say), and an edge between two files of schemes/
+             must stay within one scheme's folder (schemes/plog/): a
+             scheme calls no other scheme. A file outside these folders
+             has no layer and is not checked. This check has no baseline:
+             the tree has no such edge.
 
 Kept simple on purpose: the graph is file-level call edges between .c
 files only. There are no #include edges, and a header is no node: a use
@@ -49,6 +56,8 @@ import re
 import sys
 
 FUNC_MAX = 80
+# the folders of dm-raidlab/, highest layer first (Documentation/architecture.rst)
+LAYERS = ("target", "schemes", "engines", "svc")
 FILE_MAX = 900
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DEFAULT_SRC = ROOT / "dm-raidlab"
@@ -512,6 +521,32 @@ def check_files(tree, base):
     return fails, better
 
 
+def _layer(path):
+    """(rank, folder) of a file: its layer's index in LAYERS and, under
+    schemes/, the scheme it belongs to (its subfolder, or the file)."""
+    parts = path.split("/")
+    if len(parts) < 2 or parts[0] not in LAYERS:
+        return None, None
+    return LAYERS.index(parts[0]), "/".join(parts[:2])
+
+
+def check_layers(tree):
+    """(failures, []) for edges that go up a layer or from scheme to scheme."""
+    fails = []
+    for (a, b), names in tree.edges().items():
+        (ra, fa), (rb, fb) = _layer(a), _layer(b)
+        if ra is None or rb is None:
+            continue
+        if ra > rb:
+            why = f"goes up from {LAYERS[ra]}/ to {LAYERS[rb]}/"
+        elif ra == rb and LAYERS[ra] == "schemes" and fa != fb:
+            why = "goes from one scheme to another"
+        else:
+            continue
+        fails.append(f"edge {a} -> {b} {why}: {', '.join(names[:4])}")
+    return fails, []
+
+
 # ------------------------------------------------------------------ main
 
 def run(tree, baseline):
@@ -527,6 +562,8 @@ def run(tree, baseline):
          f"{len(tree.long_functions())} function(s) over {FUNC_MAX} lines"),
         ("files", check_files(tree, bl),
          f"{len(tree.long_files())} file(s) over {FILE_MAX} lines"),
+        ("layers", check_layers(tree),
+         "calls go down " + " > ".join(f"{x}/" for x in LAYERS)),
     ]
     failed = 0
     for name, (fails, better), summary in checks:
@@ -580,7 +617,7 @@ def main(argv=None):
         return 1 if run(tree, args.baseline) else 0
     except (OSError, ValueError) as e:
         print(f"layers: cannot read the baseline: {e} (write one with --update)")
-        print("layers: 0 passed, 3 failed")
+        print("layers: 0 passed, 4 failed")
         return 1
 
 

@@ -88,10 +88,10 @@ fresh_copy() {
 	mkdir -p "$dst"
 	cp "$src/Kbuild" "$dst/"
 	for d in "${dirs[@]}"; do
-		mkdir -p "$dst/$d"
-		find "$src/$d" -maxdepth 1 -type f \( -name '*.[ch]' -o -name 'Kconfig*' \
-			-o -name Kbuild -o -name Makefile \) ! -name '*.mod.c' \
-			-exec cp {} "$dst/$d/" \;
+		# the module's subfolders (target/, svc/, ...) keep their places
+		(cd "$src" && find "$d" -type f \( -name '*.[ch]' -o -name 'Kconfig*' \
+			-o -name Kbuild -o -name Makefile \) ! -name '*.mod.c' -print0 |
+			cpio -0pdm --quiet "$dst")
 	done
 	echo "$dst"
 }
@@ -139,9 +139,9 @@ run_check w1-sparse W=1 C=1 modules
 
 tests=()
 for d in "${dirs[@]}"; do
-	for t in "$src/$d"/*_test.c; do
-		[ -f "$t" ] && tests+=("$d/$(basename "${t%.c}").o")
-	done
+	while IFS= read -r t; do
+		tests+=("${t%.c}.o")
+	done < <(cd "$src" && find "$d" -name '*_test.c' | sort)
 done
 # every KUnit test option the Kconfig files define (DM_RAIDLAB_KUNIT_TEST...)
 mapfile -t topts < <(for d in "${dirs[@]}"; do cat "$src/$d"/Kconfig* 2>/dev/null; done |

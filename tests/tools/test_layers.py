@@ -65,7 +65,7 @@ def test_new_cycle_fails(tmp_path, capsys):
     assert rc == 1
     assert "FAIL cycle {a.c b.c} new" in out
     assert "a.c -> b.c: b_fn" in out
-    assert out.splitlines()[-1] == "layers: 2 passed, 1 failed"
+    assert out.splitlines()[-1] == "layers: 3 passed, 1 failed"
 
 
 def test_grown_cycle_fails(tmp_path, capsys):
@@ -97,7 +97,7 @@ def test_shrunk_cycle_passes_improved(tmp_path, capsys):
     assert rc == 0
     assert "improved cycle {a.c b.c c.c}: now {a.c b.c}" in out
     assert "update the baseline with --update" in out
-    assert out.splitlines()[-1] == "layers: 3 passed, 0 failed"
+    assert out.splitlines()[-1] == "layers: 4 passed, 0 failed"
 
 
 def test_static_functions_make_no_edge(tmp_path):
@@ -185,7 +185,36 @@ def test_update_writes_passing_baseline(tmp_path, capsys):
     assert "file c.c 994\n" in text
     capsys.readouterr()
     assert layers.main(["--src", str(src), "--baseline", str(base)]) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == "layers: 3 passed, 0 failed"
+    assert capsys.readouterr().out.splitlines()[-1] == "layers: 4 passed, 0 failed"
+
+
+def test_layers_downward_passes(tmp_path, capsys):
+    files = {"target/core.c": "int t(void)\n{\n\treturn s_fn() + m_fn();\n}\n",
+             "schemes/x.c": "int s_fn(void)\n{\n\treturn e_fn();\n}\n",
+             "engines/e.c": "int e_fn(void)\n{\n\treturn m_fn();\n}\n",
+             "svc/m.c": "int m_fn(void)\n{\n\treturn 0;\n}\n",
+             "schemes/p/a.c": "int pa(void)\n{\n\treturn pb() + m_fn();\n}\n",
+             "schemes/p/b.c": "int pb(void)\n{\n\treturn 1;\n}\n"}
+    rc, out = check(tmp_path, files, capsys=capsys)
+    assert rc == 0, out
+    assert "layers: [layers] ok" in out
+
+
+def test_layers_upward_edge_fails(tmp_path, capsys):
+    files = {"engines/e.c": "int e_fn(void)\n{\n\treturn 0;\n}\n",
+             "svc/m.c": "int m_fn(void)\n{\n\treturn e_fn();\n}\n"}
+    rc, out = check(tmp_path, files, capsys=capsys)
+    assert rc == 1
+    assert "FAIL edge svc/m.c -> engines/e.c goes up from svc/ to engines/: e_fn" in out
+    assert out.splitlines()[-1] == "layers: 3 passed, 1 failed"
+
+
+def test_layers_scheme_to_scheme_fails(tmp_path, capsys):
+    files = {"schemes/a.c": "int a_fn(void)\n{\n\treturn b_fn();\n}\n",
+             "schemes/b/b.c": "int b_fn(void)\n{\n\treturn 0;\n}\n"}
+    rc, out = check(tmp_path, files, capsys=capsys)
+    assert rc == 1
+    assert "edge schemes/a.c -> schemes/b/b.c goes from one scheme to another" in out
 
 
 def test_tarjan_deep_chain():
@@ -201,4 +230,4 @@ def test_tarjan_deep_chain():
 def test_real_tree_passes_with_committed_baseline(capsys):
     assert layers.main([]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[-1] == "layers: 3 passed, 0 failed"
+    assert out.splitlines()[-1] == "layers: 4 passed, 0 failed"

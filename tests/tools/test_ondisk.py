@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""raidlab_lib.ondisk against dm-raidlab/metadata.h: crc32c as the kernel
+"""raidlab_lib.ondisk against dm-raidlab/svc/metadata.h: crc32c as the kernel
 computes it, superblocks built by hand at metadata.h's offsets, corrupt
 blocks rejected, the newest valid slot chosen."""
 import struct

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The on-disk format of dm-raidlab's durable state, as dm-raidlab/metadata.h
+"""The on-disk format of dm-raidlab's durable state, as dm-raidlab/svc/metadata.h
 defines it: the metadata superblock (struct rl_md_sb, two slots), the member
 superblock (struct rl_msb, sector 0 of every member) and the write-intent
 bitmap blocks (struct rl_md_bitmap_disk).

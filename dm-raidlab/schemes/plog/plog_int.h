@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dm-raidlab parity logging: what plog.c (the foreground: map, contexts,
+ * the log buffers and the log writer) and plog_sync.c (region operations:
+ * reintegration, recomputation, degraded fix-up, background jobs, crash
+ * recovery) share. Private to the scheme.
+ */
+#ifndef DM_RAIDLAB_PLOG_INT_H
+#define DM_RAIDLAB_PLOG_INT_H
+
+#include <linux/bio.h>
+#include <linux/completion.h>
+#include <linux/mutex.h>
+#include <linux/rwsem.h>
+#include <linux/workqueue.h>
+
+#include "plog.h"
+#include "../../raidlab.h"
+
+#define PLOG_MAX_CTX		64	/* foreground contexts at most */
+#define PLOG_CTX_BUDGET		(16U << 20)	/* bytes of context buffers */
+#define PLOG_BLOCK_SHIFT	3	/* data cache block: 8 sectors, 4 KiB */
+#define PLOG_MAX_WS		4	/* concurrent reintegrations at most */
+#define PLOG_WS_BUDGET		(64U << 20)	/* bytes of workspaces */
+/*
+ * Bytes a table's options may ask for, everything plog_mem() counts: the
+ * stripe engine's bound (RL_STRIPE_MAX_BYTES), which any one option at its
+ * largest, with the defaults, stays below.
+ */
+#define PLOG_MEM_BUDGET		(512ULL << 20)
+
+/* How a region serves writes. */
+enum plog_mode {
+	PLOG_LOG,		/* parity logging */
+	PLOG_DIRECT,		/* degraded: read-modify-write, no log */
+};
+
+/* One parity-log region's state; under plog->lock. */
+struct plog_region {
+	struct rl_plog_buf *cur;	/* buffer taking records, or NULL */
+	u64 gen;			/* generation new buffers get */
+	u32 next_seg;			/* their next segment index */
+	u64 disk_gen;			/* the log on disk: its generation */
+	u32 disk_segs;			/* and segments written */
+	u32 queued;			/* buffers on the seal queue */
+	u32 recs;			/* records not yet on disk */
+	u32 reints;			/* reintegrations done */
+	unsigned int busy;		/* foreground accesses in flight */
+	u8 mode;			/* enum plog_mode */
+	bool reint;			/* reintegration of disk_gen wanted */
+	bool fix;			/* degraded fix-up wanted */
+	bool frozen;			/* a region operation runs */
+	bool log_busy;			/* a log write of it is in flight */
+	bool intent;			/* holds a write-intent reference */
+	bool reinting;			/* a workspace reintegrates it */
+	bool recomp;			/* its reintegration failed: recompute */
+};
+
+/*
+ * A region operation's buffers: one region's check information (f * S
+ * chunks: the rows' P, then for f = 2 their Q), a staging buffer (a
+ * segment, or a window of a member's slice), every data member's check
+ * slots and a window of log segments. Reintegrations run concurrently,
+ * each in a workspace of its own (plog_reint_work(), op_sem read); every
+ * other region operation holds op_sem for writing and uses ws[0].
+ */
+struct plog_ws {
+	struct plog *p;
+	struct work_struct work;	/* plog_reint_work() */
+	u32 region;			/* reintegrating, or U32_MAX */
+	unsigned long log_members;	/* its log members */
+	void *parity;			/* a region's check chunks */
+	void *stage;			/* staging: segments, slice windows */
+	u32 stage_chunks;
+	void *pstage;			/* every data member's check slots */
+	void *logbuf;			/* a window of log segments */
+	u32 logbuf_segs;		/* its size: a multiple of L */
+	u32 *slot_row;			/* a member's slots -> rows */
+	unsigned long *recompute;	/* S bits */
+	u8 *slot_pos;			/* a member's slots -> syndrome positions */
+};
+
+/* A group of member I/Os waited for together. */
+struct plog_iog {
+	atomic_t pending;
+	struct completion done;
+	unsigned long failed;		/* members whose I/O failed */
+	unsigned long stale;		/* I/O that failed on a disk since replaced */
+	struct dm_dev *fdev[RL_MAX_MEMBERS];	/* the disk each failed on */
+};
+
+/* A member I/O: the bio with its queue entry in front (bioset front_pad). */
+struct plog_io {
+	struct rl_qent qe;
+	struct rl_array *a;
+	struct plog_iog *g;
+	struct dm_dev *dev;		/* the member's disk at submission */
+	unsigned int member;
+	struct bio bio;
+};
+
+struct plog_cache;
+
+struct plog {
+	struct rl_array *a;
+	struct rl_plog_layout lo;
+	u64 *keys;			/* rl_plog_region_key() of each region */
+	struct plog_region *reg;
+	struct rl_plog_pool pool;
+	struct rl_plog_md *pm;		/* DAX durable state, or NULL */
+	struct bio_set bs;
+
+	struct mutex lock;		/* regions, buffers, seal queue */
+	struct list_head sealq;		/* detached buffers, oldest first */
+	wait_queue_head_t wait;		/* anything under lock changed */
+	unsigned long events;		/* bumped with each such change */
+
+	/* foreground contexts (plog.c) */
+	spinlock_t hlock;		/* incoming, free, hash */
+	struct bio_list incoming;
+	struct list_head free;
+	struct hlist_head *hash;
+	unsigned int hash_bits;
+	struct work_struct dispatch;
+	unsigned int nr_ctx;
+	struct plog_ctx **ctx;
+	struct workqueue_struct *ctx_wq;	/* contexts: they sleep */
+	struct workqueue_struct *log_wq;	/* the log writer, ordered */
+	struct work_struct log_work;
+	struct rl_plog_buf **batch;	/* the log writer's: one per region */
+	struct plog_cache *cache;
+	/* added for f = 2 (plog.c): the log writer's copies issued, a bit each */
+	u8 *batch_copies;
+
+	/*
+	 * region operations (plog_sync.c): reintegrations concurrently (op_sem
+	 * read, a workspace each), anything else alone (op_sem write, ws[0])
+	 */
+	struct rw_semaphore op_sem;
+	struct workqueue_struct *bg_wq;	/* fix-ups, recomputations */
+	struct work_struct bg_work;
+	struct workqueue_struct *reint_wq;	/* reintegrations */
+	struct plog_ws *ws;
+	unsigned int nr_ws;
+	u32 reint_next;			/* where the next pick starts */
+	bool stopping;			/* destructor: queue no more work */
+
+	/* counters for status */
+	u64 log_bytes;
+	u64 reintegrations;
+	u64 log_fallbacks;		/* f = 2: segments read from copy 1 */
+};
+
+static inline struct plog *plog_of(struct rl_array *a)
+{
+	return a->scheme;
+}
+
+static inline unsigned int plog_chunk_bytes(const struct plog *p)
+{
+	return 1U << (p->lo.chunk_shift + SECTOR_SHIFT);
+}
+
+/* plog.c */
+void plog_iog_init(struct plog_iog *g);
+void plog_io(struct plog *p, struct plog_iog *g, unsigned int m,
+	     blk_opf_t opf, sector_t msector, void *buf, unsigned int sectors,
+	     enum rl_class class, enum rl_io_kind kind);
+unsigned long plog_iog_wait(struct plog *p, struct plog_iog *g);
+void plog_iog_fail(struct plog *p, const struct plog_iog *g, const char *why);
+void plog_kick(struct plog *p);
+void plog_wait_locked(struct plog *p);
+void plog_buf_drop(struct plog *p, struct rl_plog_buf *b);
+void plog_want_reint(struct plog *p, u32 r);
+void plog_kick_reint(struct plog *p);
+void plog_detach_cur(struct plog *p, u32 r);
+void plog_flush_data(struct plog *p, u32 r);
+
+/* pure helpers, KUnit suite dm_raidlab_plog */
+bool plog_span(u32 off, u32 len, unsigned int chunk_shift, unsigned int k,
+	       u32 *lo, u32 *hi);
+struct plog_cache *plog_cache_alloc(unsigned int nr);
+void plog_cache_free(struct plog_cache *c);
+bool plog_cache_get(struct plog_cache *c, u64 key, unsigned int nr, void *dst);
+void plog_cache_put(struct plog_cache *c, u64 key, unsigned int nr,
+		    const void *src);
+void plog_cache_drop(struct plog_cache *c, u64 key, unsigned int nr);
+void plog_cache_counts(struct plog_cache *c, u64 *hits, u64 *misses);
+void plog_fill_slot_rows(const struct rl_plog_layout *lo, u32 r,
+			 unsigned int m, u32 *slot_row);
+/* The memory a table asks for at load, in bytes by use (plog_mem()). */
+struct plog_mem {
+	u64 pool;			/* log buffers: log_buffers segments */
+	u64 cache;			/* data_cache blocks */
+	u64 ws;				/* reintegration workspaces */
+	u64 ctx;			/* foreground contexts */
+	u64 regions;			/* per-region state */
+	u64 total;
+};
+
+u64 plog_mem(const struct rl_plog_layout *lo, unsigned int nr_bufs,
+	     unsigned int cache_blocks, struct plog_mem *m);
+int plog_mem_check(const struct rl_plog_layout *lo, unsigned int nr_bufs,
+		   unsigned int cache_blocks, struct plog_mem *m, char **error);
+/*
+ * Added for f = 2: the records a write appends (plog_plan_recs()) and the
+ * fresh log buffers they need (plog_plan_bufs()).
+ */
+struct plog_rec_plan {
+	u8 type;			/* enum rl_plog_rec_type */
+	u8 col;				/* the record's col (plog.h) */
+	u8 src;				/* payload: context buffer (g: delta) */
+	u32 lo, hi;			/* sectors within the chunk */
+};
+
+unsigned int plog_plan_recs(const struct rl_plog_layout *lo, u32 off, u32 len,
+			    struct plog_rec_plan *plan);
+unsigned int plog_plan_bufs(const struct rl_plog_layout *lo, const void *seg,
+			    const struct plog_rec_plan *plan, unsigned int nr);
+
+/* plog_sync.c */
+int plog_region_ops_init(struct plog *p);
+void plog_region_ops_free(struct plog *p);
+int plog_recover(struct plog *p, char **error);
+void plog_bg_work(struct work_struct *ws);
+void plog_reint_work(struct work_struct *ws);
+int plog_reintegrate_all(struct plog *p);
+int plog_sync_range(struct rl_array *a, struct rl_sync_req *req);
+
+/* plog_sync.c: pure helpers, KUnit suite dm_raidlab_plog_sync */
+void plog_fill_slot_map(const struct rl_plog_layout *lo, u32 r,
+			unsigned int m, u32 *slot_row, u8 *slot_pos);
+unsigned long plog_log_members(const struct rl_plog_layout *lo, u32 r);
+unsigned int plog_nr_ws(unsigned int nr_members, unsigned int log_members,
+			size_t ws_bytes);
+size_t plog_ws_bytes(const struct rl_plog_layout *lo);
+void plog_pq_solve(void **ptrs, unsigned int cols, void *x, void *y,
+		   void *zero, unsigned int fa, unsigned int fb, void **out,
+		   size_t bytes);
+
+#endif /* DM_RAIDLAB_PLOG_INT_H */

@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-raidlab member I/O: per-member counters, in-flight counts and head
+ * positions (read balancing uses them), the per-member queues every member
+ * I/O goes through (sched.h), remapping, and member failure.
+ */
+#include <linux/bitops.h>
+#include <linux/ktime.h>
+
+#include "../raidlab.h"
+#include "tracker.h"
+
+unsigned int rl_nr_failed(const struct rl_array *a)
+{
+	return hweight_long(READ_ONCE(a->failed));
+}
+
+/* Tell a service above of a new failure, if it has started. */
+static void rl_member_notify(struct rl_array *a, enum rl_fail_hook h)
+{
+	void (*fn)(struct rl_array *a) = READ_ONCE(a->fail_hook[h]);
+
+	if (fn)
+		fn(a);
+}
+
+/**
+ * rl_member_fail_io() - a member I/O to @dev failed: fail member @m
+ * @a: the array
+ * @m: the member (role) the I/O was issued for
+ * @dev: the disk it was issued to, or NULL for the role's disk now
+ * @why: for the kernel log
+ *
+ * An I/O issued to a disk that has since been replaced (a spare took the
+ * role) charges nothing to the new disk. The failure is recorded in the
+ * metadata by failrec.c before any access that saw it completes. Safe
+ * from any context; the table event is raised from a work item because
+ * dm_table_event() sleeps.
+ */
+void rl_member_fail_io(struct rl_array *a, unsigned int m,
+		       const struct dm_dev *dev, const char *why)
+{
+	struct dm_dev *now;
+	unsigned long flags;
+	bool news;
+
+	spin_lock_irqsave(&a->fail_lock, flags);
+	now = a->members[m].dev;
+	news = (!dev || dev == now) && !test_and_set_bit(m, &a->failed);
+	spin_unlock_irqrestore(&a->fail_lock, flags);
+	if (!news) {
+		if (dev && dev != now)
+			DMDEBUG("%s: member %u: %s on replaced disk %s ignored",
+				dm_table_device_name(a->ti->table), m, why,
+				dev->name);
+		return;
+	}
+	DMERR("%s: member %u (%s) failed: %s", dm_table_device_name(a->ti->table),
+	      m, now ? now->name : "-", why);
+	rl_member_notify(a, RL_FAIL_RECORD);
+	schedule_work(&a->event_work);
+	rl_member_notify(a, RL_FAIL_SYNC);
+}
+
+/*
+ * Count a read error of member @m's disk @dev at @where, whose data the
+ * caller then deals with as @outcome says (for the kernel log). False past
+ * RL_MAX_READ_ERRORS or for a replaced disk.
+ */
+static bool rl_member_count_read_error(struct rl_array *a, unsigned int m,
+				       const struct dm_dev *dev, u64 where,
+				       const char *outcome)
+{
+	int n;
+
+	if (dev != READ_ONCE(a->members[m].dev))
+		return false;
+	n = atomic_inc_return(&a->members[m].read_errors);
+	if (n > RL_MAX_READ_ERRORS) {
+		DMERR_LIMIT("%s: member %u (%s): read error at %llu: more than %u read errors",
+			    dm_table_device_name(a->ti->table), m, dev->name,
+			    where, RL_MAX_READ_ERRORS);
+		return false;
+	}
+	DMWARN_LIMIT("%s: member %u (%s): read error at %llu: %s (%d of %u)",
+		     dm_table_device_name(a->ti->table), m, dev->name, where,
+		     outcome, n, RL_MAX_READ_ERRORS);
+	return true;
+}
+
+/**
+ * rl_member_read_error() - a read of member @m's disk @dev failed at @where
+ * @a: the array
+ * @m: the member
+ * @dev: the disk the read went to
+ * @where: for the kernel log (a scheme's row or sector)
+ *
+ * A bad sector is no reason to drop a disk: the caller rewrites it from
+ * redundancy. Returns true if it may (the error is counted, at most
+ * RL_MAX_READ_ERRORS of them), false once the member has had too many, or
+ * the disk has been replaced: then the caller fails the member as for any
+ * other error. Any context.
+ */
+bool rl_member_read_error(struct rl_array *a, unsigned int m,
+			  const struct dm_dev *dev, u64 where)
+{
+	return rl_member_count_read_error(a, m, dev, where,
+					  "rewritten from redundancy");
+}
+
+/**
+ * rl_member_read_lost() - a read of member @m's disk @dev failed at @where,
+ * and the redundancy to rewrite it is lost (a rebuild, bad-block entries)
+ * @a: the array
+ * @m: the member
+ * @dev: the disk the read went to
+ * @where: for the kernel log (the row)
+ *
+ * As md does with a bad-block log, the disk keeps its role: the caller
+ * records the range bad instead. The error counts toward
+ * RL_MAX_READ_ERRORS; returns false past it, or for a replaced disk: then
+ * the caller fails the member. Any context.
+ */
+bool rl_member_read_lost(struct rl_array *a, unsigned int m,
+			 const struct dm_dev *dev, u64 where)
+{
+	return rl_member_count_read_error(a, m, dev, where,
+					  "lost: recorded bad");
+}
+
+/* Mark member @m (whatever disk holds the role) failed. Any context. */
+void rl_member_fail(struct rl_array *a, unsigned int m, const char *why)
+{
+	rl_member_fail_io(a, m, NULL, why);
+}
+
+/*
+ * A spare takes failed member @m's role: from now on @dev is the disk of
+ * the role, rebuilding from cursor 0. Under fail_lock, so that a late
+ * error of the old disk (rl_member_fail_io()) is either charged before the
+ * swap, to the failed role, or ignored after it.
+ */
+void rl_member_set_dev(struct rl_array *a, unsigned int m, struct dm_dev *dev)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&a->fail_lock, flags);
+	WRITE_ONCE(a->rebuild_cursor[m], 0);
+	if (dev)
+		WRITE_ONCE(a->members[m].dev, dev);
+	set_bit(m, &a->rebuilding);
+	smp_mb__before_atomic();	/* rebuilding before readable */
+	clear_bit(m, &a->failed);
+	spin_unlock_irqrestore(&a->fail_lock, flags);
+}
+
+/*
+ * Whether a member read or write that ended with @status makes the member
+ * failed: any error does. A copy or a parity update that did not land,
+ * whatever the reason, leaves the member out of step with the rest, and
+ * reading it again would return stale data. (Discards and read-ahead are
+ * judged by their callers: they never fail a member.)
+ */
+bool rl_status_fails_member(blk_status_t status)
+{
+	return status != BLK_STS_OK;
+}
+
+/*
+ * A member I/O of @kind is being issued to member @m: count it, and count it
+ * in flight until rl_member_done(). RL_NR_KINDS: in flight, not counted
+ * (discards).
+ */
+void rl_member_start(struct rl_array *a, unsigned int m, enum rl_io_kind kind)
+{
+	if (kind < RL_NR_KINDS)
+		atomic64_inc(&a->members[m].io[kind]);
+	atomic_inc(&a->members[m].inflight);
+}
+
+/*
+ * Take the next entry of @q to issue, or NULL if queue_depth entries are
+ * issued already or nothing waits: the class by rl_sched_class(), the
+ * entry by the array's policy.
+ */
+static struct rl_qent *rl_queue_next(struct rl_array *a, struct rl_queue *q)
+{
+	struct rl_qent *qe = NULL;
+	unsigned long flags;
+	enum rl_class c;
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (q->issued >= a->queue_depth || q->ref_due || q->ref_busy)
+		goto out;
+	c = rl_sched_class(q->queued, &q->fg_run);
+	if (c == RL_NR_CLASSES)
+		goto out;
+	q->hs.now_ns = ktime_get_ns();
+	qe = READ_ONCE(a->policy)->pick(&q->wait[c], &q->hs);
+	list_del_init(&qe->node);
+	qe->issue_ns = q->hs.now_ns;
+	/* the tracker predicts for an I/O that starts at once: an idle disk */
+	qe->predicted_ns = !q->issued && rl_tracker_ready(q->trk) ?
+		rl_tracker_predict(q->trk, q->hs.sector, qe->issue_ns,
+				   rl_qent_sector(qe), qe->sectors) : U64_MAX;
+	q->queued[c]--;
+	q->issued++;
+	q->dispatched[c]++;
+	q->hs.sector = rl_qent_sector(qe) + qe->sectors;
+out:
+	spin_unlock_irqrestore(&q->lock, flags);
+	return qe;
+}
+
+/*
+ * Issue what member @m's queue lets through now. Submits, so it runs in
+ * process context (map, or a work item).
+ */
+static void rl_queue_run(struct rl_array *a, unsigned int m)
+{
+	struct rl_qent *qe;
+
+	while ((qe = rl_queue_next(a, &a->members[m].q)))
+		qe->submit(qe);
+}
+
+static void rl_queue_work(struct work_struct *ws)
+{
+	struct rl_member *mb = container_of(ws, struct rl_member, q.work);
+
+	rl_queue_run(mb->a, mb->idx);
+}
+
+/* Set up member @m's queue: empty, head at the start of the data. */
+void rl_queue_init(struct rl_array *a, unsigned int m)
+{
+	struct rl_member *mb = &a->members[m];
+	struct rl_queue *q = &mb->q;
+	unsigned int c;
+
+	mb->a = a;
+	mb->idx = m;
+	spin_lock_init(&q->lock);
+	for (c = 0; c < RL_NR_CLASSES; c++)
+		INIT_LIST_HEAD(&q->wait[c]);
+	q->hs.sector = a->geom.data_offset;
+	q->hs.dir = 1;
+	INIT_WORK(&q->work, rl_queue_work);
+}
+
+/**
+ * rl_queue_add() - queue a member I/O on member @m
+ * @a: the array
+ * @m: member index
+ * @qe: the entry; every field but node, seq and chosen filled in
+ *
+ * The entry is issued (->submit called) at once if the member has a free
+ * slot, else when an issued I/O completes (rl_member_done()). Call it in
+ * process context: it may submit. The caller has counted the I/O with
+ * rl_member_start() and calls rl_member_done() when it ends.
+ */
+void rl_queue_add(struct rl_array *a, unsigned int m, struct rl_qent *qe)
+{
+	struct rl_queue *q = &a->members[m].q;
+	unsigned long flags;
+
+	qe->chosen = 0;
+	spin_lock_irqsave(&q->lock, flags);
+	qe->seq = q->seq++;
+	list_add_tail(&qe->node, &q->wait[qe->class]);
+	q->queued[qe->class]++;
+	spin_unlock_irqrestore(&q->lock, flags);
+	rl_queue_run(a, m);
+}
+
+/* What waits in member @m's queue, by class, and how much is issued. */
+void rl_queue_counts(struct rl_array *a, unsigned int m,
+		     unsigned int queued[RL_NR_CLASSES], unsigned int *issued)
+{
+	struct rl_queue *q = &a->members[m].q;
+	unsigned long flags;
+	unsigned int c;
+
+	spin_lock_irqsave(&q->lock, flags);
+	for (c = 0; c < RL_NR_CLASSES; c++)
+		queued[c] = q->queued[c];
+	*issued = q->issued;
+	spin_unlock_irqrestore(&q->lock, flags);
+}
+
+/*
+ * The member I/O @qe, issued through member @m's queue, ended: the head is
+ * after it now, the tracker (if any) learns from its timing, and its slot
+ * is free. Any context; the next entry is issued from a work item, and a
+ * reference read that waited for the member to go idle goes now.
+ */
+void rl_member_done(struct rl_array *a, unsigned int m,
+		    const struct rl_qent *qe)
+{
+	struct rl_member *mb = &a->members[m];
+	struct rl_queue *q = &mb->q;
+	sector_t sector = rl_qent_sector(qe);
+	unsigned long flags;
+	bool more, ref;
+
+	WRITE_ONCE(mb->head, sector + qe->sectors);
+	atomic_dec(&mb->inflight);
+	spin_lock_irqsave(&q->lock, flags);
+	if (q->trk)
+		rl_tracker_observe(q->trk, sector, qe->sectors, qe->issue_ns,
+				   ktime_get_ns(), qe->predicted_ns);
+	q->issued--;
+	more = q->queued[RL_FG] || q->queued[RL_BG];
+	ref = q->ref_due && !q->issued;
+	spin_unlock_irqrestore(&q->lock, flags);
+	if (ref)
+		mod_delayed_work(a->wq, &mb->ref_work, 0);
+	else if (more)
+		queue_work(a->wq, &q->work);
+}
+
+/*
+ * The tracker's predicted access time of @sectors at @sector on member @m
+ * if it were issued now, or U64_MAX: not calibrated, or the member is busy
+ * (the prediction holds for an I/O that starts at once).
+ */
+u64 rl_track_predict(struct rl_array *a, unsigned int m, sector_t sector,
+		     unsigned int sectors)
+{
+	struct rl_queue *q = &a->members[m].q;
+	unsigned long flags;
+	u64 t = U64_MAX;
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (!q->issued && !q->ref_due && !q->ref_busy && !q->queued[RL_FG] &&
+	    !q->queued[RL_BG] && rl_tracker_ready(q->trk))
+		t = rl_tracker_predict(q->trk, q->hs.sector, ktime_get_ns(),
+				       sector, sectors);
+	spin_unlock_irqrestore(&q->lock, flags);
+	return t;
+}
+
+/* Let dm send what lies past the end of @bio's chunk as another bio. */
+void rl_trim_to_chunk(struct rl_array *a, struct bio *bio)
+{
+	sector_t chunk = rl_chunk_sectors(&a->geom);
+	sector_t left = chunk - (rl_pb(bio)->lsector & (chunk - 1));
+
+	if (bio_sectors(bio) > left)
+		dm_accept_partial_bio(bio, left);
+}
+
+/* Issue a remapped bio at the replica its queue's policy chose. */
+static void rl_submit_remapped(struct rl_qent *qe)
+{
+	struct rl_bio *pb = container_of(qe, struct rl_bio, qe);
+	struct bio *bio = dm_bio_from_per_bio_data(pb, sizeof(*pb));
+
+	bio->bi_iter.bi_sector = rl_qent_sector(qe);
+	/* dm accounts it: map returned DM_MAPIO_SUBMITTED */
+	submit_bio_noacct(bio);
+}
+
+/*
+ * Send a data bio to member @m, sector @msector, through the member's
+ * queue, and count it; the map function then returns DM_MAPIO_SUBMITTED.
+ * The bio is recorded first so that a failed read can be served again
+ * (rl_restore()). Process context.
+ */
+void rl_remap(struct rl_array *a, struct bio *bio, unsigned int m,
+	      sector_t msector)
+{
+	struct rl_bio *pb = rl_pb(bio);
+
+	rl_bio_record(bio, &pb->rec);
+	pb->member = m;
+	pb->dev = a->members[m].dev;
+	bio_set_dev(bio, pb->dev->bdev);
+	bio->bi_iter.bi_sector = msector;
+	rl_member_start(a, m, bio_op(bio) == REQ_OP_READ ? RL_DATA_READ :
+			      bio_op(bio) == REQ_OP_WRITE ? RL_DATA_WRITE :
+			      RL_NR_KINDS);
+	rl_qent_init(&pb->qe, msector, bio_sectors(bio), op_is_write(bio_op(bio)),
+		     RL_FG, rl_submit_remapped);
+	rl_queue_add(a, m, &pb->qe);
+}
+
+void rl_bio_record(struct bio *bio, struct rl_bio_record *rec)
+{
+	rec->iter = bio->bi_iter;
+	rec->bdev = bio->bi_bdev;
+	rec->flags = bio->bi_flags;
+}
+
+/*
+ * Put a bio that ended back as rl_bio_record() found it, to be served
+ * again: its iterator, device and flags, and its remaining count, which a
+ * lower device that split and chained it has used up (what
+ * dm_bio_restore() does for dm-raid1). Without that, a retry that is split
+ * again would end the bio when all but one of its pieces had.
+ */
+void rl_bio_restore(struct bio *bio, const struct rl_bio_record *rec)
+{
+	bio->bi_iter = rec->iter;
+	bio->bi_bdev = rec->bdev;
+	bio->bi_flags = rec->flags;
+	atomic_set(&bio->__bi_remaining, 1);
+	bio->bi_status = BLK_STS_OK;
+}
+
+/* A remapped bio that failed, as rl_remap() found it, to be served again. */
+void rl_restore(struct bio *bio)
+{
+	struct rl_bio *pb = rl_pb(bio);
+
+	rl_bio_restore(bio, &pb->rec);
+	pb->member = RL_NONE;
+}
+
+/*
+ * A bio that dm sent once per member (ti->num_flush_bios, and a mirror's
+ * num_discard_bios): bio number i goes to member i, at the same offset. A
+ * failed member has nothing left to flush or discard.
+ */
+int rl_map_duplicate(struct rl_array *a, struct bio *bio)
+{
+	unsigned int m = dm_bio_get_target_bio_nr(bio);
+
+	rl_pb(bio)->member = RL_NONE;
+	if (m >= a->geom.nr_members || rl_member_failed(a, m)) {
+		bio_endio(bio);
+		return DM_MAPIO_SUBMITTED;
+	}
+	rl_pb(bio)->dev = a->members[m].dev;
+	bio_set_dev(bio, a->members[m].dev->bdev);
+	if (bio_sectors(bio))
+		bio->bi_iter.bi_sector = a->geom.data_offset + rl_pb(bio)->lsector;
+	return DM_MAPIO_REMAPPED;
+}
+
+/*
+ * The end of a bio remapped to a member: account it, and if it is a read
+ * that failed while the data survives elsewhere, fail the member and put
+ * the bio back as it arrived. Returns true if the caller must serve the bio
+ * again (and return DM_ENDIO_INCOMPLETE).
+ */
+bool rl_end_remapped(struct rl_array *a, struct bio *bio, blk_status_t error)
+{
+	struct rl_bio *pb = rl_pb(bio);
+
+	if (pb->member == RL_NONE)
+		return false;
+	rl_member_done(a, pb->member, &pb->qe);
+	if (!rl_status_fails_member(error) || bio_op(bio) == REQ_OP_DISCARD ||
+	    bio->bi_opf & REQ_RAHEAD)
+		return false;
+
+	rl_member_fail_io(a, pb->member, pb->dev,
+			  op_is_write(bio_op(bio)) ? "write error" : "read error");
+	if (bio_op(bio) != REQ_OP_READ || rl_nr_failed(a) > a->redundancy)
+		return false;
+	rl_restore(bio);
+	return true;
+}

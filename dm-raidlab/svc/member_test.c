@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for member I/O bookkeeping (suite dm_raidlab_member): a bio
+ * that a lower device split, chained and ended with an error is restored
+ * to exactly what it was when it was mapped, so that it can be sent again;
+ * and the member queues: at most queue_depth entries issued, the rest
+ * issued by completions in the policy's order, the background floor, and
+ * dispatch held while a reference read is due.
+ */
+#include <kunit/test.h>
+#include <linux/bio.h>
+#include <linux/slab.h>
+
+#include "../raidlab.h"
+
+static void rl_member_restore_after_split(struct kunit *test)
+{
+	struct bio_vec bvec[4];
+	struct rl_bio_record rec;
+	struct page *page;
+	struct bio bio;
+	unsigned int i;
+
+	page = alloc_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	bio_init(&bio, NULL, bvec, ARRAY_SIZE(bvec), REQ_OP_READ);
+	for (i = 0; i < ARRAY_SIZE(bvec); i++)
+		__bio_add_page(&bio, page, PAGE_SIZE, 0);
+	bio.bi_iter.bi_sector = 1000;
+	rl_bio_record(&bio, &rec);
+
+	/* a lower device splits it in three and chains it, then fails it */
+	bio_inc_remaining(&bio);
+	bio_inc_remaining(&bio);
+	bio_advance(&bio, 3 * PAGE_SIZE);
+	atomic_set(&bio.__bi_remaining, 0);	/* every piece has ended */
+	bio_clear_flag(&bio, BIO_CHAIN);
+	bio_set_flag(&bio, BIO_REMAPPED);
+	bio.bi_status = BLK_STS_IOERR;
+
+	rl_bio_restore(&bio, &rec);
+	KUNIT_EXPECT_EQ(test, bio.bi_iter.bi_sector, 1000);
+	KUNIT_EXPECT_EQ(test, bio.bi_iter.bi_size, 4 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, bio.bi_iter.bi_idx, 0);
+	KUNIT_EXPECT_EQ(test, bio.bi_iter.bi_bvec_done, 0);
+	KUNIT_EXPECT_TRUE(test, bio.bi_status == BLK_STS_OK);
+	KUNIT_EXPECT_FALSE(test, bio_flagged(&bio, BIO_REMAPPED));
+
+	/*
+	 * Sent again and split in two: it must end once, with the last piece.
+	 * bio_remaining_done() is what bio_endio() asks.
+	 */
+	bio_inc_remaining(&bio);
+	KUNIT_EXPECT_EQ(test, atomic_read(&bio.__bi_remaining), 2);
+	KUNIT_EXPECT_FALSE(test, atomic_dec_and_test(&bio.__bi_remaining));
+	KUNIT_EXPECT_TRUE(test, atomic_dec_and_test(&bio.__bi_remaining));
+
+	bio_uninit(&bio);
+	__free_page(page);
+}
+
+/* A one-member array with a queue, and entries that record their issue. */
+#define RL_QT_MAX 32
+
+struct rl_qtest {
+	struct rl_array *a;
+	struct rl_qent qe[RL_QT_MAX];
+	unsigned int order[RL_QT_MAX];	/* entry index by issue order */
+	unsigned int nr_issued;
+	spinlock_t lock;		/* protects order and nr_issued */
+};
+
+static struct rl_qtest *rl_qtest_current;
+
+static void rl_qtest_submit(struct rl_qent *qe)
+{
+	struct rl_qtest *t = rl_qtest_current;
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	t->order[t->nr_issued++] = qe - t->qe;
+	spin_unlock_irqrestore(&t->lock, flags);
+}
+
+/* Suite exit: free the array of the test that made one. */
+static void rl_qtest_exit(struct kunit *test)
+{
+	struct rl_qtest *t = rl_qtest_current;
+
+	if (!t)
+		return;
+	destroy_workqueue(t->a->wq);
+	kfree(t->a);
+	rl_qtest_current = NULL;
+}
+
+static struct rl_qtest *rl_qtest_init(struct kunit *test,
+				      const struct rl_sched_policy *policy,
+				      unsigned int depth)
+{
+	struct rl_qtest *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct rl_array *a;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	a = kzalloc(struct_size(a, members, 1), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	a->wq = alloc_workqueue("rl_qtest", WQ_UNBOUND, 0);
+	if (!a->wq)
+		kfree(a);
+	KUNIT_ASSERT_NOT_NULL(test, a->wq);
+	a->geom.nr_members = 1;
+	a->policy = policy;
+	a->queue_depth = depth;
+	rl_queue_init(a, 0);
+	t->a = a;
+	spin_lock_init(&t->lock);
+	rl_qtest_current = t;
+	return t;
+}
+
+static void rl_qtest_add(struct rl_qtest *t, unsigned int i, sector_t sector,
+			 enum rl_class class)
+{
+	struct rl_qent *qe = &t->qe[i];
+
+	qe->sector = sector;
+	qe->sectors = 8;
+	qe->class = class;
+	qe->submit = rl_qtest_submit;
+	rl_member_start(t->a, 0, RL_NR_KINDS);
+	rl_queue_add(t->a, 0, qe);
+}
+
+/* Complete the @k-th issued entry and let the queue's work issue more. */
+static void rl_qtest_done(struct rl_qtest *t, unsigned int k)
+{
+	rl_member_done(t->a, 0, &t->qe[t->order[k]]);
+	flush_workqueue(t->a->wq);
+}
+
+static void rl_member_queue_depth(struct kunit *test)
+{
+	struct rl_qtest *t = rl_qtest_init(test, &rl_sched_fifo, 2);
+	unsigned int i, queued[RL_NR_CLASSES], issued;
+
+	for (i = 0; i < 5; i++)
+		rl_qtest_add(t, i, 1000 - i * 8, RL_FG);
+	/* two go at once, three wait */
+	KUNIT_EXPECT_EQ(test, t->nr_issued, 2U);
+	rl_queue_counts(t->a, 0, queued, &issued);
+	KUNIT_EXPECT_EQ(test, queued[RL_FG], 3U);
+	KUNIT_EXPECT_EQ(test, issued, 2U);
+	/* each completion lets exactly one more go, in arrival order (fifo) */
+	for (i = 0; i < 3; i++) {
+		rl_qtest_done(t, i);
+		KUNIT_EXPECT_EQ(test, t->nr_issued, i + 3);
+	}
+	for (i = 0; i < 5; i++)
+		KUNIT_EXPECT_EQ(test, t->order[i], i);
+	rl_qtest_done(t, 3);
+	rl_qtest_done(t, 4);
+	rl_queue_counts(t->a, 0, queued, &issued);
+	KUNIT_EXPECT_EQ(test, issued, 0U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->a->members[0].inflight), 0);
+	/* the head follows the last completion */
+	KUNIT_EXPECT_EQ(test, t->a->members[0].head, 1000 - 4 * 8 + 8);
+}
+
+/* At depth 1, look orders what waits by the head's sweep. */
+static void rl_member_queue_look_order(struct kunit *test)
+{
+	static const sector_t at[] = { 500, 900, 100, 700, 300 };
+	struct rl_qtest *t = rl_qtest_init(test, &rl_sched_look, 1);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(at); i++)
+		rl_qtest_add(t, i, at[i], RL_FG);
+	/* 500 goes at once; the head is then at 508, sweeping up */
+	for (i = 0; i < ARRAY_SIZE(at) - 1; i++)
+		rl_qtest_done(t, i);
+	KUNIT_ASSERT_EQ(test, t->nr_issued, 5U);
+	KUNIT_EXPECT_EQ(test, at[t->order[0]], 500);
+	KUNIT_EXPECT_EQ(test, at[t->order[1]], 700);
+	KUNIT_EXPECT_EQ(test, at[t->order[2]], 900);
+	KUNIT_EXPECT_EQ(test, at[t->order[3]], 300);
+	KUNIT_EXPECT_EQ(test, at[t->order[4]], 100);
+	rl_qtest_done(t, 4);
+}
+
+/* Background waits behind foreground, but gets one in RL_BG_FLOOR + 1. */
+static void rl_member_queue_background_floor(struct kunit *test)
+{
+	struct rl_qtest *t = rl_qtest_init(test, &rl_sched_fifo, 1);
+	unsigned int i, n = 2 * (RL_BG_FLOOR + 1) + 1;
+
+	rl_qtest_add(t, 0, 0, RL_FG);		/* takes the only slot */
+	rl_qtest_add(t, 1, 8, RL_BG);
+	rl_qtest_add(t, 2, 16, RL_BG);
+	for (i = 3; i < n + 1; i++)
+		rl_qtest_add(t, i, i * 8, RL_FG);
+	for (i = 0; i < n; i++)
+		rl_qtest_done(t, i);
+	KUNIT_ASSERT_EQ(test, t->nr_issued, n + 1);
+	/* after the first, RL_BG_FLOOR foreground, then a background */
+	KUNIT_EXPECT_EQ(test, t->qe[t->order[RL_BG_FLOOR]].class, RL_FG);
+	KUNIT_EXPECT_EQ(test, t->order[RL_BG_FLOOR + 1], 1U);
+	KUNIT_EXPECT_EQ(test, t->order[2 * (RL_BG_FLOOR + 1)], 2U);
+	rl_qtest_done(t, n);
+}
+
+/*
+ * A reference read that is due holds dispatch until the member is idle
+ * (member.c/trackio.c); releasing it lets what waits go.
+ */
+static void rl_member_queue_ref_hold(struct kunit *test)
+{
+	struct rl_qtest *t = rl_qtest_init(test, &rl_sched_fifo, 4);
+	struct rl_queue *q = &t->a->members[0].q;
+
+	rl_qtest_add(t, 0, 0, RL_FG);
+	spin_lock_irq(&q->lock);
+	q->ref_due = true;
+	spin_unlock_irq(&q->lock);
+	rl_qtest_add(t, 1, 8, RL_FG);
+	rl_qtest_add(t, 2, 16, RL_FG);
+	KUNIT_EXPECT_EQ(test, t->nr_issued, 1U);
+	spin_lock_irq(&q->lock);
+	q->ref_due = false;
+	spin_unlock_irq(&q->lock);
+	rl_qtest_add(t, 3, 24, RL_FG);	/* the next add runs the queue */
+	KUNIT_EXPECT_EQ(test, t->nr_issued, 4U);
+	rl_member_done(t->a, 0, &t->qe[0]);
+	rl_member_done(t->a, 0, &t->qe[1]);
+	rl_member_done(t->a, 0, &t->qe[2]);
+	rl_member_done(t->a, 0, &t->qe[3]);
+	flush_workqueue(t->a->wq);
+}
+
+static struct kunit_case rl_member_test_cases[] = {
+	KUNIT_CASE(rl_member_restore_after_split),
+	KUNIT_CASE(rl_member_queue_depth),
+	KUNIT_CASE(rl_member_queue_look_order),
+	KUNIT_CASE(rl_member_queue_background_floor),
+	KUNIT_CASE(rl_member_queue_ref_hold),
+	{}
+};
+
+static struct kunit_suite rl_member_test_suite = {
+	.name = "dm_raidlab_member",
+	.exit = rl_qtest_exit,
+	.test_cases = rl_member_test_cases,
+};
+
+kunit_test_suite(rl_member_test_suite);

@@ -1,0 +1,768 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-raidlab background jobs and the failure lifecycle.
+ *
+ * One worker per array runs, a range at a time through the scheme's
+ * ->sync_range, whichever job comes first:
+ *
+ *   1. the lifecycle: a spare (or a replacement disk found at load) takes
+ *      a failed member's role and starts rebuilding (failrec.c has written
+ *      the failure to the metadata already);
+ *   2. resync of the regions the write-intent bitmap left dirty at an
+ *      unclean shutdown;
+ *   3. resync of a new array, from resync_cursor on;
+ *   4. rebuild of each rebuilding member, from its cursor on;
+ *   5. check or repair, when asked for by message.
+ *
+ * Progress is in the status line. With a metadata device, cursors are
+ * checkpointed every RL_SYNC_CHECKPOINT_MS and at the end of a job, so a
+ * crash resumes a resync or a rebuild near where it stopped; check and
+ * repair are not resumed. The worker stops at presuspend and is waited for
+ * at postsuspend. Background member I/O goes through the member queues'
+ * background class, so foreground I/O keeps priority; a rate limit
+ * (message sync_rate) bounds it further.
+ */
+#include <linux/ctype.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/math64.h>
+#include <linux/slab.h>
+
+#include "bbl.h"
+#include "metadata.h"
+#include "../raidlab.h"
+
+#define RL_SYNC_UNIT		2048	/* member sectors asked per range */
+#define RL_SYNC_CHECKPOINT_MS	2000
+
+static const char *const rl_sync_names[RL_NR_SYNC_JOBS] = {
+	[RL_SYNC_RESYNC] = "resync",
+	[RL_SYNC_REBUILD] = "recover",
+	[RL_SYNC_CHECK] = "check",
+	[RL_SYNC_REPAIR] = "repair",
+};
+
+struct rl_sync {
+	struct rl_array *a;
+	struct workqueue_struct *wq;	/* ordered: one range at a time */
+	struct work_struct work;
+	spinlock_t lock;		/* everything below */
+	bool stopped;			/* suspended: no new range */
+	bool busy;			/* the worker is running */
+	bool kicked;			/* something to look at since its last pass */
+	wait_queue_head_t wait;
+
+	/* the job in progress, for status */
+	bool active;
+	enum rl_sync_job job;
+	unsigned int target;
+	sector_t cursor;
+
+	sector_t resync_cursor;		/* READ_ONCE: below, consistent */
+	unsigned long *dirty;		/* regions to resync, or NULL */
+	u64 nr_regions;
+	u32 region_shift;
+	u64 dirty_left;
+	sector_t dirty_pos;		/* the dirty resync is done below */
+	bool dirty_job;			/* the range is of the dirty resync */
+
+	/* check or repair, asked for by message */
+	bool scrub_wanted;
+	enum rl_sync_job scrub_job;
+	sector_t scrub_cursor;
+	u64 mismatches;			/* of the last or current scrub */
+	bool scrub_done;		/* a scrub ran to the end */
+
+	unsigned int rate_kbps;		/* 0: unlimited */
+	unsigned long last_checkpoint;	/* jiffies */
+};
+
+static struct rl_sync *rl_sync(struct rl_array *a)
+{
+	return a->sync;
+}
+
+static sector_t rl_sync_total(struct rl_array *a)
+{
+	return a->member_sectors;
+}
+
+/*
+ * Progress in array sectors: member sectors scaled by the target's length
+ * over the members' span (a stripe row's nr_data; plog has a layout of
+ * its own, where nr_data means nothing).
+ */
+static sector_t rl_sync_to_array(struct rl_array *a, sector_t msector)
+{
+	return mul_u64_u64_div_u64(msector, a->ti->len, rl_sync_total(a));
+}
+
+unsigned long rl_unreadable_at(struct rl_array *a, sector_t msector)
+{
+	unsigned long bad = READ_ONCE(a->failed);
+	unsigned long reb = READ_ONCE(a->rebuilding);
+	unsigned int m;
+
+	for_each_set_bit(m, &reb, a->geom.nr_members)
+		if (msector >= READ_ONCE(a->rebuild_cursor[m]))
+			__set_bit(m, &bad);
+	return bad;
+}
+
+bool rl_sync_suspect(struct rl_array *a, sector_t msector)
+{
+	struct rl_sync *s = rl_sync(a);
+
+	if (msector >= READ_ONCE(s->resync_cursor))
+		return true;
+	return s->dirty && READ_ONCE(s->dirty_left) &&
+	       test_bit(msector >> s->region_shift, s->dirty);
+}
+
+/*
+ * A range of a job is done: move its cursor. Schemes whose foreground
+ * writes depend on the cursor (the stripe engine skips a rebuilding member
+ * above it) call this before they let foreground I/O to the range go on;
+ * the worker calls it again after ->sync_range, which changes nothing.
+ */
+void rl_sync_advance(struct rl_array *a, const struct rl_sync_req *req)
+{
+	struct rl_sync *s = rl_sync(a);
+	sector_t end = req->msector + req->len;
+
+	switch (req->job) {
+	case RL_SYNC_REBUILD:
+		if (READ_ONCE(a->rebuild_cursor[req->target]) < end)
+			WRITE_ONCE(a->rebuild_cursor[req->target], end);
+		break;
+	case RL_SYNC_RESYNC:
+		if (req->msector == READ_ONCE(s->resync_cursor))
+			WRITE_ONCE(s->resync_cursor, end);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * The lifecycle: failures to the metadata, spares to failed roles
+ */
+
+/* Write the state of every member to the metadata. Caller holds rl_md_lock(). */
+static void rl_sync_state_members(struct rl_array *a, struct rl_md_state *st)
+{
+	unsigned int m;
+
+	for (m = 0; m < a->geom.nr_members; m++) {
+		if (test_bit(m, &a->failed)) {
+			st->members[m].state = RL_MS_FAILED;
+		} else if (test_bit(m, &a->rebuilding)) {
+			st->members[m].state = RL_MS_REBUILDING;
+			st->members[m].cursor = READ_ONCE(a->rebuild_cursor[m]);
+		} else {
+			st->members[m].state = RL_MS_IN_SYNC;
+			st->members[m].cursor = 0;
+		}
+	}
+}
+
+/*
+ * Checkpoint the cursors. What the jobs wrote below them must be durable
+ * first, or a crash could keep a cursor over rows still in a volatile
+ * cache: flush every member that is written.
+ */
+static void rl_sync_checkpoint(struct rl_array *a, bool members_changed)
+{
+	struct rl_sync *s = rl_sync(a);
+	struct rl_md_state *st;
+	unsigned int m;
+
+	s->last_checkpoint = jiffies;
+	if (!a->md)
+		return;
+	for (m = 0; m < a->geom.nr_members; m++)
+		if (!rl_member_failed(a, m) &&
+		    blkdev_issue_flush(a->members[m].dev->bdev))
+			rl_member_fail(a, m, "flush failed");
+	rl_md_lock(a->md);
+	st = rl_md_state(a->md);
+	rl_sync_state_members(a, st);
+	st->resync_cursor = READ_ONCE(s->resync_cursor);
+	st->mismatches = s->mismatches;
+	if (rl_md_commit(a->md, members_changed))
+		DMERR("%s: metadata commit failed", dm_table_device_name(a->ti->table));
+	rl_md_unlock(a->md);
+}
+
+/* A spare @dev, or the replacement in @m's slot (NULL), rebuilds role @m. */
+static void rl_sync_start_rebuild(struct rl_array *a, unsigned int m,
+				  struct dm_dev *dev)
+{
+	rl_member_set_dev(a, m, dev);
+	/* the old disk's bad blocks are not the new one's */
+	rl_bbl_reset(a, m);
+	DMINFO("%s: member %u (%s) rebuilding", dm_table_device_name(a->ti->table),
+	       m, a->members[m].dev->name);
+}
+
+/*
+ * Record new failures, and give failed roles to replacements and spares.
+ * Returns true if the membership changed.
+ */
+static bool rl_sync_lifecycle(struct rl_array *a)
+{
+	unsigned long failed = READ_ONCE(a->failed);
+	bool changed = false;
+	unsigned int m, j;
+	u8 uuid[16];
+
+	/*
+	 * A rebuilding member that fails is failed, not rebuilding. The
+	 * failure itself is in the metadata already (failrec.c).
+	 */
+	for_each_set_bit(m, &failed, a->geom.nr_members)
+		if (test_and_clear_bit(m, &a->rebuilding))
+			changed = true;
+
+	if (a->md && !rl_md_failed(a->md) && rl_nr_failed(a) <= a->redundancy) {
+		for_each_set_bit(m, &failed, a->geom.nr_members) {
+			if (test_and_clear_bit(m, &a->replacements)) {
+				rl_sync_start_rebuild(a, m, NULL);
+				changed = true;
+			}
+		}
+		failed = READ_ONCE(a->failed);
+		for_each_set_bit(m, &failed, a->geom.nr_members) {
+			for (j = 0; j < a->nr_spares && !a->spares[j]; j++)
+				;
+			if (j == a->nr_spares)
+				break;	/* no spare left */
+			rl_md_spare_uuid(a->md, j, uuid);
+			rl_md_lock(a->md);
+			memcpy(rl_md_state(a->md)->members[m].dev_uuid, uuid, 16);
+			rl_md_unlock(a->md);
+			/*
+			 * The failed disk's I/O that is still in flight carries
+			 * its own bdev, and its errors are charged to it, not
+			 * to the spare (rl_member_fail_io()); its reference is
+			 * dropped with the table.
+			 */
+			a->retired[j] = a->members[m].dev;
+			rl_sync_start_rebuild(a, m, a->spares[j]);
+			a->spares[j] = NULL;
+			changed = true;
+		}
+	}
+	if (changed) {
+		rl_sync_checkpoint(a, true);
+		schedule_work(&a->event_work);
+	}
+	return changed;
+}
+
+/* ------------------------------------------------------------------------
+ * The worker
+ */
+
+/* Choose the next range. Called with the lock held. */
+static bool rl_sync_next(struct rl_array *a, struct rl_sync_req *req,
+			 bool *dirty)
+{
+	struct rl_sync *s = rl_sync(a);
+	sector_t total = rl_sync_total(a);
+	unsigned long reb;
+	unsigned int m;
+	u64 r;
+
+	memset(req, 0, sizeof(*req));
+	req->len = RL_SYNC_UNIT;
+	*dirty = false;
+	if (!a->ops->sync_range || rl_nr_failed(a) > a->redundancy)
+		return false;
+
+	/* resyncs need every member: with one failed there is no parity to fix */
+	if (!READ_ONCE(a->failed) && !READ_ONCE(a->rebuilding)) {
+		if (s->dirty && s->dirty_left) {
+			r = find_next_bit(s->dirty, s->nr_regions,
+					  s->dirty_pos >> s->region_shift);
+			if (r < s->nr_regions) {
+				req->job = RL_SYNC_RESYNC;
+				req->msector = max_t(sector_t, s->dirty_pos,
+						     r << s->region_shift);
+				req->len = min3((sector_t)RL_SYNC_UNIT,
+						((r + 1) << s->region_shift) - req->msector,
+						total - req->msector);
+				*dirty = true;
+				return true;
+			}
+		}
+		if (s->resync_cursor < total) {
+			req->job = RL_SYNC_RESYNC;
+			req->msector = s->resync_cursor;
+			req->len = min_t(sector_t, RL_SYNC_UNIT, total - req->msector);
+			return true;
+		}
+	}
+
+	/* a rebuild reads every other member (a mirror: one of them) */
+	reb = READ_ONCE(a->rebuilding);
+	if (hweight_long(reb | READ_ONCE(a->failed)) > a->redundancy)
+		reb = 0;
+	for_each_set_bit(m, &reb, a->geom.nr_members) {
+		req->job = RL_SYNC_REBUILD;
+		req->target = m;
+		req->msector = READ_ONCE(a->rebuild_cursor[m]);
+		req->len = min_t(sector_t, RL_SYNC_UNIT, total - req->msector);
+		return true;
+	}
+
+	if (s->scrub_wanted && !READ_ONCE(a->failed)) {
+		req->job = s->scrub_job;
+		req->msector = s->scrub_cursor;
+		req->len = min_t(sector_t, RL_SYNC_UNIT, total - req->msector);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The dirty resync has done [@start, @end): clear the bit of every region
+ * it covers whole. A scheme may do more than the one region asked for (a
+ * plog region spans several intent regions): those are done too, and the
+ * search for the next dirty bit starts past them, so their bits must not
+ * be left behind. Called with the lock held.
+ */
+static void rl_sync_dirty_done(struct rl_array *a, sector_t start, sector_t end)
+{
+	struct rl_sync *s = rl_sync(a);
+	sector_t total = rl_sync_total(a);
+	u64 r;
+
+	s->dirty_pos = end;
+	for (r = start >> s->region_shift; r < s->nr_regions; r++) {
+		if (end < min_t(sector_t, (r + 1) << s->region_shift, total))
+			break;
+		if (test_and_clear_bit(r, s->dirty)) {
+			s->dirty_left--;
+			/* the metadata kept its bit until now */
+			rl_md_intent_resynced(a->md, r, 1);
+		}
+	}
+}
+
+/* The range in @req is done: move the job on. Called with the lock held. */
+static bool rl_sync_done(struct rl_array *a, const struct rl_sync_req *req)
+{
+	struct rl_sync *s = rl_sync(a);
+	sector_t end = req->msector + req->len, total = rl_sync_total(a);
+	bool finished = false;
+
+	rl_sync_advance(a, req);
+	switch (req->job) {
+	case RL_SYNC_RESYNC:
+		if (!s->dirty_job) {
+			finished = s->resync_cursor >= total;
+			break;
+		}
+		rl_sync_dirty_done(a, req->msector, end);
+		finished = !s->dirty_left;
+		break;
+	case RL_SYNC_REBUILD:
+		if (end >= total) {
+			clear_bit(req->target, &a->rebuilding);
+			DMINFO("%s: member %u rebuilt",
+			       dm_table_device_name(a->ti->table), req->target);
+			finished = true;
+		}
+		break;
+	case RL_SYNC_CHECK:
+	case RL_SYNC_REPAIR:
+		s->mismatches += req->mismatches;
+		s->scrub_cursor = end;
+		if (end >= total) {
+			s->scrub_wanted = false;
+			s->scrub_done = true;
+			DMINFO("%s: %s complete: %llu mismatched sectors",
+			       dm_table_device_name(a->ti->table),
+			       rl_sync_names[req->job], s->mismatches);
+			finished = true;
+		}
+		break;
+	default:
+		break;
+	}
+	return finished;
+}
+
+/* Sleep long enough that @sectors keep within the rate limit. */
+static void rl_sync_throttle(struct rl_sync *s, sector_t sectors, u64 start_ns)
+{
+	unsigned int rate = READ_ONCE(s->rate_kbps);
+	u64 want_ns, took;
+
+	if (!rate)
+		return;
+	want_ns = div_u64((u64)sectors * 512 * NSEC_PER_SEC, (u64)rate * 1024);
+	took = ktime_get_ns() - start_ns;
+	if (want_ns > took)
+		/* a new rate (message sync_rate) ends the sleep */
+		wait_event_timeout(s->wait, READ_ONCE(s->stopped) ||
+				   READ_ONCE(s->rate_kbps) != rate,
+				   nsecs_to_jiffies(want_ns - took));
+}
+
+static void rl_sync_work(struct work_struct *ws)
+{
+	struct rl_sync *s = container_of(ws, struct rl_sync, work);
+	struct rl_array *a = s->a;
+	struct rl_sync_req req;
+	bool finished, members, dirty;
+	unsigned long failed;
+	u64 t0;
+	int r;
+
+	for (;;) {
+		spin_lock_irq(&s->lock);
+		s->kicked = false;
+		spin_unlock_irq(&s->lock);
+		rl_sync_lifecycle(a);
+
+		spin_lock_irq(&s->lock);
+		if (s->stopped || !rl_sync_next(a, &req, &dirty)) {
+			if (s->kicked && !s->stopped) {
+				/* a failure or a message came in meanwhile */
+				spin_unlock_irq(&s->lock);
+				continue;
+			}
+			s->active = false;
+			s->busy = false;
+			spin_unlock_irq(&s->lock);
+			wake_up_all(&s->wait);
+			return;
+		}
+		s->active = true;
+		s->dirty_job = dirty;
+		s->job = req.job;
+		s->target = req.target;
+		s->cursor = req.msector;
+		spin_unlock_irq(&s->lock);
+
+		t0 = ktime_get_ns();
+		failed = READ_ONCE(a->failed);
+		r = a->ops->sync_range(a, &req);
+		if (r) {
+			/*
+			 * Member errors became failures, which the lifecycle
+			 * takes up; any other error stops the work until the
+			 * next resume.
+			 */
+			if (READ_ONCE(a->failed) == failed) {
+				DMERR("%s: %s stopped at sector %llu: %d",
+				      dm_table_device_name(a->ti->table),
+				      rl_sync_names[req.job],
+				      (unsigned long long)req.msector, r);
+				spin_lock_irq(&s->lock);
+				s->scrub_wanted = false;
+				s->stopped = true;
+				spin_unlock_irq(&s->lock);
+			}
+			continue;
+		}
+
+		spin_lock_irq(&s->lock);
+		finished = rl_sync_done(a, &req);
+		s->cursor = req.msector + req.len;
+		spin_unlock_irq(&s->lock);
+
+		members = finished && req.job == RL_SYNC_REBUILD;
+		if (finished || time_after(jiffies, s->last_checkpoint +
+					   msecs_to_jiffies(RL_SYNC_CHECKPOINT_MS)))
+			rl_sync_checkpoint(a, members);
+		if (members)
+			schedule_work(&a->event_work);
+		rl_sync_throttle(s, req.len, t0);
+		cond_resched();
+	}
+}
+
+/* Run the worker unless it runs already or the array is suspended. */
+static void rl_sync_kick(struct rl_array *a)
+{
+	struct rl_sync *s = rl_sync(a);
+	unsigned long flags;
+
+	spin_lock_irqsave(&s->lock, flags);
+	s->kicked = true;
+	if (!s->stopped && !s->busy) {
+		s->busy = true;
+		queue_work(s->wq, &s->work);
+	}
+	spin_unlock_irqrestore(&s->lock, flags);
+}
+
+/* ------------------------------------------------------------------------
+ * Set-up, suspend and resume, status, messages
+ */
+
+/*
+ * Load the dirty regions. The metadata keeps their bits set until
+ * rl_md_intent_resynced(), so a crash before their resync finds them again.
+ */
+static int rl_sync_load_dirty(struct rl_array *a)
+{
+	struct rl_sync *s = rl_sync(a);
+	const struct rl_md_state *st = rl_md_state(a->md);
+	const unsigned long *d = rl_md_dirty_at_load(a->md);
+
+	s->region_shift = st->region_shift;
+	s->nr_regions = st->nr_regions;
+	if (!d || !a->ops->sync_range)
+		return 0;
+	s->dirty = bitmap_zalloc(s->nr_regions, GFP_KERNEL);
+	if (!s->dirty)
+		return -ENOMEM;
+	bitmap_copy(s->dirty, d, s->nr_regions);
+	s->dirty_left = bitmap_weight(s->dirty, s->nr_regions);
+	if (s->dirty_left)
+		DMINFO("%s: unclean shutdown: %llu dirty regions to resync",
+		       dm_table_device_name(a->ti->table), s->dirty_left);
+	return 0;
+}
+
+/* Say where the jobs a checkpoint left under way resume. */
+static void rl_sync_log_resume(struct rl_array *a)
+{
+	struct rl_sync *s = rl_sync(a);
+	unsigned long reb = READ_ONCE(a->rebuilding);
+	unsigned int m;
+
+	if (!a->md)
+		return;
+	for_each_set_bit(m, &reb, a->geom.nr_members)
+		DMINFO("%s: member %u: rebuild resumes at member sector %llu",
+		       dm_table_device_name(a->ti->table), m,
+		       (unsigned long long)a->rebuild_cursor[m]);
+	if (s->resync_cursor && s->resync_cursor < rl_sync_total(a))
+		DMINFO("%s: resync resumes at member sector %llu",
+		       dm_table_device_name(a->ti->table),
+		       (unsigned long long)s->resync_cursor);
+}
+
+/* A member failed (rl_array.fail_hook[]): the lifecycle looks. */
+static void rl_sync_member_failed(struct rl_array *a)
+{
+	if (a->sync)
+		rl_sync_kick(a);
+}
+
+/*
+ * Called by the core's constructor after the scheme's ->ctr (and after
+ * rl_md_open(), which set a->failed, a->rebuilding and the cursors from
+ * the metadata).
+ */
+int rl_sync_init(struct rl_array *a, char **error)
+{
+	struct rl_sync *s;
+	int r;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s) {
+		*error = "Cannot allocate sync state";
+		return -ENOMEM;
+	}
+	s->a = a;
+	a->sync = s;
+	spin_lock_init(&s->lock);
+	init_waitqueue_head(&s->wait);
+	INIT_WORK(&s->work, rl_sync_work);
+	a->fail_hook[RL_FAIL_SYNC] = rl_sync_member_failed;
+	s->stopped = true;		/* until the first resume */
+	s->last_checkpoint = jiffies;
+
+	if (!a->ops->sync_range)
+		s->resync_cursor = rl_sync_total(a);
+	else if (a->md)
+		s->resync_cursor = min_t(sector_t, rl_md_state(a->md)->resync_cursor,
+					 rl_sync_total(a));
+	else if (a->assume_clean)
+		/*
+		 * No metadata and no assume_clean: nothing says the copies or
+		 * the parity agree (a crash may have torn a write), so the
+		 * whole array is resynced, as dm-raid1 does with a core log.
+		 */
+		s->resync_cursor = rl_sync_total(a);
+	if (a->md) {
+		s->mismatches = rl_md_state(a->md)->mismatches;
+		r = rl_sync_load_dirty(a);
+		if (r) {
+			*error = "Cannot load the write-intent bitmap";
+			rl_sync_free(a);
+			return r;
+		}
+	}
+
+	rl_sync_log_resume(a);
+	s->wq = alloc_ordered_workqueue("kraidlab_sync", WQ_MEM_RECLAIM);
+	if (!s->wq) {
+		*error = "Cannot allocate sync workqueue";
+		rl_sync_free(a);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int rl_sync_check_start(struct rl_array *a, char **error)
+{
+	struct rl_sync *s = rl_sync(a);
+	unsigned long out = READ_ONCE(a->failed) | READ_ONCE(a->rebuilding);
+
+	if (!s->dirty_left || !out || !a->ops->layout || a->jnl)
+		return 0;
+	if (!a->start_dirty_degraded) {
+		DMERR("%s: %llu regions dirty and members %*pbl not in sync, no journal: refused",
+		      dm_table_device_name(a->ti->table), s->dirty_left,
+		      a->geom.nr_members, &out);
+		*error = "Dirty and degraded with no journal: start_dirty_degraded forces it";
+		return -EINVAL;
+	}
+	DMWARN("%s: dirty and degraded, started anyway: %llu regions may hold wrong data",
+	       dm_table_device_name(a->ti->table), s->dirty_left);
+	return 0;
+}
+
+void rl_sync_free(struct rl_array *a)
+{
+	struct rl_sync *s = rl_sync(a);
+
+	if (!s)
+		return;
+	if (s->wq)
+		destroy_workqueue(s->wq);
+	bitmap_free(s->dirty);
+	kfree(s);
+	a->sync = NULL;
+}
+
+void rl_sync_start(struct rl_array *a)
+{
+	struct rl_sync *s = rl_sync(a);
+
+	spin_lock_irq(&s->lock);
+	s->stopped = false;
+	spin_unlock_irq(&s->lock);
+	rl_sync_kick(a);
+}
+
+void rl_sync_stop(struct rl_array *a)
+{
+	struct rl_sync *s = rl_sync(a);
+
+	spin_lock_irq(&s->lock);
+	s->stopped = true;
+	spin_unlock_irq(&s->lock);
+	wake_up_all(&s->wait);		/* out of a throttle sleep */
+}
+
+/* Wait for the range in flight; then checkpoint the cursors. */
+void rl_sync_wait(struct rl_array *a)
+{
+	struct rl_sync *s = rl_sync(a);
+
+	rl_sync_stop(a);
+	wait_event(s->wait, !READ_ONCE(s->busy));
+	flush_workqueue(s->wq);
+	rl_sync_lifecycle(a);
+	rl_sync_checkpoint(a, false);
+}
+
+/*
+ * Status: the job the worker is on or would be on, its progress in array
+ * sectors, and the mismatches of the last scrub.
+ *
+ *   resync   parity or copies being made consistent
+ *   recover  a member being rebuilt
+ *   check    counting inconsistent sectors
+ *   repair   counting and fixing them
+ *   frozen   work is left but stopped (suspended, or a failure it needs
+ *            a member for)
+ *   idle     nothing left
+ */
+void rl_sync_status(struct rl_array *a, sector_t *done, sector_t *total,
+		    const char **action, u64 *mismatches)
+{
+	struct rl_sync *s = rl_sync(a);
+	struct rl_sync_req req;
+	unsigned long flags;
+	bool work, dirty;
+
+	*total = a->ti->len;
+	spin_lock_irqsave(&s->lock, flags);
+	*mismatches = s->mismatches;
+	work = rl_sync_next(a, &req, &dirty);
+	if (!work) {
+		*done = *total;
+		*action = (s->resync_cursor < rl_sync_total(a) ||
+			   READ_ONCE(a->rebuilding) || s->dirty_left) &&
+			  rl_nr_failed(a) <= a->redundancy ? "frozen" : "idle";
+		if (s->resync_cursor < rl_sync_total(a))
+			*done = rl_sync_to_array(a, s->resync_cursor);
+	} else {
+		*done = min_t(sector_t, rl_sync_to_array(a, req.msector), *total);
+		*action = s->stopped ? "frozen" : rl_sync_names[req.job];
+	}
+	spin_unlock_irqrestore(&s->lock, flags);
+}
+
+/*
+ * Messages:
+ *   check             count inconsistent sectors (parity, or copies)
+ *   repair            count and fix them
+ *   idle              stop a check or repair
+ *   sync_rate <KiB/s> limit background work per array (0: no limit)
+ */
+int rl_sync_message(struct rl_array *a, unsigned int argc, char **argv)
+{
+	struct rl_sync *s = rl_sync(a);
+	unsigned int rate;
+	char dummy;
+
+	if (argc == 1 && (!strcasecmp(argv[0], "check") ||
+			  !strcasecmp(argv[0], "repair"))) {
+		if (!a->ops->sync_range) {
+			DMWARN("%s: %s has no redundancy to check", argv[0],
+			       a->ops->name);
+			return -EINVAL;
+		}
+		if (READ_ONCE(a->failed) || READ_ONCE(a->rebuilding)) {
+			DMWARN("%s: refused while a member is failed or rebuilding",
+			       argv[0]);
+			return -EBUSY;
+		}
+		spin_lock_irq(&s->lock);
+		s->scrub_job = tolower(argv[0][0]) == 'c' ? RL_SYNC_CHECK :
+							    RL_SYNC_REPAIR;
+		s->scrub_wanted = true;
+		s->scrub_done = false;
+		s->scrub_cursor = 0;
+		s->mismatches = 0;
+		spin_unlock_irq(&s->lock);
+		rl_sync_kick(a);
+		return 0;
+	}
+	if (argc == 1 && !strcasecmp(argv[0], "idle")) {
+		spin_lock_irq(&s->lock);
+		s->scrub_wanted = false;
+		spin_unlock_irq(&s->lock);
+		return 0;
+	}
+	if (argc == 2 && !strcasecmp(argv[0], "sync_rate")) {
+		if (sscanf(argv[1], "%u%c", &rate, &dummy) != 1) {
+			DMWARN("sync_rate: invalid rate '%s'", argv[1]);
+			return -EINVAL;
+		}
+		WRITE_ONCE(s->rate_kbps, rate);
+		wake_up_all(&s->wait);
+		return 0;
+	}
+	return 1;	/* not a sync message */
+}
