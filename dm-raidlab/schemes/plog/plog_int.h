@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * dm-raidlab parity logging: what plog.c (the foreground: map, contexts,
- * the log buffers and the log writer) and plog_sync.c (region operations:
- * reintegration, recomputation, degraded fix-up, background jobs, crash
- * recovery) share. Private to the scheme.
+ * dm-raidlab parity logging: what the scheme's files share (plog.c lists
+ * them): its state, struct plog, a region's, a context's and a
+ * workspace's, and each file's functions, lowest file first. Private to
+ * the scheme; the region manager's interface is plog.h.
  */
 #ifndef DM_RAIDLAB_PLOG_INT_H
 #define DM_RAIDLAB_PLOG_INT_H
@@ -115,7 +115,7 @@ struct plog {
 	wait_queue_head_t wait;		/* anything under lock changed */
 	unsigned long events;		/* bumped with each such change */
 
-	/* foreground contexts (plog.c) */
+	/* foreground contexts (plog_write.c) */
 	spinlock_t hlock;		/* incoming, free, hash */
 	struct bio_list incoming;
 	struct list_head free;
@@ -129,11 +129,11 @@ struct plog {
 	struct work_struct log_work;
 	struct rl_plog_buf **batch;	/* the log writer's: one per region */
 	struct plog_cache *cache;
-	/* added for f = 2 (plog.c): the log writer's copies issued, a bit each */
+	/* added for f = 2 (plog_log.c): the log writer's copies issued, a bit each */
 	u8 *batch_copies;
 
 	/*
-	 * region operations (plog_sync.c): reintegrations concurrently (op_sem
+	 * region operations (plog_reint.c, plog_bg.c): reintegrations concurrently (op_sem
 	 * read, a workspace each), anything else alone (op_sem write, ws[0])
 	 */
 	struct rw_semaphore op_sem;
@@ -161,33 +161,105 @@ static inline unsigned int plog_chunk_bytes(const struct plog *p)
 	return 1U << (p->lo.chunk_shift + SECTOR_SHIFT);
 }
 
-/* plog.c */
-void plog_iog_init(struct plog_iog *g);
-void plog_io(struct plog *p, struct plog_iog *g, unsigned int m,
-	     blk_opf_t opf, sector_t msector, void *buf, unsigned int sectors,
-	     enum rl_class class, enum rl_io_kind kind);
-unsigned long plog_iog_wait(struct plog *p, struct plog_iog *g);
-void plog_iog_fail(struct plog *p, const struct plog_iog *g, const char *why);
-void plog_kick(struct plog *p);
-void plog_wait_locked(struct plog *p);
-void plog_buf_drop(struct plog *p, struct rl_plog_buf *b);
-void plog_want_reint(struct plog *p, u32 r);
-void plog_kick_reint(struct plog *p);
-void plog_detach_cur(struct plog *p, u32 r);
-void plog_flush_data(struct plog *p, u32 r);
+/* A workspace's buffers (plog_ws.c). */
+/* Scratch chunks after the stage window, for f = 2 row solving. */
+#define PLOG_NR_SCRATCH		3
 
-/* pure helpers, KUnit suite dm_raidlab_plog */
-bool plog_span(u32 off, u32 len, unsigned int chunk_shift, unsigned int k,
-	       u32 *lo, u32 *hi);
-struct plog_cache *plog_cache_alloc(unsigned int nr);
-void plog_cache_free(struct plog_cache *c);
-bool plog_cache_get(struct plog_cache *c, u64 key, unsigned int nr, void *dst);
-void plog_cache_put(struct plog_cache *c, u64 key, unsigned int nr,
-		    const void *src);
-void plog_cache_drop(struct plog_cache *c, u64 key, unsigned int nr);
-void plog_cache_counts(struct plog_cache *c, u64 *hits, u64 *misses);
-void plog_fill_slot_rows(const struct rl_plog_layout *lo, u32 r,
-			 unsigned int m, u32 *slot_row);
+static inline size_t plog_lo_check_bytes(const struct rl_plog_layout *lo)
+{
+	return ((size_t)lo->f * lo->slice) << (lo->chunk_shift + SECTOR_SHIFT);
+}
+
+static inline size_t plog_check_bytes(const struct plog *p)
+{
+	return plog_lo_check_bytes(&p->lo);
+}
+
+/* Check chunk @i of the region: P of row i for i < S, Q of row i - S after. */
+static inline void *plog_cchunk(struct plog_ws *w, u32 i)
+{
+	return w->parity + ((size_t)i << (w->p->lo.chunk_shift + SECTOR_SHIFT));
+}
+
+static inline void *plog_prow(struct plog_ws *w, u32 row)
+{
+	return plog_cchunk(w, row);
+}
+
+static inline void *plog_qrow(struct plog_ws *w, u32 row)
+{
+	return plog_cchunk(w, w->p->lo.slice + row);
+}
+
+static inline void *plog_stage(struct plog_ws *w, u32 j)
+{
+	return w->stage + ((size_t)j << (w->p->lo.chunk_shift + SECTOR_SHIFT));
+}
+
+static inline void *plog_scratch(struct plog_ws *w, unsigned int i)
+{
+	return plog_stage(w, w->stage_chunks + i);
+}
+
+/* The first check slot of a slice: S/g P slots (then S/g Q slots) follow. */
+static inline u32 plog_first_parity_slot(const struct rl_plog_layout *lo)
+{
+	return lo->slice - lo->f * (lo->slice / lo->g);
+}
+
+/* check slots of a member's slice */
+static inline u32 plog_check_slots(const struct rl_plog_layout *lo)
+{
+	return lo->slice - plog_first_parity_slot(lo);
+}
+
+/* data member @t's check slots in w->pstage */
+static inline void *plog_pstage(struct plog_ws *w, unsigned int t)
+{
+	const struct rl_plog_layout *lo = &w->p->lo;
+
+	return w->pstage + ((size_t)t * plog_check_slots(lo) <<
+			    (lo->chunk_shift + SECTOR_SHIFT));
+}
+
+/* A record a write appends (plog_plan_recs()). */
+struct plog_rec_plan {
+	u8 type;			/* enum rl_plog_rec_type */
+	u8 col;				/* the record's col (plog.h) */
+	u8 src;				/* payload: context buffer (g: delta) */
+	u32 lo, hi;			/* sectors within the chunk */
+};
+
+/* A foreground context: one bio at a time, its row locked. */
+struct plog_ctx {
+	struct plog *p;
+	struct hlist_node hnode;	/* in the row hash while busy */
+	struct list_head lnode;		/* on the free list while idle */
+	u64 row;			/* region * S + row: the lock */
+	u32 region, rrow;
+	u32 off;			/* the bio's first sector in the row */
+	struct bio *bio;
+	struct bio_list waiting;	/* later bios for the row */
+	struct work_struct work;
+	unsigned int id;		/* its index: its data slot (DAX) */
+	bool slot;			/* the bio's data is in the slot */
+	u32 slot_csum;			/* and its crc32c */
+	unsigned int nr_recs;		/* the write's records: plan, */
+	struct plog_rec_plan plan[RL_MAX_MEMBERS];
+	struct {			/* and where they were appended */
+		struct rl_plog_buf *buf;
+		int idx;
+	} rec[RL_MAX_MEMBERS];
+	void *mem;			/* g + 1 chunks */
+	/*
+	 * data columns 0 .. cols - 1, then the check blocks (f = 1: parity;
+	 * f = 2: P, Q), then col[g] == delta
+	 */
+	void *col[RL_MAX_MEMBERS + 1];
+	void *delta;
+	struct rl_plog_loc loc[RL_MAX_MEMBERS];	/* each data column */
+};
+
 /* The memory a table asks for at load, in bytes by use (plog_mem()). */
 struct plog_mem {
 	u64 pool;			/* log buffers: log_buffers segments */
@@ -198,44 +270,105 @@ struct plog_mem {
 	u64 total;
 };
 
-u64 plog_mem(const struct rl_plog_layout *lo, unsigned int nr_bufs,
-	     unsigned int cache_blocks, struct plog_mem *m);
-int plog_mem_check(const struct rl_plog_layout *lo, unsigned int nr_bufs,
-		   unsigned int cache_blocks, struct plog_mem *m, char **error);
-/*
- * Added for f = 2: the records a write appends (plog_plan_recs()) and the
- * fresh log buffers they need (plog_plan_bufs()).
- */
-struct plog_rec_plan {
-	u8 type;			/* enum rl_plog_rec_type */
-	u8 col;				/* the record's col (plog.h) */
-	u8 src;				/* payload: context buffer (g: delta) */
-	u32 lo, hi;			/* sectors within the chunk */
-};
+/* plog_io.c: member I/O */
+void plog_iog_init(struct plog_iog *g);
+void plog_io(struct plog *p, struct plog_iog *g, unsigned int m,
+	     blk_opf_t opf, sector_t msector, void *buf, unsigned int sectors,
+	     enum rl_class class, enum rl_io_kind kind);
+unsigned long plog_iog_wait(struct plog *p, struct plog_iog *g);
+void plog_iog_fail(struct plog *p, const struct plog_iog *g, const char *why);
+void plog_read_done(void *buf, unsigned int sectors);
 
+/* plog_cache.c: the data cache (pure, KUnit suite dm_raidlab_plog) */
+struct plog_cache *plog_cache_alloc(unsigned int nr);
+void plog_cache_free(struct plog_cache *c);
+bool plog_cache_get(struct plog_cache *c, u64 key, unsigned int nr, void *dst);
+void plog_cache_put(struct plog_cache *c, u64 key, unsigned int nr,
+		    const void *src);
+void plog_cache_drop(struct plog_cache *c, u64 key, unsigned int nr);
+void plog_cache_counts(struct plog_cache *c, u64 *hits, u64 *misses);
+unsigned int plog_cache_blocks(const struct plog_cache *c);
+size_t plog_cache_block_bytes(void);
+
+/* plog_plan.c: the records a write appends (pure, suite dm_raidlab_plog) */
+bool plog_span(u32 off, u32 len, unsigned int chunk_shift, unsigned int k,
+	       u32 *lo, u32 *hi);
 unsigned int plog_plan_recs(const struct rl_plog_layout *lo, u32 off, u32 len,
 			    struct plog_rec_plan *plan);
 unsigned int plog_plan_bufs(const struct rl_plog_layout *lo, const void *seg,
 			    const struct plog_rec_plan *plan, unsigned int nr);
 
-/* plog_sync.c */
-int plog_region_ops_init(struct plog *p);
-void plog_region_ops_free(struct plog *p);
-int plog_recover(struct plog *p, char **error);
-void plog_bg_work(struct work_struct *ws);
-void plog_reint_work(struct work_struct *ws);
-int plog_reintegrate_all(struct plog *p);
-int plog_sync_range(struct rl_array *a, struct rl_sync_req *req);
+/* plog_log.c: region state, log buffers, the log writer */
+void plog_kick(struct plog *p);
+void plog_wait_locked(struct plog *p);
+void plog_buf_drop(struct plog *p, struct rl_plog_buf *b);
+void plog_want_reint(struct plog *p, u32 r);
+void plog_kick_reint(struct plog *p);
+void plog_detach_cur(struct plog *p, u32 r);
+void plog_flush_data(struct plog *p, u32 r);
+void plog_log_work(struct work_struct *ws);
+void plog_slot_write(struct plog_ctx *c);
+int plog_append(struct plog_ctx *c);
+void plog_commit(struct plog_ctx *c);
 
-/* plog_sync.c: pure helpers, KUnit suite dm_raidlab_plog_sync */
+/* plog_write.c: foreground contexts */
+void plog_dispatch(struct work_struct *ws);
+void plog_queue_bio(struct plog *p, struct bio *bio);
+sector_t plog_msector(struct plog *p, u64 mchunk, u32 off);
+void plog_ctx_work(struct work_struct *ws);
+unsigned int plog_nr_ctx(const struct rl_plog_layout *lo, size_t *bytes);
+int plog_alloc_ctx(struct plog *p);
+void plog_free_ctx(struct plog *p);
+
+/* plog_ws.c: workspaces and their I/O (the pure ones: suite dm_raidlab_plog_sync) */
+void plog_fill_slot_rows(const struct rl_plog_layout *lo, u32 r,
+			 unsigned int m, u32 *slot_row);
 void plog_fill_slot_map(const struct rl_plog_layout *lo, u32 r,
 			unsigned int m, u32 *slot_row, u8 *slot_pos);
-unsigned long plog_log_members(const struct rl_plog_layout *lo, u32 r);
 unsigned int plog_nr_ws(unsigned int nr_members, unsigned int log_members,
 			size_t ws_bytes);
 size_t plog_ws_bytes(const struct rl_plog_layout *lo);
+int plog_slice_xor(struct plog_ws *w, u32 r, unsigned int m,
+		   bool with_parity);
+void plog_slot_rows(struct plog_ws *w, u32 r, unsigned int m);
+int plog_slice_io(struct plog_ws *w, u32 r, unsigned int m, u32 s0, u32 n,
+		  bool write, enum rl_io_kind kind);
+int plog_ws_alloc(struct plog *p, struct plog_ws *w);
+void plog_ws_free(struct plog_ws *w);
+void plog_parity_read(struct plog_ws *w, u32 r, unsigned long bad);
+int plog_parity_write(struct plog_ws *w, u32 r, unsigned long bad);
+int plog_recompute(struct plog_ws *w, u32 r);
+void plog_acc(struct plog_ws *w, u32 row, unsigned int pos, void *chunk);
+int plog_apply_log(struct plog_ws *w, u32 r, u64 gen, u32 s0, u32 segs);
+
+/* plog_reint.c: reintegration */
+void plog_reint_work(struct work_struct *ws);
+unsigned long plog_log_members(const struct rl_plog_layout *lo, u32 r);
+bool plog_data_bad(struct plog *p, u32 r, unsigned long bad);
+bool plog_log_bad(struct plog *p, u32 r, unsigned long bad);
+int plog_recompute_truncate(struct plog_ws *w, u32 r);
+void plog_truncate(struct plog *p, u32 r);
+int plog_op_intent(struct plog *p, u32 r, u64 *region);
+void plog_op_intent_end(struct plog *p, u32 r, u64 region, bool done);
+int plog_do_reint(struct plog_ws *w, u32 r);
+
+/* plog_bg.c: the other region operations, background jobs */
+int plog_region_ops_init(struct plog *p);
+void plog_region_ops_free(struct plog *p);
+void plog_bg_work(struct work_struct *ws);
+int plog_reintegrate_all(struct plog *p);
+int plog_sync_range(struct rl_array *a, struct rl_sync_req *req);
 void plog_pq_solve(void **ptrs, unsigned int cols, void *x, void *y,
 		   void *zero, unsigned int fa, unsigned int fb, void **out,
 		   size_t bytes);
+
+/* plog_recover.c: crash recovery */
+int plog_recover(struct plog *p, char **error);
+
+/* plog.c: the memory a table asks for (pure, KUnit suite dm_raidlab_plog) */
+u64 plog_mem(const struct rl_plog_layout *lo, unsigned int nr_bufs,
+	     unsigned int cache_blocks, struct plog_mem *m);
+int plog_mem_check(const struct rl_plog_layout *lo, unsigned int nr_bufs,
+		   unsigned int cache_blocks, struct plog_mem *m, char **error);
 
 #endif /* DM_RAIDLAB_PLOG_INT_H */

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-raidlab plog: member I/O.
+ *
+ * Member I/O
+ *
+ * Every member I/O of the scheme goes through the member queues
+ * (rl_queue_add()): a bio from the scheme's bioset, its queue entry in
+ * front, in a group (struct plog_iog) that a region operation or a
+ * context waits for, failures counted per member.
+ */
+#include <linux/crc32c.h>
+#include <linux/hash.h>
+#include <linux/highmem.h>
+#include <linux/log2.h>
+#include <linux/raid/xor.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "../../svc/metadata.h"
+#include "../../svc/parity.h"
+#include "plog_int.h"
+
+static void plog_io_endio(struct bio *bio)
+{
+	struct plog_io *io = container_of(bio, struct plog_io, bio);
+	struct plog_iog *g = io->g;
+
+	/*
+	 * An error from a disk that has been replaced meanwhile (a spare took
+	 * the role) fails the operation, not the member's new disk.
+	 */
+	if (bio->bi_status) {
+		if (io->dev == READ_ONCE(io->a->members[io->member].dev)) {
+			g->fdev[io->member] = io->dev;
+			set_bit(io->member, &g->failed);
+		} else {
+			set_bit(io->member, &g->stale);
+		}
+	}
+	rl_member_done(io->a, io->member, &io->qe);
+	bio_put(bio);
+	if (atomic_dec_and_test(&g->pending))
+		complete(&g->done);
+}
+
+static void plog_io_submit(struct rl_qent *qe)
+{
+	submit_bio_noacct(&container_of(qe, struct plog_io, qe)->bio);
+}
+
+void plog_iog_init(struct plog_iog *g)
+{
+	atomic_set(&g->pending, 1);
+	init_completion(&g->done);
+	g->failed = 0;
+	g->stale = 0;
+}
+
+static struct page *plog_virt_page(void *addr)
+{
+	return is_vmalloc_addr(addr) ? vmalloc_to_page(addr) : virt_to_page(addr);
+}
+
+/*
+ * Queue member I/O of @sectors at member sector @msector (relative to
+ * data_offset) from or into @buf (vmalloc or lowmem, sector aligned), in
+ * bios of BIO_MAX_VECS pages at most, as part of group @g. A member that
+ * is gone counts as failed at once.
+ */
+void plog_io(struct plog *p, struct plog_iog *g, unsigned int m,
+	     blk_opf_t opf, sector_t msector, void *buf, unsigned int sectors,
+	     enum rl_class class, enum rl_io_kind kind)
+{
+	struct rl_array *a = p->a;
+	struct dm_dev *dev = READ_ONCE(a->members[m].dev);
+	size_t left = (size_t)sectors << SECTOR_SHIFT;
+	sector_t sector = a->geom.data_offset + msector;
+	bool write = op_is_write(opf);
+
+	if (!dev || rl_member_failed(a, m)) {
+		g->fdev[m] = dev;
+		set_bit(m, &g->failed);
+		return;
+	}
+	if (write && is_vmalloc_addr(buf))
+		flush_kernel_vmap_range(buf, left);
+	while (left) {
+		unsigned int nr = min_t(size_t, BIO_MAX_VECS,
+					DIV_ROUND_UP(offset_in_page(buf) + left,
+						     PAGE_SIZE));
+		struct plog_io *io;
+		struct bio *bio;
+		unsigned int done = 0;
+
+		bio = bio_alloc_bioset(dev->bdev, nr, opf, GFP_NOIO, &p->bs);
+		io = container_of(bio, struct plog_io, bio);
+		io->a = a;
+		io->dev = dev;
+		io->g = g;
+		io->member = m;
+		bio->bi_iter.bi_sector = sector;
+		bio->bi_end_io = plog_io_endio;
+		while (left && bio->bi_vcnt < nr) {
+			unsigned int n = min_t(size_t, left,
+					       PAGE_SIZE - offset_in_page(buf));
+
+			__bio_add_page(bio, plog_virt_page(buf), n,
+				       offset_in_page(buf));
+			buf += n;
+			left -= n;
+			done += n;
+		}
+		sector += done >> SECTOR_SHIFT;
+		rl_qent_init(&io->qe, bio->bi_iter.bi_sector, done >> SECTOR_SHIFT,
+			     write, class, plog_io_submit);
+		rl_member_start(a, m, kind);
+		atomic_inc(&g->pending);
+		rl_queue_add(a, m, &io->qe);
+	}
+}
+
+/* Wait for the group; returns the members whose I/O failed. */
+unsigned long plog_iog_wait(struct plog *p, struct plog_iog *g)
+{
+	if (!atomic_dec_and_test(&g->pending))
+		wait_for_completion_io(&g->done);
+	return g->failed | g->stale;
+}
+
+/* Read buffers that vmalloc addresses may alias (no-op on x86). */
+void plog_read_done(void *buf, unsigned int sectors)
+{
+	if (is_vmalloc_addr(buf))
+		invalidate_kernel_vmap_range(buf, sectors << SECTOR_SHIFT);
+}
+
+/*
+ * Fail the members whose disks failed I/O of group @g, and wait until the
+ * failures are durable: what the caller does next (reintegrate, retire a
+ * log record, end an intent) must not run ahead of the record, or a crash
+ * could reassemble the failed disk as in sync. Process context.
+ */
+void plog_iog_fail(struct plog *p, const struct plog_iog *g, const char *why)
+{
+	unsigned int m;
+
+	if (!g->failed)
+		return;
+	for_each_set_bit(m, &g->failed, p->a->geom.nr_members)
+		rl_member_fail_io(p->a, m, g->fdev[m], why);
+	if (rl_failrec_sync(p->a))
+		DMERR_LIMIT("%s: %s not recorded: the metadata is read-only",
+			    dm_table_device_name(p->a->ti->table), why);
+}
