@@ -290,9 +290,18 @@ struct dm_dev;
  *     array, is a replacement: its bit is set in a->replacements and the
  *     core rebuilds it. Any other disk stays failed.
  *   - spares (a->spares[j]): blank, or RL_ROLE_SPARE of this array.
+ *
+ * The metadata fails no member itself: a member I/O of its own that fails
+ * (a member superblock write in rl_md_commit(), a flush before write-intent
+ * bits clear) is reported to @member_error, with a reason, before the call
+ * that did it returns; the metadata carries on without that member. The
+ * core passes rl_member_fail(). Called in process context, possibly with
+ * rl_md_lock() or the bitmap's mutex held: it must not take them.
  */
-int rl_md_open(struct rl_array *a, struct dm_dev *dev, struct rl_md **mdp,
-	       char **error);
+int rl_md_open(struct rl_array *a, struct dm_dev *dev,
+	       void (*member_error)(struct rl_array *a, unsigned int m,
+				    const char *why),
+	       struct rl_md **mdp, char **error);
 void rl_md_close(struct rl_md *md);
 
 /* The in-core state: change it under rl_md_lock(), then rl_md_commit(). */

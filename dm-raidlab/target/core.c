@@ -234,7 +234,7 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	ti->num_flush_bios = a->geom.nr_members;
 
 	if (a->md_dev) {
-		r = rl_md_open(a, a->md_dev, &a->md, &ti->error);
+		r = rl_md_open(a, a->md_dev, rl_member_fail, &a->md, &ti->error);
 		if (r)
 			goto bad_wq;
 		r = rl_failrec_load(a);

@@ -46,8 +46,15 @@
  *   plog_plan.c     the records a write appends (pure)
  *   plog_cache.c    the data cache
  *   plog_io.c       member I/O, through the member queues
- *   plog_region.c   the region manager (plog.h): layout, segments and
- *                   records, the buffer pool, durable state
+ *
+ * and below them the region manager (plog.h; plog_region.h its private
+ * part), each file calling only the ones below it:
+ *
+ *   plog_slots.c    the data slots on DAX
+ *   plog_md.c       the durable state on DAX: header, region table, twins
+ *   plog_md_fmt.c   the durable encodings (pure)
+ *   plog_seg.c      log segments and records (pure), the buffer pool
+ *   plog_layout.c   the layout (pure)
  *
  * Member I/O goes through the member queues: foreground class for data
  * and log writes, background for region operations. Bios come from a
@@ -338,19 +345,9 @@ static int plog_check_room(struct plog *p, unsigned int *nr_bufs,
 	return 0;
 }
 
-static int plog_ctr(struct rl_array *a)
+/* The locks, lists and work items of a new plog state. */
+static void plog_init(struct plog *p, struct rl_array *a)
 {
-	struct dm_target *ti = a->ti;
-	unsigned int nr_bufs = a->sopt[RL_PLOG_OPT_LOG_BUFFERS];
-	struct plog *p;
-	u32 r;
-	int ret;
-
-	p = kzalloc(sizeof(*p), GFP_KERNEL);
-	if (!p) {
-		ti->error = "Cannot allocate plog state";
-		return -ENOMEM;
-	}
 	a->scheme = p;
 	p->a = a;
 	mutex_init(&p->lock);
@@ -363,44 +360,52 @@ static int plog_ctr(struct rl_array *a)
 	INIT_WORK(&p->dispatch, plog_dispatch);
 	INIT_WORK(&p->log_work, plog_log_work);
 	INIT_WORK(&p->bg_work, plog_bg_work);
+}
 
-	ret = plog_layout(a, a->member_sectors, &p->lo, &ti->error);
-	if (ret)
-		goto bad;
+/* The log buffers of the pool: log_buffers, or a default; checked. */
+static int plog_nr_bufs(struct plog *p, unsigned int *nr_bufs, char **error)
+{
+	int ret;
+
 	/* by default a buffer per region, so that each can fill one */
-	if (!nr_bufs)
-		nr_bufs = clamp_t(u32, p->lo.nr_regions, RL_PLOG_DEF_BUFFERS,
-				  RL_PLOG_MAX_DEF_BUFFERS);
+	*nr_bufs = p->a->sopt[RL_PLOG_OPT_LOG_BUFFERS];
+	if (!*nr_bufs)
+		*nr_bufs = clamp_t(u32, p->lo.nr_regions, RL_PLOG_DEF_BUFFERS,
+				   RL_PLOG_MAX_DEF_BUFFERS);
 	if (p->lo.f > 1) {
-		ret = plog_check_room(p, &nr_bufs, &ti->error);
+		ret = plog_check_room(p, nr_bufs, error);
 		if (ret)
-			goto bad;
+			return ret;
 	}
-	ret = plog_check_mem(p, nr_bufs, &ti->error);
-	if (ret)
-		goto bad;
-	ret = -ENOMEM;
-	ti->error = "Cannot allocate plog state";
+	return plog_check_mem(p, *nr_bufs, error);
+}
+
+/* Everything the layout sizes: region state, pool, cache, contexts, queues. */
+static int plog_alloc(struct plog *p, unsigned int nr_bufs, char **error)
+{
+	u32 r;
+
+	*error = "Cannot allocate plog state";
 	p->keys = kvcalloc(p->lo.nr_regions, sizeof(*p->keys), GFP_KERNEL);
 	p->reg = kvcalloc(p->lo.nr_regions, sizeof(*p->reg), GFP_KERNEL);
 	p->batch = kvcalloc(p->lo.nr_regions, sizeof(*p->batch), GFP_KERNEL);
 	p->batch_copies = kvcalloc(p->lo.nr_regions, sizeof(*p->batch_copies),
 				   GFP_KERNEL);
 	if (!p->keys || !p->reg || !p->batch || !p->batch_copies)
-		goto bad;
+		return -ENOMEM;
 	for (r = 0; r < p->lo.nr_regions; r++)
 		p->keys[r] = rl_plog_region_key(&p->lo, r);
 	if (bioset_init(&p->bs, 4 * RL_MAX_MEMBERS, offsetof(struct plog_io, bio),
 			BIOSET_NEED_BVECS))
-		goto bad;
+		return -ENOMEM;
 	if (rl_plog_pool_init(&p->pool, nr_bufs,
 			      p->lo.seg_sectors << SECTOR_SHIFT)) {
-		ti->error = "Cannot allocate the log buffers";
-		goto bad;
+		*error = "Cannot allocate the log buffers";
+		return -ENOMEM;
 	}
-	p->cache = plog_cache_alloc(a->sopt[RL_PLOG_OPT_DATA_CACHE]);
+	p->cache = plog_cache_alloc(p->a->sopt[RL_PLOG_OPT_DATA_CACHE]);
 	if (!p->cache || plog_alloc_ctx(p) || plog_region_ops_init(p))
-		goto bad;
+		return -ENOMEM;
 	p->ctx_wq = alloc_workqueue("kraidlab_plog", WQ_MEM_RECLAIM | WQ_UNBOUND,
 				    p->nr_ctx);
 	p->log_wq = alloc_ordered_workqueue("kraidlab_plog_log", WQ_MEM_RECLAIM);
@@ -408,8 +413,32 @@ static int plog_ctr(struct rl_array *a)
 	p->reint_wq = alloc_workqueue("kraidlab_plog_reint",
 				      WQ_MEM_RECLAIM | WQ_UNBOUND, p->nr_ws);
 	if (!p->ctx_wq || !p->log_wq || !p->bg_wq || !p->reint_wq)
-		goto bad;
+		return -ENOMEM;
+	return 0;
+}
 
+static int plog_ctr(struct rl_array *a)
+{
+	struct dm_target *ti = a->ti;
+	unsigned int nr_bufs;
+	struct plog *p;
+	int ret;
+
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p) {
+		ti->error = "Cannot allocate plog state";
+		return -ENOMEM;
+	}
+	plog_init(p, a);
+	ret = plog_layout(a, a->member_sectors, &p->lo, &ti->error);
+	if (ret)
+		goto bad;
+	ret = plog_nr_bufs(p, &nr_bufs, &ti->error);
+	if (ret)
+		goto bad;
+	ret = plog_alloc(p, nr_bufs, &ti->error);
+	if (ret)
+		goto bad;
 	ret = plog_open_md(p, nr_bufs, &ti->error);
 	if (ret)
 		goto bad;

@@ -2,7 +2,8 @@
 /*
  * dm-raidlab parity logging (Stodolsky, Holland, Courtright, Gibson,
  * CMU-CS-93-200, "paper 000"): the parity-log region manager, a shared
- * service (plog_region.c), and what the scheme (plog.c) needs of it.
+ * service (plog_layout.c lists its files), and what the scheme (plog.c)
+ * needs of it.
  *
  * LAYOUT (pure, struct rl_plog_layout). N members, chunk c sectors, f
  * failures tolerated (the table's faults: 1, parity; 2, P+Q check
@@ -233,7 +234,7 @@ struct rl_plog_loc {
 	u64 qchunk;			/* and its member chunk */
 };
 
-/* plog_region.c: layout (pure, KUnit suite dm_raidlab_plog_layout) */
+/* plog_layout.c: layout (pure, KUnit suite dm_raidlab_plog_layout) */
 unsigned int rl_plog_default_l(unsigned int nr_members);
 int rl_plog_layout_init(struct rl_plog_layout *lo,
 			const struct rl_plog_params *p, u64 member_sectors,
@@ -266,7 +267,7 @@ u64 rl_plog_region_key(const struct rl_plog_layout *lo, u32 region);
 /* the first region whose key >= msector; nr_regions past the last key */
 u32 rl_plog_region_at(const struct rl_plog_layout *lo, u64 msector);
 
-/* plog_region.c: segments and records (pure, suite dm_raidlab_plog_log) */
+/* plog_seg.c: segments and records (pure, suite dm_raidlab_plog_log) */
 void rl_plog_seg_init(void *seg, const struct rl_plog_layout *lo, u32 region,
 		      u64 gen, u32 segno);
 /* payload sectors still free, given one more descriptor */
@@ -314,7 +315,7 @@ int rl_plog_apply_resolved(const struct rl_plog_layout *lo, const void *seg,
 			   void *parity, unsigned long *recompute,
 			   const unsigned long *resolved);
 
-/* plog_region.c: the global log-buffer pool (§2.1), suite dm_raidlab_plog_pool */
+/* plog_seg.c: the global log-buffer pool (§2.1), suite dm_raidlab_plog_pool */
 struct rl_plog_buf {
 	struct list_head list;
 	void *seg;			/* seg_sectors << 9 bytes, vmalloc */
@@ -340,7 +341,7 @@ struct rl_plog_buf *rl_plog_pool_get(struct rl_plog_pool *pool);
 void rl_plog_pool_put(struct rl_plog_pool *pool, struct rl_plog_buf *b);
 
 /*
- * plog_region.c: durable state on a DAX metadata device. The record area
+ * plog_md.c: durable state on a DAX metadata device. The record area
  * holds a header, the region table (generation and segments on disk per
  * region) and one twin per pool buffer. Not available on dm-bufio
  * (rl_plog_md_open() returns -EOPNOTSUPP there: the scheme falls back to
@@ -546,7 +547,7 @@ struct rl_plog_slot_id {
 	u32 off, len;		/* sectors within the row */
 };
 
-/* plog_region.c: data slots (pure, suite dm_raidlab_plog_log) */
+/* plog_md_fmt.c: data slots (pure, suite dm_raidlab_plog_log) */
 u32 rl_plog_slot_blocks(const struct rl_plog_layout *lo);
 u64 rl_plog_slots_blocks(const struct rl_plog_layout *lo,
 			 unsigned int nr_slots);
@@ -575,7 +576,7 @@ int rl_plog_slot_check(const struct rl_plog_slot_disk *s, const void *data,
 bool rl_plog_slot_resolves(const struct rl_plog_slot_id *id,
 			   const void *const *segs, unsigned int nr);
 
-/* plog_region.c: the slots on the DAX metadata device */
+/* plog_slots.c: the slots on the DAX metadata device */
 int rl_plog_md_slots_open(struct rl_plog_md *pm, struct rl_md *md,
 			  const struct rl_plog_layout *lo,
 			  unsigned int nr_slots, const char **why);

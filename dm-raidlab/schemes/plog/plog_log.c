@@ -411,6 +411,104 @@ static void plog_want_fix(struct plog *p, struct plog_region *rg)
 }
 
 /*
+ * The log writer's next batch, under p->lock: every sealed buffer that is
+ * its region's next segment and whose records are all committed, marked
+ * log_busy; the data members its records describe are added to @flush.
+ */
+static unsigned int plog_log_batch(struct plog *p, unsigned long *flush)
+{
+	struct rl_plog_buf *x;
+	struct plog_region *rg;
+	unsigned int nr = 0, t, copies;
+
+	list_for_each_entry(x, &p->sealq, list) {
+		rg = &p->reg[x->region];
+		if (x->pending || rg->log_busy ||
+		    plog_seg_gen(x->seg) != rg->disk_gen ||
+		    plog_seg_no(x->seg) != rg->disk_segs)
+			continue;
+		copies = plog_seg_copies(p, x);
+		if (!copies) {
+			/* the fix-up drops it: make sure one comes */
+			plog_want_fix(p, rg);
+			continue;
+		}
+		rg->log_busy = true;
+		rl_plog_seg_seal(x->seg, &p->lo);
+		for (t = 0; t < p->lo.g; t++)
+			__set_bit(rl_plog_data_member(&p->lo, x->region, t),
+				  flush);
+		p->batch_copies[nr] = copies;
+		p->batch[nr++] = x;
+	}
+	return nr;
+}
+
+/* Write the batch's segments, each to its copies; the members that failed. */
+static unsigned long plog_log_write(struct plog *p, unsigned int nr)
+{
+	struct rl_plog_buf *b;
+	unsigned long bad;
+	struct plog_iog g;
+	unsigned int i, m, cp;
+	u64 msector;
+
+	plog_iog_init(&g);
+	for (i = 0; i < nr; i++) {
+		b = p->batch[i];
+		for (cp = 0; cp < p->lo.f; cp++) {
+			if (!(p->batch_copies[i] & BIT(cp)))
+				continue;
+			rl_plog_seg_loc(&p->lo, b->region, plog_seg_no(b->seg),
+					cp, &m, &msector);
+			plog_io(p, &g, m, REQ_OP_WRITE | REQ_FUA, msector,
+				b->seg, p->lo.seg_sectors, RL_FG,
+				RL_PARITY_WRITE);
+		}
+	}
+	bad = plog_iog_wait(p, &g);
+	plog_iog_fail(p, &g, "log write error");
+	return bad;
+}
+
+/*
+ * The batch's segments landed, under p->lock: each that has a copy on
+ * disk is its region's next segment (in the DAX table too), its buffer
+ * back to the pool; a region whose log is full goes to reintegration.
+ */
+static void plog_log_landed(struct plog *p, unsigned int nr, unsigned long bad)
+{
+	struct rl_plog_buf *b;
+	struct plog_region *rg;
+	unsigned int i, copies;
+	u32 seg;
+
+	for (i = 0; i < nr; i++) {
+		b = p->batch[i];
+		rg = &p->reg[b->region];
+		seg = plog_seg_no(b->seg);
+		rg->log_busy = false;
+		copies = plog_seg_landed(p, b, p->batch_copies[i], bad);
+		if (!copies) {
+			plog_want_fix(p, rg);
+			continue;
+		}
+		if (p->pm)
+			rl_plog_md_set_region(p->pm, b->region,
+					      plog_seg_gen(b->seg), seg + 1);
+		rg->disk_segs = seg + 1;
+		rg->queued--;
+		rg->recs -= plog_seg_nr(b->seg);
+		list_del(&b->list);
+		p->log_bytes += (u64)hweight32(copies) *
+				(p->lo.seg_sectors << SECTOR_SHIFT);
+		if (rg->disk_segs >= p->lo.segs)
+			plog_want_reint(p, b->region);
+		plog_buf_drop(p, b);
+	}
+}
+
+/*
  * The log writer: write every sealed buffer whose records are all
  * committed, as its region's next segment on disk. Regions' segments go
  * out together, a batch at a time: one flush of the data members the
@@ -424,85 +522,21 @@ static void plog_want_fix(struct plog *p, struct plog_region *rg)
 void plog_log_work(struct work_struct *ws)
 {
 	struct plog *p = container_of(ws, struct plog, log_work);
-	struct rl_plog_buf *b, *x, **batch = p->batch;
-	unsigned int i, nr, m, t, cp, copies;
-	struct plog_region *rg;
-	struct plog_iog g;
 	unsigned long bad, flush;
-	u64 msector;
-	u32 seg;
+	unsigned int nr;
 
 	for (;;) {
-		nr = 0;
 		flush = 0;
 		mutex_lock(&p->lock);
-		list_for_each_entry(x, &p->sealq, list) {
-			rg = &p->reg[x->region];
-			if (x->pending || rg->log_busy ||
-			    plog_seg_gen(x->seg) != rg->disk_gen ||
-			    plog_seg_no(x->seg) != rg->disk_segs)
-				continue;
-			copies = plog_seg_copies(p, x);
-			if (!copies) {
-				/* the fix-up drops it: make sure one comes */
-				plog_want_fix(p, rg);
-				continue;
-			}
-			rg->log_busy = true;
-			rl_plog_seg_seal(x->seg, &p->lo);
-			for (t = 0; t < p->lo.g; t++)
-				__set_bit(rl_plog_data_member(&p->lo, x->region, t),
-					  &flush);
-			p->batch_copies[nr] = copies;
-			batch[nr++] = x;
-		}
+		nr = plog_log_batch(p, &flush);
 		mutex_unlock(&p->lock);
 		if (!nr)
 			return;
-
 		/* the data its records describe is durable before they are */
 		plog_flush_members(p, flush);
-		plog_iog_init(&g);
-		for (i = 0; i < nr; i++) {
-			b = batch[i];
-			for (cp = 0; cp < p->lo.f; cp++) {
-				if (!(p->batch_copies[i] & BIT(cp)))
-					continue;
-				rl_plog_seg_loc(&p->lo, b->region,
-						plog_seg_no(b->seg), cp, &m,
-						&msector);
-				plog_io(p, &g, m, REQ_OP_WRITE | REQ_FUA, msector,
-					b->seg, p->lo.seg_sectors, RL_FG,
-					RL_PARITY_WRITE);
-			}
-		}
-		bad = plog_iog_wait(p, &g);
-		plog_iog_fail(p, &g, "log write error");
-
+		bad = plog_log_write(p, nr);
 		mutex_lock(&p->lock);
-		for (i = 0; i < nr; i++) {
-			b = batch[i];
-			rg = &p->reg[b->region];
-			seg = plog_seg_no(b->seg);
-			rg->log_busy = false;
-			copies = plog_seg_landed(p, b, p->batch_copies[i], bad);
-			if (!copies) {
-				plog_want_fix(p, rg);
-				continue;
-			}
-			if (p->pm)
-				rl_plog_md_set_region(p->pm, b->region,
-						      plog_seg_gen(b->seg), seg + 1);
-			rg->disk_segs = seg + 1;
-			rg->queued--;
-			rg->recs -= plog_seg_nr(b->seg);
-			list_del(&b->list);
-			p->log_bytes += (u64)hweight32(copies) *
-					(p->lo.seg_sectors << SECTOR_SHIFT);
-			if (rg->disk_segs >= p->lo.segs)
-				plog_want_reint(p, b->region);
-			plog_buf_drop(p, b);
-		}
+		plog_log_landed(p, nr, bad);
 		plog_kick(p);
 		mutex_unlock(&p->lock);
 	}

@@ -196,6 +196,82 @@ static u32 plog_recover_pending(struct plog_ws *w, u32 r, struct plog_twin *t,
 }
 
 /*
+ * Region @r's twins of the generation on disk (from its last segment on)
+ * or the next, checked: each that checks out is ok and marks its rows for
+ * recomputation in w->recompute. Returns true if the whole region is to be
+ * recomputed (a twin is torn and the data is whole).
+ */
+static bool plog_recover_twins(struct plog_ws *w, u32 r, struct plog_twin *t,
+			       unsigned int nt, bool data_bad)
+{
+	struct plog *p = w->p;
+	const struct rl_plog_layout *lo = &p->lo;
+	struct plog_region *rg = &p->reg[r];
+	bool whole = false;
+	const char *why;
+	unsigned int i;
+
+	for (i = 0; !whole && i < nt; i++) {
+		const void *seg = rl_plog_md_twin(p->pm, t[i].idx);
+
+		/* the generation on disk from its last segment on, or the next */
+		if (!(t[i].gen == rg->disk_gen && t[i].seg >= rg->disk_segs) &&
+		    t[i].gen != rg->disk_gen + 1)
+			continue;
+		if (rl_plog_seg_check(seg, lo, r, t[i].gen, t[i].seg, false,
+				      &why)) {
+			DMWARN("%s: plog region %u: twin %u torn (%s)%s",
+			       dm_table_device_name(p->a->ti->table), r,
+			       t[i].idx, why,
+			       data_bad ? "" : ", recomputing the region");
+			whole = !data_bad;
+			continue;
+		}
+		/*
+		 * A twin's data writes were not flushed, a crash may have
+		 * undone them even when COMMITTED: its rows are recomputed
+		 * from the data. Its records are applied for rows that
+		 * cannot be (a data member unreadable).
+		 */
+		plog_twin_rows(lo, seg, w->recompute);
+		t[i].ok = true;
+	}
+	return whole;
+}
+
+/*
+ * The rows marked in w->recompute recomputed from the data (a row a data
+ * member cannot give counts as lost if a write was in flight in it,
+ * @pend), then region @r's parity written under an intent and its log
+ * dropped: generation @gen, no segment.
+ */
+static int plog_recover_rows(struct plog_ws *w, u32 r, u64 gen,
+			     unsigned long bad, bool data_bad,
+			     const unsigned long *pend)
+{
+	struct plog *p = w->p;
+	u32 row, lost = 0;
+	u64 region;
+	int ret;
+
+	for_each_set_bit(row, w->recompute, p->lo.slice)
+		if (plog_recompute_row(w, r, row, bad) &&
+		    (!data_bad || test_bit(row, pend)))
+			lost++;
+	if (lost)
+		DMERR("%s: plog region %u: %u rows with a write in flight could not be recomputed",
+		      dm_table_device_name(p->a->ti->table), r, lost);
+	ret = plog_op_intent(p, r, &region);
+	if (ret)
+		return ret;
+	ret = plog_parity_write(w, r, bad);
+	/* dropped before the intent ends: a crash then replays nothing twice */
+	rl_plog_md_set_region(p->pm, r, gen, 0);
+	plog_op_intent_end(p, r, region, !ret);
+	return ret;
+}
+
+/*
  * Replay region @r: its log on disk (the data behind it was flushed
  * before each segment was written), then the rows of twins [@t, @t + @nt)
  * recomputed from the data; the log dropped (generation @gen) before the
@@ -221,10 +297,7 @@ static int plog_recover_region(struct plog_ws *w, u32 r, struct plog_twin *t,
 	struct plog_region *rg = &p->reg[r];
 	unsigned long bad = rl_unreadable_at(p->a, p->keys[r]);
 	bool data_bad = false, whole = false;
-	const char *why;
 	unsigned long *pend = sc->pend;
-	u64 region;
-	u32 row, lost = 0;
 	unsigned int i;
 	int ret;
 
@@ -249,30 +322,8 @@ static int plog_recover_region(struct plog_ws *w, u32 r, struct plog_twin *t,
 	}
 	for (i = 0; i < nt; i++)
 		t[i].ok = false;
-	for (i = 0; !whole && i < nt; i++) {
-		const void *seg = rl_plog_md_twin(p->pm, t[i].idx);
-
-		/* the generation on disk from its last segment on, or the next */
-		if (!(t[i].gen == rg->disk_gen && t[i].seg >= rg->disk_segs) &&
-		    t[i].gen != rg->disk_gen + 1)
-			continue;
-		if (rl_plog_seg_check(seg, lo, r, t[i].gen, t[i].seg, false,
-				      &why)) {
-			DMWARN("%s: plog region %u: twin %u torn (%s)%s",
-			       dev, r, t[i].idx, why,
-			       data_bad ? "" : ", recomputing the region");
-			whole = !data_bad;
-			continue;
-		}
-		/*
-		 * A twin's data writes were not flushed, a crash may have
-		 * undone them even when COMMITTED: its rows are recomputed
-		 * from the data. Its records are applied for rows that
-		 * cannot be (a data member unreadable).
-		 */
-		plog_twin_rows(lo, seg, w->recompute);
-		t[i].ok = true;
-	}
+	if (!whole)
+		whole = plog_recover_twins(w, r, t, nt, data_bad);
 	if (!whole && data_bad)
 		plog_recover_pending(w, r, t, nt, bad, sc);
 	if (whole) {
@@ -284,21 +335,7 @@ static int plog_recover_region(struct plog_ws *w, u32 r, struct plog_twin *t,
 		rl_plog_md_set_region(p->pm, r, gen, 0);
 		return 0;
 	}
-	for_each_set_bit(row, w->recompute, lo->slice)
-		if (plog_recompute_row(w, r, row, bad) &&
-		    (!data_bad || test_bit(row, pend)))
-			lost++;
-	if (lost)
-		DMERR("%s: plog region %u: %u rows with a write in flight could not be recomputed",
-		      dev, r, lost);
-	ret = plog_op_intent(p, r, &region);
-	if (ret)
-		return ret;
-	ret = plog_parity_write(w, r, bad);
-	/* dropped before the intent ends: a crash then replays nothing twice */
-	rl_plog_md_set_region(p->pm, r, gen, 0);
-	plog_op_intent_end(p, r, region, !ret);
-	return ret;
+	return plog_recover_rows(w, r, gen, bad, data_bad, pend);
 }
 
 /*
