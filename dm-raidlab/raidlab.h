@@ -400,10 +400,11 @@ struct rl_scheme_ops {
 	int (*capacity)(struct rl_array *a, sector_t len, char **error);
 
 	/*
-	 * Append the scheme's own fields to the status line at *@sz: for
-	 * STATUSTYPE_INFO after the common fields, for STATUSTYPE_TABLE its
-	 * options after queue_depth, each word after a space (the core
-	 * counts them). Optional.
+	 * Append the scheme's own fields to the status line at *@sz, each
+	 * word after a space; the core counts them. STATUSTYPE_INFO: the
+	 * fields of the scheme's group, which the core ends the line with
+	 * ("<scheme> <#fields> <fields>..."). STATUSTYPE_TABLE: its options,
+	 * after queue_depth. Optional.
 	 */
 	void (*status)(struct rl_array *a, status_type_t type, char *result,
 		       unsigned int maxlen, unsigned int *sz);

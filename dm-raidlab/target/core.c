@@ -523,6 +523,24 @@ static void rl_status_count_words(char *result, unsigned int maxlen,
 }
 
 /* STATUSTYPE_TABLE: the line, its options normalised and counted. */
+/*
+ * The scheme's group, last on the INFO line: "<scheme> <#fields>
+ * <fields>...", counted here, so that a reader skips a scheme it does not
+ * know (0 fields for a scheme without ->status).
+ */
+static void rl_status_info_scheme(struct rl_array *a, char *result,
+				  unsigned int maxlen, unsigned int *psz)
+{
+	unsigned int sz = *psz, start;
+
+	DMEMIT(" %s", a->ops->name);
+	start = sz;
+	if (a->ops->status)
+		a->ops->status(a, STATUSTYPE_INFO, result, maxlen, &sz);
+	rl_status_count_words(result, maxlen, start, &sz);
+	*psz = sz;
+}
+
 static void rl_status_table(struct rl_array *a, char *result,
 			    unsigned int maxlen, unsigned int *psz)
 {
@@ -569,8 +587,7 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
 	case STATUSTYPE_INFO:
 		rl_status_info(a, result, maxlen, &sz);
 		rl_status_info_md(a, result, maxlen, &sz);
-		if (a->ops->status)
-			a->ops->status(a, type, result, maxlen, &sz);
+		rl_status_info_scheme(a, result, maxlen, &sz);
 		break;
 
 	case STATUSTYPE_TABLE:
@@ -728,7 +745,7 @@ static void raidlab_io_hints(struct dm_target *ti, struct queue_limits *limits)
 
 static struct target_type raidlab_target = {
 	.name = "raidlab",
-	.version = {1, 7, 0},
+	.version = {1, 8, 0},
 	.module = THIS_MODULE,
 	.ctr = raidlab_ctr,
 	.dtr = raidlab_dtr,

@@ -119,7 +119,8 @@ def test_cli_dry_run_plog_preset():
 # ------------------------------------------------------------ results
 STATUS = ("0 960 raidlab plog 5 AAAAA optimal 128 idle 960/960 1 2 3 4 5 6 "
           "1:1:1:1 1:1:1:1 1:1:1:1 1:1:1:1 1:1:1:1 fifo 1 10 0 0 - - 0 0 off 0 0 0 "
-          "plog 1 1.000 1 52 20 20 48 {cap} pmem 1000 16 10 2 {waits} {reint} 7 9 {hits} {miss}")
+          "plog 19 1 1.000 1 52 20 20 48 {cap} pmem 1000 16 10 2 {waits} {reint} 7 9 {hits} "
+          "{miss}")
 
 
 def status_line(waits=0, reint=0, hits=0, miss=0, cap=200000):

@@ -330,14 +330,16 @@ def test_plog_rig_and_status_fields():
     assert crashlab.kind("plog") == "parity" and crashlab.kind("raid0") == "stripe"
     line = ("0 4096 raidlab plog 4 AAAA optimal 32 idle 4096/4096 1 2 3 4 5 6 0:0:0:0 0:0:0:0 "
             "0:0:0:0 0:0:0:0 fifo 32 0 0 0 bufio ok 3 0 off 0 0 0 "
-            "plog 1 1.000 1 8 12 12 16 6144 intent 0 4 4 1 7 9 2 5 0 0 2")
+            "plog 20 1 1.000 1 8 12 12 16 6144 intent 0 4 4 1 7 9 2 5 0 0 2")
     f = crashlab.plog_fields(line)
     assert f["capacity_sectors"] == 6144 and f["A"] == "1.000" and f["durability"] == "intent"
     assert (f["pool_waits"], f["reintegrations"], f["cache_misses"]) == (7, 9, 0)
     assert f["faults"] == 2
     assert crashlab.mismatch_cnt(line) == 0
-    assert crashlab.plog_fields(line.replace(" plog 1 1.000", " x 1 1.000").replace(
+    assert crashlab.plog_fields(line.replace(" plog 20 1 1.000", " raid5 20 1 1.000").replace(
         "raidlab plog", "raidlab raid5")) == {}
+    # a line before 1.8 (no count): no group
+    assert crashlab.plog_fields(line.replace(" plog 20 1 1.000", " plog 1 1.000")) == {}
 
 
 def test_rig_degraded_and_rebuild_tables():

@@ -23,6 +23,23 @@ STATUS_13 = ("0 6291456 raidlab raid5 4 AARA degraded 128 recover 1000/6291456 0
 STATUS_17 = STATUS_13 + " dax 5 4096 0 0:2:0:1 future-field 42"
 
 
+def test_parse_status_scheme_group():
+    # 1.8: the line ends with the scheme's counted group
+    base = STATUS_13 + " dax 5 4096 0 0:2:0:1"
+    st = dm.parse_status(base + " raid5 0")
+    assert st.scheme_fields == [] and st.extra == [] and st.bad_blocks == [0, 2, 0, 1]
+    plog = base.replace("raidlab raid5", "raidlab plog") + " plog 3 1 0.250 pmem"
+    st = dm.parse_status(plog)
+    assert st.scheme_fields == ["1", "0.250", "pmem"] and st.extra == []
+    assert st.to_json()["scheme_fields"] == ["1", "0.250", "pmem"]
+    # a common field of a newer module comes before the group: extra
+    st = dm.parse_status(base + " future 7 raid5 2 x y")
+    assert st.extra == ["future", "7"] and st.scheme_fields == ["x", "y"]
+    # a count that does not match is no group: a module before 1.8
+    st = dm.parse_status(base + " raid5 3 x y")
+    assert st.scheme_fields is None and st.extra == ["raid5", "3", "x", "y"]
+
+
 def test_parse_status_current():
     st = dm.parse_status(STATUS_11)
     assert (st.scheme, st.nr_devs, st.health, st.array_state) == ("raid5", 4, "AADA", "degraded")

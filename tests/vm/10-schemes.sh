@@ -37,6 +37,9 @@ for spec in "raid0 4 128" "mirror 3 128" "raid4 5 64" "raid5 6 128" "raid5 4 8";
 	dmsetup table arr
 	check "$what: status optimal" test "$(rl_state arr)" = optimal
 	check "$what: health all A" test "$(rl_health arr)" = "$(printf '%*s' "$n" '' | tr ' ' A)"
+	# 1.8: the line ends with the scheme's counted group (no fields here)
+	check "$what: status ends with the group '$scheme 0'" \
+		test "$(dmsetup status arr | awk '{ print $(NF - 1), $NF }')" = "$scheme 0"
 	check "$what: table round-trips" test "$(dmsetup table arr | awk '{print $4, $6, $7}')" = "$scheme chunk_size $chunk"
 	echo "0 $(dmsetup table arr | cut -d' ' -f2-)" | dmsetup load arr && dmsetup resume arr
 	check "$what: the printed table loads again" test "$(rl_state arr)" = optimal

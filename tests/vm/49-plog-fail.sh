@@ -19,11 +19,8 @@ PM=$(pmem_dev)
 LEN=131072		# 64 MiB: well within the capacity of 5 x 256 MiB
 M5=$(disks 5)
 
-# plog_field NAME K: K-th field after "plog" in the INFO status (1 = L)
-plog_field() {
-	dmsetup status "$1" | awk -v k="$2" '{
-		for (i = 5; i <= NF; i++) if ($i == "plog") { print $(i + k); exit } }'
-}
+# plog_field NAME K: K-th field of the plog group of the status (1 = L)
+plog_field() { rl_plog "$@"; }
 
 fresh() {
 	for d in $(disks 6); do wipe "$d" 4 || die "wipe $d"; done

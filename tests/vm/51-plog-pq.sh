@@ -21,11 +21,8 @@ M6=$(disks 6)
 S1=$(disk 6)
 S2=$(disk 7)
 
-# plog_field NAME K: K-th field after "plog" in the INFO status (1 = L)
-plog_field() {
-	dmsetup status "$1" | awk -v k="$2" '{
-		for (i = 5; i <= NF; i++) if ($i == "plog") { print $(i + k); exit } }'
-}
+# plog_field NAME K: K-th field of the plog group of the status (1 = L)
+plog_field() { rl_plog "$@"; }
 
 fresh() {
 	for d in $(disks 8); do wipe "$d" 4 || die "wipe $d"; done

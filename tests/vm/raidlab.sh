@@ -41,9 +41,12 @@
 #                                       lazy intent clears the slow member
 #                                       copies would let pass (the members do
 #                                       not change while the array is idle)
-#   rl_plog NAME K                      K-th field after the word "plog" of the
-#                                       status (1 = L ... 8 = capacity_sectors ...
-#                                       14 = pool_waits 15 = reintegrations)
+#   rl_scheme_field NAME K              K-th field of the scheme's counted group
+#                                       that ends the status (1.8); empty past
+#                                       its count
+#   rl_plog NAME K                      the same for a plog array (1 = L ...
+#                                       8 = capacity_sectors ... 14 = pool_waits
+#                                       15 = reintegrations)
 #   rl_plog_create NAME CHUNK DEV...    a new plog at its own capacity: created at
 #                                       one chunk's length to read capacity_sectors,
 #                                       removed (a metadata device in RL_OPTS and
@@ -159,14 +162,20 @@ rl_snapshot() {
 	dd if="/dev/mapper/$1" of="$2" bs=1M iflag=direct 2>/dev/null
 }
 
-# the fields of the plog part of the status, after its marker word (the
-# last "plog" of the line: the scheme's name comes first)
-rl_plog() {
+# the K-th field of the scheme's group that ends the status line (1.8):
+# "<scheme> <#fields> <fields>...", the scheme's name ($4) followed by the
+# count of the words after it
+rl_scheme_field() {
 	dmsetup status "$1" | awk -v k="$2" '{
-		for (i = NF; i > 4; i--)
-			if ($i == "plog") { print $(i + k); exit }
+		for (i = 5; i < NF; i++)
+			if ($i == $4 && $(i + 1) == NF - i - 1) {
+				if (k <= $(i + 1))
+					print $(i + 1 + k)
+				exit
+			}
 	}'
 }
+rl_plog() { rl_scheme_field "$@"; }
 
 rl_plog_create() {
 	_pn=$1

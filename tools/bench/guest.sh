@@ -336,10 +336,11 @@ run() {
 		(
 			_t=0
 			while :; do
+				# the plog group ends the line: "plog <#fields> <L> ..."
 				echo "$_t $(dmsetup status bench 2>/dev/null | awk '{
-					for (i = NF; i > 4; i--)
-						if ($i == "plog") {
-							print $(i + 12), $(i + 14), $(i + 15), $(i + 16), $(i + 17)
+					for (i = 5; i < NF; i++)
+						if ($i == "plog" && $(i + 1) == NF - i - 1) {
+							print $(i + 13), $(i + 15), $(i + 16), $(i + 17), $(i + 18)
 							exit
 						}
 				}')"

@@ -133,21 +133,20 @@ def kind(scheme):
 
 
 def plog_fields(line):
-    """The plog part of a status line: the words after its last "plog"
-    (L A K B S G seg_sectors capacity_sectors durability log_bytes
+    """The plog group of a status line (dm.parse_status()'s scheme_fields:
+    L A K B S G seg_sectors capacity_sectors durability log_bytes
     pool_total pool_free pool_min_free pool_waits reintegrations
     regions_with_log max_region_fill_segs cache_hits cache_misses faults), as
-    a dict; {} without it."""
+    a dict; {} for another scheme's line."""
     names = ("L", "A", "K", "B", "S", "G", "seg_sectors", "capacity_sectors", "durability",
              "log_bytes", "pool_total", "pool_free", "pool_min_free", "pool_waits",
              "reintegrations", "regions_with_log", "max_region_fill_segs", "cache_hits",
              "cache_misses", "faults")
-    w = line.split()
-    idx = [i for i in range(4, len(w)) if w[i] == "plog"]
-    if not idx:
+    st = dm.parse_status(line)
+    if st.scheme != "plog" or not st.scheme_fields:
         return {}
     out = {}
-    for k, v in zip(names, w[idx[-1] + 1:]):
+    for k, v in zip(names, st.scheme_fields):
         out[k] = int(v) if v.isdigit() else v
     return out
 

@@ -5,7 +5,9 @@ the status line (parse), and dmsetup.
 The status fields are listed once, in STATUS_HEAD / STATUS_TAIL below
 (Documentation/dm-raidlab.rst, "Status output"); fields a newer module
 appends after the known ones are kept in Status.extra, and known fields an
-older module does not print are None.
+older module does not print are None. The line ends (1.8) with the
+scheme's own group, "<scheme> <#fields> <fields>...", whose words are
+Status.scheme_fields: read by count, so no scheme's grammar is copied here.
 """
 import os
 import subprocess
@@ -73,6 +75,7 @@ class Status:
     fields: dict
     members: list          # per member: {"data_reads":..., ...}
     extra: list = field(default_factory=list)
+    scheme_fields: list = None   # the scheme's group (1.8); None before
 
     def __getattr__(self, name):
         try:
@@ -94,7 +97,7 @@ class Status:
     def to_json(self):
         d = dict(self.fields)
         d.update(start=self.start, length=self.length, synced=self.synced, total=self.total,
-                 members=self.members, extra=self.extra)
+                 members=self.members, extra=self.extra, scheme_fields=self.scheme_fields)
         return d
 
 
@@ -141,14 +144,25 @@ def parse_status(line):
                 continue
             raise ParseError(f"status field {name}: {w[k]!r}") from None
         k += 1
-    w = w[k:]
+    w, scheme_fields = _scheme_group(w[k:], fields["scheme"])
     bbl = fields.get("bad_blocks")
     if bbl is not None and len(bbl) != n:
         raise ParseError(f"bad_blocks has {len(bbl)} counts for {n} members")
     for i, (m, c) in enumerate(zip(members, fields["health"])):
         m["health"] = HEALTH.get(c, c)
         m["bad_blocks"] = None if bbl is None else bbl[i]
-    return Status(start, length, fields, members, w)
+    return Status(start, length, fields, members, w, scheme_fields)
+
+
+def _scheme_group(w, scheme):
+    """(extra, scheme_fields): the words after the known tail, split at the
+    scheme's group "<scheme> <#fields> <fields>..." that ends the line (the
+    first place where the scheme's name is followed by the count of the
+    words after it); (w, None) when there is none (a module before 1.8)."""
+    for j in range(len(w) - 1):
+        if w[j] == scheme and w[j + 1].isdigit() and int(w[j + 1]) == len(w) - j - 2:
+            return w[:j], w[j + 2:]
+    return w, None
 
 
 # -------------------------------------------------------------- table ---

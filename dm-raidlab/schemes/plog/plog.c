@@ -555,7 +555,7 @@ static void plog_status(struct rl_array *a, status_type_t type, char *result,
 		}
 		mutex_unlock(&p->lock);
 		plog_cache_counts(p->cache, &hits, &misses);
-		DMEMIT(" plog %u %u.%03u %u %u %u %u %u %llu %s %llu",
+		DMEMIT(" %u %u.%03u %u %u %u %u %u %llu %s %llu",
 		       lo->l, lo->a_milli / 1000, lo->a_milli % 1000, lo->k,
 		       lo->nr_regions, lo->slice, lo->sublog, lo->seg_sectors,
 		       (unsigned long long)lo->data_chunks << lo->chunk_shift,

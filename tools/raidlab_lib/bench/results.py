@@ -20,6 +20,7 @@ import csv
 import json
 import pathlib
 
+from .. import dm
 from . import search
 from . import workloads as wlmod
 from ..models import p001_chen as chen
@@ -218,13 +219,14 @@ def plog_status(text):
              "cache_misses")
     out = {}
     for line in text.splitlines():
-        f = line.split()
-        idx = [i for i in range(4, len(f)) if f[i] == "plog"]
-        if not idx:
+        try:
+            st = dm.parse_status(line)
+        except dm.ParseError:
             continue
-        vals = f[idx[-1] + 1:idx[-1] + 1 + len(names)]
+        if st.scheme != "plog" or not st.scheme_fields:
+            continue
         out = {}
-        for k, v in zip(names, vals):
+        for k, v in zip(names, st.scheme_fields):
             try:
                 out[k] = float(v) if "." in v else int(v)
             except ValueError:
