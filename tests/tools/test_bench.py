@@ -218,7 +218,7 @@ def fake_run(tmp, desc, curves):
                          prefix="fio: Any use of blockalign= turns off randommap\n"))
             (d / f"d{depth}.mstat").write_text(
                 f"before /dev/rl/m0 {' '.join(['0'] * 11)}\n"
-                f"after /dev/rl/m0 {ios} 0 0 0 {3 * ios} 0 0 0 0 {ios} 0\n")
+                f"after /dev/rl/m0 {ios} 0 {128 * ios} 0 {3 * ios} 0 {3 * 128 * ios} 0 0 {ios} 0\n")
 
 
 def test_collect_relative_and_schema(tmp_path):
@@ -281,6 +281,31 @@ def test_member_deltas():
     t = ("before a 1 0 0 0 2 0 0 0 0 0 0\nbefore b 5 0 0 0 5 0 0 0 0 0 0\n"
          "after a 11 0 0 0 4 0 0 0 0 0 0\nafter b 6 0 0 0 9 0 0 0 0 0 0\n")
     assert results.member_deltas(t) == (11, 6)
+
+
+def test_member_accesses_md_raid5_pages():
+    # issue 14: one 64 KiB ind-w of md raid5 over dm-hddsim: 16 stripe-cache
+    # pages, each 2 reads and 2 writes of 4 KiB bios (reconstruct-write),
+    # over 4 members; as accesses that is 2 chunk reads and 2 chunk writes
+    before = "".join(f"before /dev/mapper/hdd{m} {' '.join(['0'] * 11)}\n" for m in range(4))
+    after = ("after /dev/mapper/hdd0 16 0 128 0 16 0 128 0 0 0 0\n"
+             "after /dev/mapper/hdd1 16 0 128 0 0 0 0 0 0 0 0\n"
+             "after /dev/mapper/hdd2 0 0 0 0 16 0 128 0 0 0 0\n"
+             "after /dev/mapper/hdd3 0 0 0 0 0 0 0 0 0 0 0\n")
+    t = before + after
+    assert results.member_deltas(t) == (32, 32)
+    assert results.member_deltas(t, sectors=True) == (256, 256)
+    cfg = {"name": "md-raid5", "disks": 4, "chunk_kib": 64}
+    job = {"mixed": {"iops": 1.0, "bw_bytes": 65536, "total_ios": 1,
+                     "clat_ns": {"percentile": {"90.000000": 1000000}}}}
+    row = results.point_row(cfg, "ind-w", 1, job, t)
+    assert (row["member_reads_per_req"], row["member_writes_per_req"]) == (2.0, 2.0)
+    assert row["member_bios_per_req"] == 64.0
+    # a workload whose accesses are not whole chunks counts bios
+    row = results.point_row(cfg, "4k-w", 1, job, t)
+    assert (row["member_reads_per_req"], row["member_writes_per_req"]) == (32.0, 32.0)
+    assert results.chunk_accesses(cfg, "fs-w") == 128
+    assert results.chunk_accesses({"chunk_kib": 64}, "exp6k-r50-ua") == 0
 
 
 def test_hdd_late():

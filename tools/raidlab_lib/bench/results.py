@@ -27,11 +27,11 @@ from ..models import p001_chen as chen
 
 POINT_FIELDS = ["config", "workload", "depth", "iops", "mb_s", "p50_ms", "p90_ms", "p99_ms",
                 "iops_per_disk", "mb_s_per_disk", "member_reads_per_req",
-                "member_writes_per_req", "hdd_late_pct"]
+                "member_writes_per_req", "member_bios_per_req", "hdd_late_pct"]
 RESULT_FIELDS = ["config", "workload", "disks", "req_kib", "read_pct", "target_ms", "how",
                  "depth", "p90_ms", "iops", "mb_s", "iops_per_disk", "mb_s_per_disk",
                  "relative", "model_simple", "model_adjusted", "member_ios_per_req",
-                 "points", "search_ok"]
+                 "member_bios_per_req", "points", "search_ok"]
 
 
 def load_fio(path):
@@ -63,14 +63,17 @@ def percentile(side, p):
     return pct.get(f"{p:.6f}", 0) / 1e6
 
 
-def parse_mstat(text):
-    """{'before'|'after': {path: (reads, writes)}} from a .mstat file."""
+def parse_mstat(text, sectors=False):
+    """{'before'|'after': {path: (reads, writes)}} from a .mstat file (the
+    block layer's stat fields: I/Os completed; with @sectors, the sectors
+    they moved)."""
     out = {"before": {}, "after": {}}
+    r, w = (4, 8) if sectors else (2, 6)
     for line in text.splitlines():
         f = line.split()
-        if len(f) < 7 or f[0] not in out:
+        if len(f) < 9 or f[0] not in out:
             continue
-        out[f[0]][f[1]] = (int(f[2]), int(f[6]))
+        out[f[0]][f[1]] = (int(f[r]), int(f[w]))
     return out
 
 
@@ -93,15 +96,38 @@ def hdd_late(text):
     return req, late
 
 
-def member_deltas(text):
-    """Summed (member reads, member writes) completed during the run."""
-    m = parse_mstat(text)
+def member_deltas(text, sectors=False):
+    """Summed (member reads, member writes) completed during the run: I/Os
+    (bios, as the member's queue completed them), or with @sectors the
+    sectors they moved."""
+    m = parse_mstat(text, sectors)
     reads = writes = 0
     for path, (r1, w1) in m["after"].items():
         r0, w0 = m["before"].get(path, (r1, w1))
         reads += r1 - r0
         writes += w1 - w0
     return reads, writes
+
+
+def chunk_accesses(cfg, workload):
+    """Sectors of one member access when every access of @workload is one
+    whole chunk (Chen's ind and fs: aligned, a chunk or a full stripe), else
+    0.
+
+    Member I/Os are counted as accesses, Chen's unit: one transfer on one
+    member. The block layer counts bios, and md raid5 sends its members
+    one bio per 4 KiB page of its stripe cache (STRIPE_SIZE = PAGE_SIZE,
+    drivers/md/raid5.c ops_run_io()), which a bio-based member such as
+    dm-hddsim does not merge: a 64 KiB write is 64 bios for its 4
+    accesses (2 reads, 2 writes). For these workloads an access is the
+    chunk's sectors; member_bios_per_req keeps the bio count beside it."""
+    try:
+        size = wlmod.parse(workload).size
+    except ValueError:
+        return 0
+    if size not in ("ind", "fs") or not cfg.get("chunk_kib"):
+        return 0
+    return cfg["chunk_kib"] * 2
 
 
 def point_row(cfg, workload, depth, job, mstat_text=None):
@@ -114,10 +140,15 @@ def point_row(cfg, workload, depth, job, mstat_text=None):
         "p99_ms": percentile(side, 99),
         "iops_per_disk": side["iops"] / cfg["disks"],
         "mb_s_per_disk": side["bw_bytes"] / 1e6 / cfg["disks"],
-        "member_reads_per_req": "", "member_writes_per_req": "", "hdd_late_pct": "",
+        "member_reads_per_req": "", "member_writes_per_req": "", "member_bios_per_req": "",
+        "hdd_late_pct": "",
     }
     if mstat_text is not None and ios:
         r, w = member_deltas(mstat_text)
+        row["member_bios_per_req"] = (r + w) / ios
+        chunk = chunk_accesses(cfg, workload)
+        if chunk:
+            r, w = (x / chunk for x in member_deltas(mstat_text, sectors=True))
         row["member_reads_per_req"] = r / ios
         row["member_writes_per_req"] = w / ios
     hl = hdd_late(mstat_text) if mstat_text is not None else None
@@ -204,6 +235,7 @@ def collect(src, desc):
                 "relative": "", "model_simple": simple, "model_adjusted": adjusted,
                 "member_ios_per_req": (near["member_reads_per_req"]
                                        + near["member_writes_per_req"]) if near else "",
+                "member_bios_per_req": near["member_bios_per_req"] if near else "",
                 "points": len(pts), "search_ok": sorted(expect) == sorted(by_depth),
             })
     relative(results, desc)
@@ -254,6 +286,7 @@ def procs_result(cfg, w, wls, pt, d):
         "depth": pt["depth"], "p90_ms": pt["p90_ms"], "iops": pt["iops"], "mb_s": pt["mb_s"],
         "iops_per_disk": pt["iops_per_disk"], "mb_s_per_disk": pt["mb_s_per_disk"],
         "relative": "", "model_simple": "", "model_adjusted": "", "member_ios_per_req": mio,
+        "member_bios_per_req": pt["member_bios_per_req"],
         "points": 1, "search_ok": True, "p50_ms": pt["p50_ms"], "p99_ms": pt["p99_ms"],
         "hdd_late_pct": pt["hdd_late_pct"],
         "plog": after,
@@ -296,14 +329,15 @@ def table(results):
     """The comparison table (text)."""
     cw = max([12] + [len(r["config"]) + 2 for r in results])
     head = (f"{'workload':<18}{'config':<{cw}}{'p90 ms':>8}{'depth':>7}{'IOPS/disk':>11}"
-            f"{'MB/s/disk':>11}{'rel':>7}{'simple':>8}{'adj':>7}{'mem I/O':>9}  how")
+            f"{'MB/s/disk':>11}{'rel':>7}{'simple':>8}{'adj':>7}{'mem I/O':>9}{'bios':>8}  how")
     lines = [head, "-" * len(head)]
     for r in results:
         lines.append(f"{r['workload']:<18}{r['config']:<{cw}}{fmt(r['p90_ms'], '8.2f')}"
                      f"{fmt(r['depth'], '7.1f')}{fmt(r['iops_per_disk'], '11.1f')}"
                      f"{fmt(r['mb_s_per_disk'], '11.2f')}{fmt(r['relative'], '7.2f')}"
                      f"{fmt(r['model_simple'], '8.2f')}{fmt(r['model_adjusted'], '7.2f')}"
-                     f"{fmt(r['member_ios_per_req'], '9.2f')}  {r['how']}")
+                     f"{fmt(r['member_ios_per_req'], '9.2f')}"
+                     f"{fmt(r.get('member_bios_per_req', ''), '8.2f')}  {r['how']}")
     return "\n".join(lines)
 
 
@@ -326,15 +360,18 @@ def summary_md(results, desc, wall_s, command):
             if desc.get("procs") else "Throughput per disk at the p90 target") +
            "; *rel* is relative to raid0 per disk"
            " (MB/s); *simple*/*adj* are Chen et al.'s models (p001) where they apply;"
-           " *mem I/O* is member I/Os per logical request.", "",
+           " *mem I/O* is member accesses per logical request (for ind and fs, the"
+           " member sectors moved over the chunk's; else bios), *bios* the member"
+           " bios per request (md raid5 sends one per 4 KiB page).", "",
            "| workload | config | p90 ms | depth | IOPS/disk | MB/s/disk | rel | simple | adj"
-           " | mem I/O | how |", "|" + "---|" * 11]
+           " | mem I/O | bios | how |", "|" + "---|" * 12]
     for r in results:
         out.append(f"| {r['workload']} | {r['config']} | {fmt(r['p90_ms'], '.2f')} | "
                    f"{fmt(r['depth'], '.1f')} | {fmt(r['iops_per_disk'], '.1f')} | "
                    f"{fmt(r['mb_s_per_disk'], '.2f')} | {fmt(r['relative'], '.2f')} | "
                    f"{fmt(r['model_simple'], '.2f')} | {fmt(r['model_adjusted'], '.2f')} | "
-                   f"{fmt(r['member_ios_per_req'], '.2f')} | {r['how']} |")
+                   f"{fmt(r['member_ios_per_req'], '.2f')} | "
+                   f"{fmt(r.get('member_bios_per_req', ''), '.2f')} | {r['how']} |")
     bad = [f"{r['config']}/{r['workload']}" for r in results if not r["search_ok"]]
     if bad:
         out += ["", "Search check: the guest ran other depths than search.py expects for: "
