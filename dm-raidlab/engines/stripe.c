@@ -41,135 +41,32 @@
  * the write-intent bitmap (rl_md_intent_start()), so that after a crash
  * only dirty regions are resynced and the parity of a torn partial-row
  * write is made consistent again.
+ *
+ * This file has the stripe contexts; construction and the scheme hooks
+ * (ctr, dtr, map, end_io, background ranges) are in stripe_ctr.c.
  */
 #include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
 
 #include "../svc/bbl.h"
-#include "journal.h"
 #include "../svc/metadata.h"
 #include "../svc/parity.h"
-#include "stripe.h"
-
-#define RL_SYNC_PARALLEL	4	/* rows of a background range at once */
-#define RL_NO_REGION		U64_MAX
-#define RL_ROW_SKIP		1	/* rl_stripe_plan(): nothing to do for the row */
-
-enum rl_stripe_step {
-	RL_STEP_PLAN,
-	RL_STEP_READ_DONE,
-	RL_STEP_LOG,
-	RL_STEP_WRITE_DONE,
-	RL_STEP_RETIRE,
-	RL_STEP_END,
-};
-
-struct rl_stripe_col {
-	struct bio *bio;		/* reused for this member's I/O */
-	struct page **buf;		/* one chunk */
-	struct rl_stripe *s;
-	unsigned int member;
-	struct dm_dev *dev;		/* the disk of this step's I/O */
-	struct rl_qent qe;		/* its place in the member's queue */
-};
-
-struct rl_stripe {
-	struct rl_engine *e;
-	struct hlist_node hnode;	/* in the row hash while busy */
-	struct list_head lnode;		/* on the free list while idle */
-	u64 row;
-	struct bio *bio;		/* the access being served */
-	struct bio_list waiting;	/* later accesses to the same row */
-	struct work_struct work;
-	enum rl_stripe_step step;
-	bool sync;			/* a background job on the row, no bio */
-	enum rl_sync_job job;		/* which, if sync */
-	u64 region;			/* write intent held, or RL_NO_REGION */
-	bool journaled;			/* record jseq is live in the journal */
-	u64 jseq;
-	struct rl_jnl_waiter jw;	/* waiting for journal space */
-	struct rl_commit_waiter cw;	/* waiting for the failure record */
-	atomic_t pending;		/* member I/Os in flight, plus a bias */
-	unsigned long io_failed;	/* members whose I/O failed this step */
-	unsigned long bad;		/* members this access reads around */
-	unsigned long bblk;		/* members with bad-block entries in the row */
-	unsigned long bb_clear;		/* of those, members the write rewrites whole */
-	unsigned int fix;		/* member whose chunk is being rewritten, or RL_NONE */
-	unsigned int attempts;
-	blk_status_t status;
-	struct rl_plan plan;
-	struct page **bufs[RL_MAX_MEMBERS];	/* col[m].buf, for the plan */
-	struct rl_stripe_col col[];
-};
-
-struct rl_engine {
-	struct rl_array *a;
-	spinlock_t lock;		/* incoming, free, hash, waiting lists */
-	struct bio_list incoming;
-	struct list_head free;
-	struct hlist_head *hash;
-	unsigned int hash_bits;
-	struct work_struct dispatch;
-	unsigned int nr_stripes;
-	struct rl_stripe **stripes;
-
-	/*
-	 * Background ranges (rl_stripe_sync_range()): sync_want keeps the
-	 * last free context for them; sync_pending counts their rows in
-	 * flight.
-	 */
-	bool sync_want;
-	atomic_t sync_pending;
-	atomic_t sync_errors;
-	atomic64_t sync_mismatches;
-	const struct rl_sync_req *sync_req;
-	struct rl_stripe *parked[RL_SYNC_PARALLEL];	/* the range's contexts */
-	wait_queue_head_t sync_wait;
-};
-
-/* ------------------------------------------------------------------------
- * Stripe contexts
- */
-
-static struct rl_engine *rl_engine(struct rl_array *a)
-{
-	return a->scheme;
-}
+#include "stripe_int.h"
 
 static sector_t rl_row_start(const struct rl_geom *g, u64 row)
 {
 	return (row * g->nr_data) << g->chunk_shift;
 }
 
-static u64 rl_bio_row(struct rl_engine *e, struct bio *bio)
-{
-	return rl_row_of(&e->a->geom, rl_pb(bio)->lsector, NULL);
-}
-
-static struct rl_stripe *rl_stripe_lookup(struct rl_engine *e, u64 row)
-{
-	struct rl_stripe *s;
-
-	hlist_for_each_entry(s, &e->hash[hash_64(row, e->hash_bits)], hnode)
-		if (s->row == row)
-			return s;
-	return NULL;
-}
-
 /* Hand a bio to the engine; it is ended by a stripe context. */
-static void rl_engine_queue(struct rl_engine *e, struct bio *bio)
+void rl_engine_queue(struct rl_engine *e, struct bio *bio)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&e->lock, flags);
-	bio_list_add(&e->incoming, bio);
-	spin_unlock_irqrestore(&e->lock, flags);
-	queue_work(e->a->wq, &e->dispatch);
+	rl_cells_queue(&e->cells, bio);
 }
 
 /* A context starts an access (its bio, or a background row) at PLAN. */
-static void rl_stripe_begin(struct rl_stripe *s)
+void rl_stripe_begin(struct rl_stripe *s)
 {
 	s->step = RL_STEP_PLAN;
 	s->attempts = 0;
@@ -179,39 +76,26 @@ static void rl_stripe_begin(struct rl_stripe *s)
 	s->fix = RL_NONE;
 }
 
-/* Give each incoming bio to its row's context, or a free one. */
-static void rl_engine_dispatch(struct work_struct *ws)
+/* The row lock's methods (cell.h): a bio's key is its row. */
+static u64 rl_stripe_key_of(struct rl_cells *c, struct bio *bio)
 {
-	struct rl_engine *e = container_of(ws, struct rl_engine, dispatch);
-	struct rl_stripe *s;
-	unsigned long flags;
-	struct bio *bio;
+	struct rl_engine *e = container_of(c, struct rl_engine, cells);
 
-	spin_lock_irqsave(&e->lock, flags);
-	while ((bio = bio_list_peek(&e->incoming))) {
-		u64 row = rl_bio_row(e, bio);
-
-		s = rl_stripe_lookup(e, row);
-		if (s) {
-			bio_list_pop(&e->incoming);
-			bio_list_add(&s->waiting, bio);
-			continue;
-		}
-		/* keep the last free context for background work, or it starves */
-		if (list_empty(&e->free) ||
-		    (list_is_singular(&e->free) && e->sync_want))
-			break;	/* a context that goes idle kicks us again */
-		bio_list_pop(&e->incoming);
-		s = list_first_entry(&e->free, struct rl_stripe, lnode);
-		list_del_init(&s->lnode);
-		s->row = row;
-		s->bio = bio;
-		rl_stripe_begin(s);
-		hlist_add_head(&s->hnode, &e->hash[hash_64(row, e->hash_bits)]);
-		queue_work(e->a->wq, &s->work);
-	}
-	spin_unlock_irqrestore(&e->lock, flags);
+	return rl_row_of(&e->a->geom, rl_pb(bio)->lsector, NULL);
 }
+
+static void rl_stripe_start(struct rl_cells *c, struct rl_cell *cell)
+{
+	struct rl_stripe *s = container_of(cell, struct rl_stripe, cell);
+
+	rl_stripe_begin(s);
+	queue_work(s->e->a->wq, &s->work);
+}
+
+const struct rl_cells_ops rl_stripe_cells_ops = {
+	.key_of = rl_stripe_key_of,
+	.start = rl_stripe_start,
+};
 
 static void rl_stripe_endio(struct bio *bio)
 {
@@ -250,7 +134,7 @@ static void rl_stripe_io(struct rl_stripe *s, unsigned int m, blk_opf_t opf,
 	c->dev = a->members[m].dev;
 	bio_reset(c->bio, c->dev->bdev, opf);
 	c->bio->bi_iter.bi_sector = a->geom.data_offset +
-				    (s->row << a->geom.chunk_shift) + span.lo;
+				    (s->cell.key << a->geom.chunk_shift) + span.lo;
 	c->bio->bi_end_io = rl_stripe_endio;
 	c->bio->bi_private = c;
 	while (pos < end) {
@@ -312,10 +196,10 @@ static unsigned long rl_stripe_bb_rewritten(struct rl_stripe *s, u32 off,
 	u32 chunk = rl_chunk_sectors(g);
 	unsigned int m, col;
 
-	if (out || !op_is_write(bio_op(s->bio)))
+	if (out || !op_is_write(bio_op(s->cell.bio)))
 		return 0;
 	for_each_set_bit(m, &s->bblk, g->nr_members) {
-		col = g->layout->member_col(g, s->row, m);
+		col = g->layout->member_col(g, s->cell.key, m);
 		if (col != RL_NONE &&
 		    (off > col * chunk || off + len < (col + 1) * chunk))
 			return 0;
@@ -332,7 +216,7 @@ static unsigned long rl_stripe_bb_rewritten(struct rl_stripe *s, u32 off,
 static int rl_stripe_plan(struct rl_stripe *s)
 {
 	struct rl_array *a = s->e->a;
-	sector_t msector = s->row << a->geom.chunk_shift;
+	sector_t msector = s->cell.key << a->geom.chunk_shift;
 	unsigned long out = rl_unreadable_at(a, msector);
 	unsigned int flags = 0, t;
 	u32 off, len;
@@ -341,7 +225,7 @@ static int rl_stripe_plan(struct rl_stripe *s)
 	s->bb_clear = 0;
 	if (s->fix != RL_NONE)
 		/* rewrite the chunk that failed a read from the rest of the row */
-		return rl_plan_rebuild(&a->geom, s->row, s->fix,
+		return rl_plan_rebuild(&a->geom, s->cell.key, s->fix,
 				       out | s->bad | s->bblk | BIT(s->fix),
 				       &s->plan);
 	if (s->sync && s->job == RL_SYNC_REBUILD) {
@@ -354,18 +238,18 @@ static int rl_stripe_plan(struct rl_stripe *s)
 		 */
 		t = s->e->sync_req->target;
 		s->bb_clear = s->bblk & BIT(t);
-		return rl_plan_rebuild(&a->geom, s->row, t,
+		return rl_plan_rebuild(&a->geom, s->cell.key, t,
 				       out | s->bblk | BIT(t), &s->plan);
 	}
 	if (s->sync) {
 		if (s->bblk)
 			return RL_ROW_SKIP;
-		return rl_plan_access(&a->geom, s->row, 0, 0,
+		return rl_plan_access(&a->geom, s->cell.key, 0, 0,
 				      rl_sync_plan_flags[s->job], out, &s->plan);
 	}
-	off = rl_pb(s->bio)->lsector - rl_row_start(&a->geom, s->row);
-	len = bio_sectors(s->bio);
-	if (op_is_write(bio_op(s->bio)))
+	off = rl_pb(s->cell.bio)->lsector - rl_row_start(&a->geom, s->cell.key);
+	len = bio_sectors(s->cell.bio);
+	if (op_is_write(bio_op(s->cell.bio)))
 		flags = RL_PLAN_WRITE;
 	if (rl_sync_suspect(a, msector))
 		flags |= RL_PLAN_FULL_ROW;
@@ -373,7 +257,7 @@ static int rl_stripe_plan(struct rl_stripe *s)
 		s->bb_clear = rl_stripe_bb_rewritten(s, off, len, out | s->bad);
 	if (s->bb_clear)
 		flags |= RL_PLAN_FULL_ROW;
-	return rl_plan_access(&a->geom, s->row, off, len, flags,
+	return rl_plan_access(&a->geom, s->cell.key, off, len, flags,
 			      out | s->bad | (s->bblk & ~s->bb_clear), &s->plan);
 }
 
@@ -393,7 +277,7 @@ static bool rl_stripe_intent(struct rl_stripe *s)
 	if (!a->md || s->region != RL_NO_REGION || s->sync ||
 	    !rl_plan_writes(&s->plan))
 		return true;
-	region = rl_md_region(rl_md_state(a->md), s->row << a->geom.chunk_shift);
+	region = rl_md_region(rl_md_state(a->md), s->cell.key << a->geom.chunk_shift);
 	if (rl_md_intent_start(a->md, region))
 		return false;
 	s->region = region;
@@ -435,7 +319,7 @@ static void rl_stripe_fail_members(struct rl_stripe *s, const char *why)
 static bool rl_stripe_fix_read(struct rl_stripe *s)
 {
 	struct rl_array *a = s->e->a;
-	sector_t msector = s->row << a->geom.chunk_shift;
+	sector_t msector = s->cell.key << a->geom.chunk_shift;
 	unsigned int m;
 
 	if ((s->sync && s->job == RL_SYNC_RESYNC) || s->fix != RL_NONE ||
@@ -444,7 +328,7 @@ static bool rl_stripe_fix_read(struct rl_stripe *s)
 	m = __ffs(s->io_failed);
 	if (hweight_long(rl_unreadable_at(a, msector) | s->bad | s->bblk |
 			 BIT(m)) > a->redundancy || rl_sync_suspect(a, msector) ||
-	    !rl_member_read_error(a, m, s->col[m].dev, s->row))
+	    !rl_member_read_error(a, m, s->col[m].dev, s->cell.key))
 		return false;
 	if (!s->sync)
 		s->bad |= BIT(m);
@@ -465,7 +349,7 @@ static bool rl_stripe_row_lost(struct rl_stripe *s)
 {
 	struct rl_array *a = s->e->a;
 	unsigned int t = s->e->sync_req->target;
-	sector_t msector = s->row << a->geom.chunk_shift;
+	sector_t msector = s->cell.key << a->geom.chunk_shift;
 
 	if (hweight_long(rl_unreadable_at(a, msector) | BIT(t)) > a->redundancy)
 		return false;
@@ -475,7 +359,7 @@ static bool rl_stripe_row_lost(struct rl_stripe *s)
 		return false;
 	}
 	DMERR_LIMIT("%s: member %u: row %llu lost in rebuild: recorded bad",
-		    dm_table_device_name(a->ti->table), t, s->row);
+		    dm_table_device_name(a->ti->table), t, s->cell.key);
 	s->bb_clear = 0;
 	s->step = RL_STEP_END;
 	return true;
@@ -494,7 +378,7 @@ static bool rl_stripe_row_lost(struct rl_stripe *s)
 static bool rl_stripe_read_lost(struct rl_stripe *s)
 {
 	struct rl_array *a = s->e->a;
-	sector_t msector = s->row << a->geom.chunk_shift;
+	sector_t msector = s->cell.key << a->geom.chunk_shift;
 	struct rl_span *sp;
 	unsigned int m;
 
@@ -504,7 +388,7 @@ static bool rl_stripe_read_lost(struct rl_stripe *s)
 		return false;
 	for_each_set_bit(m, &s->io_failed, a->geom.nr_members) {
 		sp = &s->plan.read[m];
-		if (!rl_member_read_lost(a, m, s->col[m].dev, s->row))
+		if (!rl_member_read_lost(a, m, s->col[m].dev, s->cell.key))
 			return false;
 		if (rl_bbl_record(a, m, msector + sp->lo, sp->hi - sp->lo)) {
 			/* the caller's failure of it then changes nothing */
@@ -528,7 +412,7 @@ static bool rl_stripe_read_lost(struct rl_stripe *s)
 static void rl_stripe_bb_cleared(struct rl_stripe *s)
 {
 	struct rl_array *a = s->e->a;
-	sector_t msector = s->row << a->geom.chunk_shift;
+	sector_t msector = s->cell.key << a->geom.chunk_shift;
 	unsigned int m;
 
 	for_each_set_bit(m, &s->bb_clear, a->geom.nr_members)
@@ -553,26 +437,13 @@ static void rl_stripe_recorded(struct rl_commit_waiter *w, blk_status_t st)
  * unlock the row and free the context. Returns true to go on with the next
  * bio at once.
  */
-static bool rl_stripe_release(struct rl_stripe *s)
+bool rl_stripe_release(struct rl_stripe *s)
 {
-	struct rl_engine *e = s->e;
-	unsigned long flags;
-
-	spin_lock_irqsave(&e->lock, flags);
 	s->sync = false;
-	s->bio = bio_list_pop(&s->waiting);
-	if (s->bio) {
-		spin_unlock_irqrestore(&e->lock, flags);
+	if (rl_cell_next(&s->e->cells, &s->cell)) {
 		rl_stripe_begin(s);
 		return true;
 	}
-	hlist_del_init(&s->hnode);
-	list_add(&s->lnode, &e->free);
-	if (!bio_list_empty(&e->incoming))
-		queue_work(e->a->wq, &e->dispatch);
-	if (e->sync_want)
-		wake_up_all(&e->sync_wait);
-	spin_unlock_irqrestore(&e->lock, flags);
 	return false;	/* @s may be reused from here on */
 }
 
@@ -597,7 +468,7 @@ static bool rl_stripe_step_plan(struct rl_stripe *s)
 		return true;
 	}
 	s->step = RL_STEP_READ_DONE;
-	flags_in = s->bio ? s->bio->bi_opf & (REQ_SYNC | REQ_META | REQ_PRIO) : 0;
+	flags_in = s->cell.bio ? s->cell.bio->bi_opf & (REQ_SYNC | REQ_META | REQ_PRIO) : 0;
 	return rl_stripe_issue(s, s->plan.read, REQ_OP_READ | flags_in);
 }
 
@@ -624,9 +495,9 @@ static bool rl_stripe_step_read_done(struct rl_stripe *s)
 					   s->job == RL_SYNC_REPAIR),
 			     &s->e->sync_mismatches);
 	else
-		rl_plan_compute(&s->plan, &a->geom, s->bufs, s->bio,
-				s->bio ? rl_pb(s->bio)->lsector -
-					 rl_row_start(&a->geom, s->row) : 0);
+		rl_plan_compute(&s->plan, &a->geom, s->bufs, s->cell.bio,
+				s->cell.bio ? rl_pb(s->cell.bio)->lsector -
+					 rl_row_start(&a->geom, s->cell.key) : 0);
 	s->step = rl_plan_writes(&s->plan) ? RL_STEP_LOG : RL_STEP_END;
 	return true;
 }
@@ -651,7 +522,7 @@ static bool rl_stripe_step_log(struct rl_stripe *s)
 		s->journaled = true;
 	}
 	s->step = RL_STEP_WRITE_DONE;
-	flags_in = s->bio ? s->bio->bi_opf &
+	flags_in = s->cell.bio ? s->cell.bio->bi_opf &
 			    (REQ_FUA | REQ_SYNC | REQ_META | REQ_PRIO) : 0;
 	/*
 	 * a record is retired only once its writes are durable, and a
@@ -707,8 +578,8 @@ static bool rl_stripe_step_end(struct rl_stripe *s)
 		rl_stripe_sync_done(s);
 		return false;
 	}
-	s->bio->bi_status = s->status;
-	bio_endio(s->bio);
+	s->cell.bio->bi_status = s->status;
+	bio_endio(s->cell.bio);
 	return rl_stripe_release(s);
 }
 
@@ -741,314 +612,10 @@ static bool rl_stripe_step(struct rl_stripe *s)
 	return false;
 }
 
-static void rl_stripe_work(struct work_struct *ws)
+void rl_stripe_work(struct work_struct *ws)
 {
 	struct rl_stripe *s = container_of(ws, struct rl_stripe, work);
 
 	while (rl_stripe_step(s))
 		;
-}
-
-/* ------------------------------------------------------------------------
- * Construction and the scheme hooks
- */
-
-static void rl_stripe_free(struct rl_stripe *s, unsigned int nr_members,
-			   unsigned int chunk_bytes)
-{
-	unsigned int m;
-
-	for (m = 0; m < nr_members; m++) {
-		if (s->col[m].bio) {
-			bio_uninit(s->col[m].bio);
-			kfree(s->col[m].bio);
-		}
-		rl_buf_free(s->col[m].buf, chunk_bytes);
-	}
-	kfree(s);
-}
-
-static struct rl_stripe *rl_stripe_alloc(struct rl_engine *e)
-{
-	const struct rl_geom *g = &e->a->geom;
-	unsigned int chunk_bytes = rl_chunk_sectors(g) << SECTOR_SHIFT;
-	unsigned int nr_vecs = chunk_bytes >> PAGE_SHIFT;
-	struct rl_stripe *s;
-	unsigned int m;
-
-	s = kzalloc(struct_size(s, col, g->nr_members), GFP_KERNEL);
-	if (!s)
-		return NULL;
-	s->e = e;
-	INIT_HLIST_NODE(&s->hnode);
-	INIT_LIST_HEAD(&s->lnode);
-	bio_list_init(&s->waiting);
-	INIT_WORK(&s->work, rl_stripe_work);
-	s->region = RL_NO_REGION;
-	INIT_LIST_HEAD(&s->jw.node);
-	s->jw.work = &s->work;
-	for (m = 0; m < g->nr_members; m++) {
-		struct rl_stripe_col *c = &s->col[m];
-
-		c->s = s;
-		c->member = m;
-		c->buf = rl_buf_alloc(chunk_bytes, GFP_KERNEL);
-		s->bufs[m] = c->buf;
-		c->bio = bio_kmalloc(nr_vecs, GFP_KERNEL);
-		if (c->bio)
-			bio_init(c->bio, NULL, c->bio->bi_inline_vecs, nr_vecs, 0);
-		if (!c->buf || !c->bio) {
-			rl_stripe_free(s, g->nr_members, chunk_bytes);
-			return NULL;
-		}
-	}
-	return s;
-}
-
-/* Default stripe contexts: what fits RL_STRIPE_BUDGET, within 4 .. 32. */
-static unsigned int rl_default_stripes(const struct rl_geom *g)
-{
-	u64 row_bytes = ((u64)g->nr_members << g->chunk_shift) << SECTOR_SHIFT;
-
-	return clamp_t(u64, div64_u64(RL_STRIPE_BUDGET, row_bytes), 4, 32);
-}
-
-int rl_stripe_ctr(struct rl_array *a)
-{
-	struct dm_target *ti = a->ti;
-	struct rl_engine *e;
-	unsigned int i;
-	int r;
-
-	if (a->geom.layout->q_member && !rl_pq_available()) {
-		ti->error = "The kernel's raid6 library has no xor_syndrome";
-		return -EINVAL;
-	}
-	if (!a->opt_stripes_set)
-		a->stripe_cache = rl_default_stripes(&a->geom);
-	if ((u64)a->stripe_cache * a->geom.nr_members *
-	    (rl_chunk_sectors(&a->geom) << SECTOR_SHIFT) > RL_STRIPE_MAX_BYTES) {
-		ti->error = "stripe_cache too large for this geometry";
-		return -EINVAL;
-	}
-
-	e = kzalloc(sizeof(*e), GFP_KERNEL);
-	if (!e)
-		goto nomem;
-	e->a = a;
-	spin_lock_init(&e->lock);
-	bio_list_init(&e->incoming);
-	INIT_LIST_HEAD(&e->free);
-	INIT_WORK(&e->dispatch, rl_engine_dispatch);
-	init_waitqueue_head(&e->sync_wait);
-	e->hash_bits = ilog2(roundup_pow_of_two(a->stripe_cache));
-	e->hash = kcalloc(1U << e->hash_bits, sizeof(*e->hash), GFP_KERNEL);
-	e->stripes = kcalloc(a->stripe_cache, sizeof(*e->stripes), GFP_KERNEL);
-	if (!e->hash || !e->stripes)
-		goto nomem_engine;
-	for (i = 0; i < (1U << e->hash_bits); i++)
-		INIT_HLIST_HEAD(&e->hash[i]);
-	for (i = 0; i < a->stripe_cache; i++) {
-		e->stripes[i] = rl_stripe_alloc(e);
-		if (!e->stripes[i])
-			goto nomem_engine;
-		list_add_tail(&e->stripes[i]->lnode, &e->free);
-		e->nr_stripes++;
-	}
-	a->scheme = e;
-
-	/* replay what a crash left in the journal, before any I/O */
-	r = rl_jnl_init(a, &ti->error);
-	if (r) {
-		rl_stripe_dtr(a);
-		return r;
-	}
-
-	/* one row per bio at most; reads are trimmed to a chunk in map */
-	r = dm_set_target_max_io_len(ti, (sector_t)a->geom.nr_data <<
-				     a->geom.chunk_shift);
-	if (r) {
-		rl_stripe_dtr(a);
-		return r;
-	}
-	ti->num_discard_bios = 0;	/* discards are refused, see the docs */
-	return 0;
-
-nomem_engine:
-	a->scheme = e;
-	rl_stripe_dtr(a);
-nomem:
-	ti->error = "Cannot allocate stripe contexts";
-	return -ENOMEM;
-}
-
-void rl_stripe_dtr(struct rl_array *a)
-{
-	struct rl_engine *e = rl_engine(a);
-	unsigned int i, chunk_bytes = rl_chunk_sectors(&a->geom) << SECTOR_SHIFT;
-
-	if (!e)
-		return;
-	rl_jnl_free(a);
-	for (i = 0; i < e->nr_stripes; i++)
-		rl_stripe_free(e->stripes[i], a->geom.nr_members, chunk_bytes);
-	kfree(e->stripes);
-	kfree(e->hash);
-	kfree(e);
-	a->scheme = NULL;
-}
-
-int rl_stripe_map(struct rl_array *a, struct bio *bio)
-{
-	struct rl_engine *e = rl_engine(a);
-	struct rl_bio *pb = rl_pb(bio);
-	unsigned long bad;
-	struct rl_loc loc;
-
-	if (bio_op(bio) == REQ_OP_READ) {
-		rl_trim_to_chunk(a, bio);
-		rl_stripe_map_sector(&a->geom, pb->lsector, &loc);
-		bad = rl_unreadable_at(a, loc.sector - a->geom.data_offset) |
-		      rl_bbl_members(a, loc.sector - a->geom.data_offset,
-				     bio_sectors(bio));
-		if (!test_bit(loc.member, &bad)) {
-			rl_remap(a, bio, loc.member, loc.sector);
-			return DM_MAPIO_SUBMITTED;
-		}
-	} else if (bio_op(bio) != REQ_OP_WRITE) {
-		return DM_MAPIO_KILL;
-	}
-
-	rl_engine_queue(e, bio);
-	return DM_MAPIO_SUBMITTED;
-}
-
-/*
- * A direct read that failed is served again through a stripe context: it
- * reads the member again and, if that fails too, rewrites the chunk from
- * redundancy (rl_stripe_fix_read()) or fails the member.
- */
-int rl_stripe_end_io(struct rl_array *a, struct bio *bio, blk_status_t *error)
-{
-	struct rl_bio *pb = rl_pb(bio);
-
-	if (pb->member != RL_NONE && rl_status_fails_member(*error) &&
-	    bio_op(bio) == REQ_OP_READ && !(bio->bi_opf & REQ_RAHEAD)) {
-		rl_member_done(a, pb->member, &pb->qe);
-		rl_restore(bio);
-		rl_engine_queue(rl_engine(a), bio);
-		return DM_ENDIO_INCOMPLETE;
-	}
-	if (!rl_end_remapped(a, bio, *error))
-		return DM_ENDIO_DONE;
-	rl_engine_queue(rl_engine(a), bio);
-	return DM_ENDIO_INCOMPLETE;
-}
-
-/*
- * io_min is a chunk, io_opt a full row. A write is copied into stripe
- * buffers and never sent down as it came, so the members' request size
- * limit does not apply to it: let a full row arrive in one bio, or it would
- * be split into partial-row writes that must read. (Reads are remapped, but
- * at most a chunk at a time; a member splits what it cannot take.)
- */
-void rl_stripe_io_hints(struct rl_array *a, struct queue_limits *limits)
-{
-	unsigned int chunk_bytes = rl_chunk_sectors(&a->geom) << SECTOR_SHIFT;
-	unsigned int row = (chunk_bytes >> SECTOR_SHIFT) * a->geom.nr_data;
-
-	blk_limits_io_min(limits, chunk_bytes);
-	blk_limits_io_opt(limits, chunk_bytes * a->geom.nr_data);
-	limits->max_hw_sectors = max(limits->max_hw_sectors, row);
-	limits->max_sectors = max(limits->max_sectors, row);
-}
-
-/*
- * Take a free context for background row @row, if the row is not busy and
- * one is free. Called with the lock held.
- */
-static struct rl_stripe *rl_stripe_grab(struct rl_engine *e, u64 row)
-{
-	struct rl_stripe *s;
-
-	if (rl_stripe_lookup(e, row) || list_empty(&e->free))
-		return NULL;
-	s = list_first_entry(&e->free, struct rl_stripe, lnode);
-	list_del_init(&s->lnode);
-	s->row = row;
-	s->bio = NULL;
-	s->sync = true;
-	rl_stripe_begin(s);
-	hlist_add_head(&s->hnode, &e->hash[hash_64(row, e->hash_bits)]);
-	return s;
-}
-
-static bool rl_stripe_sync_start(struct rl_engine *e, u64 row,
-				 enum rl_sync_job job, unsigned int i)
-{
-	struct rl_stripe *s;
-
-	spin_lock_irq(&e->lock);
-	s = rl_stripe_grab(e, row);
-	if (s) {
-		s->job = job;
-		e->parked[i] = s;
-		atomic_inc(&e->sync_pending);
-	}
-	spin_unlock_irq(&e->lock);
-	if (s)
-		queue_work(e->a->wq, &s->work);
-	return s;
-}
-
-/*
- * ->sync_range: the rows of the range, RL_SYNC_PARALLEL at a time, each in
- * a stripe context under its row lock like a foreground access. The rows
- * stay locked until all have ended and a rebuild's cursor has moved past
- * them: a foreground access to one of them then finds the member rebuilt
- * (it reads it, and writes include it), whatever order the rows ended in.
- */
-int rl_stripe_sync_range(struct rl_array *a, struct rl_sync_req *req)
-{
-	struct rl_engine *e = rl_engine(a);
-	u64 row = req->msector >> a->geom.chunk_shift;
-	u64 end = DIV_ROUND_UP_ULL(req->msector + req->len,
-				   rl_chunk_sectors(&a->geom));
-	u64 next = row;
-	int r;
-
-	end = min_t(u64, end, row + RL_SYNC_PARALLEL);
-	e->sync_req = req;
-	atomic_set(&e->sync_errors, 0);
-	atomic64_set(&e->sync_mismatches, 0);
-	atomic_set(&e->sync_pending, 1);	/* bias */
-	spin_lock_irq(&e->lock);
-	e->sync_want = true;
-	spin_unlock_irq(&e->lock);
-	while (next < end) {
-		wait_event(e->sync_wait,
-			   rl_stripe_sync_start(e, next, req->job, next - row));
-		next++;
-	}
-	spin_lock_irq(&e->lock);
-	e->sync_want = false;
-	if (!bio_list_empty(&e->incoming))
-		queue_work(a->wq, &e->dispatch);
-	spin_unlock_irq(&e->lock);
-	if (!atomic_dec_and_test(&e->sync_pending))
-		wait_event(e->sync_wait, !atomic_read(&e->sync_pending));
-
-	req->msector = row << a->geom.chunk_shift;
-	req->len = (end - row) << a->geom.chunk_shift;
-	req->mismatches = atomic64_read(&e->sync_mismatches);
-	r = atomic_read(&e->sync_errors) ? -EIO : 0;
-	/* rows lost or rebuilt: their entries are durable before the cursor moves */
-	if (rl_bbl_persist(a))
-		r = -EIO;
-	if (!r)
-		rl_sync_advance(a, req);
-	for (next = row; next < end; next++)
-		if (rl_stripe_release(e->parked[next - row]))
-			queue_work(a->wq, &e->parked[next - row]->work);
-	return r;
 }

@@ -425,7 +425,8 @@ static const char *rl_array_state(struct rl_array *a)
  *        <md_backend> <md_state> <intent_dirty_regions> <spares>
  *        <journal> <jnl_records> <jnl_bytes> <jnl_waits>
  *        <bad_blocks>: entries per member, "n:n:...", or "-"
- *        then the scheme's own fields, if any (->status: plog)
+ *        <scheme> <#fields> <fields>...: the scheme's group (->status),
+ *        counted here; "<scheme> 0" for a scheme without fields
  * TABLE: the table line, with every option spelled out.
  */
 /* STATUSTYPE_INFO: the fields of Documentation/dm-raidlab.rst, in order. */

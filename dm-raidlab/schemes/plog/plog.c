@@ -6,7 +6,7 @@
  *
  * Reads are remapped straight to the data member. A write covers at most
  * one row (max_io_len); it is served by a foreground context under the
- * row's lock (a hash of busy rows, as the stripe engine does):
+ * row's lock (svc/cell.c, the stripe engine's row lock too):
  *
  *   map() -> incoming list -> dispatch work -> context for the row
  *   (bios for a busy row wait on its context, in arrival order)
@@ -275,7 +275,7 @@ static void plog_dtr(struct rl_array *a)
 		rl_plog_md_close(p->pm);
 	plog_region_ops_free(p);
 	plog_free_ctx(p);
-	kfree(p->hash);
+	rl_cells_exit(&p->cells);
 	plog_cache_free(p->cache);
 	if (p->pool.bufs)
 		rl_plog_pool_exit(&p->pool);
@@ -354,10 +354,6 @@ static void plog_init(struct plog *p, struct rl_array *a)
 	init_rwsem(&p->op_sem);
 	INIT_LIST_HEAD(&p->sealq);
 	init_waitqueue_head(&p->wait);
-	spin_lock_init(&p->hlock);
-	bio_list_init(&p->incoming);
-	INIT_LIST_HEAD(&p->free);
-	INIT_WORK(&p->dispatch, plog_dispatch);
 	INIT_WORK(&p->log_work, plog_log_work);
 	INIT_WORK(&p->bg_work, plog_bg_work);
 }

@@ -14,6 +14,7 @@
 #include <linux/rwsem.h>
 #include <linux/workqueue.h>
 
+#include "../../svc/cell.h"
 #include "plog.h"
 #include "../../raidlab.h"
 
@@ -116,12 +117,7 @@ struct plog {
 	unsigned long events;		/* bumped with each such change */
 
 	/* foreground contexts (plog_write.c) */
-	spinlock_t hlock;		/* incoming, free, hash */
-	struct bio_list incoming;
-	struct list_head free;
-	struct hlist_head *hash;
-	unsigned int hash_bits;
-	struct work_struct dispatch;
+	struct rl_cells cells;		/* the row lock over them */
 	unsigned int nr_ctx;
 	struct plog_ctx **ctx;
 	struct workqueue_struct *ctx_wq;	/* contexts: they sleep */
@@ -233,13 +229,9 @@ struct plog_rec_plan {
 /* A foreground context: one bio at a time, its row locked. */
 struct plog_ctx {
 	struct plog *p;
-	struct hlist_node hnode;	/* in the row hash while busy */
-	struct list_head lnode;		/* on the free list while idle */
-	u64 row;			/* region * S + row: the lock */
-	u32 region, rrow;
+	struct rl_cell cell;		/* key region * S + row: the row lock */
+	u32 region, rrow;		/* of cell.bio */
 	u32 off;			/* the bio's first sector in the row */
-	struct bio *bio;
-	struct bio_list waiting;	/* later bios for the row */
 	struct work_struct work;
 	unsigned int id;		/* its index: its data slot (DAX) */
 	bool slot;			/* the bio's data is in the slot */
@@ -312,7 +304,6 @@ int plog_append(struct plog_ctx *c);
 void plog_commit(struct plog_ctx *c);
 
 /* plog_write.c: foreground contexts */
-void plog_dispatch(struct work_struct *ws);
 void plog_queue_bio(struct plog *p, struct bio *bio);
 sector_t plog_msector(struct plog *p, u64 mchunk, u32 off);
 void plog_ctx_work(struct work_struct *ws);

@@ -165,7 +165,7 @@ void plog_slot_write(struct plog_ctx *c)
 	c->slot = rl_plog_md_slots_on(pm);
 	if (!c->slot)
 		return;
-	bio_for_each_segment(bv, c->bio, it) {
+	bio_for_each_segment(bv, c->cell.bio, it) {
 		char *va = bvec_kmap_local(&bv);
 
 		rl_plog_md_slot_put(pm, c->id, off, va, bv.bv_len);
@@ -191,7 +191,7 @@ static void plog_slot_seal(struct plog_ctx *c, struct rl_plog_buf *b, int idx)
 		.nrec = c->nr_recs,
 		.row = c->rrow,
 		.off = c->off,
-		.len = bio_sectors(c->bio),
+		.len = bio_sectors(c->cell.bio),
 	};
 
 	if (c->slot)

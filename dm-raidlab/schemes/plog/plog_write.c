@@ -3,7 +3,7 @@
  * dm-raidlab plog: foreground contexts.
  *
  * A write covers at most one row and is served by a context under the
- * row's lock (plog_dispatch()): logged (plog_write_log(): records
+ * row's lock (svc/cell.c): logged (plog_write_log(): records
  * appended, data written, records committed) in a LOG region,
  * read-modify-write of data and parity in a DIRECT one; reads of an
  * unreadable member are rebuilt from the row.
@@ -94,7 +94,7 @@ static void plog_bio_copy(struct plog_ctx *c, enum plog_copy how)
 	struct bvec_iter it;
 	struct bio_vec bv;
 
-	bio_for_each_segment(bv, c->bio, it) {
+	bio_for_each_segment(bv, c->cell.bio, it) {
 		unsigned int done = 0;
 		char *va = bvec_kmap_local(&bv);
 
@@ -121,13 +121,13 @@ static void plog_bio_copy(struct plog_ctx *c, enum plog_copy how)
 /* Sector range [*lo, *hi) of column @k the bio touches; false: none. */
 static bool plog_col_span(struct plog_ctx *c, unsigned int k, u32 *lo, u32 *hi)
 {
-	return plog_span(c->off, bio_sectors(c->bio), c->p->lo.chunk_shift, k,
+	return plog_span(c->off, bio_sectors(c->cell.bio), c->p->lo.chunk_shift, k,
 			 lo, hi);
 }
 
 static u64 plog_block_key(struct plog_ctx *c, unsigned int k, u32 sector)
 {
-	u64 lchunk = (u64)c->row * c->p->lo.cols + k;
+	u64 lchunk = (u64)c->cell.key * c->p->lo.cols + k;
 
 	return (lchunk << (c->p->lo.chunk_shift - PLOG_BLOCK_SHIFT)) +
 	       (sector >> PLOG_BLOCK_SHIFT);
@@ -269,7 +269,7 @@ static blk_status_t plog_write_log(struct plog_ctx *c)
 	unsigned int k, cols = p->lo.cols;
 	u32 cs = 1U << p->lo.chunk_shift;
 	u32 lo, hi, rlo, rhi;
-	bool full = !c->off && bio_sectors(c->bio) == cols * cs;
+	bool full = !c->off && bio_sectors(c->cell.bio) == cols * cs;
 	u64 region = 0;
 	struct plog_iog g;
 	blk_status_t sts;
@@ -277,7 +277,7 @@ static blk_status_t plog_write_log(struct plog_ctx *c)
 	int ret;
 
 	plog_locate(c);
-	c->nr_recs = plog_plan_recs(&p->lo, c->off, bio_sectors(c->bio),
+	c->nr_recs = plog_plan_recs(&p->lo, c->off, bio_sectors(c->cell.bio),
 				    c->plan);
 	sts = plog_log_prepare(c, full);
 	if (sts)
@@ -310,7 +310,7 @@ static blk_status_t plog_write_log(struct plog_ctx *c)
 	for (k = 0; k < cols; k++)
 		if (plog_col_span(c, k, &lo, &hi))
 			plog_io(p, &g, c->loc[k].member,
-				REQ_OP_WRITE | (c->bio->bi_opf & (REQ_FUA | REQ_SYNC)),
+				REQ_OP_WRITE | (c->cell.bio->bi_opf & (REQ_FUA | REQ_SYNC)),
 				plog_msector(p, c->loc[k].mchunk, lo),
 				c->col[k] + (lo << SECTOR_SHIFT), hi - lo,
 				RL_FG, RL_DATA_WRITE);
@@ -501,7 +501,7 @@ static blk_status_t plog_write_direct(struct plog_ctx *c)
 		}
 		m = plog_pos(c, j, &mchunk);
 		plog_io(p, &g, m,
-			REQ_OP_WRITE | (c->bio->bi_opf & (REQ_FUA | REQ_SYNC)),
+			REQ_OP_WRITE | (c->cell.bio->bi_opf & (REQ_FUA | REQ_SYNC)),
 			plog_msector(p, mchunk, lo),
 			c->col[j] + (lo << SECTOR_SHIFT), hi - lo, RL_FG,
 			j < cols ? RL_DATA_WRITE : RL_PARITY_WRITE);
@@ -530,7 +530,7 @@ static void plog_serve(struct plog_ctx *c)
 			st = BLK_STS_IOERR;
 			break;
 		}
-		if (bio_op(c->bio) == REQ_OP_READ)
+		if (bio_op(c->cell.bio) == REQ_OP_READ)
 			st = plog_read(c);
 		else if (mode == PLOG_LOG)
 			st = plog_write_log(c);
@@ -541,8 +541,8 @@ static void plog_serve(struct plog_ctx *c)
 		 (st == BLK_STS_AGAIN && ++tries <= p->a->geom.nr_members));
 	if (st == BLK_STS_AGAIN)
 		st = BLK_STS_IOERR;
-	c->bio->bi_status = st;
-	bio_endio(c->bio);
+	c->cell.bio->bi_status = st;
+	bio_endio(c->cell.bio);
 }
 
 /* Where the bio goes: its row (the lock), region, and offset in the row. */
@@ -559,92 +559,43 @@ static void plog_bio_row(struct plog *p, struct bio *bio, u32 *region,
 	       (u32)(ls & ((1U << p->lo.chunk_shift) - 1));
 }
 
-static u64 plog_row_id(struct plog *p, u32 region, u32 rrow)
+/* The row lock's methods (cell.h): a bio's key is its region's row. */
+static u64 plog_key_of(struct rl_cells *cells, struct bio *bio)
 {
+	struct plog *p = container_of(cells, struct plog, cells);
+	u32 region, rrow, off;
+
+	plog_bio_row(p, bio, &region, &rrow, &off);
 	return (u64)region * p->lo.slice + rrow;
 }
 
-static struct plog_ctx *plog_ctx_lookup(struct plog *p, u64 row)
+static void plog_start(struct rl_cells *cells, struct rl_cell *cell)
 {
-	struct plog_ctx *c;
+	struct plog_ctx *c = container_of(cell, struct plog_ctx, cell);
 
-	hlist_for_each_entry(c, &p->hash[hash_64(row, p->hash_bits)], hnode)
-		if (c->row == row)
-			return c;
-	return NULL;
+	queue_work(c->p->ctx_wq, &c->work);
 }
+
+static const struct rl_cells_ops plog_cells_ops = {
+	.key_of = plog_key_of,
+	.start = plog_start,
+};
 
 void plog_queue_bio(struct plog *p, struct bio *bio)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&p->hlock, flags);
-	bio_list_add(&p->incoming, bio);
-	spin_unlock_irqrestore(&p->hlock, flags);
-	queue_work(p->a->wq, &p->dispatch);
+	rl_cells_queue(&p->cells, bio);
 }
 
-void plog_dispatch(struct work_struct *ws)
-{
-	struct plog *p = container_of(ws, struct plog, dispatch);
-	struct plog_ctx *c;
-	u32 region, rrow, off;
-	struct bio *bio;
-	u64 row;
-
-	spin_lock_irq(&p->hlock);
-	while ((bio = bio_list_peek(&p->incoming))) {
-		plog_bio_row(p, bio, &region, &rrow, &off);
-		row = plog_row_id(p, region, rrow);
-		c = plog_ctx_lookup(p, row);
-		if (c) {
-			bio_list_pop(&p->incoming);
-			bio_list_add(&c->waiting, bio);
-			continue;
-		}
-		if (list_empty(&p->free))
-			break;	/* a context that goes idle kicks us again */
-		bio_list_pop(&p->incoming);
-		c = list_first_entry(&p->free, struct plog_ctx, lnode);
-		list_del_init(&c->lnode);
-		c->row = row;
-		c->region = region;
-		c->rrow = rrow;
-		c->off = off;
-		c->bio = bio;
-		hlist_add_head(&c->hnode, &p->hash[hash_64(row, p->hash_bits)]);
-		queue_work(p->ctx_wq, &c->work);
-	}
-	spin_unlock_irq(&p->hlock);
-}
-
-/* The next bio for the context's row, or the context goes idle. */
-static bool plog_ctx_next(struct plog_ctx *c)
-{
-	struct plog *p = c->p;
-
-	spin_lock_irq(&p->hlock);
-	c->bio = bio_list_pop(&c->waiting);
-	if (c->bio) {
-		spin_unlock_irq(&p->hlock);
-		plog_bio_row(p, c->bio, &c->region, &c->rrow, &c->off);
-		return true;
-	}
-	hlist_del_init(&c->hnode);
-	list_add(&c->lnode, &p->free);
-	if (!bio_list_empty(&p->incoming))
-		queue_work(p->a->wq, &p->dispatch);
-	spin_unlock_irq(&p->hlock);
-	return false;
-}
-
+/* A context serves its row's bios, one at a time, until none is left. */
 void plog_ctx_work(struct work_struct *ws)
 {
 	struct plog_ctx *c = container_of(ws, struct plog_ctx, work);
+	struct plog *p = c->p;
 
 	do {
+		plog_bio_row(p, c->cell.bio, &c->region, &c->rrow, &c->off);
 		plog_serve(c);
-	} while (plog_ctx_next(c));
+	} while (rl_cell_next(&p->cells, &c->cell));
 }
 
 /* ------------------------------------------------------------------------
@@ -681,7 +632,7 @@ int plog_alloc_ctx(struct plog *p)
 	struct plog_ctx *c;
 
 	p->ctx = kcalloc(nr, sizeof(*p->ctx), GFP_KERNEL);
-	if (!p->ctx)
+	if (!p->ctx || rl_cells_init(&p->cells, nr, p->a->wq, &plog_cells_ops))
 		return -ENOMEM;
 	for (i = 0; i < nr; i++) {
 		c = kzalloc(sizeof(*c), GFP_KERNEL);
@@ -695,20 +646,12 @@ int plog_alloc_ctx(struct plog *p)
 		c->id = p->nr_ctx;
 		p->ctx[p->nr_ctx++] = c;
 		c->p = p;
-		INIT_HLIST_NODE(&c->hnode);
-		bio_list_init(&c->waiting);
 		INIT_WORK(&c->work, plog_ctx_work);
 		for (k = 0; k < p->lo.g; k++)
 			c->col[k] = c->mem + k * cb;
 		c->delta = c->mem + p->lo.g * cb;
 		c->col[p->lo.g] = c->delta;
-		list_add_tail(&c->lnode, &p->free);
+		rl_cell_add(&p->cells, &c->cell);
 	}
-	p->hash_bits = ilog2(roundup_pow_of_two(nr));
-	p->hash = kcalloc(1U << p->hash_bits, sizeof(*p->hash), GFP_KERNEL);
-	if (!p->hash)
-		return -ENOMEM;
-	for (i = 0; i < (1U << p->hash_bits); i++)
-		INIT_HLIST_HEAD(&p->hash[i]);
 	return 0;
 }

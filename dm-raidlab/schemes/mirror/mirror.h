@@ -7,7 +7,7 @@
 #ifndef DM_RAIDLAB_MIRROR_H
 #define DM_RAIDLAB_MIRROR_H
 
-#include "../raidlab.h"
+#include "../../raidlab.h"
 
 /*
  * Member space (sectors after data_offset) is cut into aligned slots of
