@@ -56,11 +56,19 @@ def test_plog_config_options():
 
 @pytest.mark.parametrize("bad", ["rl-plog[L=0]", "rl-plog[A=x]", "rl-plog[A=-1]", "rl-plog[A=]",
                                  "rl-plog[foo=1]", "rl-plog[md=bufio]", "rl-plog[L=1,L=2]",
-                                 "rl-plog[K=65]", "rl-plog[cache]", "rl-plog@3[L=2]",
+                                 "rl-plog[K=x]", "rl-plog[cache]", "rl-plog@3[L=2]",
                                  "rl-raid5[L=1]", "md-raid5[cache=0]"])
 def test_plog_config_rejects(bad):
     with pytest.raises(ValueError):
         plan.parse_config(bad, 6, 64)
+
+
+def test_plog_config_ranges_are_the_kernels():
+    # issue 14: no copy of plog's ranges here; the kernel refuses them at load
+    c = plan.parse_config("rl-plog[K=65,ts=1,bufs=1]", 5, 64)
+    w = list(c.opts)
+    assert w[w.index("log_tracks") + 1] == "65" and w[w.index("track_sectors") + 1] == "1"
+    assert w[w.index("log_buffers") + 1] == "1"
 
 
 def test_plog_preset_plan():
