@@ -144,7 +144,10 @@ def test_blank_and_corrupt_rejected():
     (dict(bitmap_blocks=2), "bad bitmap placement"),
     (dict(bitmap_start=1), "bad bitmap placement"),
     (dict(resync_cursor=(1 << 20) + 1), "resync cursor past the end"),
-    (dict(areas=[od.Area(7, 2, 16)]), "bad record area"),
+    (dict(areas=[od.Area(7, 2, 16)]), "record area over the bitmap"),
+    (dict(areas=[od.Area(7, 1, 1)]), "record area over the superblock slots"),
+    (dict(areas=[od.Area(7, 30, 0)]), "empty record area"),
+    (dict(areas=[od.Area(7, 40, 16), od.Area(8, 30, 11)]), "record areas overlap"),
     (dict(areas=[od.Area(7, 3, 16), od.Area(7, 19, 1)]), "duplicate record area"),
 ])
 def test_bad_superblocks_rejected(change, msg):
@@ -160,6 +163,15 @@ def test_bad_superblocks_rejected(change, msg):
         blk = bytes(b)
     with pytest.raises(od.FormatError, match="Metadata superblock: " + msg):
         od.decode_sb(blk)
+
+
+def test_record_areas_in_any_order():
+    # issue 14: as the kernel (rl_md_sb_check_area()): areas need not follow
+    # each other in block order, only stay off the slots, the bitmap and
+    # each other
+    st = make_sb(areas=[od.Area(7, 40, 16), od.Area(8, 20, 4)])
+    got = od.decode_sb(od.encode_sb(st))
+    assert [(a.id, a.start, a.blocks) for a in got.areas] == [(7, 40, 16), (8, 20, 4)]
 
 
 def test_kernel_only_checks_what_it_checks():

@@ -45,7 +45,7 @@ MD_DEFAULT_REGION = 2048            # sectors: the kernel's default regions are 
 MD_MAX_REGIONS = 1 << 20
 
 # Which bytes the checksum covers: from the end of the csum field to the end
-# of the 4 KiB block, as metadata.c's rl_md_csum(block, RL_MD_BLOCK, xor).
+# of the 4 KiB block, as metadata_fmt.c's rl_md_csum(block, RL_MD_BLOCK, xor).
 CSUM_SPAN = "block"
 
 # Schemes and their data columns (dm-raidlab/{raid0,mirror,raid4,raid5,raid6}.c);
@@ -233,7 +233,7 @@ class MsbState:
 
 
 # ---------------------------------------------------------- superblock ---
-# The checks and messages of metadata.c's rl_md_sb_decode(), rl_msb_decode()
+# The checks and messages of metadata_fmt.c's rl_md_sb_decode(), rl_msb_decode()
 # and rl_md_bitmap_decode(), in the same order.
 def _check_block(block, magic, xor, what, size):
     if len(block) < BLOCK:
@@ -282,6 +282,11 @@ def encode_sb(st):
     return bytes(b)
 
 
+def _overlap(s1, n1, s2, n2):
+    """Whether block ranges [s1, s1 + n1) and [s2, s2 + n2) overlap."""
+    return s1 < s2 + n2 and s2 < s1 + n1
+
+
 def decode_sb(block):
     """Validate and decode a metadata superblock block (MdState)."""
     what = "Metadata superblock"
@@ -321,15 +326,23 @@ def decode_sb(block):
         raise FormatError(f"{what}: too many record areas")
     if resync_cursor > member_sectors:
         raise FormatError(f"{what}: resync cursor past the end")
-    end = bitmap_start + bitmap_blocks
+    # as the kernel's rl_md_sb_check_area(): anywhere past the slots, off
+    # the bitmap and each other, in any order
     off = _SB_HEAD.size
     for i in range(nr_areas):
         aid, _, start, blocks = _AREA.unpack_from(block, off)
-        if start < end or not blocks or start + blocks >= 1 << 64:
-            raise FormatError(f"{what}: bad record area")
-        end = start + blocks
+        if not blocks:
+            raise FormatError(f"{what}: empty record area")
+        if start + blocks >= 1 << 64:
+            raise FormatError(f"{what}: record area past the last block number")
+        if start < 2:
+            raise FormatError(f"{what}: record area over the superblock slots")
+        if _overlap(start, blocks, bitmap_start, bitmap_blocks):
+            raise FormatError(f"{what}: record area over the bitmap")
         if any(a.id == aid for a in st.areas):
             raise FormatError(f"{what}: duplicate record area")
+        if any(_overlap(start, blocks, a.start, a.blocks) for a in st.areas):
+            raise FormatError(f"{what}: record areas overlap")
         st.areas.append(Area(aid, start, blocks))
         off += _AREA.size
     off = _SB_HEAD.size + MD_MAX_AREAS * _AREA.size

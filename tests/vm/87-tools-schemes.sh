@@ -1,0 +1,97 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# tools/raidlab's detail and add-spare over every scheme with a metadata
+# device (issue 14: the tools read the kernel's table line and status by
+# count, with no copy of a scheme's grammar):
+#   mirror, raid4, raid6: `raidlab create` (raid5 is 85-tools'), fio verify,
+#   `detail --json` (health, metadata, members, the scheme's empty status
+#   group), `add-spare` (the array assembled again with the spare), detail
+#   again: one spare, the data still verifies;
+#   plog: created at its own capacity with its options (log_disks,
+#   log_buffers, ...) on the pmem metadata, then the same detail, add-spare
+#   and detail: its 20-field status group, its options kept in the table.
+# vm-opts: --disks 6 --disk-size 256M --timeout 1200
+. "$RL_TESTS/lib.sh"
+. "$RL_TESTS/raidlab.sh"
+
+need_raidlab
+command -v python3 >/dev/null || skip "no python3 in the guest (scripts/lab/mkinitramfs.sh)"
+RL="python3 $RL_TOOLS/raidlab"
+MD=$(pmem_dev)
+[ -n "$MD" ] || skip "no pmem device"
+
+# jcheck EXPR: the JSON on stdin makes the python expression EXPR (over d) true
+jcheck() {
+	python3 -c "import json, sys
+d = json.load(sys.stdin)
+ok = bool($1)
+if not ok:
+    json.dump(d, sys.stderr, indent=1)
+sys.exit(0 if ok else 1)"
+}
+
+fresh() {
+	for _d in $(disks 6); do wipe "$_d" 4 || die "wipe $_d"; done
+	wipe "$MD" 16 || die "wipe pmem"
+}
+
+# detail_spare NAME WHAT N SPARE FIELDS: detail, add-spare SPARE, detail;
+# FIELDS is the scheme group's word count
+detail_spare() {
+	_n=$1 _w=$2 _k=$3 _sp=$4 _f=$5
+	_all=$(printf '%*s' "$_k" '' | tr ' ' A)
+	$RL detail "$_n" --json >/tmp/det.json || not_ok "$_w: detail --json failed"
+	check "$_w: detail: $_all, metadata ok, $_k members, $_f scheme fields" \
+		jcheck "d['status']['health'] == '$_all' and d['status']['md_state'] == 'ok' and len(d['members']) == $_k and len(d['status']['scheme_fields']) == $_f" </tmp/det.json
+	$RL detail "$_n" >/out/detail-$_n.txt 2>&1
+	check "$_w: detail (text) runs" grep -q "role  health" /out/detail-$_n.txt
+	wipe "$_sp" 4
+	$RL add-spare "$_n" "$_sp" --json >/tmp/add.json 2>/tmp/add.err ||
+		{ not_ok "$_w: add-spare failed"; cat /tmp/add.err; }
+	check "$_w: add-spare: the new table has the spare" \
+		jcheck "' spare $_sp ' in d['table'] + ' '" </tmp/add.json
+	$RL detail "$_n" --json >/tmp/det2.json || not_ok "$_w: detail after add-spare"
+	check "$_w: after add-spare: one spare available, still $_all" \
+		jcheck "d['status']['spares_available'] == 1 and d['status']['health'] == '$_all' and len(d['spares']) == 1" </tmp/det2.json
+}
+
+# ---- mirror, raid4, raid6 through `raidlab create` ----
+for s in mirror raid4 raid6; do
+	fresh
+	case $s in
+	mirror) n=2 ;;
+	raid4) n=4 ;;
+	raid6) n=5 ;;
+	esac
+	# shellcheck disable=SC2046
+	set -- $(disks "$n")
+	sp=$(disk 5)
+	ac=
+	[ $s != mirror ] && ac=--assume-clean
+	run $RL create arr --scheme $s --chunk 64 --metadata "$MD" $ac "$@"
+	check "$s: created" test "$(rl_state arr)" = optimal
+	fio_write_then_verify /dev/mapper/arr 16M || not_ok "$s: fio verify on the created array"
+	detail_spare arr "$s" "$n" "$sp" 0
+	fio_verify /dev/mapper/arr 16M || not_ok "$s: fio verify after add-spare"
+	run $RL stop arr
+done
+
+# ---- plog, created at its capacity, with options of its own ----
+fresh
+# shellcheck disable=SC2046
+set -- $(disks 5)
+RL_OPTS="metadata $MD log_disks 1 log_buffers 4 regions 5" rl_plog_create arr 16 "$@" ||
+	die "plog create"
+check "plog: created" test "$(rl_state arr)" = optimal
+rl_wait_sync arr 600 || not_ok "plog: initial resync"
+fio_write_then_verify /dev/mapper/arr 8M || not_ok "plog: fio verify"
+detail_spare arr plog 5 "$(disk 5)" 20
+check "plog: its options kept in the table after add-spare" \
+	jcheck "' log_buffers 4 ' in d['table'] and ' regions 5 ' in d['table']" </tmp/add.json
+check "plog: status group read by count: 5 regions" \
+	jcheck "d['status']['scheme_fields'][3] == '5'" </tmp/det2.json
+fio_verify /dev/mapper/arr 8M || not_ok "plog: fio verify after add-spare"
+dm_remove arr
+
+finish
