@@ -44,6 +44,8 @@ detail_spare() {
 	$RL detail "$_n" --json >/tmp/det.json || not_ok "$_w: detail --json failed"
 	check "$_w: detail: $_all, metadata ok, $_k members, $_f scheme fields" \
 		jcheck "d['status']['health'] == '$_all' and d['status']['md_state'] == 'ok' and len(d['members']) == $_k and len(d['status']['scheme_fields']) == $_f" </tmp/det.json
+	check "$_w: detail: the metadata device decoded, its record areas listed" \
+		jcheck "'error' not in d['metadata'] and d['metadata']['superblock']['scheme'] == '$_w' and len(d['metadata']['superblock']['areas']) >= 1" </tmp/det.json
 	$RL detail "$_n" >/out/detail-$_n.txt 2>&1
 	check "$_w: detail (text) runs" grep -q "role  health" /out/detail-$_n.txt
 	wipe "$_sp" 4
