@@ -338,8 +338,9 @@ def test_plog_rig_and_status_fields():
     assert crashlab.mismatch_cnt(line) == 0
     assert crashlab.plog_fields(line.replace(" plog 20 1 1.000", " raid5 20 1 1.000").replace(
         "raidlab plog", "raidlab raid5")) == {}
-    # a line before 1.8 (no count): no group
+    # a line before 1.8 (no count): no group; not a raidlab line: none
     assert crashlab.plog_fields(line.replace(" plog 20 1 1.000", " plog 1 1.000")) == {}
+    assert crashlab.plog_fields("0 8 linear 8:0 0") == {}
 
 
 def test_rig_degraded_and_rebuild_tables():

@@ -142,7 +142,10 @@ def plog_fields(line):
              "log_bytes", "pool_total", "pool_free", "pool_min_free", "pool_waits",
              "reintegrations", "regions_with_log", "max_region_fill_segs", "cache_hits",
              "cache_misses", "faults")
-    st = dm.parse_status(line)
+    try:
+        st = dm.parse_status(line)
+    except dm.ParseError:
+        return {}
     if st.scheme != "plog" or not st.scheme_fields:
         return {}
     out = {}
