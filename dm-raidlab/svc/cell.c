@@ -18,6 +18,7 @@ int rl_cells_init(struct rl_cells *c, unsigned int nr,
 {
 	unsigned int i;
 
+	/* INIT_WORK before the hash: rl_cells_exit() cancels once it is set */
 	spin_lock_init(&c->lock);
 	bio_list_init(&c->incoming);
 	INIT_LIST_HEAD(&c->free);

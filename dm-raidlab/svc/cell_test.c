@@ -4,8 +4,9 @@
  * dm_raidlab_cell): bios of one key are served one at a time and in
  * order, bios of other keys in parallel, a bio waits for a free cell (and
  * the bios behind it wait too: arrival order, as the engines had it), the
- * reserve keeps cells back for background work, and grab takes only a
- * free key.
+ * reserve keeps cells back for background work and a cell going free
+ * wakes the background waiters only then, grab takes only a free key,
+ * and exit is safe on cells never set up.
  */
 #include <kunit/test.h>
 
@@ -153,10 +154,82 @@ static void rl_cell_reserve_and_grab(struct kunit *test)
 	rl_cells_exit(&t->cells);
 }
 
+/* A wait entry on c->idle that only counts its wake-ups. */
+static int rl_ct_woken(struct wait_queue_entry *w, unsigned int mode, int sync,
+		       void *key)
+{
+	(*(unsigned int *)w->private)++;
+	return 0;
+}
+
+static void rl_cell_idle_wakes_while_reserved(struct kunit *test)
+{
+	struct rl_ct *t = rl_ct_new(test, 2);
+	unsigned int woken = 0;
+	struct wait_queue_entry w;
+	struct rl_cell *x;
+
+	init_waitqueue_func_entry(&w, rl_ct_woken);
+	w.private = &woken;
+	add_wait_queue(&t->cells.idle, &w);
+	/* no reserve: a cell going free wakes no one */
+	rl_ct_queue(t, rl_ct_bio(test, 1));
+	KUNIT_ASSERT_EQ(test, t->nr_started, 1U);
+	KUNIT_EXPECT_FALSE(test, rl_cell_next(&t->cells, t->started[0]));
+	KUNIT_EXPECT_EQ(test, woken, 0U);
+	/* reserved (a background range waits for a cell): it is woken */
+	rl_cells_reserve(&t->cells, 1);
+	x = rl_cells_grab(&t->cells, 5);
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	KUNIT_EXPECT_FALSE(test, rl_cell_next(&t->cells, x));
+	KUNIT_EXPECT_EQ(test, woken, 1U);
+	remove_wait_queue(&t->cells.idle, &w);
+	rl_cells_exit(&t->cells);
+}
+
+static void rl_cell_blocked_head_holds_the_rest(struct kunit *test)
+{
+	struct rl_ct *t = rl_ct_new(test, 1);
+	struct bio *a = rl_ct_bio(test, 1), *b = rl_ct_bio(test, 2);
+	struct bio *c = rl_ct_bio(test, 1);
+	struct rl_cell *x;
+
+	rl_ct_queue(t, a);
+	rl_ct_queue(t, b);
+	rl_ct_queue(t, c);
+	/* b has no cell; c, of a's key, stays behind b, not in a's cell */
+	KUNIT_ASSERT_EQ(test, t->nr_started, 1U);
+	x = t->started[0];
+	KUNIT_EXPECT_TRUE(test, bio_list_empty(&x->waiting));
+	KUNIT_EXPECT_FALSE(test, rl_cell_next(&t->cells, x));
+	flush_work(&t->cells.dispatch);
+	/* arrival order: b, then c once b's cell is free */
+	KUNIT_ASSERT_EQ(test, t->nr_started, 2U);
+	KUNIT_EXPECT_PTR_EQ(test, t->started[1]->bio, b);
+	KUNIT_EXPECT_FALSE(test, rl_cell_next(&t->cells, t->started[1]));
+	flush_work(&t->cells.dispatch);
+	KUNIT_ASSERT_EQ(test, t->nr_started, 3U);
+	KUNIT_EXPECT_PTR_EQ(test, t->started[2]->bio, c);
+	rl_cells_exit(&t->cells);
+}
+
+/* A constructor that failed before rl_cells_init(): exit does nothing. */
+static void rl_cell_exit_uninitialised(struct kunit *test)
+{
+	struct rl_cells *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	rl_cells_exit(c);
+	KUNIT_EXPECT_PTR_EQ(test, c->hash, NULL);
+}
+
 static struct kunit_case rl_cell_test_cases[] = {
 	KUNIT_CASE(rl_cell_same_key_in_order),
 	KUNIT_CASE(rl_cell_waits_for_a_free_cell),
 	KUNIT_CASE(rl_cell_reserve_and_grab),
+	KUNIT_CASE(rl_cell_idle_wakes_while_reserved),
+	KUNIT_CASE(rl_cell_blocked_head_holds_the_rest),
+	KUNIT_CASE(rl_cell_exit_uninitialised),
 	{}
 };
 
