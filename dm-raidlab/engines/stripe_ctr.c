@@ -142,10 +142,10 @@ void rl_stripe_dtr(struct rl_array *a)
 	if (!e)
 		return;
 	rl_jnl_free(a);
+	rl_cells_exit(&e->cells);	/* no dispatch after this: contexts go */
 	for (i = 0; i < e->nr_stripes; i++)
 		rl_stripe_free(e->stripes[i], a->geom.nr_members, chunk_bytes);
 	kfree(e->stripes);
-	rl_cells_exit(&e->cells);
 	kfree(e);
 	a->scheme = NULL;
 }

@@ -19,9 +19,6 @@ PM=$(pmem_dev)
 LEN=131072		# 64 MiB: well within the capacity of 5 x 256 MiB
 M5=$(disks 5)
 
-# plog_field NAME K: K-th field of the plog group of the status (1 = L)
-plog_field() { rl_plog "$@"; }
-
 fresh() {
 	for d in $(disks 6); do wipe "$d" 4 || die "wipe $d"; done
 	wipe "$PM" 16 || die "wipe pmem"
@@ -43,7 +40,7 @@ check "plog over 5 disks with pmem metadata" \
 	dm_create arr "0 $LEN raidlab plog 4 chunk_size 64 metadata $PM 5 $M5"
 log "table: $(dm_table arr)"
 log "status: $(dm_status arr)"
-check "durability is pmem" test "$(plog_field arr 9)" = pmem
+check "durability is pmem" test "$(rl_plog arr 9)" = pmem
 check "initial resync finishes" rl_wait_sync arr 600
 check "check after resync: 0" test "$(rl_scrub arr check 300)" = 0
 
@@ -54,14 +51,14 @@ log "regions with a log: $n"
 check "plog_regions lists regions" test "$n" -gt 0
 # log_bytes counts whole segments written to the log disks (each copy): 15 s
 # of small random writes fill and write many of them
-lb=$(plog_field arr 10)
-sb=$(($(plog_field arr 7) * 512))
+lb=$(rl_plog arr 10)
+sb=$(($(rl_plog arr 7) * 512))
 log "log bytes written: $lb (segments of $sb bytes)"
 check "log segments were written: log_bytes is a positive multiple of a segment" \
 	test "$lb" -ge "$sb" -a $((lb % sb)) = 0
 check "reintegrate" dm_message arr reintegrate
-check "no region keeps a log" test "$(plog_field arr 16)" = 0
-check "reintegrations counted" test "$(plog_field arr 15)" -gt 0
+check "no region keeps a log" test "$(rl_plog arr 16)" = 0
+check "reintegrations counted" test "$(rl_plog arr 15)" -gt 0
 check "check after reintegration: 0" test "$(rl_scrub arr check 300)" = 0
 
 # full rows: L = 1, g = 4: a row is 3 chunks of 32 KiB
@@ -145,7 +142,7 @@ check "it verifies" fio_verify /dev/mapper/arr 16M
 check "reintegrate" dm_message arr reintegrate
 FIO_STATE_DIR=/tmp/fio.burst FIO_RUNTIME=2 check "randwrite 4k for 2 s" \
 	fio_write /dev/mapper/arr 2M --offset=16M
-n=$(plog_field arr 16)
+n=$(rl_plog arr 16)
 d=$(rl_md arr | cut -d' ' -f3)
 log "regions with a log at the crash: $n, dirty intent regions: $d; status: $(dm_status arr)"
 check "some region holds a log at the crash" test "$n" -gt 0
@@ -159,7 +156,7 @@ rl_image_restore $M5 || die "restore the crash image"
 check "loaded over the crash image" \
 	dm_create arr "0 $LEN raidlab plog 4 chunk_size 64 metadata $PM 5 $M5"
 log "status after replay: $(dm_status arr)"
-check "no log left after the replay" test "$(plog_field arr 16)" = 0
+check "no log left after the replay" test "$(rl_plog arr 16)" = 0
 check "data verifies after the replay" fio_verify /dev/mapper/arr 16M
 FIO_STATE_DIR=/tmp/fio.burst check "the last writes verify after the replay" \
 	fio_verify /dev/mapper/arr 2M --offset=16M
@@ -179,7 +176,7 @@ check "crash image with member 1 missing assembles" dm_create arr \
 log "status: $(dm_status arr)"
 n=$(dmesg | grep -c "a log member is unreadable, recomputing it")
 log "regions recomputed for their missing log member: $n"
-check "no log left after the degraded replay" test "$(plog_field arr 16)" = 0
+check "no log left after the degraded replay" test "$(rl_plog arr 16)" = 0
 check "no row left unresolved" test "$(dmesg | grep -c 'could not be recomputed')" = 0
 check "data verifies after the degraded replay" fio_verify /dev/mapper/arr 16M
 FIO_STATE_DIR=/tmp/fio.burst check "the last writes verify after the degraded replay" \
@@ -197,10 +194,10 @@ dm_remove arr
 fresh
 check "plog with journal off" dm_create arr \
 	"0 $LEN raidlab plog 6 chunk_size 64 metadata $PM journal off 5 $M5"
-check "durability is intent" test "$(plog_field arr 9)" = intent
+check "durability is intent" test "$(rl_plog arr 9)" = intent
 check "resync finishes" rl_wait_sync arr 600
 FIO_RUNTIME=10 check "randwrite 4k verifies" fio_write_then_verify /dev/mapper/arr 16M
-n=$(plog_field arr 16)
+n=$(rl_plog arr 16)
 d=$(rl_md arr | cut -d' ' -f3)
 log "intent: $n regions with a log, $d dirty intent regions"
 check "regions with a log hold intent bits" test "$n" -gt 0 -a "$d" -gt 0
@@ -218,15 +215,15 @@ check "full rows over them" fio --name=rows --filename=/dev/mapper/arr --size=8M
 	--offset=16M --rw=write --bs=96k --ioengine=libaio --iodepth=4 --direct=1 \
 	--output="$RL_OUT/rows.txt"
 check "hot small writes again" hot hot2 4
-log "cache: $(plog_field arr 18) hits, $(plog_field arr 19) misses"
-check "the data cache was used" test "$(plog_field arr 18)" -gt 0
+log "cache: $(rl_plog arr 18) hits, $(rl_plog arr 19) misses"
+check "the data cache was used" test "$(rl_plog arr 18)" -gt 0
 check "reintegrate" dm_message arr reintegrate
 check "check after small writes over full rows: 0" test "$(rl_scrub arr check 300)" = 0
 dm_remove arr
 
 fresh
 check "plog without metadata" dm_create arr "0 $LEN raidlab plog 2 chunk_size 64 5 $M5"
-check "durability is none" test "$(plog_field arr 9)" = none
+check "durability is none" test "$(rl_plog arr 9)" = none
 check "resync finishes" rl_wait_sync arr 600
 FIO_RUNTIME=10 check "randwrite 4k verifies" fio_write_then_verify /dev/mapper/arr 16M
 check "check without reintegrating first: 0" test "$(rl_scrub arr check 300)" = 0

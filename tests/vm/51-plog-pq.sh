@@ -21,9 +21,6 @@ M6=$(disks 6)
 S1=$(disk 6)
 S2=$(disk 7)
 
-# plog_field NAME K: K-th field of the plog group of the status (1 = L)
-plog_field() { rl_plog "$@"; }
-
 fresh() {
 	for d in $(disks 8); do wipe "$d" 4 || die "wipe $d"; done
 	wipe "$PM" 16 || die "wipe pmem"
@@ -43,7 +40,7 @@ T="0 $LEN raidlab plog 8 chunk_size 64 log_disks 1 faults 2 metadata $PM 6 $M6"
 check "plog faults 2 over 6 disks with pmem metadata" dm_create arr "$T"
 log "table: $(dm_table arr)"
 log "status: $(dm_status arr)"
-check "status shows faults 2" test "$(plog_field arr 20)" = 2
+check "status shows faults 2" test "$(rl_plog arr 20)" = 2
 check "the table keeps faults 2" sh -c "dmsetup table arr | grep -q 'faults 2'"
 check "the table counts its options (faults 2 adds two)" rl_table_counted arr
 check "initial resync finishes" rl_wait_sync arr 600
@@ -51,10 +48,10 @@ check "check after resync: 0" test "$(rl_scrub arr check 300)" = 0
 
 FIO_RUNTIME=15 check "randwrite 4k verifies" fio_write_then_verify /dev/mapper/arr 16M
 log "status: $(dm_status arr)"
-check "regions hold a log" test "$(plog_field arr 16)" -gt 0
+check "regions hold a log" test "$(rl_plog arr 16)" -gt 0
 check "reintegrate" dm_message arr reintegrate
-check "no region keeps a log" test "$(plog_field arr 16)" = 0
-check "reintegrations counted" test "$(plog_field arr 15)" -gt 0
+check "no region keeps a log" test "$(rl_plog arr 16)" = 0
+check "reintegrations counted" test "$(rl_plog arr 15)" -gt 0
 check "check after reintegration: 0" test "$(rl_scrub arr check 300)" = 0
 
 # full rows: L = 1, f = 2, g = 4: a row is 2 data chunks of 32 KiB
@@ -67,7 +64,7 @@ check "check after full rows: 0" test "$(rl_scrub arr check 300)" = 0
 # data member t = 2: region 0 logs on members 0 and 1, so t = 2 is member
 # 2; its check slots start at chunk S - 2 * S / g, g = 4) overwritten
 # behind the array's back is found, and repaired from the data
-S=$(plog_field arr 5)
+S=$(rl_plog arr 5)
 check "reintegrate before the damage" dm_message arr reintegrate
 dmsetup suspend arr
 dd if=/dev/urandom of="$(disk 2)" bs=512 seek=$((2048 + S / 2 * 64)) count=64 \
@@ -135,7 +132,7 @@ check "plog faults 2 for the replay" dm_create arr "$T"
 check "resync finishes" rl_wait_sync arr 600
 FIO_RUNTIME=10 check "randwrite 4k" fio_write /dev/mapper/arr 16M
 check "it verifies" fio_verify /dev/mapper/arr 16M
-n=$(plog_field arr 16)
+n=$(rl_plog arr 16)
 log "regions with a log at the crash: $n; status: $(dm_status arr)"
 check "some region holds a log at the crash" test "$n" -gt 0
 # taken at once: the write-intent bits of the last reintegrations are
@@ -146,7 +143,7 @@ dm_remove arr
 rl_image_restore $M6 || die "restore the crash image"
 check "loaded over the crash image" dm_create arr "$T"
 log "status after replay: $(dm_status arr)"
-check "no log left after the replay" test "$(plog_field arr 16)" = 0
+check "no log left after the replay" test "$(rl_plog arr 16)" = 0
 check "data verifies after the replay" fio_verify /dev/mapper/arr 16M
 check "check after the replay: 0" test "$(rl_scrub arr check 300)" = 0
 dm_remove arr

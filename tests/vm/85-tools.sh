@@ -22,16 +22,6 @@ need_raidlab
 command -v python3 >/dev/null || skip "no python3 in the guest (scripts/lab/mkinitramfs.sh)"
 RL="python3 $RL_TOOLS/raidlab"
 
-# jcheck EXPR: the JSON on stdin makes the python expression EXPR (over d) true
-jcheck() {
-	python3 -c "import json, sys
-d = json.load(sys.stdin)
-ok = bool($1)
-if not ok:
-    json.dump(d, sys.stderr, indent=1)
-sys.exit(0 if ok else 1)"
-}
-
 # ------------------------------------------------------ 1. replay-log ---
 modprobe dm-log-writes || die "modprobe dm-log-writes"
 DATA=$(disk 4)
@@ -51,7 +41,7 @@ $RL replay-log "$LOG" --list >/out/log-list.txt 2>&1
 check "replay-log lists the log" grep -q "mark one" /out/log-list.txt
 $RL replay-log "$LOG" --list-points --random 5 --seed 1 --json >/tmp/pts.json
 check "crash points: flushes found, the end, 5 random" \
-	jcheck 'd["flush_points"] and d["points"][-1] == d["entries"] and len(d["points"]) >= len(d["flush_points"])' </tmp/pts.json
+	rl_jcheck 'd["flush_points"] and d["points"][-1] == d["entries"] and len(d["points"]) >= len(d["flush_points"])' </tmp/pts.json
 END=$(python3 -c 'import json; print(json.load(open("/tmp/pts.json"))["entries"])')
 K=$($RL replay-log "$LOG" --mark one)
 check "mark one found (point $K of $END)" test "${K:-0}" -gt 0 -a "$K" -lt "$END"
@@ -94,11 +84,11 @@ if [ $((major * 1000 + minor)) -lt 1002 ]; then
 	fio_write_then_verify /dev/mapper/r5 32M || not_ok "fio verify on the created array"
 	$RL status r5 --json >/tmp/st.json
 	check "status --json: raid5, optimal, 4 alive" \
-		jcheck 'd["scheme"] == "raid5" and d["array_state"] == "optimal" and d["health"] == "AAAA"' </tmp/st.json
+		rl_jcheck 'd["scheme"] == "raid5" and d["array_state"] == "optimal" and d["health"] == "AAAA"' </tmp/st.json
 	run $RL fail r5 1
 	$RL detail r5 --json >/tmp/det.json
 	check "detail --json after fail 1: degraded, member 1 failed" \
-		jcheck 'd["status"]["array_state"] == "degraded" and [m["health"] for m in d["members"]] == ["alive", "failed", "alive", "alive"]' </tmp/det.json
+		rl_jcheck 'd["status"]["array_state"] == "degraded" and [m["health"] for m in d["members"]] == ["alive", "failed", "alive", "alive"]' </tmp/det.json
 	fio_verify /dev/mapper/r5 32M || not_ok "fio verify degraded"
 	$RL detail r5 >/out/detail.txt
 	check "detail (text) names the failed member" grep -q "failed" /out/detail.txt
@@ -117,7 +107,7 @@ run $RL create r5 --scheme raid5 --chunk 128 --metadata "$MD" --spare "$SP" --as
 fio_write_then_verify /dev/mapper/r5 64M || not_ok "fio verify on the created array"
 $RL detail r5 --json >/tmp/det.json
 check "detail --json: 4 alive, metadata ok, a spare" \
-	jcheck 'd["status"]["health"] == "AAAA" and d["status"]["md_state"] == "ok" and d["status"]["spares_available"] == 1 and d["metadata"]["superblock"]["nr_members"] == 4' </tmp/det.json
+	rl_jcheck 'd["status"]["health"] == "AAAA" and d["status"]["md_state"] == "ok" and d["status"]["spares_available"] == 1 and d["metadata"]["superblock"]["nr_members"] == 4' </tmp/det.json
 expect_fail $RL create r6 --scheme raid5 --metadata "$(disk 5)" $M
 check "create: the live array's members refused as in use (O_EXCL)" \
 	grep -q "^raidlab create: $(disk 0): in use" /tmp/.rl_expect_fail
@@ -125,10 +115,10 @@ run $RL stop r5
 
 $RL detail --metadata "$MD" --json $M >/tmp/off.json
 check "detail --metadata offline: superblock and 4 member superblocks of its uuid" \
-	jcheck 'd["superblock"] and all(x["superblock"] and x["superblock"]["uuid"] == d["superblock"]["uuid"] for x in d["devices"])' </tmp/off.json
+	rl_jcheck 'd["superblock"] and all(x["superblock"] and x["superblock"]["uuid"] == d["superblock"]["uuid"] for x in d["devices"])' </tmp/off.json
 $RL assemble r5 --metadata "$MD" --scan --json >/tmp/asm.json || not_ok "assemble --scan failed"
 check "assemble --scan: every role and the spare found" \
-	jcheck '"-" not in d["roles"] and len(d["spares"]) == 1' </tmp/asm.json
+	rl_jcheck '"-" not in d["roles"] and len(d["spares"]) == 1' </tmp/asm.json
 fio_verify /dev/mapper/r5 64M || not_ok "fio verify after assemble"
 
 run $RL fail r5 1
@@ -141,15 +131,15 @@ if [ $SYNC = 1 ]; then
 	check "rebuild onto the spare runs to its end" $RL rebuild r5 --wait --timeout 900
 	$RL status r5 --json >/tmp/st.json
 	check "rebuilt onto the spare: 4 alive, no spare left" \
-		jcheck 'd["health"] == "AAAA" and d["spares_available"] == 0' </tmp/st.json
+		rl_jcheck 'd["health"] == "AAAA" and d["spares_available"] == 0' </tmp/st.json
 	fio_verify /dev/mapper/r5 64M || not_ok "fio verify after rebuild"
 	$RL check r5 --wait --timeout 900 --json >/tmp/chk.json
-	check "check after rebuild: no mismatch" jcheck 'd["mismatches"] == 0' </tmp/chk.json
+	check "check after rebuild: no mismatch" rl_jcheck 'd["mismatches"] == 0' </tmp/chk.json
 else
 	log "no background jobs in dm-raidlab $ver: rebuild and check not tested"
 	$RL status r5 --json >/tmp/st.json
 	check "fail 1: degraded, the spare still available" \
-		jcheck 'd["health"] == "ADAA" and d["spares_available"] == 1' </tmp/st.json
+		rl_jcheck 'd["health"] == "ADAA" and d["spares_available"] == 1' </tmp/st.json
 	fio_verify /dev/mapper/r5 64M || not_ok "fio verify degraded"
 fi
 run $RL stop r5

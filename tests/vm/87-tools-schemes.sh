@@ -21,16 +21,6 @@ RL="python3 $RL_TOOLS/raidlab"
 MD=$(pmem_dev)
 [ -n "$MD" ] || skip "no pmem device"
 
-# jcheck EXPR: the JSON on stdin makes the python expression EXPR (over d) true
-jcheck() {
-	python3 -c "import json, sys
-d = json.load(sys.stdin)
-ok = bool($1)
-if not ok:
-    json.dump(d, sys.stderr, indent=1)
-sys.exit(0 if ok else 1)"
-}
-
 fresh() {
 	for _d in $(disks 6); do wipe "$_d" 4 || die "wipe $_d"; done
 	wipe "$MD" 16 || die "wipe pmem"
@@ -43,19 +33,19 @@ detail_spare() {
 	_all=$(printf '%*s' "$_k" '' | tr ' ' A)
 	$RL detail "$_n" --json >/tmp/det.json || not_ok "$_w: detail --json failed"
 	check "$_w: detail: $_all, metadata ok, $_k members, $_f scheme fields" \
-		jcheck "d['status']['health'] == '$_all' and d['status']['md_state'] == 'ok' and len(d['members']) == $_k and len(d['status']['scheme_fields']) == $_f" </tmp/det.json
+		rl_jcheck "d['status']['health'] == '$_all' and d['status']['md_state'] == 'ok' and len(d['members']) == $_k and len(d['status']['scheme_fields']) == $_f" </tmp/det.json
 	check "$_w: detail: the metadata device decoded, its record areas listed" \
-		jcheck "'error' not in d['metadata'] and d['metadata']['superblock']['scheme'] == '$_w' and len(d['metadata']['superblock']['areas']) >= 1" </tmp/det.json
+		rl_jcheck "'error' not in d['metadata'] and d['metadata']['superblock']['scheme'] == '$_w' and len(d['metadata']['superblock']['areas']) >= 1" </tmp/det.json
 	$RL detail "$_n" >/out/detail-$_n.txt 2>&1
 	check "$_w: detail (text) runs" grep -q "role  health" /out/detail-$_n.txt
 	wipe "$_sp" 4
 	$RL add-spare "$_n" "$_sp" --json >/tmp/add.json 2>/tmp/add.err ||
 		{ not_ok "$_w: add-spare failed"; cat /tmp/add.err; }
 	check "$_w: add-spare: the new table has the spare" \
-		jcheck "' spare $_sp ' in d['table'] + ' '" </tmp/add.json
+		rl_jcheck "' spare $_sp ' in d['table'] + ' '" </tmp/add.json
 	$RL detail "$_n" --json >/tmp/det2.json || not_ok "$_w: detail after add-spare"
 	check "$_w: after add-spare: one spare available, still $_all" \
-		jcheck "d['status']['spares_available'] == 1 and d['status']['health'] == '$_all' and len(d['spares']) == 1" </tmp/det2.json
+		rl_jcheck "d['status']['spares_available'] == 1 and d['status']['health'] == '$_all' and len(d['spares']) == 1" </tmp/det2.json
 }
 
 # ---- mirror, raid4, raid6 through `raidlab create` ----
@@ -90,9 +80,9 @@ rl_wait_sync arr 600 || not_ok "plog: initial resync"
 fio_write_then_verify /dev/mapper/arr 8M || not_ok "plog: fio verify"
 detail_spare arr plog 5 "$(disk 5)" 20
 check "plog: its options kept in the table after add-spare" \
-	jcheck "' log_buffers 4 ' in d['table'] and ' regions 5 ' in d['table']" </tmp/add.json
+	rl_jcheck "' log_buffers 4 ' in d['table'] and ' regions 5 ' in d['table']" </tmp/add.json
 check "plog: status group read by count: 5 regions" \
-	jcheck "d['status']['scheme_fields'][3] == '5'" </tmp/det2.json
+	rl_jcheck "d['status']['scheme_fields'][3] == '5'" </tmp/det2.json
 fio_verify /dev/mapper/arr 8M || not_ok "plog: fio verify after add-spare"
 dm_remove arr
 

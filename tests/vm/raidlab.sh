@@ -41,6 +41,10 @@
 #                                       lazy intent clears the slow member
 #                                       copies would let pass (the members do
 #                                       not change while the array is idle)
+#   rl_jcheck EXPR                      the JSON on stdin makes EXPR (python,
+#                                       over d) true (tools' --json output)
+#   rl_scheme_fields NAME               the fields of the scheme's counted group
+#                                       that ends the status (1.8), on one line
 #   rl_scheme_field NAME K              K-th field of the scheme's counted group
 #                                       that ends the status (1.8); empty past
 #                                       its count
@@ -165,16 +169,30 @@ rl_snapshot() {
 # the K-th field of the scheme's group that ends the status line (1.8):
 # "<scheme> <#fields> <fields>...", the scheme's name ($4) followed by the
 # count of the words after it
-rl_scheme_field() {
-	dmsetup status "$1" | awk -v k="$2" '{
+# rl_jcheck EXPR: the JSON on stdin makes the python expression EXPR (over
+# d) true; else the JSON goes to stderr
+rl_jcheck() {
+	python3 -c "import json, sys
+d = json.load(sys.stdin)
+ok = bool($1)
+if not ok:
+    json.dump(d, sys.stderr, indent=1)
+sys.exit(0 if ok else 1)"
+}
+
+rl_scheme_fields() {
+	dmsetup status "$1" | awk '{
 		for (i = 5; i < NF; i++)
 			if ($i == $4 && $(i + 1) == NF - i - 1) {
-				if (k <= $(i + 1))
-					print $(i + 1 + k)
+				s = ""
+				for (j = i + 2; j <= NF; j++)
+					s = s (j > i + 2 ? " " : "") $j
+				print s
 				exit
 			}
 	}'
 }
+rl_scheme_field() { rl_scheme_fields "$1" | awk -v k="$2" '{ print $k }'; }
 rl_plog() { rl_scheme_field "$@"; }
 
 rl_plog_create() {

@@ -336,14 +336,9 @@ run() {
 		(
 			_t=0
 			while :; do
-				# the plog group ends the line: "plog <#fields> <L> ..."
-				echo "$_t $(dmsetup status bench 2>/dev/null | awk '{
-					for (i = 5; i < NF; i++)
-						if ($i == "plog" && $(i + 1) == NF - i - 1) {
-							print $(i + 13), $(i + 15), $(i + 16), $(i + 17), $(i + 18)
-							exit
-						}
-				}')"
+				# plog's status group (raidlab.sh): fields 12 and 14-17
+				echo "$_t $(rl_scheme_fields bench 2>/dev/null |
+					awk '{ print $12, $14, $15, $16, $17 }')"
 				sleep 1
 				_t=$((_t + 1))
 			done >"$_dir/d$_p.timeline"

@@ -261,6 +261,7 @@ static void plog_dtr(struct rl_array *a)
 		destroy_workqueue(p->bg_wq);
 	if (p->log_wq)
 		destroy_workqueue(p->log_wq);
+	rl_cells_exit(&p->cells);	/* no dispatch after this: contexts go */
 	if (p->ctx_wq)
 		destroy_workqueue(p->ctx_wq);
 	/* buffers left in RAM: their twins (DAX) or intent bits cover them */
@@ -275,7 +276,6 @@ static void plog_dtr(struct rl_array *a)
 		rl_plog_md_close(p->pm);
 	plog_region_ops_free(p);
 	plog_free_ctx(p);
-	rl_cells_exit(&p->cells);
 	plog_cache_free(p->cache);
 	if (p->pool.bufs)
 		rl_plog_pool_exit(&p->pool);

@@ -20,7 +20,7 @@ import csv
 import json
 import pathlib
 
-from .. import dm
+from .. import crashlab
 from . import search
 from . import workloads as wlmod
 from ..models import p001_chen as chen
@@ -243,27 +243,26 @@ def collect(src, desc):
 
 
 def plog_status(text):
-    """The plog fields of the last status line in @text (a dPROCS.status
-    file: the status before and after the run), as a dict; {} if none."""
-    names = ("L", "A", "K", "B", "S", "G", "seg_sectors", "capacity_sectors", "durability",
-             "log_bytes", "pool_total", "pool_free", "pool_min_free", "pool_waits",
-             "reintegrations", "regions_with_log", "max_region_fill_segs", "cache_hits",
-             "cache_misses")
+    """The plog fields of the last plog status line in @text (a
+    dPROCS.status file: the status before and after the run), as
+    crashlab.plog_fields() reads them, with numbers as numbers ("1.000" ->
+    1.0); {} if none."""
     out = {}
     for line in text.splitlines():
-        try:
-            st = dm.parse_status(line)
-        except dm.ParseError:
-            continue
-        if st.scheme != "plog" or not st.scheme_fields:
-            continue
-        out = {}
-        for k, v in zip(names, st.scheme_fields):
-            try:
-                out[k] = float(v) if "." in v else int(v)
-            except ValueError:
-                out[k] = v
+        f = crashlab.plog_fields(line)
+        if f:
+            out = {k: _number(v) for k, v in f.items()}
     return out
+
+
+def _number(v):
+    """An int stays one; a decimal word becomes a float; any other word stays."""
+    if not isinstance(v, str) or "." not in v:
+        return v
+    try:
+        return float(v)
+    except ValueError:
+        return v
 
 
 def procs_result(cfg, w, wls, pt, d):
