@@ -45,6 +45,38 @@ enum rl_jnl_mode {
 	RL_JNL_OFF,
 };
 
+/* What a member location holds (struct rl_locset, ->owner). */
+enum rl_part {
+	RL_PART_NONE,		/* nothing: outside the layout */
+	RL_PART_DATA,		/* the data: the copy listed first */
+	RL_PART_COPY,		/* another whole copy of the data */
+	RL_PART_P,		/* the row's parity */
+	RL_PART_Q,		/* the row's second syndrome (raid6) */
+	RL_PART_LOG,		/* a log of pending parity updates (plog) */
+	RL_NR_PARTS,
+};
+
+/* One location of a logical sector. */
+struct rl_where {
+	unsigned int member;
+	sector_t sector;		/* member sector, data_offset included */
+	enum rl_part part;
+};
+
+/*
+ * Every location of a logical sector (->locate): loc[0] is the data, then
+ * its copies, P and Q. The sectors after it, @len of them counting it,
+ * are at the same offsets from each location (to the end of its chunk).
+ */
+#define RL_MAX_LOCS		RL_MAX_MEMBERS
+struct rl_locset {
+	sector_t len;
+	u64 row;			/* stripe row (0 for a mirror) */
+	unsigned int col;		/* data column within the row */
+	unsigned int nr;
+	struct rl_where loc[RL_MAX_LOCS];
+};
+
 /*
  * A scheme's own table options (->opts): at most this many, each a word
  * of value (dm-flakey's dm_arg idiom).
@@ -326,26 +358,35 @@ struct rl_scheme_ops {
 	unsigned int (*redundancy_of)(const struct rl_args *args);
 
 	/*
-	 * Data chunks in one row for @nr_members members. Pure; the core uses
-	 * it for capacity and length checks.
+	 * Size the layout: check the target length @len against
+	 * a->member_sectors (the smallest member's usable sectors), set
+	 * a->geom.nr_data where the layout has rows, and set a->member_sectors
+	 * to the span the layout uses on every member. Called before the
+	 * metadata is opened and before ->ctr. Pure but for @a. On error sets
+	 * *error and returns -EINVAL. Row layouts call rl_size_rows().
 	 */
-	unsigned int (*data_columns)(unsigned int nr_members);
+	int (*capacity)(struct rl_array *a, sector_t len, char **error);
 
 	/*
-	 * Map logical sector @lsector (target relative) to its member and
-	 * member sector. Pure. For mirrors any member holds the data; the
-	 * helper reports member 0.
+	 * Every location of logical sector @lsector (below ti->len): the data
+	 * first, then its other copies, P and Q (struct rl_locset), and for
+	 * how many sectors from @lsector that placement holds. The placement
+	 * only: failed members are listed too. Reads the instance (geometry,
+	 * options, any table the scheme keeps) after ->ctr; no I/O, does not
+	 * sleep. Returns 0, or -ERANGE past the end.
 	 */
-	void (*map_sector)(const struct rl_geom *g, sector_t lsector,
-			   struct rl_loc *loc);
+	int (*locate)(struct rl_array *a, sector_t lsector, struct rl_locset *ls);
 
 	/*
-	 * Inverse of ->map_sector: the logical sector stored at @msector of
-	 * @member. Returns false if that sector holds no data (parity, or
-	 * outside the data area). Pure.
+	 * The inverse of ->locate: what sector @msector of @member holds.
+	 * RL_PART_DATA or RL_PART_COPY with *@lsector set to the logical
+	 * sector; RL_PART_P, RL_PART_Q or RL_PART_LOG (*@lsector untouched);
+	 * RL_PART_NONE outside the layout (the metadata area, past its span).
+	 * Every location ->locate gives is owned with that part and sector.
+	 * Same context as ->locate.
 	 */
-	bool (*unmap_sector)(const struct rl_geom *g, unsigned int member,
-			     sector_t msector, sector_t *lsector);
+	enum rl_part (*owner)(struct rl_array *a, unsigned int member,
+			      sector_t msector, sector_t *lsector);
 
 	/*
 	 * Set up scheme state in a->scheme and the target's limits
@@ -387,17 +428,6 @@ struct rl_scheme_ops {
 
 	/* Queue limits for the array. Optional. */
 	void (*io_hints)(struct rl_array *a, struct queue_limits *limits);
-
-	/*
-	 * Schemes whose member layout is their own (plog): check the target
-	 * length @len against a->member_sectors (the smallest member's usable
-	 * sectors) and set a->member_sectors to the span the layout uses on
-	 * every member. The core calls it instead of rl_check_length() and
-	 * ->data_columns (geom.nr_data means nothing then), before the
-	 * metadata is opened; such a scheme has no stripe_cache. Pure but for
-	 * @a. On error sets *error and returns -EINVAL. Optional.
-	 */
-	int (*capacity)(struct rl_array *a, sector_t len, char **error);
 
 	/*
 	 * Append the scheme's own fields to the status line at *@sz, each
@@ -466,9 +496,6 @@ const struct rl_scheme_ops *rl_scheme_find(const char *name);
 unsigned int rl_args_redundancy(const struct rl_args *args);
 int rl_parse_args(unsigned int argc, char **argv, struct rl_args *args,
 		  char **error);
-int rl_check_length(const struct rl_scheme_ops *ops, const struct rl_geom *g,
-		    sector_t target_len, sector_t member_sectors,
-		    char **error);
 
 /* member.c: member I/O bookkeeping and failure handling. */
 static inline struct rl_bio *rl_pb(struct bio *bio)

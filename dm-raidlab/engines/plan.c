@@ -12,6 +12,7 @@
  */
 #include <linux/highmem.h>
 
+#include "../svc/layout.h"
 #include "../svc/parity.h"
 #include "stripe.h"
 
@@ -20,16 +21,6 @@ static_assert(RL_PQ_MAX_DISKS >= RL_MAX_MEMBERS);
 /* ------------------------------------------------------------------------
  * Pure layout helpers
  */
-
-unsigned int rl_stripe_data_columns(unsigned int nr_members)
-{
-	return nr_members - 1;
-}
-
-unsigned int rl_pq_data_columns(unsigned int nr_members)
-{
-	return nr_members - 2;
-}
 
 /* The row of @lsector, and its data column in @col if not NULL. */
 u64 rl_row_of(const struct rl_geom *g, sector_t lsector, unsigned int *col)
@@ -54,24 +45,55 @@ void rl_stripe_map_sector(const struct rl_geom *g, sector_t lsector,
 		      (lsector & mask);
 }
 
-bool rl_stripe_unmap_sector(const struct rl_geom *g, unsigned int member,
-			    sector_t msector, sector_t *lsector)
+/* One parity chunk in each row, two with a Q (raid6). */
+int rl_stripe_capacity(struct rl_array *a, sector_t len, char **error)
 {
+	unsigned int nr_check = a->geom.layout->q_member ? 2 : 1;
+
+	return rl_size_rows(a, a->geom.nr_members - nr_check, len, error);
+}
+
+/* The data, then P and Q at the same offset in their chunks. */
+int rl_stripe_locate(struct rl_array *a, sector_t lsector,
+		     struct rl_locset *ls)
+{
+	const struct rl_geom *g = &a->geom;
+	const struct rl_parity_layout *l = g->layout;
+	sector_t off = lsector & (rl_chunk_sectors(g) - 1);
+	struct rl_loc loc;
+
+	if (lsector >= a->ti->len)
+		return -ERANGE;
+	rl_stripe_map_sector(g, lsector, &loc);
+	rl_locset_init(ls, rl_chunk_sectors(g) - off, loc.row, loc.col);
+	rl_locset_add(ls, loc.member, loc.sector, RL_PART_DATA);
+	rl_locset_add(ls, l->parity_member(g, loc.row), loc.sector, RL_PART_P);
+	if (l->q_member)
+		rl_locset_add(ls, l->q_member(g, loc.row), loc.sector,
+			      RL_PART_Q);
+	return 0;
+}
+
+enum rl_part rl_stripe_owner(struct rl_array *a, unsigned int member,
+			     sector_t msector, sector_t *lsector)
+{
+	const struct rl_geom *g = &a->geom;
 	const struct rl_parity_layout *l = g->layout;
 	sector_t mask = rl_chunk_sectors(g) - 1;
 	unsigned int col;
 	u64 row;
 
-	if (msector < g->data_offset || member >= g->nr_members)
-		return false;
+	if (msector < g->data_offset || member >= g->nr_members ||
+	    msector - g->data_offset >= a->member_sectors)
+		return RL_PART_NONE;
 	msector -= g->data_offset;
 	row = msector >> g->chunk_shift;
 	col = l->member_col(g, row, member);
 	if (col == RL_NONE)
-		return false;
+		return member == l->parity_member(g, row) ? RL_PART_P : RL_PART_Q;
 	*lsector = ((row * g->nr_data + col) << g->chunk_shift) +
 		   (msector & mask);
-	return true;
+	return RL_PART_DATA;
 }
 
 /* ------------------------------------------------------------------------

@@ -102,11 +102,11 @@ static inline bool rl_plan_writes(const struct rl_plan *p)
 u64 rl_row_of(const struct rl_geom *g, sector_t lsector, unsigned int *col);
 void rl_stripe_map_sector(const struct rl_geom *g, sector_t lsector,
 			  struct rl_loc *loc);
-bool rl_stripe_unmap_sector(const struct rl_geom *g, unsigned int member,
-			    sector_t msector, sector_t *lsector);
-
-unsigned int rl_stripe_data_columns(unsigned int nr_members);
-unsigned int rl_pq_data_columns(unsigned int nr_members);
+int rl_stripe_capacity(struct rl_array *a, sector_t len, char **error);
+int rl_stripe_locate(struct rl_array *a, sector_t lsector,
+		     struct rl_locset *ls);
+enum rl_part rl_stripe_owner(struct rl_array *a, unsigned int member,
+			     sector_t msector, sector_t *lsector);
 
 /*
  * What every scheme of the engine shares of its struct rl_scheme_ops: the
@@ -114,8 +114,9 @@ unsigned int rl_pq_data_columns(unsigned int nr_members);
  */
 #define RL_STRIPE_ENGINE_OPS					\
 	.parity = true,						\
-	.map_sector = rl_stripe_map_sector,			\
-	.unmap_sector = rl_stripe_unmap_sector,			\
+	.capacity = rl_stripe_capacity,				\
+	.locate = rl_stripe_locate,				\
+	.owner = rl_stripe_owner,				\
 	.ctr = rl_stripe_ctr,					\
 	.dtr = rl_stripe_dtr,					\
 	.map = rl_stripe_map,					\
@@ -130,7 +131,6 @@ unsigned int rl_pq_data_columns(unsigned int nr_members);
 #define RL_STRIPE_SCHEME_OPS					\
 	.min_members = 3,					\
 	.redundancy = 1,					\
-	.data_columns = rl_stripe_data_columns,			\
 	RL_STRIPE_ENGINE_OPS
 
 int rl_stripe_ctr(struct rl_array *a);

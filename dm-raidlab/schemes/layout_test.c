@@ -1,15 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KUnit tests for the layout mapping of every scheme: forward and inverse
- * maps agree over many sectors, chunk sizes and member counts, and the
- * parity layouts put exactly one parity chunk on each row (two for raid6:
- * P and Q).
+ * KUnit tests for the layout methods of every scheme with a fixed layout
+ * (->capacity, ->locate, ->owner) on an array instance: forward and
+ * inverse maps agree over many sectors, chunk sizes and member counts,
+ * every location of a sector is owned with its part, the parity layouts
+ * put exactly one parity chunk on each row (two for raid6: P and Q), and
+ * ->capacity sizes the array as the table line must be. plog's layout is
+ * tested in dm_raidlab_plog_layout; its methods are the same walk over
+ * rl_plog_map() and rl_plog_owner().
  */
 #include <kunit/test.h>
+#include <linux/device-mapper.h>
 #include <linux/log2.h>
+#include <linux/overflow.h>
 
 #include "../raidlab.h"
 #include "../engines/stripe.h"
+#include "../svc/layout.h"
 
 struct rl_layout_case {
 	const char *scheme;
@@ -42,16 +49,68 @@ static void rl_layout_desc(const struct rl_layout_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(rl_layout, rl_layout_cases, rl_layout_desc);
 
-static void rl_layout_geom(struct kunit *test, const struct rl_layout_case *c,
-			   const struct rl_scheme_ops **ops, struct rl_geom *g)
+/*
+ * An array instance as the core builds it before ->ctr: members of
+ * @member_sectors usable sectors each, sized by ->capacity for @len
+ * (0: the whole capacity, from a first call that fails and says so).
+ */
+static struct rl_array *rl_layout_array(struct kunit *test, const char *scheme,
+					unsigned int n, unsigned int chunk,
+					sector_t data_offset,
+					sector_t member_sectors, sector_t len)
 {
-	*ops = rl_scheme_find(c->scheme);
-	KUNIT_ASSERT_NOT_NULL(test, *ops);
-	g->layout = (*ops)->layout;
-	g->nr_members = c->nr_members;
-	g->nr_data = (*ops)->data_columns(c->nr_members);
-	g->chunk_shift = ilog2(c->chunk);
-	g->data_offset = c->data_offset;
+	const struct rl_scheme_ops *ops = rl_scheme_find(scheme);
+	struct rl_array *a;
+	char *error = NULL;
+
+	KUNIT_ASSERT_NOT_NULL(test, ops);
+	a = kunit_kzalloc(test, struct_size(a, members, n), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	a->ti = kunit_kzalloc(test, sizeof(*a->ti), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a->ti);
+	a->ops = ops;
+	a->geom.layout = ops->layout;
+	a->geom.nr_members = n;
+	a->geom.chunk_shift = ilog2(chunk);
+	a->geom.data_offset = data_offset;
+	a->member_sectors = member_sectors;
+	KUNIT_ASSERT_EQ_MSG(test, ops->capacity(a, len, &error), 0, "%s", error);
+	a->ti->len = len;
+	return a;
+}
+
+static struct rl_array *rl_layout_case_array(struct kunit *test,
+					     const struct rl_layout_case *c)
+{
+	const struct rl_scheme_ops *ops = rl_scheme_find(c->scheme);
+	unsigned int nr_data;
+
+	KUNIT_ASSERT_NOT_NULL(test, ops);
+	/* 97 rows of data */
+	nr_data = ops->layout ? c->nr_members - (ops->layout->q_member ? 2 : 1) :
+		  ops->redundancy ? 1 : c->nr_members;
+	return rl_layout_array(test, c->scheme, c->nr_members, c->chunk,
+			       c->data_offset, (sector_t)c->chunk * 100,
+			       (sector_t)nr_data * c->chunk * 97);
+}
+
+/* The parts ->locate lists, in order, for the case's scheme. */
+static unsigned int rl_layout_parts(const struct rl_array *a,
+				    enum rl_part *parts)
+{
+	const struct rl_parity_layout *l = a->geom.layout;
+	unsigned int i, n = 0;
+
+	parts[n++] = RL_PART_DATA;
+	if (l) {
+		parts[n++] = RL_PART_P;
+		if (l->q_member)
+			parts[n++] = RL_PART_Q;
+	} else if (a->ops->redundancy) {
+		for (i = 1; i < a->geom.nr_members; i++)
+			parts[n++] = RL_PART_COPY;
+	}
+	return n;
 }
 
 /* A deterministic sequence of sectors: edges of chunks and rows, and LCG. */
@@ -63,101 +122,184 @@ static sector_t rl_test_sector(unsigned int i, sector_t span, u64 *seed)
 	return (*seed >> 16) % span;
 }
 
+/*
+ * Forward then inverse: every location of a sector is on its own member,
+ * inside the members' span, owned with the part ->locate names, and the
+ * placement holds for ls.len sectors and no further within the chunk.
+ */
 static void rl_layout_forward_inverse(struct kunit *test)
 {
 	const struct rl_layout_case *c = test->param_value;
-	const struct rl_scheme_ops *ops;
-	struct rl_geom g;
-	sector_t span;
+	struct rl_array *a = rl_layout_case_array(test, c);
+	const struct rl_geom *g = &a->geom;
+	enum rl_part parts[RL_MAX_LOCS];
+	unsigned int nr = rl_layout_parts(a, parts);
+	struct rl_locset ls, end;
 	u64 seed = 42;
-	unsigned int i;
-
-	rl_layout_geom(test, c, &ops, &g);
-	span = (sector_t)g.nr_data * c->chunk * 97;
+	unsigned int i, k;
 
 	for (i = 0; i < 4000; i++) {
-		sector_t l = rl_test_sector(i, span, &seed), back = ~0ULL;
-		struct rl_loc loc;
-		bool ok;
+		sector_t l = rl_test_sector(i, a->ti->len, &seed), back;
+		unsigned long seen = 0;
 
-		ops->map_sector(&g, l, &loc);
-		KUNIT_ASSERT_LT(test, loc.member, g.nr_members);
-		KUNIT_ASSERT_GE(test, loc.sector, g.data_offset);
-		ok = ops->unmap_sector(&g, loc.member, loc.sector, &back);
-		KUNIT_ASSERT_TRUE(test, ok);
-		KUNIT_ASSERT_EQ(test, back, l);
+		KUNIT_ASSERT_EQ(test, a->ops->locate(a, l, &ls), 0);
+		KUNIT_ASSERT_EQ(test, ls.nr, nr);
+		KUNIT_ASSERT_GE(test, ls.len, 1ULL);
+		KUNIT_ASSERT_LE(test, l + ls.len, a->ti->len);
+		for (k = 0; k < ls.nr; k++) {
+			const struct rl_where *w = &ls.loc[k];
+
+			KUNIT_ASSERT_EQ(test, w->part, parts[k]);
+			KUNIT_ASSERT_LT(test, w->member, g->nr_members);
+			KUNIT_ASSERT_FALSE(test, seen & BIT(w->member));
+			seen |= BIT(w->member);
+			KUNIT_ASSERT_GE(test, w->sector, g->data_offset);
+			KUNIT_ASSERT_LT(test, w->sector + ls.len - 1,
+					g->data_offset + a->member_sectors);
+			back = ~0ULL;
+			KUNIT_ASSERT_EQ(test, a->ops->owner(a, w->member, w->sector,
+							    &back), w->part);
+			if (w->part == RL_PART_DATA || w->part == RL_PART_COPY)
+				KUNIT_ASSERT_EQ(test, back, l);
+		}
 		/* the offset within the chunk is kept */
-		KUNIT_ASSERT_EQ(test, (loc.sector - g.data_offset) & (c->chunk - 1),
-				l & (c->chunk - 1));
+		if (g->nr_data > 1)
+			KUNIT_ASSERT_EQ(test, (ls.loc[0].sector - g->data_offset) &
+					(c->chunk - 1), l & (c->chunk - 1));
+		/* the last sector of the run: the same places, further on */
+		KUNIT_ASSERT_EQ(test, a->ops->locate(a, l + ls.len - 1, &end), 0);
+		KUNIT_ASSERT_EQ(test, end.len, 1ULL);
+		for (k = 0; k < ls.nr; k++) {
+			KUNIT_ASSERT_EQ(test, end.loc[k].member, ls.loc[k].member);
+			KUNIT_ASSERT_EQ(test, end.loc[k].sector,
+					ls.loc[k].sector + ls.len - 1);
+		}
 	}
+	KUNIT_EXPECT_EQ(test, a->ops->locate(a, a->ti->len, &ls), -ERANGE);
 }
 
 /*
  * Inverse then forward, over whole rows of every member: each member sector
- * is either data that maps back to it, or parity, and each row holds
- * nr_data data chunks and (for parity schemes) exactly one parity chunk.
+ * is data (or a copy) that ->locate puts there, or the row's P or Q, and
+ * each row holds nr_data data chunks and one P (and one Q) chunk.
  */
 static void rl_layout_inverse_forward(struct kunit *test)
 {
 	const struct rl_layout_case *c = test->param_value;
-	const struct rl_scheme_ops *ops;
+	struct rl_array *a = rl_layout_case_array(test, c);
+	const struct rl_geom *g = &a->geom;
 	unsigned int rows = 3 * c->nr_members + 1, row, m;
-	struct rl_geom g;
+	unsigned int count[RL_NR_PARTS];
+	enum rl_part parts[RL_MAX_LOCS];
+	unsigned int nr = rl_layout_parts(a, parts), k;
+	sector_t l;
 
-	rl_layout_geom(test, c, &ops, &g);
-	/* below the data area there is no data */
-	if (g.data_offset) {
-		sector_t l;
-		bool d = ops->unmap_sector(&g, 0, g.data_offset - 1, &l);
-
-		KUNIT_EXPECT_FALSE(test, d);
-	}
+	/* no data below the data area, nor past the members' span */
+	if (g->data_offset)
+		KUNIT_EXPECT_EQ(test, a->ops->owner(a, 0, g->data_offset - 1, &l),
+				RL_PART_NONE);
+	KUNIT_EXPECT_EQ(test, a->ops->owner(a, 0, g->data_offset +
+					    a->member_sectors, &l), RL_PART_NONE);
 
 	for (row = 0; row < rows; row++) {
-		unsigned int data = 0, parity = 0;
-
-		for (m = 0; m < g.nr_members; m++) {
-			sector_t base = g.data_offset + ((sector_t)row << g.chunk_shift);
+		memset(count, 0, sizeof(count));
+		for (m = 0; m < g->nr_members; m++) {
+			sector_t base = g->data_offset + ((sector_t)row << g->chunk_shift);
 			sector_t probe[] = { base, base + c->chunk / 2,
 					     base + c->chunk - 1 };
-			bool is_data = false;
+			enum rl_part part = RL_PART_NONE;
 			unsigned int j;
 
 			for (j = 0; j < ARRAY_SIZE(probe); j++) {
-				struct rl_loc loc;
-				sector_t l;
-				bool d = ops->unmap_sector(&g, m, probe[j], &l);
+				struct rl_locset ls;
+				enum rl_part p = a->ops->owner(a, m, probe[j], &l);
+				bool found = false;
 
+				KUNIT_ASSERT_NE(test, p, RL_PART_NONE);
 				if (j)
-					KUNIT_ASSERT_EQ(test, d, is_data);
-				is_data = d;
-				if (!d)
+					KUNIT_ASSERT_EQ(test, p, part);
+				part = p;
+				if (p != RL_PART_DATA && p != RL_PART_COPY)
 					continue;
-				ops->map_sector(&g, l, &loc);
-				KUNIT_ASSERT_EQ(test, loc.sector, probe[j]);
-				if (strcmp(c->scheme, "mirror"))
-					KUNIT_ASSERT_EQ(test, loc.member, m);
+				KUNIT_ASSERT_EQ(test, a->ops->locate(a, l, &ls), 0);
+				for (k = 0; k < ls.nr; k++)
+					found |= ls.loc[k].member == m &&
+						 ls.loc[k].sector == probe[j] &&
+						 ls.loc[k].part == p;
+				KUNIT_ASSERT_TRUE(test, found);
 			}
-			if (is_data)
-				data++;
-			else
-				parity++;
+			count[part]++;
 		}
-		if (!strcmp(c->scheme, "mirror")) {
-			KUNIT_EXPECT_EQ(test, data, g.nr_members);
-		} else {
-			KUNIT_EXPECT_EQ(test, data, g.nr_data);
-			KUNIT_EXPECT_EQ(test, parity, g.nr_members - g.nr_data);
+		/* a row holds what ->locate lists, once per data column */
+		for (k = 0; k < nr; k++)
+			KUNIT_EXPECT_EQ(test, count[parts[k]],
+					parts[k] == RL_PART_DATA ? g->nr_data :
+					parts[k] == RL_PART_COPY ? nr - 1 : 1);
+	}
+}
+
+/* ->capacity: whole rows that fit, any length for a mirror. */
+static void rl_layout_capacity(struct kunit *test)
+{
+	static const struct {
+		const char *scheme;
+		sector_t len, member_sectors;
+		const char *error;
+	} cases[] = {
+		/* raid5 over 4 x 1000 rows of 128 sectors: 3000 chunks */
+		{ "raid5", 3000 * 128, 1000 * 128 + 5, NULL },
+		{ "raid5", 3 * 128, 1000 * 128, NULL },
+		{ "raid5", 3003 * 128, 1000 * 128,
+		  "Target length exceeds the members' capacity" },
+		{ "raid5", 4 * 128, 1000 * 128,
+		  "Target length is not a multiple of the stripe width" },
+		{ "raid6", 2000 * 128, 1000 * 128, NULL },
+		{ "raid6", 3 * 128, 1000 * 128,
+		  "Target length is not a multiple of the stripe width" },
+		{ "raid0", 4000 * 128, 1000 * 128 + 127, NULL },
+		{ "raid0", 4000 * 128 + 8, 1001 * 128,
+		  "Target length is not a multiple of the stripe width" },
+		{ "mirror", 12345, 12345, NULL },
+		{ "mirror", 12346, 12345,
+		  "Target length exceeds the members' capacity" },
+		{ "mirror", 0, 12345, "Zero target length" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct rl_scheme_ops *ops = rl_scheme_find(cases[i].scheme);
+		struct rl_array *a;
+		char *error = NULL;
+		int r;
+
+		KUNIT_ASSERT_NOT_NULL(test, ops);
+		a = kunit_kzalloc(test, struct_size(a, members, 4), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, a);
+		a->ops = ops;
+		a->geom.layout = ops->layout;
+		a->geom.nr_members = 4;
+		a->geom.chunk_shift = 7;
+		a->member_sectors = cases[i].member_sectors;
+		r = ops->capacity(a, cases[i].len, &error);
+		if (cases[i].error) {
+			KUNIT_EXPECT_EQ_MSG(test, r, -EINVAL, "case %u", i);
+			KUNIT_EXPECT_STREQ(test, error, cases[i].error);
+			continue;
 		}
+		KUNIT_EXPECT_EQ_MSG(test, r, 0, "case %u", i);
+		/* what each member carries: the length over the data columns */
+		KUNIT_EXPECT_EQ(test, a->member_sectors * a->geom.nr_data,
+				cases[i].len);
 	}
 }
 
 /* raid5 is md's left-symmetric layout; raid4 keeps parity on the last. */
 static void rl_layout_known_positions(struct kunit *test)
 {
-	const struct rl_scheme_ops *r5 = rl_scheme_find("raid5");
-	const struct rl_scheme_ops *r4 = rl_scheme_find("raid4");
-	struct rl_geom g = { .nr_members = 4, .nr_data = 3, .chunk_shift = 3 };
+	struct rl_array *r5 = rl_layout_array(test, "raid5", 4, 8, 0, 8 * 8,
+					      3 * 8 * 8);
+	struct rl_array *r4 = rl_layout_array(test, "raid4", 4, 8, 0, 8 * 8,
+					      3 * 8 * 8);
 	/* logical chunk -> member, for rows 0..3 of a 4-member raid5 */
 	static const unsigned int r5_member[] = {
 		0, 1, 2,	/* row 0: D0 D1 D2 P */
@@ -165,24 +307,28 @@ static void rl_layout_known_positions(struct kunit *test)
 		2, 3, 0,	/* row 2: D8 P D6 D7 */
 		1, 2, 3,	/* row 3: P D9 D10 D11 */
 	};
-	struct rl_loc loc;
+	static const unsigned int r5_parity[] = { 3, 2, 1, 0 };
+	struct rl_locset ls;
+	sector_t l;
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(r5_member); i++) {
-		g.layout = r5->layout;
-		r5->map_sector(&g, (sector_t)i * 8 + 3, &loc);
-		KUNIT_EXPECT_EQ(test, loc.member, r5_member[i]);
-		KUNIT_EXPECT_EQ(test, loc.sector, (sector_t)(i / 3) * 8 + 3);
-		g.layout = r4->layout;
-		r4->map_sector(&g, (sector_t)i * 8, &loc);
-		KUNIT_EXPECT_EQ(test, loc.member, i % 3);
+		KUNIT_ASSERT_EQ(test, r5->ops->locate(r5, (sector_t)i * 8 + 3, &ls), 0);
+		KUNIT_EXPECT_EQ(test, ls.loc[0].member, r5_member[i]);
+		KUNIT_EXPECT_EQ(test, ls.loc[0].sector, (sector_t)(i / 3) * 8 + 3);
+		KUNIT_EXPECT_EQ(test, ls.loc[1].member, r5_parity[i / 3]);
+		KUNIT_EXPECT_EQ(test, ls.loc[1].sector, (sector_t)(i / 3) * 8 + 3);
+		KUNIT_EXPECT_EQ(test, ls.len, 5ULL);
+		KUNIT_EXPECT_EQ(test, ls.row, (u64)(i / 3));
+		KUNIT_EXPECT_EQ(test, ls.col, i % 3);
+		KUNIT_ASSERT_EQ(test, r4->ops->locate(r4, (sector_t)i * 8, &ls), 0);
+		KUNIT_EXPECT_EQ(test, ls.loc[0].member, i % 3);
+		KUNIT_EXPECT_EQ(test, ls.loc[1].member, 3);
 	}
-	/* parity chunks are not data */
-	g.layout = r5->layout;
-	KUNIT_EXPECT_FALSE(test, r5->unmap_sector(&g, 3, 0, &(sector_t){0}));
-	KUNIT_EXPECT_FALSE(test, r5->unmap_sector(&g, 2, 8, &(sector_t){0}));
-	g.layout = r4->layout;
-	KUNIT_EXPECT_FALSE(test, r4->unmap_sector(&g, 3, 8, &(sector_t){0}));
+	/* parity chunks are P */
+	KUNIT_EXPECT_EQ(test, r5->ops->owner(r5, 3, 0, &l), RL_PART_P);
+	KUNIT_EXPECT_EQ(test, r5->ops->owner(r5, 2, 8, &l), RL_PART_P);
+	KUNIT_EXPECT_EQ(test, r4->ops->owner(r4, 3, 8, &l), RL_PART_P);
 }
 
 /*
@@ -191,7 +337,9 @@ static void rl_layout_known_positions(struct kunit *test)
  */
 static void rl_layout_raid6_positions(struct kunit *test)
 {
-	const struct rl_scheme_ops *r6 = rl_scheme_find("raid6");
+	struct rl_array *a = rl_layout_array(test, "raid6", 5, 8, 0, 5 * 8,
+					     5 * 3 * 8);
+	const struct rl_scheme_ops *r6 = a->ops;
 	const struct rl_parity_layout *l;
 	struct rl_geom g = { .nr_members = 5, .nr_data = 3, .chunk_shift = 3 };
 	/* logical chunk -> member, for rows 0..4 of a 5-member raid6 */
@@ -202,22 +350,22 @@ static void rl_layout_raid6_positions(struct kunit *test)
 		3, 4, 0,	/* row 3: D11 P Q  D9 D10 */
 		2, 3, 4,	/* row 4: P  Q  D12 D13 D14 */
 	};
-	struct rl_loc loc;
+	struct rl_locset ls;
 	unsigned int i, n;
 	u64 row;
 
-	KUNIT_ASSERT_NOT_NULL(test, r6);
 	l = r6->layout;
 	KUNIT_ASSERT_NOT_NULL(test, l->q_member);
 	KUNIT_EXPECT_EQ(test, r6->min_members, 4);
 	KUNIT_EXPECT_EQ(test, r6->redundancy, 2);
-	KUNIT_EXPECT_EQ(test, r6->data_columns(5), 3);
-	g.layout = l;
+	KUNIT_EXPECT_EQ(test, a->geom.nr_data, 3);
 	for (i = 0; i < ARRAY_SIZE(r6_member); i++) {
-		r6->map_sector(&g, (sector_t)i * 8 + 5, &loc);
-		KUNIT_EXPECT_EQ(test, loc.member, r6_member[i]);
-		KUNIT_EXPECT_EQ(test, loc.sector, (sector_t)(i / 3) * 8 + 5);
-		KUNIT_EXPECT_EQ(test, loc.col, i % 3);
+		KUNIT_ASSERT_EQ(test, r6->locate(a, (sector_t)i * 8 + 5, &ls), 0);
+		KUNIT_EXPECT_EQ(test, ls.loc[0].member, r6_member[i]);
+		KUNIT_EXPECT_EQ(test, ls.loc[0].sector, (sector_t)(i / 3) * 8 + 5);
+		KUNIT_EXPECT_EQ(test, ls.col, i % 3);
+		KUNIT_EXPECT_EQ(test, ls.loc[1].member, 4 - i / 3);
+		KUNIT_EXPECT_EQ(test, ls.loc[2].member, (5 - i / 3) % 5);
 	}
 	/* P and Q, for many member counts: never data, Q right after P */
 	for (n = 4; n <= RL_MAX_MEMBERS; n++) {
@@ -247,6 +395,7 @@ static void rl_layout_raid6_positions(struct kunit *test)
 static struct kunit_case rl_layout_test_cases[] = {
 	KUNIT_CASE_PARAM(rl_layout_forward_inverse, rl_layout_gen_params),
 	KUNIT_CASE_PARAM(rl_layout_inverse_forward, rl_layout_gen_params),
+	KUNIT_CASE(rl_layout_capacity),
 	KUNIT_CASE(rl_layout_known_positions),
 	KUNIT_CASE(rl_layout_raid6_positions),
 	{}

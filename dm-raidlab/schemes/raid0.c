@@ -9,11 +9,7 @@
  * and remapped straight to its member.
  */
 #include "../raidlab.h"
-
-static unsigned int raid0_data_columns(unsigned int nr_members)
-{
-	return nr_members;
-}
+#include "../svc/layout.h"
 
 static void raid0_map_sector(const struct rl_geom *g, sector_t lsector,
 			     struct rl_loc *loc)
@@ -27,18 +23,41 @@ static void raid0_map_sector(const struct rl_geom *g, sector_t lsector,
 		      (lsector & (rl_chunk_sectors(g) - 1));
 }
 
-static bool raid0_unmap_sector(const struct rl_geom *g, unsigned int member,
-			       sector_t msector, sector_t *lsector)
+/* A row is a chunk on every member. */
+static int raid0_capacity(struct rl_array *a, sector_t len, char **error)
 {
+	return rl_size_rows(a, a->geom.nr_members, len, error);
+}
+
+static int raid0_locate(struct rl_array *a, sector_t lsector,
+			struct rl_locset *ls)
+{
+	const struct rl_geom *g = &a->geom;
+	struct rl_loc loc;
+
+	if (lsector >= a->ti->len)
+		return -ERANGE;
+	raid0_map_sector(g, lsector, &loc);
+	rl_locset_init(ls, rl_chunk_sectors(g) -
+		       (lsector & (rl_chunk_sectors(g) - 1)), loc.row, loc.col);
+	rl_locset_add(ls, loc.member, loc.sector, RL_PART_DATA);
+	return 0;
+}
+
+static enum rl_part raid0_owner(struct rl_array *a, unsigned int member,
+				sector_t msector, sector_t *lsector)
+{
+	const struct rl_geom *g = &a->geom;
 	u64 row;
 
-	if (msector < g->data_offset || member >= g->nr_members)
-		return false;
+	if (msector < g->data_offset || member >= g->nr_members ||
+	    msector - g->data_offset >= a->member_sectors)
+		return RL_PART_NONE;
 	msector -= g->data_offset;
 	row = msector >> g->chunk_shift;
 	*lsector = ((row * g->nr_members + member) << g->chunk_shift) +
 		   (msector & (rl_chunk_sectors(g) - 1));
-	return true;
+	return RL_PART_DATA;
 }
 
 static int raid0_ctr(struct rl_array *a)
@@ -87,9 +106,9 @@ const struct rl_scheme_ops rl_raid0_ops = {
 	.min_members = 2,
 	.redundancy = 0,
 	.parity = false,
-	.data_columns = raid0_data_columns,
-	.map_sector = raid0_map_sector,
-	.unmap_sector = raid0_unmap_sector,
+	.capacity = raid0_capacity,
+	.locate = raid0_locate,
+	.owner = raid0_owner,
 	.ctr = raid0_ctr,
 	.dtr = raid0_dtr,
 	.map = raid0_map,

@@ -60,6 +60,5 @@ const struct rl_scheme_ops rl_raid6_ops = {
 	.layout = &rl_raid6_layout,
 	.min_members = 4,
 	.redundancy = 2,
-	.data_columns = rl_pq_data_columns,
 	RL_STRIPE_ENGINE_OPS,
 };

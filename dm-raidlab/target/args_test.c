@@ -381,35 +381,6 @@ static void rl_args_chunk_vs_page(struct kunit *test)
 	}
 }
 
-static void rl_args_length(struct kunit *test)
-{
-	const struct rl_scheme_ops *r5 = rl_scheme_find("raid5");
-	const struct rl_scheme_ops *mi = rl_scheme_find("mirror");
-	const struct rl_scheme_ops *r0 = rl_scheme_find("raid0");
-	struct rl_geom g = { .nr_members = 4, .chunk_shift = 7 };
-	char *error = NULL;
-
-	/* raid5 over 4 x 1000 rows of 128 sectors: 3000 chunks of data */
-	KUNIT_EXPECT_EQ(test, rl_check_length(r5, &g, 3000 * 128, 1000 * 128 + 5,
-					      &error), 0);
-	KUNIT_EXPECT_EQ(test, rl_check_length(r5, &g, 3 * 128, 1000 * 128, &error), 0);
-	KUNIT_EXPECT_EQ(test, rl_check_length(r5, &g, 3003 * 128, 1000 * 128,
-					      &error), -EINVAL);
-	KUNIT_EXPECT_STREQ(test, error, "Target length exceeds the members' capacity");
-	KUNIT_EXPECT_EQ(test, rl_check_length(r5, &g, 4 * 128, 1000 * 128, &error),
-			-EINVAL);
-	KUNIT_EXPECT_STREQ(test, error,
-			   "Target length is not a multiple of the stripe width");
-	KUNIT_EXPECT_EQ(test, rl_check_length(r0, &g, 4000 * 128, 1000 * 128 + 127,
-					      &error), 0);
-	KUNIT_EXPECT_EQ(test, rl_check_length(r0, &g, 4000 * 128 + 8, 1001 * 128,
-					      &error), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rl_check_length(mi, &g, 12345, 12345, &error), 0);
-	KUNIT_EXPECT_EQ(test, rl_check_length(mi, &g, 12346, 12345, &error), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rl_check_length(mi, &g, 0, 12345, &error), -EINVAL);
-	KUNIT_EXPECT_STREQ(test, error, "Zero target length");
-}
-
 static struct kunit_case rl_args_test_cases[] = {
 	KUNIT_CASE_PARAM(rl_args_parse_good, rl_args_good_gen_params),
 	KUNIT_CASE_PARAM(rl_args_parse_bad, rl_args_bad_gen_params),
@@ -417,7 +388,6 @@ static struct kunit_case rl_args_test_cases[] = {
 	KUNIT_CASE(rl_args_log_ratio),
 	KUNIT_CASE(rl_args_plog),
 	KUNIT_CASE(rl_args_chunk_vs_page),
-	KUNIT_CASE(rl_args_length),
 	{}
 };
 

@@ -20,6 +20,7 @@
 
 #include "../svc/bbl.h"
 #include "../engines/journal.h"
+#include "../svc/layout.h"
 #include "../svc/metadata.h"
 #include "../raidlab.h"
 #include "../svc/tracker.h"
@@ -149,7 +150,6 @@ static struct rl_array *rl_array_alloc(struct dm_target *ti,
 	a->ops = args->ops;
 	a->geom.layout = args->ops->layout;
 	a->geom.nr_members = args->nr_devs;
-	a->geom.nr_data = args->ops->data_columns(args->nr_devs);
 	a->geom.chunk_shift = ilog2(args->chunk_sectors);
 	a->geom.data_offset = args->md_dev ? RL_MD_DATA_OFFSET : 0;
 	if (args->region_sectors)
@@ -178,23 +178,6 @@ static struct rl_array *rl_array_alloc(struct dm_target *ti,
 	return a;
 }
 
-/* The target's length against the members; what each member carries. */
-static int rl_array_size(struct rl_array *a, sector_t len, char **error)
-{
-	int r;
-
-	if (a->ops->capacity)	/* a layout of its own: the scheme sizes */
-		return a->ops->capacity(a, len, error);
-	r = rl_check_length(a->ops, &a->geom, len, a->member_sectors, error);
-	if (r)
-		return r;
-	if (a->geom.nr_data > 1)
-		a->member_sectors = div_u64(len, a->geom.nr_data);
-	else
-		a->member_sectors = len;
-	return 0;
-}
-
 static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
 	struct rl_args args;
@@ -214,7 +197,7 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	if (r)
 		goto bad_free;
 
-	r = rl_array_size(a, ti->len, &ti->error);
+	r = a->ops->capacity(a, ti->len, &ti->error);
 	if (r)
 		goto bad_put;
 	r = rl_check_spares(a);
@@ -550,7 +533,7 @@ static void rl_status_table(struct rl_array *a, char *result,
 	DMEMIT("%s", a->ops->name);
 	start = sz;
 	DMEMIT(" chunk_size %llu", (unsigned long long)rl_chunk_sectors(&a->geom));
-	if (a->ops->parity && !a->ops->capacity)
+	if (a->stripe_cache)	/* the stripe engine's */
 		DMEMIT(" stripe_cache %u", a->stripe_cache);
 	if (a->assume_clean)
 		DMEMIT(" assume_clean");
@@ -671,6 +654,44 @@ static void rl_reset_counters(struct rl_array *a)
 	atomic64_set(&a->logical[WRITE], 0);
 }
 
+/*
+ * "locate <sector>": every location of a logical sector (->locate);
+ * "owner <member> <sector>": what a member sector holds (->owner). See
+ * Documentation/raidlab.rst.
+ */
+static int rl_msg_locate(struct rl_array *a, unsigned int argc, char **argv,
+			 char *result, unsigned int maxlen)
+{
+	struct rl_locset ls;
+	unsigned long long s;
+	sector_t l = 0;
+	enum rl_part part;
+	unsigned int m;
+
+	if (argc == 2 && !strcasecmp(argv[0], "locate")) {
+		if (kstrtoull(argv[1], 10, &s) || a->ops->locate(a, s, &ls)) {
+			DMWARN("locate: no sector '%s' in the array", argv[1]);
+			return -EINVAL;
+		}
+		return rl_locset_format(&ls, result, maxlen) ?: 1;
+	}
+	if (argc != 3 || strcasecmp(argv[0], "owner"))
+		return -ENOTTY;
+	if (rl_msg_member(a, "owner", argv[1], &m))
+		return -EINVAL;
+	if (kstrtoull(argv[2], 10, &s)) {
+		DMWARN("owner: invalid sector '%s'", argv[2]);
+		return -EINVAL;
+	}
+	part = a->ops->owner(a, m, s, &l);
+	if (part == RL_PART_DATA || part == RL_PART_COPY)
+		scnprintf(result, maxlen, "%s %llu", rl_part_name(part),
+			  (unsigned long long)l);
+	else
+		scnprintf(result, maxlen, "%s", rl_part_name(part));
+	return 1;
+}
+
 static int raidlab_message(struct dm_target *ti, unsigned int argc,
 			   char **argv, char *result, unsigned int maxlen)
 {
@@ -694,6 +715,9 @@ static int raidlab_message(struct dm_target *ti, unsigned int argc,
 		WRITE_ONCE(a->policy, p);
 		return 0;
 	}
+	r = rl_msg_locate(a, argc, argv, result, maxlen);
+	if (r != -ENOTTY)
+		return r;
 	if (argc == 2 && !strcasecmp(argv[0], "bad_blocks")) {
 		if (rl_msg_member(a, "bad_blocks", argv[1], &m))
 			return -EINVAL;
@@ -746,7 +770,7 @@ static void raidlab_io_hints(struct dm_target *ti, struct queue_limits *limits)
 
 static struct target_type raidlab_target = {
 	.name = "raidlab",
-	.version = {1, 8, 0},
+	.version = {1, 9, 0},
 	.module = THIS_MODULE,
 	.ctr = raidlab_ctr,
 	.dtr = raidlab_dtr,

@@ -1,15 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 """raidlab array verbs without a kernel: status and table lines, the
-length rule (rl_check_length), create and assemble planned over image
+length rule (the kernel's rl_size_rows()), create and assemble planned over image
 files holding hand-made superblocks, and the progress wait loop."""
 import io
+import json
 import subprocess
 import sys
 import pathlib
 
 import pytest
 
-from raidlab_lib import admin, blockdev, dm, ondisk as od
+from raidlab_lib import admin, blockdev, cli, dm, ondisk as od
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 UUID = bytes(range(16))
@@ -318,3 +319,44 @@ def test_rebuild_stopped_is_an_error(monkeypatch):
     args = type("A", (), dict(name="r5", rate=None, wait=True, timeout=0, json=True))
     with pytest.raises(admin.ToolError, match="not running \\(frozen"):
         admin.cmd_rebuild(args)
+
+
+def test_parse_locate_and_owner():
+    d = dm.parse_locate("5 7 2 data:3:2107 p:0:2107 q:1:2107")
+    assert (d["len"], d["row"], d["col"]) == (5, 7, 2)
+    assert [(x["part"], x["member"], x["sector"]) for x in d["locations"]] == [
+        ("data", 3, 2107), ("p", 0, 2107), ("q", 1, 2107)]
+    d = dm.parse_locate("100 0 0 data:0:2148 copy:1:2148")
+    assert [x["part"] for x in d["locations"]] == ["data", "copy"]
+    for bad in ("5 7 2", "5 7 2 disk:0:1", "5 7 2 data:0"):
+        with pytest.raises((dm.ParseError, ValueError)):
+            dm.parse_locate(bad)
+    assert dm.parse_owner("data 12345") == {"part": "data", "sector": 12345}
+    assert dm.parse_owner("copy 7") == {"part": "copy", "sector": 7}
+    assert dm.parse_owner("p") == {"part": "p", "sector": None}
+    assert dm.parse_owner("log\n") == {"part": "log", "sector": None}
+    for bad in ("", "data", "p 5", "parity"):
+        with pytest.raises(dm.ParseError):
+            dm.parse_owner(bad)
+
+
+def test_locate_verb(monkeypatch, capsys):
+    sent = []
+
+    def fake_message(name, *words):
+        sent.append(words)
+        return "8 3 1 data:2:2107 p:0:2107" if words[0] == "locate" else "p"
+    monkeypatch.setattr(dm, "message", fake_message)
+    monkeypatch.setattr(dm, "table", lambda name: dm.parse_table(
+        "0 786432 raidlab raid5 2 chunk_size 8 3 /dev/vdb /dev/vdc /dev/vdd"))
+    p = cli.build_parser(lab=False)
+    a = p.parse_args(["locate", "arr", "411", "--json"])
+    assert a.func(a) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert sent[-1] == ("locate", 411)
+    assert out["locations"][0] == {"part": "data", "member": 2, "sector": 2107,
+                                   "device": "/dev/vdd"}
+    a = p.parse_args(["locate", "arr", "2107", "--member", "0"])
+    assert a.func(a) == 0
+    assert sent[-1] == ("owner", 0, 2107)
+    assert capsys.readouterr().out.strip() == "member 0 sector 2107: p"

@@ -543,6 +543,42 @@ def wait_action(name, action, timeout=0, start_grace=5.0, interval=0.5, stream=s
     return st
 
 
+def _dev_or_word(word):
+    """A table's device word as a path, or the word if it has no node here."""
+    try:
+        return dm.dev_path(word)
+    except dm.DmError:
+        return word
+
+
+def cmd_locate(a):
+    devs = dm.table(a.name).devs
+    if a.member is not None:
+        d = dm.owner(a.name, a.member, a.sector)
+        d.update(name=a.name, member=a.member, member_sector=a.sector)
+        if a.json:
+            out_json(d)
+        elif d["sector"] is None:
+            print(f"member {a.member} sector {a.sector}: {d['part']}")
+        else:
+            print(f"member {a.member} sector {a.sector}: {d['part']} of sector {d['sector']}")
+        return 0
+    d = dm.locate(a.name, a.sector)
+    for loc in d["locations"]:
+        m = loc["member"]
+        loc["device"] = _dev_or_word(devs[m]) if m < len(devs) else None
+    d.update(name=a.name, sector=a.sector)
+    if a.json:
+        out_json(d)
+        return 0
+    print(f"sector {a.sector}: row {d['row']}, column {d['col']}, "
+          f"the next {d['len']} sectors alike")
+    for loc in d["locations"]:
+        print(f"  {loc['part']:<5} member {loc['member']:<2} {loc['device']:<16} "
+              f"sector {loc['sector']}")
+    return 0
+
+
 def cmd_fail(a):
     dm.message(a.name, "fail", a.idx)
     return 0
@@ -713,6 +749,16 @@ def register(verbs):
     p = verbs.add_parser("stop", help="dmsetup remove")
     p.add_argument("name")
     p.set_defaults(func=cmd_stop)
+
+    p = verbs.add_parser("locate", help="where a logical sector lives: data, copies, P, Q",
+                         description="Ask the kernel (message locate) for every location of "
+                         "a logical sector, or with --member (message owner) what a member "
+                         "sector holds.")
+    p.add_argument("name")
+    p.add_argument("sector", type=int, help="logical sector; with --member, member sector")
+    p.add_argument("--member", type=int, help="member index: say what its sector holds")
+    _add_json(p)
+    p.set_defaults(func=cmd_locate)
 
     p = verbs.add_parser("fail", help="mark a member failed (message fail)")
     p.add_argument("name")

@@ -236,7 +236,7 @@ def parse_table(line):
 
 
 def max_length(scheme, nr_members, chunk_sectors, member_sectors):
-    """The largest valid target length (the kernel's rl_check_length()):
+    """The largest valid target length (the kernel's rl_size_rows(), through ->capacity):
     whole rows of chunk * data columns, any length for a mirror."""
     cols = ondisk.data_columns(scheme, nr_members)
     if cols == 1:
@@ -245,7 +245,7 @@ def max_length(scheme, nr_members, chunk_sectors, member_sectors):
 
 
 def check_length(scheme, nr_members, chunk_sectors, member_sectors, length):
-    """rl_check_length(): None, or the kernel's message."""
+    """rl_size_rows(): None, or the kernel's message."""
     cols = ondisk.data_columns(scheme, nr_members)
     row = 1 if cols == 1 else cols * chunk_sectors
     if not length:
@@ -309,6 +309,41 @@ def reload(name, table):
 
 def message(name, *words):
     return dmsetup("message", name, "0", *map(str, words))
+
+
+PARTS = ("none", "data", "copy", "p", "q", "log")
+
+
+def parse_locate(text):
+    """The "locate" message's answer: "<len> <row> <col> <part>:<member>:<sector>..."."""
+    w = text.split()
+    if len(w) < 4:
+        raise ParseError(f"locate: short answer {text!r}")
+    locs = []
+    for word in w[3:]:
+        part, member, sector = word.split(":")
+        if part not in PARTS:
+            raise ParseError(f"locate: unknown part {part!r}")
+        locs.append({"part": part, "member": int(member), "sector": int(sector)})
+    return {"len": int(w[0]), "row": int(w[1]), "col": int(w[2]), "locations": locs}
+
+
+def parse_owner(text):
+    """The "owner" message's answer: "<part> [<logical sector>]"."""
+    w = text.split()
+    if not w or w[0] not in PARTS or len(w) != (2 if w[0] in ("data", "copy") else 1):
+        raise ParseError(f"owner: bad answer {text!r}")
+    return {"part": w[0], "sector": int(w[1]) if len(w) == 2 else None}
+
+
+def locate(name, sector):
+    """Every location of logical sector @sector (the kernel's ->locate)."""
+    return parse_locate(message(name, "locate", sector))
+
+
+def owner(name, member, sector):
+    """What member sector @sector of member @member holds (->owner)."""
+    return parse_owner(message(name, "owner", member, sector))
 
 
 def status(name):

@@ -56,30 +56,41 @@
 #include <linux/vmalloc.h>
 
 #include "../../svc/bbl.h"
+#include "../../svc/layout.h"
 #include "../../svc/metadata.h"
 #include "mirror_int.h"
 
-static unsigned int mirror_data_columns(unsigned int nr_members)
+/* No rows: any length that fits on every member. */
+static int mirror_capacity(struct rl_array *a, sector_t len, char **error)
 {
-	return 1;
+	return rl_size_rows(a, 1, len, error);
 }
 
-static void mirror_map_sector(const struct rl_geom *g, sector_t lsector,
-			      struct rl_loc *loc)
+/* Every member holds the sector at the same offset; member 0 is "data". */
+static int mirror_locate(struct rl_array *a, sector_t lsector,
+			 struct rl_locset *ls)
 {
-	loc->member = 0;
-	loc->row = 0;
-	loc->col = 0;
-	loc->sector = g->data_offset + lsector;
+	unsigned int m;
+
+	if (lsector >= a->ti->len)
+		return -ERANGE;
+	rl_locset_init(ls, a->ti->len - lsector, 0, 0);
+	for (m = 0; m < a->geom.nr_members; m++)
+		rl_locset_add(ls, m, a->geom.data_offset + lsector,
+			      m ? RL_PART_COPY : RL_PART_DATA);
+	return 0;
 }
 
-static bool mirror_unmap_sector(const struct rl_geom *g, unsigned int member,
-				sector_t msector, sector_t *lsector)
+static enum rl_part mirror_owner(struct rl_array *a, unsigned int member,
+				 sector_t msector, sector_t *lsector)
 {
-	if (msector < g->data_offset || member >= g->nr_members)
-		return false;
+	const struct rl_geom *g = &a->geom;
+
+	if (msector < g->data_offset || member >= g->nr_members ||
+	    msector - g->data_offset >= a->member_sectors)
+		return RL_PART_NONE;
 	*lsector = msector - g->data_offset;
-	return true;
+	return member ? RL_PART_COPY : RL_PART_DATA;
 }
 
 static int mirror_map(struct rl_array *a, struct bio *bio)
@@ -274,9 +285,9 @@ const struct rl_scheme_ops rl_mirror_ops = {
 	.min_members = 2,
 	.redundancy = RL_MAX_MEMBERS,	/* any one member holds the data */
 	.parity = false,
-	.data_columns = mirror_data_columns,
-	.map_sector = mirror_map_sector,
-	.unmap_sector = mirror_unmap_sector,
+	.capacity = mirror_capacity,
+	.locate = mirror_locate,
+	.owner = mirror_owner,
 	.ctr = mirror_ctr,
 	.dtr = mirror_dtr,
 	.map = mirror_map,

@@ -68,6 +68,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
+#include "../../svc/layout.h"
 #include "../../svc/metadata.h"
 #include "../../svc/parity.h"
 #include "plog_int.h"
@@ -134,22 +135,45 @@ static int plog_capacity(struct rl_array *a, sector_t len, char **error)
 	return 0;
 }
 
-static unsigned int plog_data_columns(unsigned int nr_members)
+/* The data, then P (and Q) at the same offset in their chunks. */
+static int plog_locate(struct rl_array *a, sector_t lsector,
+		       struct rl_locset *ls)
 {
-	return 1;	/* unused: ->capacity sizes the array */
+	const struct rl_plog_layout *lo = &plog_of(a)->lo;
+	sector_t off = lsector & (rl_chunk_sectors(&a->geom) - 1);
+	sector_t base = a->geom.data_offset + off;
+	struct rl_plog_loc loc;
+
+	if (lsector >= a->ti->len)
+		return -ERANGE;
+	rl_plog_map(lo, lsector >> lo->chunk_shift, &loc);
+	rl_locset_init(ls, rl_chunk_sectors(&a->geom) - off,
+		       (u64)loc.region * lo->slice + loc.row, loc.col);
+	rl_locset_add(ls, loc.member, base + (loc.mchunk << lo->chunk_shift),
+		      RL_PART_DATA);
+	rl_locset_add(ls, loc.pmember, base + (loc.pchunk << lo->chunk_shift),
+		      RL_PART_P);
+	if (loc.qmember != RL_NONE)
+		rl_locset_add(ls, loc.qmember,
+			      base + (loc.qchunk << lo->chunk_shift), RL_PART_Q);
+	return 0;
 }
 
-static void plog_map_sector(const struct rl_geom *g, sector_t lsector,
-			    struct rl_loc *loc)
+static enum rl_part plog_owner(struct rl_array *a, unsigned int member,
+			       sector_t msector, sector_t *lsector)
 {
-	memset(loc, 0, sizeof(*loc));
-	loc->member = RL_NONE;	/* unused: the layout needs the table's options */
-}
+	const struct rl_plog_layout *lo = &plog_of(a)->lo;
+	sector_t mask = rl_chunk_sectors(&a->geom) - 1;
+	enum rl_part part;
+	u64 lchunk;
 
-static bool plog_unmap_sector(const struct rl_geom *g, unsigned int member,
-			      sector_t msector, sector_t *lsector)
-{
-	return false;
+	if (msector < a->geom.data_offset)
+		return RL_PART_NONE;
+	msector -= a->geom.data_offset;
+	part = rl_plog_owner(lo, member, msector >> lo->chunk_shift, &lchunk);
+	if (part == RL_PART_DATA)
+		*lsector = (lchunk << lo->chunk_shift) + (msector & mask);
+	return part;
 }
 
 /**
@@ -713,8 +737,7 @@ static unsigned int plog_redundancy_of(const struct rl_args *args)
 
 /*
  * The plog scheme: the layout is the region manager's (plog.h); geom's
- * nr_data and the ->map_sector/->unmap_sector helpers mean nothing here,
- * ->capacity sizes the array instead.
+ * nr_data means nothing here.
  */
 const struct rl_scheme_ops rl_plog_ops = {
 	.name = "plog",
@@ -725,10 +748,9 @@ const struct rl_scheme_ops rl_plog_ops = {
 	.nr_opts = RL_PLOG_NR_OPTS,
 	.check_args = plog_check_args,
 	.redundancy_of = plog_redundancy_of,
-	.data_columns = plog_data_columns,
-	.map_sector = plog_map_sector,
-	.unmap_sector = plog_unmap_sector,
 	.capacity = plog_capacity,
+	.locate = plog_locate,
+	.owner = plog_owner,
 	.ctr = plog_ctr,
 	.dtr = plog_dtr,
 	.map = plog_map,

@@ -113,6 +113,8 @@
 #include <linux/types.h>
 #include <linux/wait.h>
 
+#include "../../raidlab.h"
+
 #define RL_PLOG_AREA_ID		0x474f4c50U	/* "PLOG" */
 #define RL_PLOG_SEG_MAGIC	0x47534c50U	/* "PLSG" */
 #define RL_PLOG_SEG_CSUM_XOR	0x9e3c41d7U
@@ -257,6 +259,9 @@ void rl_plog_row_loc(const struct rl_plog_layout *lo, u32 region, u32 row,
 		     unsigned int col, struct rl_plog_loc *loc);
 bool rl_plog_unmap(const struct rl_plog_layout *lo, unsigned int m,
 		   u64 mchunk, u64 *lchunk);
+/* what @m's member chunk @mchunk holds: data (with *@lchunk), P, Q, log */
+enum rl_part rl_plog_owner(const struct rl_plog_layout *lo, unsigned int m,
+			   u64 mchunk, u64 *lchunk);
 /*
  * copy @copy (0 .. f - 1) of segment @seg of region's log: member and
  * member sector (rel. data_offset)

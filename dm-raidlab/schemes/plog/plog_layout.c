@@ -333,30 +333,15 @@ void rl_plog_map(const struct rl_plog_layout *lo, u64 lchunk,
 	rl_plog_row_loc(lo, region, row, col, loc);
 }
 
-/**
- * rl_plog_unmap() - which logical chunk member chunk @mchunk of @m holds
- * @lo: the layout
- * @m: the member
- * @mchunk: the member chunk (relative to data_offset)
- * @lchunk: set to the logical chunk if the chunk holds data
- *
- * O(log C): the cycle is found by division, the region within the cycle
- * by binary search on region starts.
- *
- * Return: true for a data chunk, false for P, Q, a sublog or a chunk past
- * the layout's span.
+/*
+ * The region of member chunk @off of a cycle on @m: the last j in [0, C)
+ * with start(m, j) <= off, by binary search.
  */
-bool rl_plog_unmap(const struct rl_plog_layout *lo, unsigned int m,
-		   u64 mchunk, u64 *lchunk)
+static u32 rl_plog_cycle_region(const struct rl_plog_layout *lo,
+				unsigned int m, u64 off)
 {
-	unsigned int t, p, col, e[2], ne;
-	u32 lo_j = 0, hi_j = lo->cycle, j, slot_in, grp;
-	u64 off, cyc, region, slot;
+	u32 lo_j = 0, hi_j = lo->cycle, j;
 
-	if (mchunk >= lo->member_chunks || m >= lo->n)
-		return false;
-	cyc = div64_u64_rem(mchunk, lo->cycle_chunks, &off);
-	/* the last j in [0, C) with start(m, j) <= off */
 	while (hi_j - lo_j > 1) {
 		j = lo_j + (hi_j - lo_j) / 2;
 		if (rl_plog_start(lo, m, j) <= off)
@@ -364,13 +349,43 @@ bool rl_plog_unmap(const struct rl_plog_layout *lo, unsigned int m,
 		else
 			hi_j = j;
 	}
-	region = cyc * lo->cycle + lo_j;
+	return lo_j;
+}
+
+/**
+ * rl_plog_owner() - what member chunk @mchunk of @m holds
+ * @lo: the layout
+ * @m: the member
+ * @mchunk: the member chunk (relative to data_offset)
+ * @lchunk: set to the logical chunk if the chunk holds data
+ *
+ * O(log C): the cycle is found by division, the region within the cycle
+ * by binary search on region starts. A data member's slice is its data
+ * slots, then S/g P slots, then (f = 2) S/g Q slots; a log member's is a
+ * sublog.
+ *
+ * Return: RL_PART_DATA (*@lchunk set), RL_PART_P, RL_PART_Q, RL_PART_LOG,
+ * or RL_PART_NONE past the layout's span.
+ */
+enum rl_part rl_plog_owner(const struct rl_plog_layout *lo, unsigned int m,
+			   u64 mchunk, u64 *lchunk)
+{
+	unsigned int t, p, col, e[2], ne;
+	u32 j, slot_in, grp;
+	u64 off, cyc, region, slot;
+
+	if (mchunk >= lo->member_chunks || m >= lo->n)
+		return RL_PART_NONE;
+	cyc = div64_u64_rem(mchunk, lo->cycle_chunks, &off);
+	j = rl_plog_cycle_region(lo, m, off);
+	region = cyc * lo->cycle + j;
 	t = rl_plog_member_role(lo, region, m);
 	if (t == RL_NONE)
-		return false;
-	slot = off - rl_plog_start(lo, m, lo_j);
+		return RL_PART_LOG;
+	slot = off - rl_plog_start(lo, m, j);
 	if (slot >= rl_plog_data_slots(lo))
-		return false;
+		return slot - rl_plog_data_slots(lo) < lo->slice / lo->g ?
+		       RL_PART_P : RL_PART_Q;
 	grp = div_u64_rem(slot, lo->cols, &slot_in);
 	ne = rl_plog_member_checks(lo, t, e);
 	p = rl_plog_skip(slot_in, e, ne);
@@ -378,7 +393,23 @@ bool rl_plog_unmap(const struct rl_plog_layout *lo, unsigned int m,
 	col = rl_plog_rank(t, e, ne);
 	*lchunk = region * lo->slice * lo->cols +
 		  ((u64)grp * lo->g + p) * lo->cols + col;
-	return true;
+	return RL_PART_DATA;
+}
+
+/**
+ * rl_plog_unmap() - which logical chunk member chunk @mchunk of @m holds
+ * @lo: the layout
+ * @m: the member
+ * @mchunk: the member chunk (relative to data_offset)
+ * @lchunk: set to the logical chunk if the chunk holds data
+ *
+ * Return: true for a data chunk, false for P, Q, a sublog or a chunk past
+ * the layout's span (rl_plog_owner()).
+ */
+bool rl_plog_unmap(const struct rl_plog_layout *lo, unsigned int m,
+		   u64 mchunk, u64 *lchunk)
+{
+	return rl_plog_owner(lo, m, mchunk, lchunk) == RL_PART_DATA;
 }
 
 /**

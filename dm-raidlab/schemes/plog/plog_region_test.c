@@ -225,6 +225,8 @@ static void rl_plt_check(struct kunit *test, const struct rl_plog_layout *lo,
 		KUNIT_ASSERT_TRUE_MSG(test, rl_plt_mark(used, loc.pmember, loc.pchunk),
 				      "row %u of region %u: parity twice",
 				      loc.row, loc.region);
+		KUNIT_ASSERT_EQ(test, rl_plog_owner(lo, loc.pmember, loc.pchunk,
+						    &lchunk), RL_PART_P);
 		if (lo->f == 1)
 			continue;
 		KUNIT_ASSERT_TRUE(test, rl_plt_in_slots(lo, loc.qmember, loc.region,
@@ -233,6 +235,8 @@ static void rl_plt_check(struct kunit *test, const struct rl_plog_layout *lo,
 		KUNIT_ASSERT_TRUE_MSG(test, rl_plt_mark(used, loc.qmember, loc.qchunk),
 				      "row %u of region %u: Q twice",
 				      loc.row, loc.region);
+		KUNIT_ASSERT_EQ(test, rl_plog_owner(lo, loc.qmember, loc.qchunk,
+						    &lchunk), RL_PART_Q);
 	}
 
 	/* sublogs: not on their region's data members, no overlap, segments inside */
@@ -246,10 +250,14 @@ static void rl_plt_check(struct kunit *test, const struct rl_plog_layout *lo,
 				KUNIT_ASSERT_NE(test, m,
 						rl_plog_log_member(lo, r, i - lo->l));
 			mc = rl_plog_region_start(lo, m, r);
-			for (x = 0; x < lo->sublog; x++)
+			for (x = 0; x < lo->sublog; x++) {
 				KUNIT_ASSERT_TRUE_MSG(test, rl_plt_mark(used, m, mc + x),
 						      "sublog %u of region %u overlaps",
 						      i, r);
+				KUNIT_ASSERT_EQ(test, rl_plog_owner(lo, m, mc + x,
+								    &lchunk),
+						RL_PART_LOG);
+			}
 		}
 		for (s = 0; s < lo->segs; s++) {
 			unsigned int m0 = RL_NONE;
@@ -282,6 +290,8 @@ static void rl_plt_check(struct kunit *test, const struct rl_plog_layout *lo,
 					(bool)test_bit(mc, data[m]));
 		KUNIT_EXPECT_FALSE(test, rl_plog_unmap(lo, m, lo->member_chunks,
 						       &lchunk));
+		KUNIT_EXPECT_EQ(test, rl_plog_owner(lo, m, lo->member_chunks,
+						    &lchunk), RL_PART_NONE);
 	}
 
 	/* keys */
