@@ -197,6 +197,51 @@ def test_plan_create(tmp_path):
         admin.plan_create("mirror", m, md, assume_clean=True)
 
 
+def test_plan_create_plog(tmp_path):
+    # plog sizes itself: one chunk now, the kernel's capacity at create
+    m = [img(tmp_path, f"m{i}", 8) for i in range(5)]
+    md = img(tmp_path, "md", 4)
+    p = admin.plan_create("plog", m, md, chunk=16,
+                          opts=admin.parse_opts(["log_disks=1", "regions=5"]))
+    assert p.table.line() == (f"0 16 raidlab plog 8 chunk_size 16 metadata {md} log_disks 1 "
+                              "regions 5 5 " + " ".join(m))
+    assert any("sizes itself" in n for n in p.notes)
+    # faults 2 survives two missing members, the default one
+    p = admin.plan_create("plog", [m[0], "-", "-", m[3], m[4]], md, chunk=16,
+                          opts=[("faults", "2")])
+    assert p.table.devs.count("-") == 2
+    with pytest.raises(admin.ToolError, match="more than plog survives"):
+        admin.plan_create("plog", [m[0], "-", "-", m[3], m[4]], md, chunk=16)
+    with pytest.raises(admin.ToolError, match="needs 3"):
+        admin.plan_create("plog", m[:2], md)
+    with pytest.raises(admin.ToolError, match="no options of its own"):
+        admin.plan_create("raid5", m, md, opts=[("log_disks", "1")])
+    for bad in ("log_disks", "=1", "log_disks=", "a=b c"):
+        with pytest.raises(admin.ToolError, match="NAME=VALUE"):
+            admin.parse_opts([bad])
+
+
+def test_size_self(monkeypatch):
+    calls = []
+    group = " ".join(["1", "0.500", "1", "5", "12", "6", "32", "4007", "none"] + ["0"] * 11)
+    status = ("0 16 raidlab plog 5 AAAAA optimal 16 idle 0/16 0 0 0 0 0 0 0:0:0:0 0:0:0:0 "
+              "0:0:0:0 0:0:0:0 0:0:0:0 fifo 32 0 0 0 dax ok 0 0 off 0 0 0 0:0:0:0:0 "
+              "plog 20 " + group)
+
+    def fake_dmsetup(*args, **kw):
+        calls.append(args)
+        return status if args[0] == "status" else ""
+    monkeypatch.setattr(dm, "dmsetup", fake_dmsetup)
+    monkeypatch.setattr(dm, "create", lambda name, t: calls.append(("create", t.line())))
+    monkeypatch.setattr(admin, "write_zero", lambda zero: calls.append(("zero", len(zero))))
+    t = dm.parse_table("0 16 raidlab plog 2 chunk_size 16 5 a b c d e")
+    admin.size_self("arr", admin.CreatePlan(t, [("md", 0, 1)], 0))
+    # the capacity, whole chunks: 4007 sectors -> 4000; zeroed again first
+    assert t.length == 4000
+    assert [c[0] for c in calls] == ["status", "remove", "zero", "create"]
+    assert calls[-1][1].startswith("0 4000 raidlab plog")
+
+
 def test_create_refuses_superblocks(tmp_path):
     m = [img(tmp_path, f"m{i}", 8) for i in range(3)] + [img(tmp_path, "m3", 8, msb(3))]
     md = img(tmp_path, "md", 4)

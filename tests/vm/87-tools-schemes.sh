@@ -8,9 +8,11 @@
 #   `detail --json` (health, metadata, members, the scheme's empty status
 #   group), `add-spare` (the array assembled again with the spare), detail
 #   again: one spare, the data still verifies;
-#   plog: created at its own capacity with its options (log_disks,
-#   log_buffers, ...) on the pmem metadata, then the same detail, add-spare
-#   and detail: its 20-field status group, its options kept in the table.
+#   plog: `raidlab create --scheme plog --opt ...` at its own capacity
+#   (loaded at one chunk, capacity_sectors read, loaded again) with its
+#   options (log_disks, log_buffers, ...) on the pmem metadata, then the
+#   same detail, add-spare and detail: its 20-field status group, its
+#   options kept in the table.
 # vm-opts: --disks 6 --disk-size 256M --timeout 1200
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
@@ -73,9 +75,16 @@ done
 fresh
 # shellcheck disable=SC2046
 set -- $(disks 5)
-RL_OPTS="metadata $MD log_disks 1 log_buffers 4 regions 5" rl_plog_create arr 16 "$@" ||
-	die "plog create"
+# `raidlab create` sizes it: loaded at one chunk, its capacity read, loaded again
+$RL create arr --scheme plog --chunk 16 --metadata "$MD" --opt log_disks=1 \
+	--opt log_buffers=4 --opt regions=5 --json "$@" >/tmp/create.json ||
+	die "plog: raidlab create"
 check "plog: created" test "$(rl_state arr)" = optimal
+_cap=$(rl_plog arr 8)
+check "plog: created at its capacity in whole chunks ($_cap sectors)" \
+	rl_jcheck "d['array_sectors'] == $_cap // 16 * 16 and d['array_sectors'] > 16 and ' log_disks 1 ' in d['table']" </tmp/create.json
+check "plog: the table's length is the capacity" \
+	test "$(dmsetup table arr | awk '{ print $2 }')" = "$(($_cap / 16 * 16))"
 rl_wait_sync arr 600 || not_ok "plog: initial resync"
 fio_write_then_verify /dev/mapper/arr 8M || not_ok "plog: fio verify"
 detail_spare arr plog 5 "$(disk 5)" 20

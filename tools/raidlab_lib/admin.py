@@ -16,6 +16,10 @@ from . import blockdev, dm, ondisk
 from .progress import Progress
 
 REDUNDANCY = {"raid0": 0, "mirror": None, "raid4": 1, "raid5": 1, "raid6": 2}
+# plog sizes itself (its layout is the kernel's): create loads it at one
+# chunk, reads capacity_sectors from its status group, and loads it again
+SELF_SIZED = {"plog": {"min_members": 3, "redundancy": 1}}
+CREATE_SCHEMES = sorted(ondisk.SCHEMES) + sorted(SELF_SIZED)
 RATE_MESSAGE = "sync_rate"  # KiB/s bound of background work (resync, rebuild, check, repair)
 SCAN_GLOBS = ("/dev/rl/*", "/dev/sd*", "/dev/vd*", "/dev/mapper/*")
 WRITE_VERBS_NEED = (1, 3)   # dm-raidlab version with metadata, spares, check/repair
@@ -25,7 +29,10 @@ class ToolError(Exception):
     pass
 
 
-def redundancy(scheme, n):
+def redundancy(scheme, n, opts=()):
+    if scheme in SELF_SIZED:
+        faults = dict(opts).get("faults")
+        return int(faults) if faults and faults.isdigit() else SELF_SIZED[scheme]["redundancy"]
     r = REDUNDANCY[scheme]
     return n - 1 if r is None else min(r, n - 1)
 
@@ -75,31 +82,49 @@ def refuse_signatures(found, force, dry_run=False):
     return [f"{d}: {s}: {verb} (--force)" for d, sigs in held.items() for s in sigs]
 
 
+def parse_opts(words):
+    """--opt NAME=VALUE words as (name, value) pairs, in order. The kernel
+    checks them (its scheme's option table); this only splits them."""
+    out = []
+    for w in words or ():
+        name, eq, value = w.partition("=")
+        if not eq or not name or not value or " " in w:
+            raise ToolError(f"--opt {w!r}: want NAME=VALUE")
+        out.append((name, value))
+    return out
+
+
 def plan_create(scheme, members, metadata, spares=(), chunk=128, region_size=None,
                 assume_clean=False, sched=None, queue_depth=None, force=False,
                 size=blockdev.size_sectors, probe=blockdev.signatures, busy=blockdev.busy,
-                dry_run=False):
+                dry_run=False, opts=()):
     """Check the disks and build the table line of a new array. Every disk
     is refused while it is in use, and unless @force while it holds
     anything (blockdev.signatures(): a filesystem, a volume or raid label,
-    a partition table, a dm-raidlab superblock)."""
-    if scheme not in ondisk.SCHEMES:
-        raise ToolError(f"unknown scheme {scheme!r} (one of {', '.join(ondisk.SCHEMES)})")
+    a partition table, a dm-raidlab superblock). A self-sized scheme's
+    line has the length of one chunk: cmd_create() sizes it."""
+    if scheme not in CREATE_SCHEMES:
+        raise ToolError(f"unknown scheme {scheme!r} (one of {', '.join(CREATE_SCHEMES)})")
     n = len(members)
-    if not ondisk.MIN_MEMBERS[scheme] <= n <= ondisk.MD_MAX_MEMBERS:
-        raise ToolError(f"{scheme} needs {ondisk.MIN_MEMBERS[scheme]}..{ondisk.MD_MAX_MEMBERS} "
+    least = SELF_SIZED[scheme]["min_members"] if scheme in SELF_SIZED \
+        else ondisk.MIN_MEMBERS[scheme]
+    parity = scheme in SELF_SIZED or ondisk.SCHEMES[scheme] == "parity"
+    if not least <= n <= ondisk.MD_MAX_MEMBERS:
+        raise ToolError(f"{scheme} needs {least}..{ondisk.MD_MAX_MEMBERS} "
                         f"members, got {n}")
     if len(spares) > dm.MAX_SPARES:
         raise ToolError(f"at most {dm.MAX_SPARES} spares")
     if chunk < 8 or chunk & (chunk - 1):
         raise ToolError("chunk must be a power of two of at least 8 sectors")
-    if ondisk.SCHEMES[scheme] == "parity" and chunk > 2048:
+    if parity and chunk > 2048:
         raise ToolError("chunk too large for a parity scheme (at most 2048 sectors)")
-    if assume_clean and ondisk.SCHEMES[scheme] != "parity":
+    if assume_clean and not parity:
         raise ToolError("--assume-clean needs a parity scheme")
+    if opts and scheme not in SELF_SIZED:
+        raise ToolError(f"--opt: {scheme} has no options of its own")
     present = [m for m in members if m != dm.MISSING]
     missing = n - len(present)
-    if missing > redundancy(scheme, n):
+    if missing > redundancy(scheme, n, opts):
         raise ToolError(f"{missing} missing members: more than {scheme} survives")
     disks = present + list(spares) + ([metadata] if metadata else [])
     ids = {}
@@ -124,8 +149,13 @@ def plan_create(scheme, members, metadata, spares=(), chunk=128, region_size=Non
         if sizes[s] < smallest:
             raise ToolError(f"spare {s} is smaller than the members ({sizes[s]} < {smallest} "
                             "sectors)")
-    length = dm.max_length(scheme, n, chunk, member_sectors)
-    if length <= 0:
+    if scheme in SELF_SIZED:
+        length = chunk
+        notes.append(f"{scheme} sizes itself: the line has one chunk's length; create "
+                     "loads it, reads the capacity from the status, and loads it again")
+    else:
+        length = dm.max_length(scheme, n, chunk, member_sectors)
+    if length <= 0 or chunk > member_sectors:
         raise ToolError("members too small for one row")
     t = dm.Table(scheme=scheme, devs=list(members), length=length)
     t.add("chunk_size", chunk)
@@ -141,6 +171,8 @@ def plan_create(scheme, members, metadata, spares=(), chunk=128, region_size=Non
         t.add("spare", s)
     if region_size:
         t.add("region_size", region_size)
+    for name, value in opts:
+        t.add(name, value)
     zero = []
     if metadata:
         zero.append((metadata, 0, min(1 << 20, size(metadata) * 512)))
@@ -170,13 +202,33 @@ def write_zero(zero):
             claim.zero(p, off, n)
 
 
+def size_self(name, plan):
+    """A self-sized scheme's array, loaded at one chunk: read its capacity
+    (plog's capacity_sectors), remove it, zero what create zeroed (the
+    metadata now describes a one-chunk array), and load it at the capacity
+    rounded down to a chunk. plan.table.length is set to it."""
+    from . import crashlab  # plog's status group, read by name
+    t = plan.table
+    line = dm.dmsetup("status", name).strip()
+    cap = crashlab.plog_fields(line).get("capacity_sectors")
+    dm.dmsetup("remove", "--retry", name)
+    chunk = int(t.get("chunk_size"))
+    if not isinstance(cap, int) or cap < chunk:
+        raise ToolError(f"{name}: no capacity in the status of the one-chunk array "
+                        f"({line!r})")
+    t.length = cap // chunk * chunk
+    write_zero(plan.zero)
+    dm.create(name, t)
+
+
 def cmd_create(a):
     metadata = None if a.no_metadata else a.metadata
     if not metadata and not a.no_metadata:
         raise ToolError("--metadata DEV is required (or --no-metadata for an array without "
                         "superblocks)")
     plan = plan_create(a.scheme, a.members, metadata, a.spare or [], a.chunk, a.region_size,
-                       a.assume_clean, a.sched, a.queue_depth, a.force, dry_run=a.dry_run)
+                       a.assume_clean, a.sched, a.queue_depth, a.force, dry_run=a.dry_run,
+                       opts=parse_opts(a.opt))
     for note in plan.notes:
         print("raidlab: " + note, file=sys.stderr)
     if a.dry_run:
@@ -185,6 +237,8 @@ def cmd_create(a):
     else:
         write_zero(plan.zero)
         dm.create(a.name, plan.table)
+        if a.scheme in SELF_SIZED:
+            size_self(a.name, plan)
     if a.json:
         out_json({"name": a.name, "table": plan.table.line(), "member_sectors":
                   plan.member_sectors, "array_sectors": plan.table.length,
@@ -703,7 +757,10 @@ def register(verbs):
                          "zeroed metadata).")
     p.add_argument("name")
     p.add_argument("members", nargs="+", help="member devices; - for a missing one")
-    p.add_argument("--scheme", required=True, choices=sorted(ondisk.SCHEMES))
+    p.add_argument("--scheme", required=True, choices=CREATE_SCHEMES)
+    p.add_argument("--opt", action="append", metavar="NAME=VALUE",
+                   help="a scheme option of the table line (plog: log_disks=1, "
+                   "faults=2, ...), passed to the kernel as it is; repeatable")
     p.add_argument("--chunk", type=int, default=128, help="chunk in sectors (default 128)")
     p.add_argument("--metadata", help="metadata device (pmem or any block device)")
     p.add_argument("--no-metadata", action="store_true",
