@@ -15,9 +15,13 @@ import shlex
 import sys
 
 from . import plan as planmod
-from . import plogcmp, plots, results, runner
+from . import cpupath, plogcmp, plots, results, runner
 
 DISK_MODELS = ("none", "lightning", "eagle", "st39133", "modern7200")
+# a preset of its own kind (cpupath.py): fixed-depth runs on brd members
+CPU_PATH = "cpu-path"
+CPU_PATH_DOC = ("the I/O path's cost on brd members: dm-raidlab against dm-stripe, dm-linear "
+                "and md, and the look and satf policies against fifo, in interleaved rounds")
 
 
 def _csv(s):
@@ -78,7 +82,10 @@ def register(verbs):
                     "the load that meets a p90 response-time target for every workload, and "
                     "report throughput per disk, relative to raid0, with plots.")
     p.add_argument("--preset", default=None,
-                   help="one of: " + ", ".join(planmod.PRESETS) + " (--list-presets)")
+                   help="one of: " + ", ".join(list(planmod.PRESETS) + [CPU_PATH])
+                   + " (--list-presets)")
+    p.add_argument("--rounds", type=int, default=None,
+                   help="preset cpu-path: interleaved rounds (default 3)")
     p.add_argument("--list-presets", action="store_true", help="print the presets and exit")
     p.add_argument("--configs", type=config_list,
                    help="comma list, e.g. rl-raid0,rl-raid5,md-raid5,rl-plog[L=1,cache=0]")
@@ -161,7 +168,12 @@ def run(args):
         for k, v in planmod.PRESETS.items():
             print(f"{k:<10} {v['doc']}\n{'':<10} configs: {','.join(v['configs'])}\n"
                   f"{'':<10} workloads: {','.join(v['workloads'])}")
+        print(f"{CPU_PATH:<10} {CPU_PATH_DOC}\n{'':<10} configs: "
+              f"{','.join(c for c, _ in cpupath.jobs())}")
         return 0
+    if args.preset == CPU_PATH:
+        command = "tools/raidlab " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+        return cpupath.run(args, command)
     if args.from_dir:
         d = pathlib.Path(args.from_dir)
         desc = json.loads((d / "plan.json").read_text())
