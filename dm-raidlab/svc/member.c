@@ -181,20 +181,19 @@ void rl_member_start(struct rl_array *a, unsigned int m, enum rl_io_kind kind)
 /*
  * Take the next entry of @q to issue, or NULL if queue_depth entries are
  * issued already or nothing waits: the class by rl_sched_class(), the
- * entry by the array's policy.
+ * entry by the array's policy. Under q->lock.
  */
-static struct rl_qent *rl_queue_next(struct rl_array *a, struct rl_queue *q)
+static struct rl_qent *rl_queue_pick(struct rl_array *a, struct rl_queue *q)
 {
-	struct rl_qent *qe = NULL;
-	unsigned long flags;
+	struct rl_qent *qe;
 	enum rl_class c;
 
-	spin_lock_irqsave(&q->lock, flags);
+	lockdep_assert_held(&q->lock);
 	if (q->issued >= a->queue_depth || q->ref_due || q->ref_busy)
-		goto out;
+		return NULL;
 	c = rl_sched_class(q->queued, &q->fg_run);
 	if (c == RL_NR_CLASSES)
-		goto out;
+		return NULL;
 	q->hs.now_ns = ktime_get_ns();
 	qe = READ_ONCE(a->policy)->pick(&q->wait[c], &q->hs);
 	list_del_init(&qe->node);
@@ -207,9 +206,20 @@ static struct rl_qent *rl_queue_next(struct rl_array *a, struct rl_queue *q)
 	q->issued++;
 	q->dispatched[c]++;
 	q->hs.sector = rl_qent_sector(qe) + qe->sectors;
-out:
-	spin_unlock_irqrestore(&q->lock, flags);
 	return qe;
+}
+
+/* Whether another entry of @q may be issued now. Under q->lock. */
+static bool rl_queue_more(struct rl_array *a, struct rl_queue *q)
+{
+	unsigned int c;
+
+	if (q->issued >= a->queue_depth || q->ref_due || q->ref_busy)
+		return false;
+	for (c = 0; c < RL_NR_CLASSES; c++)
+		if (q->queued[c])
+			return true;
+	return false;
 }
 
 /*
@@ -218,10 +228,18 @@ out:
  */
 static void rl_queue_run(struct rl_array *a, unsigned int m)
 {
+	struct rl_queue *q = &a->members[m].q;
 	struct rl_qent *qe;
+	unsigned long flags;
 
-	while ((qe = rl_queue_next(a, &a->members[m].q)))
+	for (;;) {
+		spin_lock_irqsave(&q->lock, flags);
+		qe = rl_queue_pick(a, q);
+		spin_unlock_irqrestore(&q->lock, flags);
+		if (!qe)
+			return;
 		qe->submit(qe);
+	}
 }
 
 static void rl_queue_work(struct work_struct *ws)
@@ -264,13 +282,23 @@ void rl_queue_add(struct rl_array *a, unsigned int m, struct rl_qent *qe)
 	struct rl_queue *q = &a->members[m].q;
 	unsigned long flags;
 
+	struct rl_qent *next;
+	bool more;
+
 	qe->chosen = 0;
 	spin_lock_irqsave(&q->lock, flags);
 	qe->seq = q->seq++;
 	list_add_tail(&qe->node, &q->wait[qe->class]);
 	q->queued[qe->class]++;
+	/* the common case, a free slot: pick under the same lock */
+	next = rl_queue_pick(a, q);
+	more = next && rl_queue_more(a, q);
 	spin_unlock_irqrestore(&q->lock, flags);
-	rl_queue_run(a, m);
+	if (!next)
+		return;
+	next->submit(next);
+	if (more)
+		rl_queue_run(a, m);
 }
 
 /* What waits in member @m's queue, by class, and how much is issued. */
@@ -331,6 +359,9 @@ u64 rl_track_predict(struct rl_array *a, unsigned int m, sector_t sector,
 	unsigned long flags;
 	u64 t = U64_MAX;
 
+	/* no geometry loaded (the usual case): no lock to take */
+	if (!READ_ONCE(q->trk))
+		return t;
 	spin_lock_irqsave(&q->lock, flags);
 	if (!q->issued && !q->ref_due && !q->ref_busy && !q->queued[RL_FG] &&
 	    !q->queued[RL_BG] && rl_tracker_ready(q->trk))

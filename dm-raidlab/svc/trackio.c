@@ -230,7 +230,7 @@ int rl_track_set_geom(struct rl_array *a, unsigned int m, const char *line,
 
 	spin_lock_irq(&q->lock);
 	if (!q->trk) {
-		q->trk = trk;
+		WRITE_ONCE(q->trk, trk);
 		q->ref = r;
 		trk = NULL;
 		r = NULL;
@@ -312,7 +312,7 @@ void rl_track_free(struct rl_array *a)
 		kfree(q->ref);
 		kvfree(q->trk);
 		q->ref = NULL;
-		q->trk = NULL;
+		WRITE_ONCE(q->trk, NULL);
 	}
 }
 
