@@ -150,6 +150,12 @@ static inline sector_t rl_chunk_sectors(const struct rl_geom *g)
 	return (sector_t)1 << g->chunk_shift;
 }
 
+/* Sectors from @lsector to the end of its chunk, @lsector's included. */
+static inline sector_t rl_chunk_left(const struct rl_geom *g, sector_t lsector)
+{
+	return rl_chunk_sectors(g) - (lsector & (rl_chunk_sectors(g) - 1));
+}
+
 /* Where a logical sector lives. */
 struct rl_loc {
 	unsigned int member;
@@ -368,22 +374,26 @@ struct rl_scheme_ops {
 	int (*capacity)(struct rl_array *a, sector_t len, char **error);
 
 	/*
-	 * Every location of logical sector @lsector (below ti->len): the data
-	 * first, then its other copies, P and Q (struct rl_locset), and for
-	 * how many sectors from @lsector that placement holds. The placement
-	 * only: failed members are listed too. Reads the instance (geometry,
-	 * options, any table the scheme keeps) after ->ctr; no I/O, does not
-	 * sleep. Returns 0, or -ERANGE past the end.
+	 * Every location of logical sector @lsector: the data first, then its
+	 * other copies, P and Q (struct rl_locset), and for how many sectors
+	 * from @lsector that placement holds. The placement only: failed
+	 * members are listed too. Reads the instance (geometry, options, any
+	 * table the scheme keeps) after ->ctr; no I/O, does not sleep. Called
+	 * through rl_locate() (svc/layout.h), which keeps @lsector below
+	 * ti->len.
 	 */
-	int (*locate)(struct rl_array *a, sector_t lsector, struct rl_locset *ls);
+	void (*locate)(struct rl_array *a, sector_t lsector,
+		       struct rl_locset *ls);
 
 	/*
 	 * The inverse of ->locate: what sector @msector of @member holds.
 	 * RL_PART_DATA or RL_PART_COPY with *@lsector set to the logical
 	 * sector; RL_PART_P, RL_PART_Q or RL_PART_LOG (*@lsector untouched);
-	 * RL_PART_NONE outside the layout (the metadata area, past its span).
-	 * Every location ->locate gives is owned with that part and sector.
-	 * Same context as ->locate.
+	 * RL_PART_NONE where the layout puts nothing. Every location ->locate
+	 * gives is owned with that part and sector. Same context as ->locate;
+	 * called through rl_owner(), which answers RL_PART_NONE itself
+	 * outside [data_offset, data_offset + member_sectors) and keeps
+	 * @member below nr_members.
 	 */
 	enum rl_part (*owner)(struct rl_array *a, unsigned int member,
 			      sector_t msector, sector_t *lsector);

@@ -54,24 +54,20 @@ int rl_stripe_capacity(struct rl_array *a, sector_t len, char **error)
 }
 
 /* The data, then P and Q at the same offset in their chunks. */
-int rl_stripe_locate(struct rl_array *a, sector_t lsector,
-		     struct rl_locset *ls)
+void rl_stripe_locate(struct rl_array *a, sector_t lsector,
+		      struct rl_locset *ls)
 {
 	const struct rl_geom *g = &a->geom;
 	const struct rl_parity_layout *l = g->layout;
-	sector_t off = lsector & (rl_chunk_sectors(g) - 1);
 	struct rl_loc loc;
 
-	if (lsector >= a->ti->len)
-		return -ERANGE;
 	rl_stripe_map_sector(g, lsector, &loc);
-	rl_locset_init(ls, rl_chunk_sectors(g) - off, loc.row, loc.col);
+	rl_locset_init(ls, rl_chunk_left(g, lsector), loc.row, loc.col);
 	rl_locset_add(ls, loc.member, loc.sector, RL_PART_DATA);
 	rl_locset_add(ls, l->parity_member(g, loc.row), loc.sector, RL_PART_P);
 	if (l->q_member)
 		rl_locset_add(ls, l->q_member(g, loc.row), loc.sector,
 			      RL_PART_Q);
-	return 0;
 }
 
 enum rl_part rl_stripe_owner(struct rl_array *a, unsigned int member,
@@ -83,9 +79,6 @@ enum rl_part rl_stripe_owner(struct rl_array *a, unsigned int member,
 	unsigned int col;
 	u64 row;
 
-	if (msector < g->data_offset || member >= g->nr_members ||
-	    msector - g->data_offset >= a->member_sectors)
-		return RL_PART_NONE;
 	msector -= g->data_offset;
 	row = msector >> g->chunk_shift;
 	col = l->member_col(g, row, member);

@@ -103,8 +103,8 @@ u64 rl_row_of(const struct rl_geom *g, sector_t lsector, unsigned int *col);
 void rl_stripe_map_sector(const struct rl_geom *g, sector_t lsector,
 			  struct rl_loc *loc);
 int rl_stripe_capacity(struct rl_array *a, sector_t len, char **error);
-int rl_stripe_locate(struct rl_array *a, sector_t lsector,
-		     struct rl_locset *ls);
+void rl_stripe_locate(struct rl_array *a, sector_t lsector,
+		      struct rl_locset *ls);
 enum rl_part rl_stripe_owner(struct rl_array *a, unsigned int member,
 			     sector_t msector, sector_t *lsector);
 

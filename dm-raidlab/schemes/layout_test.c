@@ -142,7 +142,7 @@ static void rl_layout_forward_inverse(struct kunit *test)
 		sector_t l = rl_test_sector(i, a->ti->len, &seed), back;
 		unsigned long seen = 0;
 
-		KUNIT_ASSERT_EQ(test, a->ops->locate(a, l, &ls), 0);
+		KUNIT_ASSERT_EQ(test, rl_locate(a, l, &ls), 0);
 		KUNIT_ASSERT_EQ(test, ls.nr, nr);
 		KUNIT_ASSERT_GE(test, ls.len, 1ULL);
 		KUNIT_ASSERT_LE(test, l + ls.len, a->ti->len);
@@ -157,8 +157,8 @@ static void rl_layout_forward_inverse(struct kunit *test)
 			KUNIT_ASSERT_LT(test, w->sector + ls.len - 1,
 					g->data_offset + a->member_sectors);
 			back = ~0ULL;
-			KUNIT_ASSERT_EQ(test, a->ops->owner(a, w->member, w->sector,
-							    &back), w->part);
+			KUNIT_ASSERT_EQ(test, rl_owner(a, w->member, w->sector,
+						       &back), w->part);
 			if (w->part == RL_PART_DATA || w->part == RL_PART_COPY)
 				KUNIT_ASSERT_EQ(test, back, l);
 		}
@@ -167,7 +167,7 @@ static void rl_layout_forward_inverse(struct kunit *test)
 			KUNIT_ASSERT_EQ(test, (ls.loc[0].sector - g->data_offset) &
 					(c->chunk - 1), l & (c->chunk - 1));
 		/* the last sector of the run: the same places, further on */
-		KUNIT_ASSERT_EQ(test, a->ops->locate(a, l + ls.len - 1, &end), 0);
+		KUNIT_ASSERT_EQ(test, rl_locate(a, l + ls.len - 1, &end), 0);
 		KUNIT_ASSERT_EQ(test, end.len, 1ULL);
 		for (k = 0; k < ls.nr; k++) {
 			KUNIT_ASSERT_EQ(test, end.loc[k].member, ls.loc[k].member);
@@ -175,7 +175,7 @@ static void rl_layout_forward_inverse(struct kunit *test)
 					ls.loc[k].sector + ls.len - 1);
 		}
 	}
-	KUNIT_EXPECT_EQ(test, a->ops->locate(a, a->ti->len, &ls), -ERANGE);
+	KUNIT_EXPECT_EQ(test, rl_locate(a, a->ti->len, &ls), -ERANGE);
 }
 
 /*
@@ -196,10 +196,10 @@ static void rl_layout_inverse_forward(struct kunit *test)
 
 	/* no data below the data area, nor past the members' span */
 	if (g->data_offset)
-		KUNIT_EXPECT_EQ(test, a->ops->owner(a, 0, g->data_offset - 1, &l),
+		KUNIT_EXPECT_EQ(test, rl_owner(a, 0, g->data_offset - 1, &l),
 				RL_PART_NONE);
-	KUNIT_EXPECT_EQ(test, a->ops->owner(a, 0, g->data_offset +
-					    a->member_sectors, &l), RL_PART_NONE);
+	KUNIT_EXPECT_EQ(test, rl_owner(a, 0, g->data_offset + a->member_sectors,
+				       &l), RL_PART_NONE);
 
 	for (row = 0; row < rows; row++) {
 		memset(count, 0, sizeof(count));
@@ -212,7 +212,7 @@ static void rl_layout_inverse_forward(struct kunit *test)
 
 			for (j = 0; j < ARRAY_SIZE(probe); j++) {
 				struct rl_locset ls;
-				enum rl_part p = a->ops->owner(a, m, probe[j], &l);
+				enum rl_part p = rl_owner(a, m, probe[j], &l);
 				bool found = false;
 
 				KUNIT_ASSERT_NE(test, p, RL_PART_NONE);
@@ -221,7 +221,7 @@ static void rl_layout_inverse_forward(struct kunit *test)
 				part = p;
 				if (p != RL_PART_DATA && p != RL_PART_COPY)
 					continue;
-				KUNIT_ASSERT_EQ(test, a->ops->locate(a, l, &ls), 0);
+				KUNIT_ASSERT_EQ(test, rl_locate(a, l, &ls), 0);
 				for (k = 0; k < ls.nr; k++)
 					found |= ls.loc[k].member == m &&
 						 ls.loc[k].sector == probe[j] &&
@@ -313,7 +313,7 @@ static void rl_layout_known_positions(struct kunit *test)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(r5_member); i++) {
-		KUNIT_ASSERT_EQ(test, r5->ops->locate(r5, (sector_t)i * 8 + 3, &ls), 0);
+		KUNIT_ASSERT_EQ(test, rl_locate(r5, (sector_t)i * 8 + 3, &ls), 0);
 		KUNIT_EXPECT_EQ(test, ls.loc[0].member, r5_member[i]);
 		KUNIT_EXPECT_EQ(test, ls.loc[0].sector, (sector_t)(i / 3) * 8 + 3);
 		KUNIT_EXPECT_EQ(test, ls.loc[1].member, r5_parity[i / 3]);
@@ -321,14 +321,14 @@ static void rl_layout_known_positions(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, ls.len, 5ULL);
 		KUNIT_EXPECT_EQ(test, ls.row, (u64)(i / 3));
 		KUNIT_EXPECT_EQ(test, ls.col, i % 3);
-		KUNIT_ASSERT_EQ(test, r4->ops->locate(r4, (sector_t)i * 8, &ls), 0);
+		KUNIT_ASSERT_EQ(test, rl_locate(r4, (sector_t)i * 8, &ls), 0);
 		KUNIT_EXPECT_EQ(test, ls.loc[0].member, i % 3);
 		KUNIT_EXPECT_EQ(test, ls.loc[1].member, 3);
 	}
 	/* parity chunks are P */
-	KUNIT_EXPECT_EQ(test, r5->ops->owner(r5, 3, 0, &l), RL_PART_P);
-	KUNIT_EXPECT_EQ(test, r5->ops->owner(r5, 2, 8, &l), RL_PART_P);
-	KUNIT_EXPECT_EQ(test, r4->ops->owner(r4, 3, 8, &l), RL_PART_P);
+	KUNIT_EXPECT_EQ(test, rl_owner(r5, 3, 0, &l), RL_PART_P);
+	KUNIT_EXPECT_EQ(test, rl_owner(r5, 2, 8, &l), RL_PART_P);
+	KUNIT_EXPECT_EQ(test, rl_owner(r4, 3, 8, &l), RL_PART_P);
 }
 
 /*
@@ -360,7 +360,7 @@ static void rl_layout_raid6_positions(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r6->redundancy, 2);
 	KUNIT_EXPECT_EQ(test, a->geom.nr_data, 3);
 	for (i = 0; i < ARRAY_SIZE(r6_member); i++) {
-		KUNIT_ASSERT_EQ(test, r6->locate(a, (sector_t)i * 8 + 5, &ls), 0);
+		KUNIT_ASSERT_EQ(test, rl_locate(a, (sector_t)i * 8 + 5, &ls), 0);
 		KUNIT_EXPECT_EQ(test, ls.loc[0].member, r6_member[i]);
 		KUNIT_EXPECT_EQ(test, ls.loc[0].sector, (sector_t)(i / 3) * 8 + 5);
 		KUNIT_EXPECT_EQ(test, ls.col, i % 3);

@@ -29,19 +29,15 @@ static int raid0_capacity(struct rl_array *a, sector_t len, char **error)
 	return rl_size_rows(a, a->geom.nr_members, len, error);
 }
 
-static int raid0_locate(struct rl_array *a, sector_t lsector,
-			struct rl_locset *ls)
+static void raid0_locate(struct rl_array *a, sector_t lsector,
+			 struct rl_locset *ls)
 {
 	const struct rl_geom *g = &a->geom;
 	struct rl_loc loc;
 
-	if (lsector >= a->ti->len)
-		return -ERANGE;
 	raid0_map_sector(g, lsector, &loc);
-	rl_locset_init(ls, rl_chunk_sectors(g) -
-		       (lsector & (rl_chunk_sectors(g) - 1)), loc.row, loc.col);
+	rl_locset_init(ls, rl_chunk_left(g, lsector), loc.row, loc.col);
 	rl_locset_add(ls, loc.member, loc.sector, RL_PART_DATA);
-	return 0;
 }
 
 static enum rl_part raid0_owner(struct rl_array *a, unsigned int member,
@@ -50,9 +46,6 @@ static enum rl_part raid0_owner(struct rl_array *a, unsigned int member,
 	const struct rl_geom *g = &a->geom;
 	u64 row;
 
-	if (msector < g->data_offset || member >= g->nr_members ||
-	    msector - g->data_offset >= a->member_sectors)
-		return RL_PART_NONE;
 	msector -= g->data_offset;
 	row = msector >> g->chunk_shift;
 	*lsector = ((row * g->nr_members + member) << g->chunk_shift) +

@@ -2,8 +2,10 @@
 /*
  * dm-raidlab layout helpers, shared by the schemes' layout methods
  * (raidlab.h): sizing a layout of rows, building a location set, and its
- * text form for the "locate" message. Pure: KUnit suite
- * dm_raidlab_layout_svc.
+ * text form for the "locate" message; and rl_locate() and rl_owner(),
+ * through which every caller reaches the methods, with the range checks
+ * made once here. Pure: KUnit suites dm_raidlab_layout_svc and
+ * dm_raidlab_layout.
  */
 #include <linux/kernel.h>
 #include <linux/math64.h>
@@ -73,6 +75,43 @@ void rl_locset_add(struct rl_locset *ls, unsigned int member,
 	ls->loc[ls->nr].sector = sector;
 	ls->loc[ls->nr].part = part;
 	ls->nr++;
+}
+
+/**
+ * rl_locate() - every location of a logical sector (->locate)
+ * @a: the array, constructed
+ * @lsector: the logical sector
+ * @ls: filled in
+ *
+ * Return: 0, or -ERANGE past the end of the array.
+ */
+int rl_locate(struct rl_array *a, sector_t lsector, struct rl_locset *ls)
+{
+	if (lsector >= a->ti->len)
+		return -ERANGE;
+	a->ops->locate(a, lsector, ls);
+	return 0;
+}
+
+/**
+ * rl_owner() - what a member sector holds (->owner)
+ * @a: the array, constructed
+ * @member: the member
+ * @msector: the member sector (data_offset included)
+ * @lsector: set to the logical sector for data and copies
+ *
+ * Return: the part; RL_PART_NONE for a member that does not exist, the
+ * metadata area, and past the span the layout uses.
+ */
+enum rl_part rl_owner(struct rl_array *a, unsigned int member,
+		      sector_t msector, sector_t *lsector)
+{
+	const struct rl_geom *g = &a->geom;
+
+	if (member >= g->nr_members || msector < g->data_offset ||
+	    msector - g->data_offset >= a->member_sectors)
+		return RL_PART_NONE;
+	return a->ops->owner(a, member, msector, lsector);
 }
 
 static const char *const rl_part_names[RL_NR_PARTS] = {

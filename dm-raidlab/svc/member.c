@@ -179,9 +179,18 @@ void rl_member_start(struct rl_array *a, unsigned int m, enum rl_io_kind kind)
 }
 
 /*
- * Take the next entry of @q to issue, or NULL if queue_depth entries are
- * issued already or nothing waits: the class by rl_sched_class(), the
- * entry by the array's policy. Under q->lock.
+ * Whether @q has a slot to issue into: fewer than queue_depth issued, and
+ * no reference read waiting for the member to go idle. Under q->lock.
+ */
+static bool rl_queue_open(struct rl_array *a, struct rl_queue *q)
+{
+	return q->issued < a->queue_depth && !q->ref_due && !q->ref_busy;
+}
+
+/*
+ * Take the next entry of @q to issue, or NULL if no slot is open or
+ * nothing waits: the class by rl_sched_class(), the entry by the array's
+ * policy. Under q->lock.
  */
 static struct rl_qent *rl_queue_pick(struct rl_array *a, struct rl_queue *q)
 {
@@ -189,7 +198,7 @@ static struct rl_qent *rl_queue_pick(struct rl_array *a, struct rl_queue *q)
 	enum rl_class c;
 
 	lockdep_assert_held(&q->lock);
-	if (q->issued >= a->queue_depth || q->ref_due || q->ref_busy)
+	if (!rl_queue_open(a, q))
 		return NULL;
 	c = rl_sched_class(q->queued, &q->fg_run);
 	if (c == RL_NR_CLASSES)
@@ -214,7 +223,7 @@ static bool rl_queue_more(struct rl_array *a, struct rl_queue *q)
 {
 	unsigned int c;
 
-	if (q->issued >= a->queue_depth || q->ref_due || q->ref_busy)
+	if (!rl_queue_open(a, q))
 		return false;
 	for (c = 0; c < RL_NR_CLASSES; c++)
 		if (q->queued[c])
@@ -280,9 +289,8 @@ void rl_queue_init(struct rl_array *a, unsigned int m)
 void rl_queue_add(struct rl_array *a, unsigned int m, struct rl_qent *qe)
 {
 	struct rl_queue *q = &a->members[m].q;
-	unsigned long flags;
-
 	struct rl_qent *next;
+	unsigned long flags;
 	bool more;
 
 	qe->chosen = 0;
@@ -374,8 +382,7 @@ u64 rl_track_predict(struct rl_array *a, unsigned int m, sector_t sector,
 /* Let dm send what lies past the end of @bio's chunk as another bio. */
 void rl_trim_to_chunk(struct rl_array *a, struct bio *bio)
 {
-	sector_t chunk = rl_chunk_sectors(&a->geom);
-	sector_t left = chunk - (rl_pb(bio)->lsector & (chunk - 1));
+	sector_t left = rl_chunk_left(&a->geom, rl_pb(bio)->lsector);
 
 	if (bio_sectors(bio) > left)
 		dm_accept_partial_bio(bio, left);

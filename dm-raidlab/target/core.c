@@ -657,7 +657,7 @@ static void rl_reset_counters(struct rl_array *a)
 /*
  * "locate <sector>": every location of a logical sector (->locate);
  * "owner <member> <sector>": what a member sector holds (->owner). See
- * Documentation/raidlab.rst.
+ * Documentation/dm-raidlab.rst.
  */
 static int rl_msg_locate(struct rl_array *a, unsigned int argc, char **argv,
 			 char *result, unsigned int maxlen)
@@ -669,7 +669,7 @@ static int rl_msg_locate(struct rl_array *a, unsigned int argc, char **argv,
 	unsigned int m;
 
 	if (argc == 2 && !strcasecmp(argv[0], "locate")) {
-		if (kstrtoull(argv[1], 10, &s) || a->ops->locate(a, s, &ls)) {
+		if (kstrtoull(argv[1], 10, &s) || rl_locate(a, s, &ls)) {
 			DMWARN("locate: no sector '%s' in the array", argv[1]);
 			return -EINVAL;
 		}
@@ -683,7 +683,7 @@ static int rl_msg_locate(struct rl_array *a, unsigned int argc, char **argv,
 		DMWARN("owner: invalid sector '%s'", argv[2]);
 		return -EINVAL;
 	}
-	part = a->ops->owner(a, m, s, &l);
+	part = rl_owner(a, m, s, &l);
 	if (part == RL_PART_DATA || part == RL_PART_COPY)
 		scnprintf(result, maxlen, "%s %llu", rl_part_name(part),
 			  (unsigned long long)l);

@@ -32,7 +32,9 @@ class ToolError(Exception):
 def redundancy(scheme, n, opts=()):
     if scheme in SELF_SIZED:
         faults = dict(opts).get("faults")
-        return int(faults) if faults and faults.isdigit() else SELF_SIZED[scheme]["redundancy"]
+        # as the kernel's plog_params(): faults 0 is the default, 1
+        return max(int(faults), 1) if faults and faults.isdigit() \
+            else SELF_SIZED[scheme]["redundancy"]
     r = REDUNDANCY[scheme]
     return n - 1 if r is None else min(r, n - 1)
 
@@ -606,7 +608,6 @@ def _dev_or_word(word):
 
 
 def cmd_locate(a):
-    devs = dm.table(a.name).devs
     if a.member is not None:
         d = dm.owner(a.name, a.member, a.sector)
         d.update(name=a.name, member=a.member, member_sector=a.sector)
@@ -618,6 +619,7 @@ def cmd_locate(a):
             print(f"member {a.member} sector {a.sector}: {d['part']} of sector {d['sector']}")
         return 0
     d = dm.locate(a.name, a.sector)
+    devs = dm.table(a.name).devs
     for loc in d["locations"]:
         m = loc["member"]
         loc["device"] = _dev_or_word(devs[m]) if m < len(devs) else None

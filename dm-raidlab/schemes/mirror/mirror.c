@@ -67,29 +67,21 @@ static int mirror_capacity(struct rl_array *a, sector_t len, char **error)
 }
 
 /* Every member holds the sector at the same offset; member 0 is "data". */
-static int mirror_locate(struct rl_array *a, sector_t lsector,
-			 struct rl_locset *ls)
+static void mirror_locate(struct rl_array *a, sector_t lsector,
+			  struct rl_locset *ls)
 {
 	unsigned int m;
 
-	if (lsector >= a->ti->len)
-		return -ERANGE;
 	rl_locset_init(ls, a->ti->len - lsector, 0, 0);
 	for (m = 0; m < a->geom.nr_members; m++)
 		rl_locset_add(ls, m, a->geom.data_offset + lsector,
 			      m ? RL_PART_COPY : RL_PART_DATA);
-	return 0;
 }
 
 static enum rl_part mirror_owner(struct rl_array *a, unsigned int member,
 				 sector_t msector, sector_t *lsector)
 {
-	const struct rl_geom *g = &a->geom;
-
-	if (msector < g->data_offset || member >= g->nr_members ||
-	    msector - g->data_offset >= a->member_sectors)
-		return RL_PART_NONE;
-	*lsector = msector - g->data_offset;
+	*lsector = msector - a->geom.data_offset;
 	return member ? RL_PART_COPY : RL_PART_DATA;
 }
 

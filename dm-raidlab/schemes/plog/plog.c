@@ -136,18 +136,16 @@ static int plog_capacity(struct rl_array *a, sector_t len, char **error)
 }
 
 /* The data, then P (and Q) at the same offset in their chunks. */
-static int plog_locate(struct rl_array *a, sector_t lsector,
-		       struct rl_locset *ls)
+static void plog_locate(struct rl_array *a, sector_t lsector,
+			struct rl_locset *ls)
 {
 	const struct rl_plog_layout *lo = &plog_of(a)->lo;
 	sector_t off = lsector & (rl_chunk_sectors(&a->geom) - 1);
 	sector_t base = a->geom.data_offset + off;
 	struct rl_plog_loc loc;
 
-	if (lsector >= a->ti->len)
-		return -ERANGE;
 	rl_plog_map(lo, lsector >> lo->chunk_shift, &loc);
-	rl_locset_init(ls, rl_chunk_sectors(&a->geom) - off,
+	rl_locset_init(ls, rl_chunk_left(&a->geom, lsector),
 		       (u64)loc.region * lo->slice + loc.row, loc.col);
 	rl_locset_add(ls, loc.member, base + (loc.mchunk << lo->chunk_shift),
 		      RL_PART_DATA);
@@ -156,7 +154,6 @@ static int plog_locate(struct rl_array *a, sector_t lsector,
 	if (loc.qmember != RL_NONE)
 		rl_locset_add(ls, loc.qmember,
 			      base + (loc.qchunk << lo->chunk_shift), RL_PART_Q);
-	return 0;
 }
 
 static enum rl_part plog_owner(struct rl_array *a, unsigned int member,
@@ -167,8 +164,6 @@ static enum rl_part plog_owner(struct rl_array *a, unsigned int member,
 	enum rl_part part;
 	u64 lchunk;
 
-	if (msector < a->geom.data_offset)
-		return RL_PART_NONE;
 	msector -= a->geom.data_offset;
 	part = rl_plog_owner(lo, member, msector >> lo->chunk_shift, &lchunk);
 	if (part == RL_PART_DATA)

@@ -171,8 +171,9 @@ def run(args):
         print(f"{CPU_PATH:<10} {CPU_PATH_DOC}\n{'':<10} configs: "
               f"{','.join(c for c, _ in cpupath.jobs())}")
         return 0
+    command = "tools/raidlab " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
+        if len(sys.argv) > 2 else "tools/raidlab bench"
     if args.preset == CPU_PATH:
-        command = "tools/raidlab " + " ".join(shlex.quote(a) for a in sys.argv[1:])
         return cpupath.run(args, command)
     if args.from_dir:
         d = pathlib.Path(args.from_dir)
@@ -204,8 +205,6 @@ def run(args):
         return 0
     out = pathlib.Path(args.out or f"results/bench/{args.preset or 'custom'}")
     desc = planmod.describe(p)
-    command = "tools/raidlab " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
-        if len(sys.argv) > 2 else "tools/raidlab bench"
     out.mkdir(parents=True, exist_ok=True)
     (out / "plan.json").write_text(json.dumps(desc, indent=1))
     per_job = 1 if p.procs else len(p.ladder) + p.refine
