@@ -17,8 +17,9 @@
  *             the contexts waiting for some. The row is still locked, so no
  *             later write to it can be undone by replaying a stale record.
  *   recover   rl_jnl_recover(), at construction: scan the ring for valid
- *             records, replay them in seq order with synchronous dm-io
- *             onto the members present, flush those, invalidate the
+ *             records, replay them in seq order onto the members
+ *             present (through the member queues, svc/mio.h, waiting
+ *             for each write), flush those, invalidate the
  *             records.
  *
  * Locks: j->lock (a spinlock) protects the ring accounting and the waiter
@@ -27,7 +28,6 @@
 #include <linux/blkdev.h>
 #include <linux/crc32c.h>
 #include <linux/dm-bufio.h>
-#include <linux/dm-io.h>
 #include <linux/highmem.h>
 #include <linux/libnvdimm.h>
 #include <linux/log2.h>
@@ -39,6 +39,7 @@
 
 #include "journal.h"
 #include "../svc/metadata.h"
+#include "../svc/mio.h"
 #include "stripe.h"
 
 #define RL_JNL_BLOCK_SECTORS	(RL_MD_BLOCK >> SECTOR_SHIFT)
@@ -249,7 +250,6 @@ struct rl_jnl {
 	struct rl_md *md;
 	struct rl_md_area area;
 	bool dax;
-	void **blk;			/* DAX: each ring block's address */
 	u8 uuid[16];
 
 	spinlock_t lock;		/* ring, waiters */
@@ -272,62 +272,20 @@ static u64 rl_jnl_area_blocks(const struct rl_array *a)
 
 /*
  * Copy @len bytes from @src into the ring at byte @off of the record that
- * starts at ring block @pos (the header block is byte 0), block by block.
+ * starts at ring block @pos (the header block is byte 0).
  */
 static void rl_jnl_put(struct rl_jnl *j, u64 pos, size_t off, const void *src,
 		       size_t len)
 {
-	struct dm_buffer *b;
-	void *dst;
-
-	while (len) {
-		u64 blk = pos + off / RL_MD_BLOCK;
-		size_t boff = off % RL_MD_BLOCK;
-		size_t n = min_t(size_t, len, RL_MD_BLOCK - boff);
-
-		if (j->dax) {
-			memcpy_flushcache(j->blk[blk] + boff, src, n);
-		} else {
-			dst = rl_md_area_map(j->md, &j->area, blk, !boff && n == RL_MD_BLOCK, &b);
-			if (dst) {
-				memcpy(dst + boff, src, n);
-				rl_md_area_dirty(j->md, b);
-				rl_md_area_unmap(j->md, b);
-			}
-		}
-		src += n;
-		off += n;
-		len -= n;
-	}
+	rl_md_area_write(j->md, &j->area, pos * RL_MD_BLOCK + off, src, len);
 }
 
 /* Read back what rl_jnl_put() wrote. Returns 0 or -EIO. */
 static int rl_jnl_get(struct rl_jnl *j, u64 pos, size_t off, void *dst,
 		      size_t len)
 {
-	struct dm_buffer *b;
-	void *src;
-
-	while (len) {
-		u64 blk = pos + off / RL_MD_BLOCK;
-		size_t boff = off % RL_MD_BLOCK;
-		size_t n = min_t(size_t, len, RL_MD_BLOCK - boff);
-
-		if (j->dax) {
-			if (copy_mc_to_kernel(dst, j->blk[blk] + boff, n))
-				return -EIO;
-		} else {
-			src = rl_md_area_map(j->md, &j->area, blk, false, &b);
-			if (!src)
-				return -EIO;
-			memcpy(dst, src + boff, n);
-			rl_md_area_unmap(j->md, b);
-		}
-		dst += n;
-		off += n;
-		len -= n;
-	}
-	return 0;
+	return rl_md_area_read(j->md, &j->area, pos * RL_MD_BLOCK + off, dst,
+			       len);
 }
 
 /* Make record @pos invalid (its magic zero). Durable after rl_md_persist(). */
@@ -487,43 +445,39 @@ static bool rl_jnl_area_lookup(struct rl_md *md, struct rl_md_area *area)
 	return false;
 }
 
-/* Write @rec's payload onto the members present, with synchronous dm-io. */
+/*
+ * Write @rec's payload onto the members present, through the member queues
+ * (rl_mio(), bios from @bs), a member at a time, and wait for each.
+ */
 static int rl_jnl_replay(struct rl_jnl *j, const struct rl_jnl_rec *rec,
-			 struct dm_io_client *io, void *bounce)
+			 struct bio_set *bs, void *bounce)
 {
 	struct rl_array *a = j->a;
 	size_t off = RL_MD_BLOCK;
+	struct rl_mio_group g;
 	unsigned int i;
 	int r;
 
 	for (i = 0; i < rec->nr; i++) {
 		unsigned int m = rec->ent[i].member;
-		size_t len = (size_t)(rec->ent[i].hi - rec->ent[i].lo) << SECTOR_SHIFT;
-		struct dm_io_region where = {
-			.sector = a->geom.data_offset +
-				  (rec->row << a->geom.chunk_shift) + rec->ent[i].lo,
-			.count = rec->ent[i].hi - rec->ent[i].lo,
-		};
-		struct dm_io_request req = {
-			.bi_opf = REQ_OP_WRITE | REQ_SYNC,
-			.mem.type = DM_IO_VMA,
-			.mem.ptr.vma = bounce,
-			.client = io,
-		};
+		unsigned int n = rec->ent[i].hi - rec->ent[i].lo;
 
-		r = rl_jnl_get(j, rec->pos, off, bounce, len);
-		off += len;
+		r = rl_jnl_get(j, rec->pos, off, bounce,
+			       (size_t)n << SECTOR_SHIFT);
+		off += (size_t)n << SECTOR_SHIFT;
 		if (r)
 			return r;
 		if (!a->members[m].dev || rl_member_failed(a, m))
 			continue;
-		where.bdev = a->members[m].dev->bdev;
-		r = dm_io(&req, 1, &where, NULL, IOPRIO_DEFAULT);
-		if (r) {
-			DMERR("%s: journal replay: write to member %u (%s) failed (%d)",
+		rl_mio_init(&g, a, bs);
+		rl_mio(&g, m, REQ_OP_WRITE | REQ_SYNC,
+		       (rec->row << a->geom.chunk_shift) + rec->ent[i].lo,
+		       bounce, n, RL_BG, RL_DATA_WRITE);
+		if (rl_mio_wait(&g)) {
+			DMERR("%s: journal replay: write to member %u (%s) failed",
 			      dm_table_device_name(a->ti->table), m,
-			      a->members[m].dev->name, r);
-			return r;
+			      a->members[m].dev->name);
+			return -EIO;
 		}
 	}
 	return 0;
@@ -636,7 +590,7 @@ int rl_jnl_recover(struct rl_jnl *j)
 {
 	struct rl_array *a = j->a;
 	unsigned int i, nr, torn, found;
-	struct dm_io_client *io = NULL;
+	struct bio_set bs = {};
 	struct rl_jnl_rec *recs;
 	struct rl_jnl_hdr *hdr;
 	void *bounce;
@@ -655,15 +609,12 @@ int rl_jnl_recover(struct rl_jnl *j)
 		goto out;
 	nr = rl_jnl_select(recs, found);
 	if (nr) {
-		io = dm_io_client_create();
-		if (IS_ERR(io)) {
-			r = PTR_ERR(io);
-			io = NULL;
+		r = rl_mio_bioset_init(&bs, 1);
+		if (r)
 			goto out;
-		}
 	}
 	for (i = 0; i < nr; i++) {
-		r = rl_jnl_replay(j, &recs[i], io, bounce);
+		r = rl_jnl_replay(j, &recs[i], &bs, bounce);
 		if (r)
 			goto out;
 	}
@@ -684,8 +635,7 @@ int rl_jnl_recover(struct rl_jnl *j)
 			 j->ring.nr_slots);
 	r = nr;
 out:
-	if (io)
-		dm_io_client_destroy(io);
+	bioset_exit(&bs);
 	vfree(bounce);
 	kfree(hdr);
 	kvfree(recs);
@@ -696,31 +646,8 @@ static void rl_jnl_destroy(struct rl_jnl *j)
 {
 	if (!j)
 		return;
-	kvfree(j->blk);
 	kfree(j->ring.slots);
 	kfree(j);
-}
-
-/* DAX: a pointer to each block of the journal area, in j->blk[]. */
-static int rl_jnl_map(struct rl_jnl *j, char **error)
-{
-	u64 b;
-
-	j->blk = kvcalloc(j->area.blocks, sizeof(*j->blk), GFP_KERNEL);
-	if (!j->blk) {
-		*error = "Cannot allocate the journal";
-		return -ENOMEM;
-	}
-	for (b = 0; b < j->area.blocks; b++) {
-		struct dm_buffer *bp;
-
-		j->blk[b] = rl_md_area_map(j->md, &j->area, b, false, &bp);
-		if (!j->blk[b]) {
-			*error = "Cannot map the journal area";
-			return -EIO;
-		}
-	}
-	return 0;
 }
 
 int rl_jnl_init(struct rl_array *a, char **error)
@@ -767,12 +694,6 @@ int rl_jnl_init(struct rl_array *a, char **error)
 				GFP_KERNEL);
 	if (!j->ring.slots)
 		goto nomem_j;
-	if (j->dax) {
-		r = rl_jnl_map(j, error);
-		if (r)
-			goto bad;
-	}
-
 	r = rl_jnl_recover(j);
 	if (r < 0) {
 		*error = "Journal replay failed (load the array with the failing member missing)";

@@ -406,6 +406,72 @@ void *rl_md_area_map(struct rl_md *md, const struct rl_md_area *area,
 	return p;
 }
 
+/*
+ * Copy @len bytes from @src into area @area at byte @pos, block by block:
+ * DAX with memcpy_flushcache(), dm-bufio into dirty buffers (a whole
+ * block is not read first). Durable after rl_md_persist(). Returns 0, or
+ * -EIO if a block could not be read (bufio; the metadata has failed).
+ */
+int rl_md_area_write(struct rl_md *md, const struct rl_md_area *area,
+		     u64 pos, const void *src, size_t len)
+{
+	struct dm_buffer *b;
+	void *dst;
+
+	while (len) {
+		u64 blk = pos / RL_MD_BLOCK;
+		size_t off = pos % RL_MD_BLOCK;
+		size_t n = min_t(size_t, len, RL_MD_BLOCK - off);
+
+		dst = rl_md_area_map(md, area, blk, !off && n == RL_MD_BLOCK, &b);
+		if (!dst)
+			return -EIO;
+		if (b)
+			memcpy(dst + off, src, n);
+		else
+			memcpy_flushcache(dst + off, src, n);
+		rl_md_area_dirty(md, b);
+		rl_md_area_unmap(md, b);
+		src += n;
+		pos += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
+ * Read @len bytes of area @area at byte @pos into @dst, block by block (a
+ * poisoned DAX line is an error, not a machine check). Returns 0 or -EIO.
+ */
+int rl_md_area_read(struct rl_md *md, const struct rl_md_area *area,
+		    u64 pos, void *dst, size_t len)
+{
+	struct dm_buffer *b;
+	void *src;
+	int r = 0;
+
+	while (len) {
+		u64 blk = pos / RL_MD_BLOCK;
+		size_t off = pos % RL_MD_BLOCK;
+		size_t n = min_t(size_t, len, RL_MD_BLOCK - off);
+
+		src = rl_md_area_map(md, area, blk, false, &b);
+		if (!src)
+			return -EIO;
+		if (b)
+			memcpy(dst, src + off, n);
+		else if (copy_mc_to_kernel(dst, src + off, n))
+			r = -EIO;
+		rl_md_area_unmap(md, b);
+		if (r)
+			return r;
+		dst += n;
+		pos += n;
+		len -= n;
+	}
+	return 0;
+}
+
 void rl_md_area_dirty(struct rl_md *md, struct dm_buffer *b)
 {
 	if (b)

@@ -386,6 +386,9 @@ void rl_md_intent_counts(struct rl_md *md, u64 *dirty, u64 *writes);
  *   rl_md_area_dirty()  mark a mapped bufio block dirty (no-op on DAX)
  *   rl_md_area_unmap()  release it
  *   rl_md_persist()     everything written so far is durable
+ * or, for byte ranges across blocks, through:
+ *   rl_md_area_write()  copy into the area (DAX: memcpy_flushcache())
+ *   rl_md_area_read()   copy out of it
  */
 struct dm_buffer;
 int rl_md_area_find(struct rl_md *md, u32 id, u64 blocks,
@@ -394,6 +397,10 @@ void *rl_md_area_map(struct rl_md *md, const struct rl_md_area *area,
 		     u64 block, bool new, struct dm_buffer **bp);
 void rl_md_area_dirty(struct rl_md *md, struct dm_buffer *b);
 void rl_md_area_unmap(struct rl_md *md, struct dm_buffer *b);
+int rl_md_area_write(struct rl_md *md, const struct rl_md_area *area,
+		     u64 pos, const void *src, size_t len);
+int rl_md_area_read(struct rl_md *md, const struct rl_md_area *area,
+		    u64 pos, void *dst, size_t len);
 int rl_md_persist(struct rl_md *md);
 
 #endif /* DM_RAIDLAB_METADATA_H */

@@ -69,4 +69,22 @@ check "fail member 2" dm_message arr fail 2
 drop_caches
 check "raid5: and through a rebuilt member" fio_verify /dev/mapper/arr 96M
 dm_remove arr
+
+# the mirror's background jobs go through the queues as well
+for d in $(disks 2); do
+	dd if=/dev/urandom of="$d" bs=1M count=8 conv=fsync 2>/dev/null || die "dirty $d"
+done
+RL_LEN=$((8 * 2048)) check "mirror: create over dirty disks" \
+	rl_create arr mirror 64 $(disks 2)
+check "mirror: resync finishes" rl_wait_sync arr 120
+set -- $(rl_queues arr)
+log "mirror after the resync: queues $*"
+check "mirror: resync copies issued as background" test "$4" -ge 16
+bg=$4
+check "mirror: check finds the copies equal" test "$(rl_scrub arr check)" = 0
+set -- $(rl_queues arr)
+check "mirror: check reads issued as background" test "$4" -ge $((bg + 16))
+check "mirror: the members hold the same bytes" \
+	cmp -n $((8 << 20)) /dev/rl/m0 /dev/rl/m1
+dm_remove arr
 finish

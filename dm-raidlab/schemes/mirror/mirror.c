@@ -17,10 +17,11 @@
  * Background jobs (->sync_range, called by sync.c's worker) work on one
  * window of at most one slot (1 MiB, mirror.h) at a time:
  *
- *   resync   dm-kcopyd copies the source (the lowest readable member) over
- *            every other member that has not failed
- *   rebuild  dm-kcopyd copies the source over the member being rebuilt
- *   check    dm-io reads the window from every readable member into
+ *   resync   copies the source (the lowest readable member) over every
+ *            other member that has not failed, in pieces whose reads
+ *            and writes overlap (mirror_copy())
+ *   rebuild  copies the source over the member being rebuilt
+ *   check    reads the window from every readable member into
  *            buffers allocated at construction and compares each with the
  *            source's; repair then writes the source's data over the
  *            members that differ
@@ -35,10 +36,11 @@
  * bucket's counter) wait on a list and are queued again when it closes;
  * the window opens once the writes already in flight in its bucket have
  * ended. Writes are split at slot (and intent region) boundaries, so each
- * is counted in exactly one bucket. Background I/O does not go through the
- * member queues (it is paced by sync.c's rate limit, not by the queue
- * policy); it is counted in the member counters, one I/O per member and
- * window.
+ * is counted in exactly one bucket. Background I/O goes through the
+ * member queues in the background class (groups of member I/Os,
+ * svc/mio.h), so the queue policy orders it and foreground I/O goes first
+ * (the floor keeps it moving); a read fix serving a user's read is in the
+ * foreground class. sync.c's rate limit paces the job on top.
  *
  * The files of schemes/mirror/, each calling only the ones below it:
  *
@@ -46,11 +48,9 @@
  *   mirror_sync.c     background jobs: resync, rebuild, check, repair
  *   mirror_fix.c      read-error fixes (fix_work)
  *   mirror_io.c       reads, the write fan-out, the window lock, and the
- *                     background copies and reads (dm-kcopyd, dm-io)
+ *                     background copies and reads (svc/mio.h)
  *   mirror_balance.c  read balancing, windows, compare (pure, mirror.h)
  */
-#include <linux/dm-io.h>
-#include <linux/dm-kcopyd.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -178,17 +178,15 @@ static void mirror_free(struct rl_array *a, struct rl_mirror *mi)
 		destroy_workqueue(mi->fix_wq);
 	for (m = 0; m < a->geom.nr_members; m++)
 		vfree(mi->buf[m].data);
-	if (mi->io)
-		dm_io_client_destroy(mi->io);
-	if (mi->kc)
-		dm_kcopyd_client_destroy(mi->kc);
+	kfree(mi->copy_rg);
+	bioset_exit(&mi->mio_bs);
 	bioset_exit(&mi->bs);
 	kfree(mi);
 }
 
 static int mirror_ctr(struct rl_array *a)
 {
-	unsigned int nr = a->geom.nr_members, m, k;
+	unsigned int nr = a->geom.nr_members, m;
 	struct rl_mirror *mi;
 	int r;
 
@@ -205,18 +203,12 @@ static int mirror_ctr(struct rl_array *a)
 		a->ti->error = "Cannot allocate mirror bioset";
 		return r;
 	}
-	mi->kc = dm_kcopyd_client_create(NULL);
-	if (IS_ERR(mi->kc)) {
-		r = PTR_ERR(mi->kc);
-		mi->kc = NULL;
-		a->ti->error = "Cannot create mirror kcopyd client";
-		goto bad;
-	}
-	mi->io = dm_io_client_create();
-	if (IS_ERR(mi->io)) {
-		r = PTR_ERR(mi->io);
-		mi->io = NULL;
-		a->ti->error = "Cannot create mirror dm-io client";
+	/* a window's reads from every member, or its writes to all but one */
+	r = rl_mio_bioset_init(&mi->mio_bs, 2 * nr);
+	mi->copy_rg = kcalloc(nr, sizeof(*mi->copy_rg), GFP_KERNEL);
+	if (r || !mi->copy_rg) {
+		r = r ?: -ENOMEM;
+		a->ti->error = "Cannot allocate mirror background I/O";
 		goto bad;
 	}
 	mi->fix_wq = alloc_ordered_workqueue("kraidlab_mirror_fix",
@@ -232,8 +224,6 @@ static int mirror_ctr(struct rl_array *a)
 							 nr >> SECTOR_SHIFT),
 				    RL_MIRROR_CHECK_MIN, RL_MIRROR_SLOT_SECTORS);
 	for (m = 0; m < nr; m++) {
-		mi->buf[m].mi = mi;
-		mi->buf[m].member = m;
 		mi->buf[m].data = vmalloc((size_t)mi->check_sectors <<
 					  SECTOR_SHIFT);
 		if (!mi->buf[m].data) {
@@ -242,10 +232,6 @@ static int mirror_ctr(struct rl_array *a)
 			goto bad;
 		}
 	}
-	for (k = 0; k < RL_MIRROR_COPY_GROUPS; k++)
-		mi->copy[k].mi = mi;
-	atomic_set(&mi->bg_pending, 0);
-	init_completion(&mi->bg_done);
 	init_completion(&mi->win_drained);
 	spin_lock_init(&mi->lock);
 	bio_list_init(&mi->retry);

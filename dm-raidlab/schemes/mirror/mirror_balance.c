@@ -4,8 +4,6 @@
  * dm_raidlab_mirror): read balancing, the window lock's arithmetic
  * (buckets, overlap, splits, window length) and the compare of a check.
  */
-#include <linux/dm-io.h>
-#include <linux/dm-kcopyd.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>

@@ -5,8 +5,6 @@
  * that failed, then read back and compared, under the window lock
  * (fix_work, on a workqueue of its own).
  */
-#include <linux/dm-io.h>
-#include <linux/dm-kcopyd.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -63,8 +61,8 @@ static unsigned int mirror_fix_source(struct rl_array *a, unsigned int bad,
 				       a->geom.nr_members);
 		if (src == RL_NONE)
 			return RL_NONE;
-		if (!mirror_dm_io(a, src, REQ_OP_READ, mi->buf[src].data, s,
-				  len, NULL, NULL))
+		if (!mirror_io(a, src, REQ_OP_READ, mi->buf[src].data, s, len,
+			       RL_FG))
 			return src;
 		__set_bit(src, &tried);
 		DMERR_LIMIT("%s: member %u: read error at %llu, serving a read member %u could not",
@@ -99,10 +97,8 @@ static const u8 *mirror_fix_piece(struct rl_array *a, unsigned int bad,
 	if (bad == RL_NONE || rl_member_failed(a, bad) ||
 	    READ_ONCE(a->members[bad].dev) != dev)
 		return good;
-	if (mirror_dm_io(a, bad, REQ_OP_WRITE, (void *)good, s, len, NULL,
-			 NULL) ||
-	    mirror_dm_io(a, bad, REQ_OP_READ, mi->buf[bad].data, s, len, NULL,
-			 NULL) ||
+	if (mirror_io(a, bad, REQ_OP_WRITE, (void *)good, s, len, RL_FG) ||
+	    mirror_io(a, bad, REQ_OP_READ, mi->buf[bad].data, s, len, RL_FG) ||
 	    memcmp(mi->buf[bad].data, good, (size_t)len << SECTOR_SHIFT))
 		rl_member_fail_io(a, bad, dev, "read error, rewrite failed");
 	return good;

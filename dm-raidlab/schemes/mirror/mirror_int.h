@@ -8,30 +8,18 @@
 #define DM_RAIDLAB_MIRROR_INT_H
 
 #include <linux/completion.h>
-#include <linux/dm-io.h>
-#include <linux/dm-kcopyd.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
+#include "../../svc/mio.h"
 #include "mirror.h"
 
 #define RL_MIRROR_CHECK_BUDGET	(4U << 20)	/* check buffers, all members */
 #define RL_MIRROR_CHECK_MIN	128		/* sectors a member, at least */
-#define RL_MIRROR_COPY_GROUPS	DIV_ROUND_UP(RL_MAX_MEMBERS, DM_KCOPYD_MAX_REGIONS)
 
-/* One dm-kcopyd job of a window copy: up to DM_KCOPYD_MAX_REGIONS targets. */
-struct rl_mirror_copy {
-	struct rl_mirror *mi;
-	unsigned int src;
-	unsigned int nr;
-	unsigned int member[DM_KCOPYD_MAX_REGIONS];
-};
-
-/* A member's check buffer and the context of its read. */
+/* A member's check buffer: a window of a check, a copy or a read fix. */
 struct rl_mirror_buf {
-	struct rl_mirror *mi;
-	unsigned int member;
 	u8 *data;			/* check_sectors, vmalloc()ed */
 };
 
@@ -62,14 +50,13 @@ struct rl_mirror {
 	struct bio_list win_waiting;	/* writes held off by the window */
 	unsigned int bucket_writes[RL_MIRROR_BUCKETS];	/* writes in flight */
 
-	/* background I/O (one job at a time: sync.c's worker, or fix_work) */
-	struct dm_kcopyd_client *kc;
-	struct dm_io_client *io;
-	atomic_t bg_pending;
-	struct completion bg_done;
-	unsigned long bg_read_err;	/* members whose read failed */
-	unsigned long bg_write_err;	/* members whose write failed */
-	struct rl_mirror_copy copy[RL_MIRROR_COPY_GROUPS];
+	/*
+	 * background I/O (one job at a time: sync.c's worker, or fix_work,
+	 * under win_mutex), through the member queues (rl_mio())
+	 */
+	struct bio_set mio_bs;
+	struct rl_mio_group *copy_rg;	/* a copy's reads: a group a piece */
+	struct rl_mio_group copy_wg;	/* a copy's writes */
 	unsigned int check_sectors;	/* window of a check or repair */
 	DECLARE_BITMAP(diff, RL_MIRROR_SLOT_SECTORS);	/* mismatching sectors */
 	struct rl_mirror_buf buf[];
@@ -113,19 +100,15 @@ int mirror_map_write(struct rl_array *a, struct bio *bio);
 unsigned int mirror_split_shift(struct rl_array *a);
 void mirror_window_open(struct rl_mirror *mi, sector_t s, sector_t len);
 void mirror_window_close(struct rl_mirror *mi);
-int mirror_dm_io(struct rl_array *a, unsigned int m, blk_opf_t opf,
-		 void *data, sector_t s, sector_t len,
-		 io_notify_fn fn, void *context);
+int mirror_io(struct rl_array *a, unsigned int m, blk_opf_t opf, void *data,
+	      sector_t s, sector_t len, enum rl_class class);
+unsigned long mirror_read_all(struct rl_array *a, unsigned long members,
+			      sector_t s, sector_t len);
 int mirror_copy_window(struct rl_array *a, unsigned long unreadable,
 		       unsigned long dests, sector_t s, sector_t len,
 		       const char *job);
 bool mirror_bg_read_error(struct rl_array *a, unsigned int m,
 			  sector_t s, const char *job);
-void mirror_bg_begin(struct rl_mirror *mi);
-void mirror_read_done(unsigned long error, void *context);
-void mirror_bg_put(struct rl_mirror *mi);
-int mirror_bg_wait(struct rl_array *a, const char *job,
-		   unsigned long *read_err);
 int mirror_bg_no_source(struct rl_array *a, unsigned long bad,
 			sector_t s, const char *job);
 

@@ -4,10 +4,8 @@
  * (rl_mirror_read_balance()), writes are cloned to every member that has
  * not failed, through the member queues; the window lock keeps writes
  * and background copies apart; background copies and reads go through
- * dm-kcopyd and dm-io (see mirror.c's head comment).
+ * the member queues too, in groups of member I/Os (svc/mio.h).
  */
-#include <linux/dm-io.h>
-#include <linux/dm-kcopyd.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -462,43 +460,49 @@ void mirror_window_close(struct rl_mirror *mi)
 		queue_work(mi->a->wq, &mi->retry_work);
 }
 
-/* Start counting background I/Os: one reference held by the issuer. */
-void mirror_bg_begin(struct rl_mirror *mi)
+/*
+ * Member I/O of a background job or a read fix, through member @m's queue
+ * in @class: [s, s + len) (after data_offset) to or from @data (a check
+ * buffer). Returns 0, or -EIO if it failed. Sleeps.
+ */
+int mirror_io(struct rl_array *a, unsigned int m, blk_opf_t opf, void *data,
+	      sector_t s, sector_t len, enum rl_class class)
 {
-	atomic_set(&mi->bg_pending, 1);
-	reinit_completion(&mi->bg_done);
-	mi->bg_read_err = 0;
-	mi->bg_write_err = 0;
-}
+	struct rl_mio_group g;
+	bool write = op_is_write(opf);
 
-void mirror_bg_put(struct rl_mirror *mi)
-{
-	if (atomic_dec_and_test(&mi->bg_pending))
-		complete(&mi->bg_done);
+	rl_mio_init(&g, a, &rl_mirror(a)->mio_bs);
+	rl_mio(&g, m, opf, s, data, len, class,
+	       write ? RL_DATA_WRITE : RL_DATA_READ);
+	if (rl_mio_wait(&g))
+		return -EIO;
+	if (!write)
+		rl_mio_read_done(data, len);
+	return 0;
 }
 
 /*
- * Drop the issuer's reference, wait for the background I/Os, and fail the
- * members whose writes failed. Returns 0 or -EIO; the members whose reads
- * failed are returned in @read_err (a bad sector is not a failure: the
- * caller rewrites it from another copy, mirror_bg_read_error()).
+ * Read [s, s + len) of every member in @members into its check buffer, all
+ * at once, in the background class. Returns the members whose read
+ * failed. Sleeps.
  */
-int mirror_bg_wait(struct rl_array *a, const char *job,
-		   unsigned long *read_err)
+unsigned long mirror_read_all(struct rl_array *a, unsigned long members,
+			      sector_t s, sector_t len)
 {
 	struct rl_mirror *mi = rl_mirror(a);
+	struct rl_mio_group g;
+	unsigned long failed;
 	unsigned int m;
-	char why[32];
 
-	mirror_bg_put(mi);
-	wait_for_completion(&mi->bg_done);
-	*read_err = mi->bg_read_err;
-	if (!mi->bg_write_err)
-		return 0;
-	snprintf(why, sizeof(why), "%s write error", job);
-	for_each_set_bit(m, &mi->bg_write_err, a->geom.nr_members)
-		rl_member_fail(a, m, why);
-	return -EIO;
+	rl_mio_init(&g, a, &mi->mio_bs);
+	for_each_set_bit(m, &members, a->geom.nr_members)
+		rl_mio(&g, m, REQ_OP_READ, s, mi->buf[m].data, len, RL_BG,
+		       RL_DATA_READ);
+	failed = rl_mio_wait(&g);
+	for_each_set_bit(m, &members, a->geom.nr_members)
+		if (!test_bit(m, &failed))
+			rl_mio_read_done(mi->buf[m].data, len);
+	return failed;
 }
 
 /*
@@ -535,70 +539,60 @@ int mirror_bg_no_source(struct rl_array *a, unsigned long bad,
 	return -EIO;
 }
 
-static void mirror_copy_done(int read_err, unsigned long write_err,
-			     void *context)
-{
-	struct rl_mirror_copy *c = context;
-	struct rl_mirror *mi = c->mi;
-	unsigned int i;
-
-	if (read_err)
-		set_bit(c->src, &mi->bg_read_err);
-	for_each_set_bit(i, &write_err, c->nr)
-		set_bit(c->member[i], &mi->bg_write_err);
-	mirror_bg_put(mi);
-}
-
-static void mirror_copy_issue(struct rl_array *a, struct rl_mirror_copy *c,
-			      struct dm_io_region *from)
-{
-	struct dm_io_region to[DM_KCOPYD_MAX_REGIONS];
-	unsigned int i;
-
-	for (i = 0; i < c->nr; i++) {
-		to[i] = *from;
-		to[i].bdev = a->members[c->member[i]].dev->bdev;
-		atomic64_inc(&a->members[c->member[i]].io[RL_DATA_WRITE]);
-	}
-	atomic64_inc(&a->members[c->src].io[RL_DATA_READ]);
-	atomic_inc(&c->mi->bg_pending);
-	dm_kcopyd_copy(c->mi->kc, from, c->nr, to, 0, mirror_copy_done, c);
-}
-
 /*
- * Copy [s, s + len) from member @src over the members in @dests with
- * dm-kcopyd, DM_KCOPYD_MAX_REGIONS at a time, and wait. @read_err: set
- * (to BIT(@src)) if @src could not read it. Sleeps.
+ * Copy [s, s + len) from member @src over the members in @dests, as
+ * dm-kcopyd overlaps its sub-jobs: the window in two pieces or more,
+ * each in a check buffer of its own (the members' buffers hold a window:
+ * nr * check_sectors >= RL_MIRROR_SLOT_SECTORS, mirror_ctr()), every
+ * read queued on @src at once, back to back, and each piece's
+ * writes queued as soon as it is read. Fails the members whose disks
+ * could not write (a disk replaced meanwhile is the new one's rebuild's
+ * business); returns 0 or -EIO. @read_err: set (to BIT(@src)) if @src
+ * could not read it. Sleeps.
  */
 static int mirror_copy(struct rl_array *a, unsigned int src,
 		       unsigned long dests, sector_t s, sector_t len,
 		       const char *job, unsigned long *read_err)
 {
 	struct rl_mirror *mi = rl_mirror(a);
-	struct dm_io_region from = {
-		.bdev = a->members[src].dev->bdev,
-		.sector = a->geom.data_offset + s,
-		.count = len,
-	};
-	struct rl_mirror_copy *c = NULL;
-	unsigned int m, k = 0;
+	unsigned int nr = a->geom.nr_members, i, k, m;
+	sector_t piece = min_t(sector_t, mi->check_sectors,
+			       round_up(DIV_ROUND_UP(len, 2), 8));
+	struct rl_mio_group *wg = &mi->copy_wg;
+	bool bad = false;
+	char why[32];
+	sector_t n;
+	u8 *buf;
 
-	mirror_bg_begin(mi);
-	for_each_set_bit(m, &dests, a->geom.nr_members) {
-		if (!c) {
-			c = &mi->copy[k++];
-			c->src = src;
-			c->nr = 0;
-		}
-		c->member[c->nr++] = m;
-		if (c->nr == DM_KCOPYD_MAX_REGIONS) {
-			mirror_copy_issue(a, c, &from);
-			c = NULL;
-		}
+	k = DIV_ROUND_UP(len, piece);
+	for (i = 0; i < k; i++) {
+		rl_mio_init(&mi->copy_rg[i], a, &mi->mio_bs);
+		rl_mio(&mi->copy_rg[i], src, REQ_OP_READ, s + i * piece,
+		       mi->buf[(src + i) % nr].data,
+		       min(piece, len - i * piece), RL_BG, RL_DATA_READ);
 	}
-	if (c)
-		mirror_copy_issue(a, c, &from);
-	return mirror_bg_wait(a, job, read_err);
+	rl_mio_init(wg, a, &mi->mio_bs);
+	for (i = 0; i < k; i++) {
+		buf = mi->buf[(src + i) % nr].data;
+		n = min(piece, len - i * piece);
+		/* wait for every read, even after one failed: they use buf */
+		if (rl_mio_wait(&mi->copy_rg[i]))
+			bad = true;
+		if (bad)
+			continue;
+		rl_mio_read_done(buf, n);
+		for_each_set_bit(m, &dests, nr)
+			rl_mio(wg, m, REQ_OP_WRITE, s + i * piece, buf, n,
+			       RL_BG, RL_DATA_WRITE);
+	}
+	rl_mio_wait(wg);
+	*read_err = bad ? BIT(src) : 0;
+	if (!(wg->failed & dests))
+		return 0;
+	snprintf(why, sizeof(why), "%s write error", job);
+	for_each_set_bit(m, &wg->failed, nr)
+		rl_member_fail_io(a, m, wg->fdev[m], why);
+	return -EIO;
 }
 
 /*
@@ -650,38 +644,4 @@ int mirror_copy_window(struct rl_array *a, unsigned long unreadable,
 		else
 			__set_bit(src, &unreadable);
 	}
-}
-
-void mirror_read_done(unsigned long error, void *context)
-{
-	struct rl_mirror_buf *b = context;
-
-	if (error)
-		set_bit(b->member, &b->mi->bg_read_err);
-	mirror_bg_put(b->mi);
-}
-
-/* dm-io on member @m's [s, s + len) to or from @data. */
-int mirror_dm_io(struct rl_array *a, unsigned int m, blk_opf_t opf,
-		 void *data, sector_t s, sector_t len,
-		 io_notify_fn fn, void *context)
-{
-	struct rl_mirror *mi = rl_mirror(a);
-	struct dm_io_request req = {
-		.bi_opf = opf,
-		.mem.type = DM_IO_VMA,
-		.mem.ptr.vma = data,
-		.notify.fn = fn,
-		.notify.context = context,
-		.client = mi->io,
-	};
-	struct dm_io_region where = {
-		.bdev = a->members[m].dev->bdev,
-		.sector = a->geom.data_offset + s,
-		.count = len,
-	};
-
-	atomic64_inc(&a->members[m].io[op_is_write(opf) ? RL_DATA_WRITE :
-				     RL_DATA_READ]);
-	return dm_io(&req, 1, &where, NULL, IOPRIO_DEFAULT);
 }

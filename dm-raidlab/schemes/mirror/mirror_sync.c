@@ -4,8 +4,6 @@
  * worker): resync, rebuild, check and repair, a window at a time, and the
  * bad-block records of what no member could read.
  */
-#include <linux/dm-io.h>
-#include <linux/dm-kcopyd.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -36,8 +34,8 @@ static unsigned int mirror_check_fix(struct rl_array *a,
 	for_each_set_bit(m, &rerr, a->geom.nr_members) {
 		if (!mirror_bg_read_error(a, m, s, job))
 			continue;
-		if (mirror_dm_io(a, m, REQ_OP_WRITE, mi->buf[src].data, s, len,
-				 NULL, NULL))
+		if (mirror_io(a, m, REQ_OP_WRITE, mi->buf[src].data, s, len,
+			      RL_BG))
 			rl_member_fail(a, m, "read error, rewrite failed");
 	}
 	return src;
@@ -59,22 +57,9 @@ static int mirror_check(struct rl_array *a, unsigned int src,
 	unsigned int m, nr = a->geom.nr_members;
 	unsigned int first[RL_MAX_MEMBERS], last[RL_MAX_MEMBERS];
 	unsigned long differ = 0, rerr;
-	int r;
+	int r = 0;
 
-	mirror_bg_begin(mi);
-	for (m = 0; m < nr; m++) {
-		if (test_bit(m, &unreadable))
-			continue;
-		atomic_inc(&mi->bg_pending);
-		if (mirror_dm_io(a, m, REQ_OP_READ, mi->buf[m].data, s, len,
-				 mirror_read_done, &mi->buf[m])) {
-			set_bit(m, &mi->bg_read_err);
-			mirror_bg_put(mi);
-		}
-	}
-	r = mirror_bg_wait(a, job, &rerr);
-	if (r)
-		return r;
+	rerr = mirror_read_all(a, GENMASK(nr - 1, 0) & ~unreadable, s, len);
 	if (rerr) {
 		src = mirror_check_fix(a, unreadable, rerr, s, len, job);
 		if (src == RL_NONE)
@@ -97,9 +82,9 @@ static int mirror_check(struct rl_array *a, unsigned int src,
 	for_each_set_bit(m, &differ, nr) {
 		sector_t off = first[m];
 
-		if (mirror_dm_io(a, m, REQ_OP_WRITE,
-				 mi->buf[src].data + (off << SECTOR_SHIFT),
-				 s + off, last[m] - off + 1, NULL, NULL)) {
+		if (mirror_io(a, m, REQ_OP_WRITE,
+			      mi->buf[src].data + (off << SECTOR_SHIFT),
+			      s + off, last[m] - off + 1, RL_BG)) {
 			rl_member_fail(a, m, "repair write error");
 			r = -EIO;
 		}

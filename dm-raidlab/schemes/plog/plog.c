@@ -45,7 +45,6 @@
  *   plog_log.c      region state, log buffers, the log writer
  *   plog_plan.c     the records a write appends (pure)
  *   plog_cache.c    the data cache
- *   plog_io.c       member I/O, through the member queues
  *
  * and below them the region manager (plog.h; plog_region.h its private
  * part), each file calling only the ones below it:
@@ -56,9 +55,10 @@
  *   plog_seg.c      log segments and records (pure), the buffer pool
  *   plog_layout.c   the layout (pure)
  *
- * Member I/O goes through the member queues: foreground class for data
- * and log writes, background for region operations. Bios come from a
- * bioset (mempool); nothing else is allocated per I/O.
+ * Member I/O goes through the member queues, in groups of member I/Os
+ * (svc/mio.h): foreground class for data and log writes, background for
+ * region operations. Bios come from a bioset (mempool); nothing else is
+ * allocated per I/O.
  */
 #include <linux/crc32c.h>
 #include <linux/hash.h>
@@ -410,8 +410,7 @@ static int plog_alloc(struct plog *p, unsigned int nr_bufs, char **error)
 		return -ENOMEM;
 	for (r = 0; r < p->lo.nr_regions; r++)
 		p->keys[r] = rl_plog_region_key(&p->lo, r);
-	if (bioset_init(&p->bs, 4 * RL_MAX_MEMBERS, offsetof(struct plog_io, bio),
-			BIOSET_NEED_BVECS))
+	if (rl_mio_bioset_init(&p->bs, 4 * RL_MAX_MEMBERS))
 		return -ENOMEM;
 	if (rl_plog_pool_init(&p->pool, nr_bufs,
 			      p->lo.seg_sectors << SECTOR_SHIFT)) {

@@ -15,6 +15,7 @@
 #include <linux/workqueue.h>
 
 #include "../../svc/cell.h"
+#include "../../svc/mio.h"
 #include "plog.h"
 #include "../../raidlab.h"
 
@@ -79,25 +80,6 @@ struct plog_ws {
 	u32 *slot_row;			/* a member's slots -> rows */
 	unsigned long *recompute;	/* S bits */
 	u8 *slot_pos;			/* a member's slots -> syndrome positions */
-};
-
-/* A group of member I/Os waited for together. */
-struct plog_iog {
-	atomic_t pending;
-	struct completion done;
-	unsigned long failed;		/* members whose I/O failed */
-	unsigned long stale;		/* I/O that failed on a disk since replaced */
-	struct dm_dev *fdev[RL_MAX_MEMBERS];	/* the disk each failed on */
-};
-
-/* A member I/O: the bio with its queue entry in front (bioset front_pad). */
-struct plog_io {
-	struct rl_qent qe;
-	struct rl_array *a;
-	struct plog_iog *g;
-	struct dm_dev *dev;		/* the member's disk at submission */
-	unsigned int member;
-	struct bio bio;
 };
 
 struct plog_cache;
@@ -261,15 +243,6 @@ struct plog_mem {
 	u64 regions;			/* per-region state */
 	u64 total;
 };
-
-/* plog_io.c: member I/O */
-void plog_iog_init(struct plog_iog *g);
-void plog_io(struct plog *p, struct plog_iog *g, unsigned int m,
-	     blk_opf_t opf, sector_t msector, void *buf, unsigned int sectors,
-	     enum rl_class class, enum rl_io_kind kind);
-unsigned long plog_iog_wait(struct plog *p, struct plog_iog *g);
-void plog_iog_fail(struct plog *p, const struct plog_iog *g, const char *why);
-void plog_read_done(void *buf, unsigned int sectors);
 
 /* plog_cache.c: the data cache (pure, KUnit suite dm_raidlab_plog) */
 struct plog_cache *plog_cache_alloc(unsigned int nr);

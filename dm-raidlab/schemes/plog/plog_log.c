@@ -449,11 +449,11 @@ static unsigned long plog_log_write(struct plog *p, unsigned int nr)
 {
 	struct rl_plog_buf *b;
 	unsigned long bad;
-	struct plog_iog g;
+	struct rl_mio_group g;
 	unsigned int i, m, cp;
 	u64 msector;
 
-	plog_iog_init(&g);
+	rl_mio_init(&g, p->a, &p->bs);
 	for (i = 0; i < nr; i++) {
 		b = p->batch[i];
 		for (cp = 0; cp < p->lo.f; cp++) {
@@ -461,13 +461,13 @@ static unsigned long plog_log_write(struct plog *p, unsigned int nr)
 				continue;
 			rl_plog_seg_loc(&p->lo, b->region, plog_seg_no(b->seg),
 					cp, &m, &msector);
-			plog_io(p, &g, m, REQ_OP_WRITE | REQ_FUA, msector,
-				b->seg, p->lo.seg_sectors, RL_FG,
-				RL_PARITY_WRITE);
+			rl_mio(&g, m, REQ_OP_WRITE | REQ_FUA, msector,
+			       b->seg, p->lo.seg_sectors, RL_FG,
+			       RL_PARITY_WRITE);
 		}
 	}
-	bad = plog_iog_wait(p, &g);
-	plog_iog_fail(p, &g, "log write error");
+	bad = rl_mio_wait(&g);
+	rl_mio_fail(&g, "log write error");
 	return bad;
 }
 

@@ -56,7 +56,7 @@ static int plog_recompute_row(struct plog_ws *w, u32 r, u32 row,
 	struct plog *p = w->p;
 	const struct rl_plog_layout *lo = &p->lo;
 	struct rl_plog_loc loc;
-	struct plog_iog g;
+	struct rl_mio_group g;
 	unsigned int k;
 
 	for (k = 0; k < lo->cols; k++) {
@@ -69,12 +69,12 @@ static int plog_recompute_row(struct plog_ws *w, u32 r, u32 row,
 		memset(plog_qrow(w, row), 0, plog_chunk_bytes(p));
 	for (k = 0; k < lo->cols; k++) {
 		rl_plog_row_loc(lo, r, row, k, &loc);
-		plog_iog_init(&g);
-		plog_io(p, &g, loc.member, REQ_OP_READ,
-			loc.mchunk << lo->chunk_shift, w->stage,
-			1U << lo->chunk_shift, RL_BG, RL_DATA_READ);
-		if (plog_iog_wait(p, &g)) {
-			plog_iog_fail(p, &g, "read error");
+		rl_mio_init(&g, p->a, &p->bs);
+		rl_mio(&g, loc.member, REQ_OP_READ,
+		       loc.mchunk << lo->chunk_shift, w->stage,
+		       1U << lo->chunk_shift, RL_BG, RL_DATA_READ);
+		if (rl_mio_wait(&g)) {
+			rl_mio_fail(&g, "read error");
 			return -EIO;
 		}
 		if (is_vmalloc_addr(w->stage))
@@ -127,12 +127,12 @@ static int plog_slot_replay(struct plog_ws *w, u32 r,
 	struct plog *p = w->p;
 	const struct rl_plog_layout *lo = &p->lo;
 	struct rl_plog_loc loc;
-	struct plog_iog g;
+	struct rl_mio_group g;
 	unsigned int k;
 	u32 clo, chi;
 	size_t at;
 
-	plog_iog_init(&g);
+	rl_mio_init(&g, p->a, &p->bs);
 	for (k = 0; k < lo->cols; k++) {
 		if (!plog_span(id->off, id->len, lo->chunk_shift, k, &clo, &chi))
 			continue;
@@ -140,12 +140,12 @@ static int plog_slot_replay(struct plog_ws *w, u32 r,
 		if (test_bit(loc.member, &bad))
 			continue;
 		at = (((size_t)k << lo->chunk_shift) + clo - id->off) << SECTOR_SHIFT;
-		plog_io(p, &g, loc.member, REQ_OP_WRITE | REQ_FUA,
-			(loc.mchunk << lo->chunk_shift) + clo,
-			(void *)data + at, chi - clo, RL_BG, RL_DATA_WRITE);
+		rl_mio(&g, loc.member, REQ_OP_WRITE | REQ_FUA,
+		       (loc.mchunk << lo->chunk_shift) + clo,
+		       (void *)data + at, chi - clo, RL_BG, RL_DATA_WRITE);
 	}
-	if (plog_iog_wait(p, &g)) {
-		plog_iog_fail(p, &g, "write error");
+	if (rl_mio_wait(&g)) {
+		rl_mio_fail(&g, "write error");
 		return -EIO;
 	}
 	return 0;

@@ -197,11 +197,11 @@ static blk_status_t plog_log_prepare(struct plog_ctx *c, bool full)
 	u32 cs = 1U << p->lo.chunk_shift;
 	u32 lo, hi, rlo, rhi;
 	const struct plog_rec_plan *pl = &c->plan[0];
-	struct plog_iog g;
+	struct rl_mio_group g;
 	unsigned long failed;
 
 	if (!full) {
-		plog_iog_init(&g);
+		rl_mio_init(&g, p->a, &p->bs);
 		for (k = 0; k < cols; k++) {
 			if (!plog_col_span(c, k, &lo, &hi))
 				continue;
@@ -211,20 +211,20 @@ static blk_status_t plog_log_prepare(struct plog_ctx *c, bool full)
 					   (rhi - rlo) >> PLOG_BLOCK_SHIFT,
 					   c->col[k] + (rlo << SECTOR_SHIFT)))
 				continue;
-			plog_io(p, &g, c->loc[k].member, REQ_OP_READ,
-				plog_msector(p, c->loc[k].mchunk, rlo),
-				c->col[k] + (rlo << SECTOR_SHIFT), rhi - rlo,
-				RL_FG, RL_DATA_READ);
+			rl_mio(&g, c->loc[k].member, REQ_OP_READ,
+			       plog_msector(p, c->loc[k].mchunk, rlo),
+			       c->col[k] + (rlo << SECTOR_SHIFT), rhi - rlo,
+			       RL_FG, RL_DATA_READ);
 		}
-		failed = plog_iog_wait(p, &g);
+		failed = rl_mio_wait(&g);
 		if (failed) {
-			plog_iog_fail(p, &g, "read error");
+			rl_mio_fail(&g, "read error");
 			return BLK_STS_AGAIN;
 		}
 		for (k = 0; k < cols; k++)
 			if (plog_col_span(c, k, &lo, &hi))
-				plog_read_done(c->col[k] + (lo << SECTOR_SHIFT),
-					       hi - lo);
+				rl_mio_read_done(c->col[k] + (lo << SECTOR_SHIFT),
+						 hi - lo);
 		if (p->lo.f == 1) {
 			/* delta = old ^ new over the hull of the columns */
 			memset(c->delta + (pl->lo << SECTOR_SHIFT), 0,
@@ -271,7 +271,7 @@ static blk_status_t plog_write_log(struct plog_ctx *c)
 	u32 lo, hi, rlo, rhi;
 	bool full = !c->off && bio_sectors(c->cell.bio) == cols * cs;
 	u64 region = 0;
-	struct plog_iog g;
+	struct rl_mio_group g;
 	blk_status_t sts;
 	bool held;
 	int ret;
@@ -306,17 +306,17 @@ static blk_status_t plog_write_log(struct plog_ctx *c)
 	if (p->lo.f > 1 && !full)
 		plog_bio_copy(c, PLOG_FROM_BIO);
 
-	plog_iog_init(&g);
+	rl_mio_init(&g, p->a, &p->bs);
 	for (k = 0; k < cols; k++)
 		if (plog_col_span(c, k, &lo, &hi))
-			plog_io(p, &g, c->loc[k].member,
-				REQ_OP_WRITE | (c->cell.bio->bi_opf & (REQ_FUA | REQ_SYNC)),
-				plog_msector(p, c->loc[k].mchunk, lo),
-				c->col[k] + (lo << SECTOR_SHIFT), hi - lo,
-				RL_FG, RL_DATA_WRITE);
-	plog_iog_wait(p, &g);
+			rl_mio(&g, c->loc[k].member,
+			       REQ_OP_WRITE | (c->cell.bio->bi_opf & (REQ_FUA | REQ_SYNC)),
+			       plog_msector(p, c->loc[k].mchunk, lo),
+			       c->col[k] + (lo << SECTOR_SHIFT), hi - lo,
+			       RL_FG, RL_DATA_WRITE);
+	rl_mio_wait(&g);
 	/* what did not land is in the check blocks and their log: committed anyway */
-	plog_iog_fail(p, &g, "write error");
+	rl_mio_fail(&g, "write error");
 	plog_commit(c);
 	if (held)
 		rl_md_intent_end(a->md, region);
@@ -350,32 +350,32 @@ static unsigned long plog_read_row(struct plog_ctx *c, u32 lo, u32 hi, int *err)
 	struct plog *p = c->p;
 	unsigned int j, m, cols = p->lo.cols, n = p->lo.g;
 	unsigned long bad, failed, missing = 0;
-	struct plog_iog g;
+	struct rl_mio_group g;
 	u64 mchunk;
 
 	*err = 0;
 	bad = rl_unreadable_at(p->a, p->keys[c->region]);
-	plog_iog_init(&g);
+	rl_mio_init(&g, p->a, &p->bs);
 	for (j = 0; j < n; j++) {
 		m = plog_pos(c, j, &mchunk);
 		if (test_bit(m, &bad)) {
 			__set_bit(j, &missing);
 			continue;
 		}
-		plog_io(p, &g, m, REQ_OP_READ, plog_msector(p, mchunk, lo),
-			c->col[j] + (lo << SECTOR_SHIFT), hi - lo, RL_FG,
-			j < cols ? RL_DATA_READ : RL_PARITY_READ);
+		rl_mio(&g, m, REQ_OP_READ, plog_msector(p, mchunk, lo),
+		       c->col[j] + (lo << SECTOR_SHIFT), hi - lo, RL_FG,
+		       j < cols ? RL_DATA_READ : RL_PARITY_READ);
 	}
 	if (hweight_long(missing) > p->lo.f)
 		*err = -EIO;
-	failed = plog_iog_wait(p, &g);
+	failed = rl_mio_wait(&g);
 	if (failed) {
-		plog_iog_fail(p, &g, "read error");
+		rl_mio_fail(&g, "read error");
 		*err = -EAGAIN;
 	}
 	for (j = 0; j < n; j++)
 		if (!test_bit(j, &missing))
-			plog_read_done(c->col[j] + (lo << SECTOR_SHIFT), hi - lo);
+			rl_mio_read_done(c->col[j] + (lo << SECTOR_SHIFT), hi - lo);
 	return missing;
 }
 
@@ -456,7 +456,7 @@ static blk_status_t plog_write_direct(struct plog_ctx *c)
 	u32 cs = 1U << p->lo.chunk_shift, lo, hi, hlo = cs, hhi = 0;
 	void *ptrs[RL_MAX_MEMBERS];
 	unsigned long missing;
-	struct plog_iog g;
+	struct rl_mio_group g;
 	u64 region = 0, mchunk;
 	size_t o, n;
 	int err;
@@ -489,7 +489,7 @@ static blk_status_t plog_write_direct(struct plog_ctx *c)
 		if (rl_md_intent_start(a->md, region))
 			return BLK_STS_IOERR;
 	}
-	plog_iog_init(&g);
+	rl_mio_init(&g, p->a, &p->bs);
 	for (j = 0; j < p->lo.g; j++) {
 		if (test_bit(j, &missing))
 			continue;
@@ -500,14 +500,14 @@ static blk_status_t plog_write_direct(struct plog_ctx *c)
 			hi = hhi;
 		}
 		m = plog_pos(c, j, &mchunk);
-		plog_io(p, &g, m,
-			REQ_OP_WRITE | (c->cell.bio->bi_opf & (REQ_FUA | REQ_SYNC)),
-			plog_msector(p, mchunk, lo),
-			c->col[j] + (lo << SECTOR_SHIFT), hi - lo, RL_FG,
-			j < cols ? RL_DATA_WRITE : RL_PARITY_WRITE);
+		rl_mio(&g, m,
+		       REQ_OP_WRITE | (c->cell.bio->bi_opf & (REQ_FUA | REQ_SYNC)),
+		       plog_msector(p, mchunk, lo),
+		       c->col[j] + (lo << SECTOR_SHIFT), hi - lo, RL_FG,
+		       j < cols ? RL_DATA_WRITE : RL_PARITY_WRITE);
 	}
-	plog_iog_wait(p, &g);
-	plog_iog_fail(p, &g, "write error");
+	rl_mio_wait(&g);
+	rl_mio_fail(&g, "write error");
 	if (a->md)
 		rl_md_intent_end(a->md, region);
 	for (j = 0; j < cols; j++)

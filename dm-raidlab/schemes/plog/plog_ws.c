@@ -33,7 +33,7 @@ static void plog_xor_chunk(struct plog *p, void *dst, void *src)
 #define PLOG_BG_PIECE		256
 
 /* Background I/O of @sectors at @msector of member @m, in pieces. */
-static void plog_bg_io(struct plog *p, struct plog_iog *g, unsigned int m,
+static void plog_bg_io(struct plog *p, struct rl_mio_group *g, unsigned int m,
 		       blk_opf_t opf, sector_t msector, void *buf,
 		       unsigned int sectors, enum rl_io_kind kind)
 {
@@ -41,7 +41,7 @@ static void plog_bg_io(struct plog *p, struct plog_iog *g, unsigned int m,
 
 	for (; sectors; sectors -= n) {
 		n = min_t(unsigned int, sectors, PLOG_BG_PIECE);
-		plog_io(p, g, m, opf, msector, buf, n, RL_BG, kind);
+		rl_mio(g, m, opf, msector, buf, n, RL_BG, kind);
 		msector += n;
 		buf += (size_t)n << SECTOR_SHIFT;
 	}
@@ -234,15 +234,15 @@ int plog_slice_io(struct plog_ws *w, u32 r, unsigned int m, u32 s0, u32 n,
 	struct plog *p = w->p;
 	u64 start = rl_plog_region_start(&p->lo, m, r) + s0;
 	unsigned long failed;
-	struct plog_iog g;
+	struct rl_mio_group g;
 
-	plog_iog_init(&g);
-	plog_io(p, &g, m, write ? REQ_OP_WRITE | REQ_FUA : REQ_OP_READ,
-		start << p->lo.chunk_shift, w->stage, n << p->lo.chunk_shift,
-		RL_BG, kind);
-	failed = plog_iog_wait(p, &g);
+	rl_mio_init(&g, p->a, &p->bs);
+	rl_mio(&g, m, write ? REQ_OP_WRITE | REQ_FUA : REQ_OP_READ,
+	       start << p->lo.chunk_shift, w->stage, n << p->lo.chunk_shift,
+	       RL_BG, kind);
+	failed = rl_mio_wait(&g);
 	if (failed) {
-		plog_iog_fail(p, &g, write ? "write error" : "read error");
+		rl_mio_fail(&g, write ? "write error" : "read error");
 		return -EIO;
 	}
 	if (!write && is_vmalloc_addr(w->stage))
@@ -292,11 +292,11 @@ static unsigned long plog_check_io(struct plog_ws *w, u32 r, unsigned long bad,
 	struct plog *p = w->p;
 	const struct rl_plog_layout *lo = &p->lo;
 	u32 first = plog_first_parity_slot(lo), n = plog_check_slots(lo);
-	struct plog_iog g;
+	struct rl_mio_group g;
 	unsigned long failed;
 	unsigned int t, m;
 
-	plog_iog_init(&g);
+	rl_mio_init(&g, p->a, &p->bs);
 	for (t = 0; t < lo->g; t++) {
 		m = rl_plog_data_member(lo, r, t);
 		if (test_bit(m, &bad))
@@ -306,8 +306,8 @@ static unsigned long plog_check_io(struct plog_ws *w, u32 r, unsigned long bad,
 			   plog_pstage(w, t), n << lo->chunk_shift,
 			   write ? RL_PARITY_WRITE : RL_PARITY_READ);
 	}
-	failed = plog_iog_wait(p, &g);
-	plog_iog_fail(p, &g, write ? "write error" : "read error");
+	failed = rl_mio_wait(&g);
+	rl_mio_fail(&g, write ? "write error" : "read error");
 	if (!write && is_vmalloc_addr(w->pstage))
 		invalidate_kernel_vmap_range(w->pstage, (size_t)lo->g * n <<
 					     (lo->chunk_shift + SECTOR_SHIFT));
@@ -388,7 +388,7 @@ static int plog_read_seg(struct plog_ws *w, u32 r, u64 gen, u32 s,
 	const struct rl_plog_layout *lo = &p->lo;
 	const char *dev = dm_table_device_name(p->a->ti->table);
 	unsigned int c, m;
-	struct plog_iog g;
+	struct rl_mio_group g;
 	const char *why;
 	int ret = -EIO;
 	u64 msector;
@@ -397,11 +397,11 @@ static int plog_read_seg(struct plog_ws *w, u32 r, u64 gen, u32 s,
 		rl_plog_seg_loc(lo, r, s, c, &m, &msector);
 		if (lo->f > 1 && test_bit(m, &bad))
 			continue;
-		plog_iog_init(&g);
-		plog_io(p, &g, m, REQ_OP_READ, msector, w->stage,
-			lo->seg_sectors, RL_BG, RL_PARITY_READ);
-		if (plog_iog_wait(p, &g)) {
-			plog_iog_fail(p, &g, "log read error");
+		rl_mio_init(&g, p->a, &p->bs);
+		rl_mio(&g, m, REQ_OP_READ, msector, w->stage,
+		       lo->seg_sectors, RL_BG, RL_PARITY_READ);
+		if (rl_mio_wait(&g)) {
+			rl_mio_fail(&g, "log read error");
 			ret = -EIO;
 			continue;
 		}
@@ -456,11 +456,11 @@ static unsigned long plog_read_window(struct plog_ws *w, u32 r, u32 w0, u32 end,
 	const struct rl_plog_layout *lo = &p->lo;
 	unsigned int i, c, m, run_m[RL_MAX_MEMBERS];
 	unsigned long failed;
-	struct plog_iog g;
+	struct rl_mio_group g;
 	u64 msector;
 
 	*miss = 0;
-	plog_iog_init(&g);
+	rl_mio_init(&g, p->a, &p->bs);
 	for (i = 0; i < lo->l && w0 + i < end; i++) {
 		run_m[i] = RL_NONE;
 		for (c = 0; c < lo->f; c++) {
@@ -477,8 +477,8 @@ static unsigned long plog_read_window(struct plog_ws *w, u32 r, u32 w0, u32 end,
 		if (run_m[i] == RL_NONE)
 			__set_bit(i, miss);
 	}
-	failed = plog_iog_wait(p, &g);
-	plog_iog_fail(p, &g, "log read error");
+	failed = rl_mio_wait(&g);
+	rl_mio_fail(&g, "log read error");
 	for (i = 0; i < lo->l && w0 + i < end; i++)
 		if (run_m[i] != RL_NONE && test_bit(run_m[i], &failed))
 			__set_bit(i, miss);
