@@ -66,13 +66,13 @@ for SCHEME in ${RL_REBUILD_SCHEMES:-raid5 raid4 mirror}; do
 		load=$!
 		sleep 1
 		t0=$(cut -d' ' -f1 /proc/uptime)
-		before=$(dmesg | wc -l)
+		before=$(dmesg_mark)
 		check "$SCHEME: fail member $i under load" dm_message arr fail $i
 		sleep 0.5
 		log "$SCHEME: after the failure: $(rl_health arr) $(rl_sync arr)"
 		# (a mirror's rebuild may be over already: the kernel log says it began)
-		check "$SCHEME: a spare rebuilds member $i" sh -c \
-			"dmesg | tail -n +$((before + 1)) | grep -q 'member $i (.*) rebuilding'"
+		check "$SCHEME: a spare rebuilds member $i" \
+			dmesg_has "$before" "member $i (.*) rebuilding"
 		check "$SCHEME: rebuild of member $i ends" wait_rebuilt 300
 		t1=$(cut -d' ' -f1 /proc/uptime)
 		log "$SCHEME: member $i rebuilt in $(echo "$t0 $t1" | awk '{ print $2 - $1 }') s under load"

@@ -129,14 +129,14 @@ expect_fail dm_message arr check
 check "stop the degraded array" dm_remove arr
 relinear 1 || die "relinear 1"
 relinear 3 || die "relinear 3"
-before=$(dmesg | wc -l)
+before=$(dmesg_mark)
 check "create it again with two spares" dm_create arr "$(table "$S1" "$S2")"
 rl_load_start arr $SIZE 16M 12
 sleep 1
 log "status: $(dm_status arr)"
 for m in 1 3; do
-	check "a spare rebuilds member $m" sh -c \
-		"dmesg | tail -n +$((before + 1)) | grep -q 'member $m (.*) rebuilding'"
+	check "a spare rebuilds member $m" \
+		dmesg_has "$before" "member $m (.*) rebuilding"
 done
 t0=$(cut -d' ' -f1 /proc/uptime)
 check "both rebuilds end" wait_rebuilt 600
@@ -145,8 +145,8 @@ log "rebuilt in $(echo "$t0 $t1" | awk '{ print $2 - $1 }') s; status: $(dm_stat
 rl_load_done "rebuild"
 check "optimal, every member in sync" test "$(rl_health arr) $(rl_state arr)" = "AAAAA optimal"
 for m in 1 3; do
-	check "member $m rebuilt (kernel log)" sh -c \
-		"dmesg | tail -n +$((before + 1)) | grep -q 'member $m rebuilt'"
+	check "member $m rebuilt (kernel log)" \
+		dmesg_has "$before" "member $m rebuilt"
 done
 drop_caches
 check "pattern verifies after the rebuild" fio_verify /dev/mapper/arr $SIZE

@@ -85,15 +85,15 @@ dd if=/dev/urandom of=/dev/mapper/w0 bs=512 seek=0 count=32 oflag=direct conv=no
 N2=$((SEGS * 6))
 [ "$N2" -le $((H / 4)) ] || N2=$((H / 4))
 check "the second pass fills the log" test "$N2" -gt $((SEGS * 3 + SEGS / 2))
-_before=$(dmesg | wc -l)
+_before=$(dmesg_mark)
 FIO_STATE_DIR=/tmp/fs2 FIO_IODEPTH=16 FIO_RUNTIME=120 \
 	check "second pass: $N2 writes verify" \
 	fio_write_then_verify /dev/mapper/p "${H}k" --offset="${H}k" \
 	--io_size=$((N2 * 4))k
 # the reintegration runs in the background: its message may come later
-named() { dmesg | tail -n +$((_before + 1)) | grep -q 'plog region 0 segment 0: '; }
+named() { dmesg_since "$_before" | grep -q 'plog region 0 segment 0: '; }
 check "the kernel log names the damaged segment" eventually named
-dmesg | tail -n +$((_before + 1)) | grep 'plog region' | head -n 3 | sed 's/^/    /'
+dmesg_since "$_before" | grep 'plog region' | head -n 3 | sed 's/^/    /'
 # the region recomputed, its log dropped: nothing left of region 0's log
 # (plog_regions: segments on disk and in memory) once it is reintegrated
 settled() {

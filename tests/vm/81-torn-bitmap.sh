@@ -110,14 +110,14 @@ md_image /tmp/torn.img
 # shellcheck disable=SC2046
 set -- $(bm_info /tmp/torn.img)
 check "torn: bitmap block $BLK no longer validates" test "$1 $4" = "$BLK invalid"
-_before=$(dmesg | wc -l)
+_before=$(dmesg_mark)
 check "torn: assembles" dm_create t "$LINE"
 dmsetup status t
-dmesg | tail -n +$((_before + 1)) | grep raidlab | sed 's/^/    /'
-check "torn: the kernel log names bitmap block $BLK, its $NREG regions dirty" sh -c \
-	"dmesg | tail -n +$((_before + 1)) | grep -q 'bitmap block $BLK: Metadata bitmap block: bad checksum (torn write): its $NREG regions dirty'"
-check "torn: the kernel log reports $NREG dirty regions" sh -c \
-	"dmesg | tail -n +$((_before + 1)) | grep -q 'unclean shutdown: $NREG regions dirty'"
+dmesg_since "$_before" | grep raidlab | sed 's/^/    /'
+check "torn: the kernel log names bitmap block $BLK, its $NREG regions dirty" \
+	dmesg_has "$_before" "bitmap block $BLK: Metadata bitmap block: bad checksum (torn write): its $NREG regions dirty"
+check "torn: the kernel log reports $NREG dirty regions" \
+	dmesg_has "$_before" "unclean shutdown: $NREG regions dirty"
 act=$(rl_st t 6)
 log "torn: sync $(rl_sync t), dirty regions $(dirty)"
 check "torn: status shows $NREG dirty regions, resync under way or done ($act)" \

@@ -137,11 +137,11 @@ expect_fail dm_message arr check
 load_done "through the failure"
 if [ $MD = 1 ]; then
 	check "stop the degraded array" dm_remove arr
-	before=$(dmesg | wc -l)
+	before=$(dmesg_mark)
 	check "create it again with a spare" dm_create arr "$(table "spare $SPARE")"
 	fio_bg 20
-	check "the spare takes role 2 and rebuilds" sh -c \
-		"dmesg | tail -n +$((before + 1)) | grep -q 'member 2 (.*) rebuilding'"
+	check "the spare takes role 2 and rebuilds" \
+		dmesg_has "$before" "member 2 (.*) rebuilding"
 	log "status after the spare came in: $(dm_status arr)"
 	check "the rebuild finishes" rl_wait_sync arr 600
 	check "member 2 in sync" test "$(rl_health arr)" = AAA

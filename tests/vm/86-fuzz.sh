@@ -64,26 +64,26 @@ while read -r kind rest; do
 			done
 			;;
 		esac
-		before=$(dmesg | wc -l)
+		before=$(dmesg_mark)
 		if printf '%s\n' "$rest" | command dmsetup create fz >/dev/null 2>&1; then
 			valid_ok=$((valid_ok + 1))
 			dmsetup remove --retry fz >/dev/null 2>&1 || die "cannot remove a valid line"
 		else
 			log "a valid line refused: $rest"
-			dmesg | tail -n +$((before + 1)) | sed 's/^/    /'
+			dmesg_since "$before" | sed 's/^/    /'
 			[ -e /dev/mapper/fz ] && command dmsetup remove fz >/dev/null 2>&1
 		fi
 		;;
 	table)
 		tables=$((tables + 1))
-		before=$(dmesg | wc -l)
+		before=$(dmesg_mark)
 		if printf '%s\n' "$rest" | command dmsetup create fz >/dev/null 2>&1; then
 			accepted=$((accepted + 1))
 			dmsetup remove --retry fz >/dev/null 2>&1 || die "cannot remove an accepted line"
 			continue
 		fi
 		[ -e /dev/mapper/fz ] && command dmsetup remove fz >/dev/null 2>&1
-		new=$(dmesg | tail -n +$((before + 1)))
+		new=$(dmesg_since "$before")
 		if ! echo "$new" | grep -q "device-mapper:"; then
 			# dmsetup refused it before the kernel saw it
 			userspace=$((userspace + 1))

@@ -114,7 +114,7 @@ round() {
 	dm_remove dly || die "remove dly"
 
 	check "$_n: crash image written back" image load
-	_before=$(dmesg | wc -l)
+	_before=$(dmesg_mark)
 	case $_opts in
 	*"journal off"*)
 		# dirty and degraded with no journal: refused unless forced (1.6.0)
@@ -126,8 +126,8 @@ round() {
 	check "$_n: assembled with member 1 missing" \
 		dm_create r5 "$(r5_line "$_opts" "$m0" - "$m2" "$m3")"
 	dmsetup status r5
-	dmesg | tail -n +$((_before + 1)) | grep raidlab | sed 's/^/    /'
-	REPLAYED=$(dmesg | tail -n +$((_before + 1)) | grep -c 'journal: 1 records replayed')
+	dmesg_since "$_before" | grep raidlab | sed 's/^/    /'
+	REPLAYED=$(dmesg_since "$_before" | grep -c 'journal: 1 records replayed')
 	drop_caches
 	dd if=/dev/mapper/r5 of=/tmp/d1.read bs=64K skip=1 count=1 iflag=direct 2>/dev/null ||
 		die "$_n: read D1"

@@ -106,13 +106,13 @@ crash_resume() {
 			"Dirty and degraded with no journal: start_dirty_degraded forces it"
 		_tab=$_forced
 	fi
-	_before=$(dmesg | wc -l)
+	_before=$(dmesg_mark)
 	run dm_create arr "$_tab"
 	log "$_w: assembled again: $(rl_health arr) $(rl_sync arr)"
 	# where the checkpoint has the job resume, from the kernel log (the
 	# status may already be past it: a new table runs at full speed), in
 	# array sectors (3 data columns of each member sector)
-	_m=$(dmesg | tail -n +$((_before + 1)) |
+	_m=$(dmesg_since "$_before" |
 		sed -n "s/.*$_lw resumes at member sector \([0-9]*\).*/\1/p" | head -n1)
 	_s0=$((${_m:-0} * 3))
 	check "$_w: the $_a resumes at load (the kernel log says where: ${_m:-nothing})" \

@@ -220,20 +220,39 @@ dm_create() {
 dm_reload() { printf '%s\n' "$2" | dmsetup reload "$1"; }
 dm_remove() { dmsetup remove --retry "$1"; }
 dm_remove_all() { dmsetup remove_all --retry >/dev/null 2>&1 || dmsetup remove_all; }
+# dmesg_mark: the kernel log's last timestamp; dmesg_since MARK: the lines
+# stamped after it. A line count would slip: once the 128 KiB ring buffer is
+# full, each new line pushes an old one out, and the count stops growing.
+dmesg_mark() { dmesg | tail -n 1 | sed -n 's/^\[ *\([0-9]*\.[0-9]*\)\].*/\1/p'; }
+dmesg_since() {
+	dmesg | awk -v t="${1:-0}" '{
+		s = $0
+		if (sub(/^\[ */, "", s) && sub(/\].*/, "", s) && s + 0 > t + 0)
+			print
+	}'
+}
+
+# dmesg_has MARK [GREP-OPTION...] PATTERN: a line after MARK matches
+dmesg_has() {
+	_rl_m=$1
+	shift
+	dmesg_since "$_rl_m" | grep -q "$@"
+}
+
 # dm_refused TARGET LINE MSG: `dmsetup create` of the table LINE must fail
 # and the kernel log must say "TARGET: MSG" (ok / not_ok either way)
 dm_refused() {
-	_before=$(dmesg | wc -l)
+	_before=$(dmesg_mark)
 	if echo "$2" | dmsetup create bad 2>/dev/null; then
 		not_ok "accepted: $2"
 		dmsetup remove bad
 		return
 	fi
-	if dmesg | tail -n +$((_before + 1)) | grep -q "$1: $3"; then
+	if dmesg_since "$_before" | grep -q "$1: $3"; then
 		ok "refused with '$3': $2"
 	else
 		not_ok "refused without '$3': $2"
-		dmesg | tail -n +$((_before + 1)) | sed 's/^/    /'
+		dmesg_since "$_before" | sed 's/^/    /'
 	fi
 	[ -e /dev/mapper/bad ] && dmsetup remove bad
 }
