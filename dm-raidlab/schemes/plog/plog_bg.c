@@ -2,8 +2,9 @@
 /*
  * dm-raidlab plog: the region operations other than reintegration,
  * each with the region frozen and alone (op_sem write, workspace 0):
- * the fix-up of a region with an unreadable member, the recomputation of
- * one whose reintegration failed, reintegrate-all (message, suspend),
+ * a region's repair (the fix-up of a region with an unreadable member,
+ * the recomputation of one whose reintegration failed), reintegrate-all
+ * (message, suspend),
  * and the background jobs' rebuild, check and repair (plog_sync_range()).
  * Also the workspaces' setup (plog_region_ops_init()).
  */
@@ -129,11 +130,11 @@ static void plog_fixup(struct plog *p, u32 r)
 			plog_truncate(p, r);
 		}
 	}
-	mutex_lock(&p->lock);
-	p->reg[r].fix = false;
-	if (bad)
+	if (bad) {
+		mutex_lock(&p->lock);
 		p->reg[r].mode = PLOG_DIRECT;
-	mutex_unlock(&p->lock);
+		mutex_unlock(&p->lock);
+	}
 	up_write(&p->op_sem);
 	plog_thaw(p, r);
 }
@@ -151,41 +152,71 @@ static void plog_recomp(struct plog *p, u32 r)
 		      dm_table_device_name(p->a->ti->table), r);
 		plog_truncate(p, r);
 	}
-	mutex_lock(&p->lock);
-	p->reg[r].recomp = false;
-	mutex_unlock(&p->lock);
 	up_write(&p->op_sem);
 	plog_thaw(p, r);
 }
 
 /*
- * The worker of fix-ups, then recomputations of regions whose
- * reintegration failed (plog_reint_work() runs the reintegrations).
+ * Ask for repair @level of region @r, if it does not wait for as much
+ * already. p->lock held.
+ */
+void plog_want_repair(struct plog *p, u32 r, enum plog_repair level)
+{
+	struct plog_region *rg = &p->reg[r];
+
+	if (rg->repair >= level)
+		return;
+	rg->repair = level;
+	if (!READ_ONCE(p->stopping))
+		queue_work(p->bg_wq, &p->bg_work);
+}
+
+/*
+ * The repair of region @r at @level: a fix-up while a member of it is
+ * unreadable, whatever was asked (it covers the recomputation); a
+ * recomputation if that was asked and every member is readable; nothing
+ * for a fix-up whose members came back. The request stays up while the
+ * repair runs (plog_reint_pick() passes the region over); a higher one
+ * made meanwhile is served next.
+ */
+static void plog_repair(struct plog *p, u32 r, enum plog_repair level)
+{
+	if (rl_unreadable_at(p->a, p->keys[r]))
+		plog_fixup(p, r);
+	else if (level == PLOG_REPAIR_RECOMP)
+		plog_recomp(p, r);
+	mutex_lock(&p->lock);
+	if (p->reg[r].repair <= level)
+		p->reg[r].repair = PLOG_REPAIR_NONE;
+	mutex_unlock(&p->lock);
+}
+
+/*
+ * The worker of region repairs, fix-ups before recomputations
+ * (plog_reint_work() runs the reintegrations).
  */
 void plog_bg_work(struct work_struct *ws)
 {
 	struct plog *p = container_of(ws, struct plog, bg_work);
-	u32 r, fix, recomp;
+	enum plog_repair level;
+	u32 r, best;
 
 	for (;;) {
-		fix = U32_MAX;
-		recomp = U32_MAX;
+		best = U32_MAX;
+		level = PLOG_REPAIR_NONE;
 		mutex_lock(&p->lock);
-		for (r = 0; r < p->lo.nr_regions && fix == U32_MAX; r++) {
-			if (p->reg[r].fix)
-				fix = r;
-			else if (p->reg[r].recomp && recomp == U32_MAX)
-				recomp = r;
+		for (r = 0; r < p->lo.nr_regions; r++) {
+			if (p->reg[r].repair > level) {
+				level = p->reg[r].repair;
+				best = r;
+			}
 		}
 		mutex_unlock(&p->lock);
-		if (fix != U32_MAX)
-			plog_fixup(p, fix);
-		else if (recomp != U32_MAX)
-			plog_recomp(p, recomp);
-		else
+		if (best == U32_MAX)
 			break;
+		plog_repair(p, best, level);
 	}
-	/* regions a fix-up or recomputation held back may be taken again */
+	/* regions a repair held back may be taken again */
 	plog_kick_reint(p);
 }
 

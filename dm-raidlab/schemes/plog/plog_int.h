@@ -37,6 +37,17 @@ enum plog_mode {
 	PLOG_DIRECT,		/* degraded: read-modify-write, no log */
 };
 
+/*
+ * The repair a region waits for (plog_bg_work()). Requests only raise it:
+ * a fix-up covers a recomputation, as it flushes the log or recomputes
+ * the parity itself, and reintegration is retried after either.
+ */
+enum plog_repair {
+	PLOG_REPAIR_NONE,
+	PLOG_REPAIR_RECOMP,	/* its reintegration failed: recompute */
+	PLOG_REPAIR_FIX,	/* a member of it is lost: fix up, go DIRECT */
+};
+
 /* One parity-log region's state; under plog->lock. */
 struct plog_region {
 	struct rl_plog_buf *cur;	/* buffer taking records, or NULL */
@@ -49,13 +60,12 @@ struct plog_region {
 	u32 reints;			/* reintegrations done */
 	unsigned int busy;		/* foreground accesses in flight */
 	u8 mode;			/* enum plog_mode */
+	u8 repair;			/* enum plog_repair: wanted */
 	bool reint;			/* reintegration of disk_gen wanted */
-	bool fix;			/* degraded fix-up wanted */
 	bool frozen;			/* a region operation runs */
 	bool log_busy;			/* a log write of it is in flight */
 	bool intent;			/* holds a write-intent reference */
 	bool reinting;			/* a workspace reintegrates it */
-	bool recomp;			/* its reintegration failed: recompute */
 };
 
 /*
@@ -262,6 +272,9 @@ unsigned int plog_plan_recs(const struct rl_plog_layout *lo, u32 off, u32 len,
 			    struct plog_rec_plan *plan);
 unsigned int plog_plan_bufs(const struct rl_plog_layout *lo, const void *seg,
 			    const struct plog_rec_plan *plan, unsigned int nr);
+
+/* plog_bg.c: region repairs, reintegrate-all, the background jobs */
+void plog_want_repair(struct plog *p, u32 r, enum plog_repair level);
 
 /* plog_log.c: region state, log buffers, the log writer */
 void plog_kick(struct plog *p);

@@ -400,16 +400,6 @@ static unsigned int plog_seg_landed(struct plog *p, struct rl_plog_buf *b,
 	return copies;
 }
 
-/* A log write of region @r's segment cannot be done: a fix-up drops it. */
-static void plog_want_fix(struct plog *p, struct plog_region *rg)
-{
-	if (!rg->fix) {
-		rg->fix = true;
-		if (!READ_ONCE(p->stopping))
-			queue_work(p->bg_wq, &p->bg_work);
-	}
-}
-
 /*
  * The log writer's next batch, under p->lock: every sealed buffer that is
  * its region's next segment and whose records are all committed, marked
@@ -430,7 +420,7 @@ static unsigned int plog_log_batch(struct plog *p, unsigned long *flush)
 		copies = plog_seg_copies(p, x);
 		if (!copies) {
 			/* the fix-up drops it: make sure one comes */
-			plog_want_fix(p, rg);
+			plog_want_repair(p, x->region, PLOG_REPAIR_FIX);
 			continue;
 		}
 		rg->log_busy = true;
@@ -490,7 +480,7 @@ static void plog_log_landed(struct plog *p, unsigned int nr, unsigned long bad)
 		rg->log_busy = false;
 		copies = plog_seg_landed(p, b, p->batch_copies[i], bad);
 		if (!copies) {
-			plog_want_fix(p, rg);
+			plog_want_repair(p, b->region, PLOG_REPAIR_FIX);
 			continue;
 		}
 		if (p->pm)

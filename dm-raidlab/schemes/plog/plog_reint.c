@@ -471,7 +471,7 @@ static u32 plog_reint_pick(struct plog *p, struct plog_ws *w)
 	for (k = 0; k < p->lo.nr_regions; k++) {
 		r = (p->reint_next + k) % p->lo.nr_regions;
 		if (!p->reg[r].reint || p->reg[r].reinting ||
-		    p->reg[r].fix || p->reg[r].recomp)
+		    p->reg[r].repair != PLOG_REPAIR_NONE)
 			continue;
 		/* more members lost than it survives: nothing to be done */
 		if (hweight_long(rl_unreadable_at(p->a, p->keys[r])) >
@@ -523,14 +523,10 @@ void plog_reint_work(struct work_struct *ws)
 		rg->reinting = false;
 		w->region = U32_MAX;
 		w->log_members = 0;
-		if (ret && rg->reint) {
-			if (rl_unreadable_at(p->a, p->keys[r]))
-				rg->fix = true;
-			else
-				rg->recomp = true;
-			if (!p->stopping)
-				queue_work(p->bg_wq, &p->bg_work);
-		}
+		if (ret && rg->reint)
+			plog_want_repair(p, r,
+					 rl_unreadable_at(p->a, p->keys[r]) ?
+					 PLOG_REPAIR_FIX : PLOG_REPAIR_RECOMP);
 		plog_kick(p);
 		mutex_unlock(&p->lock);
 		/* its log members are free: another workspace may want them */

@@ -49,10 +49,7 @@ static int plog_enter(struct plog *p, u32 r)
 		if (!rg->frozen) {
 			if (!bad || rg->mode == PLOG_DIRECT)
 				break;
-			if (!rg->fix) {
-				rg->fix = true;
-				queue_work(p->bg_wq, &p->bg_work);
-			}
+			plog_want_repair(p, r, PLOG_REPAIR_FIX);
 		}
 		plog_wait_locked(p);
 	}
