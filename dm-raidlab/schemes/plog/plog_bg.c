@@ -157,21 +157,6 @@ static void plog_recomp(struct plog *p, u32 r)
 }
 
 /*
- * Ask for repair @level of region @r, if it does not wait for as much
- * already. p->lock held.
- */
-void plog_want_repair(struct plog *p, u32 r, enum plog_repair level)
-{
-	struct plog_region *rg = &p->reg[r];
-
-	if (rg->repair >= level)
-		return;
-	rg->repair = level;
-	if (!READ_ONCE(p->stopping))
-		queue_work(p->bg_wq, &p->bg_work);
-}
-
-/*
  * The repair of region @r at @level: a fix-up while a member of it is
  * unreadable, whatever was asked (it covers the recomputation); a
  * recomputation if that was asked and every member is readable; nothing

@@ -273,14 +273,12 @@ unsigned int plog_plan_recs(const struct rl_plog_layout *lo, u32 off, u32 len,
 unsigned int plog_plan_bufs(const struct rl_plog_layout *lo, const void *seg,
 			    const struct plog_rec_plan *plan, unsigned int nr);
 
-/* plog_bg.c: region repairs, reintegrate-all, the background jobs */
-void plog_want_repair(struct plog *p, u32 r, enum plog_repair level);
-
 /* plog_log.c: region state, log buffers, the log writer */
 void plog_kick(struct plog *p);
 void plog_wait_locked(struct plog *p);
 void plog_buf_drop(struct plog *p, struct rl_plog_buf *b);
 void plog_want_reint(struct plog *p, u32 r);
+void plog_want_repair(struct plog *p, u32 r, enum plog_repair level);
 void plog_kick_reint(struct plog *p);
 void plog_detach_cur(struct plog *p, u32 r);
 void plog_flush_data(struct plog *p, u32 r);

@@ -115,6 +115,21 @@ void plog_want_reint(struct plog *p, u32 r)
 }
 
 /*
+ * Ask for repair @level of region @r, if it does not wait for as much
+ * already. p->lock held.
+ */
+void plog_want_repair(struct plog *p, u32 r, enum plog_repair level)
+{
+	struct plog_region *rg = &p->reg[r];
+
+	if (rg->repair >= level)
+		return;
+	rg->repair = level;
+	if (!READ_ONCE(p->stopping))
+		queue_work(p->bg_wq, &p->bg_work);
+}
+
+/*
  * The pool is empty: send the fullest partial buffer to the log, so that
  * writers cannot all wait on buffers that no one fills up.
  */
