@@ -122,6 +122,51 @@ static sector_t rl_test_sector(unsigned int i, sector_t span, u64 *seed)
 	return (*seed >> 16) % span;
 }
 
+/* Each location of @ls (for sector @l) on its own member, owned as named. */
+static noinline_for_stack void
+rl_layout_check_locs(struct kunit *test, struct rl_array *a, sector_t l,
+		     const struct rl_locset *ls, const enum rl_part *parts)
+{
+	const struct rl_geom *g = &a->geom;
+	unsigned long seen = 0;
+	sector_t back;
+	unsigned int k;
+
+	for (k = 0; k < ls->nr; k++) {
+		const struct rl_where *w = &ls->loc[k];
+
+		KUNIT_ASSERT_EQ(test, w->part, parts[k]);
+		KUNIT_ASSERT_LT(test, w->member, g->nr_members);
+		KUNIT_ASSERT_FALSE(test, seen & BIT(w->member));
+		seen |= BIT(w->member);
+		KUNIT_ASSERT_GE(test, w->sector, g->data_offset);
+		KUNIT_ASSERT_LT(test, w->sector + ls->len - 1,
+				g->data_offset + a->member_sectors);
+		back = ~0ULL;
+		KUNIT_ASSERT_EQ(test, rl_owner(a, w->member, w->sector, &back),
+				w->part);
+		if (w->part == RL_PART_DATA || w->part == RL_PART_COPY)
+			KUNIT_ASSERT_EQ(test, back, l);
+	}
+}
+
+/* The last sector of the run of @ls: the same places, further on. */
+static noinline_for_stack void
+rl_layout_check_run_end(struct kunit *test, struct rl_array *a, sector_t l,
+			const struct rl_locset *ls)
+{
+	struct rl_locset end;
+	unsigned int k;
+
+	KUNIT_ASSERT_EQ(test, rl_locate(a, l + ls->len - 1, &end), 0);
+	KUNIT_ASSERT_EQ(test, end.len, 1ULL);
+	for (k = 0; k < ls->nr; k++) {
+		KUNIT_ASSERT_EQ(test, end.loc[k].member, ls->loc[k].member);
+		KUNIT_ASSERT_EQ(test, end.loc[k].sector,
+				ls->loc[k].sector + ls->len - 1);
+	}
+}
+
 /*
  * Forward then inverse: every location of a sector is on its own member,
  * inside the members' span, owned with the part ->locate names, and the
@@ -131,49 +176,25 @@ static void rl_layout_forward_inverse(struct kunit *test)
 {
 	const struct rl_layout_case *c = test->param_value;
 	struct rl_array *a = rl_layout_case_array(test, c);
-	const struct rl_geom *g = &a->geom;
 	enum rl_part parts[RL_MAX_LOCS];
 	unsigned int nr = rl_layout_parts(a, parts);
-	struct rl_locset ls, end;
+	struct rl_locset ls;
 	u64 seed = 42;
-	unsigned int i, k;
+	unsigned int i;
 
 	for (i = 0; i < 4000; i++) {
-		sector_t l = rl_test_sector(i, a->ti->len, &seed), back;
-		unsigned long seen = 0;
+		sector_t l = rl_test_sector(i, a->ti->len, &seed);
 
 		KUNIT_ASSERT_EQ(test, rl_locate(a, l, &ls), 0);
 		KUNIT_ASSERT_EQ(test, ls.nr, nr);
 		KUNIT_ASSERT_GE(test, ls.len, 1ULL);
 		KUNIT_ASSERT_LE(test, l + ls.len, a->ti->len);
-		for (k = 0; k < ls.nr; k++) {
-			const struct rl_where *w = &ls.loc[k];
-
-			KUNIT_ASSERT_EQ(test, w->part, parts[k]);
-			KUNIT_ASSERT_LT(test, w->member, g->nr_members);
-			KUNIT_ASSERT_FALSE(test, seen & BIT(w->member));
-			seen |= BIT(w->member);
-			KUNIT_ASSERT_GE(test, w->sector, g->data_offset);
-			KUNIT_ASSERT_LT(test, w->sector + ls.len - 1,
-					g->data_offset + a->member_sectors);
-			back = ~0ULL;
-			KUNIT_ASSERT_EQ(test, rl_owner(a, w->member, w->sector,
-						       &back), w->part);
-			if (w->part == RL_PART_DATA || w->part == RL_PART_COPY)
-				KUNIT_ASSERT_EQ(test, back, l);
-		}
+		rl_layout_check_locs(test, a, l, &ls, parts);
 		/* the offset within the chunk is kept */
-		if (g->nr_data > 1)
-			KUNIT_ASSERT_EQ(test, (ls.loc[0].sector - g->data_offset) &
+		if (a->geom.nr_data > 1)
+			KUNIT_ASSERT_EQ(test, (ls.loc[0].sector - a->geom.data_offset) &
 					(c->chunk - 1), l & (c->chunk - 1));
-		/* the last sector of the run: the same places, further on */
-		KUNIT_ASSERT_EQ(test, rl_locate(a, l + ls.len - 1, &end), 0);
-		KUNIT_ASSERT_EQ(test, end.len, 1ULL);
-		for (k = 0; k < ls.nr; k++) {
-			KUNIT_ASSERT_EQ(test, end.loc[k].member, ls.loc[k].member);
-			KUNIT_ASSERT_EQ(test, end.loc[k].sector,
-					ls.loc[k].sector + ls.len - 1);
-		}
+		rl_layout_check_run_end(test, a, l, &ls);
 	}
 	KUNIT_EXPECT_EQ(test, rl_locate(a, a->ti->len, &ls), -ERANGE);
 }
