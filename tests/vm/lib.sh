@@ -11,6 +11,7 @@
 #   RL_TESTS RL_TOOLS RL_NAME KVER, DM_DISABLE_UDEV=1
 #
 # Results:   ok MSG | not_ok MSG | check MSG CMD... | expect_fail CMD... | finish
+#            tier DEFAULT FULL (a value for this tier: RL_FULL=1 is the long one)
 #            skip MSG (exit 77) | die MSG (FAIL: MSG, exit 1) | run CMD... (die on error)
 # Logging:   log MSG | kmsg MSG (marker in the kernel log)
 # Disks:     disk I | disks [N] | pmem_dev | sectors DEV | wipe DEV [MiB]
@@ -52,16 +53,27 @@ skip() {
 	exit 77
 }
 
+# ok and not_ok also append "UPTIME N ok|not_ok MSG" to $RL_OUT/checks.txt:
+# the time each check took (scripts/lab/vm-times.py), the default tier's budget
+_rl_time() { echo "$(cut -d' ' -f1 /proc/uptime) $*" >>"$RL_OUT/checks.txt" 2>/dev/null; }
+
 ok() {
 	RL_PASS=$((RL_PASS + 1))
 	echo "ok $((RL_PASS + RL_FAIL)) - $*"
+	_rl_time "$((RL_PASS + RL_FAIL)) ok $*"
 }
 
 not_ok() {
 	RL_FAIL=$((RL_FAIL + 1))
 	echo "not ok $((RL_PASS + RL_FAIL)) - $*"
+	_rl_time "$((RL_PASS + RL_FAIL)) not_ok $*"
 	kmsg "not ok: $*"
 }
+
+# tier DEFAULT FULL: DEFAULT in the default tier, FULL in the long one
+# (vm-tests.sh --full: RL_FULL=1), e.g. FIO_RUNTIME=$(tier 4 8): less data,
+# fewer trials in the default tier, whose budget is scripts/lab/README.md's
+tier() { if [ "${RL_FULL:-0}" = 1 ]; then echo "$2"; else echo "$1"; fi; }
 
 # check MSG CMD...: ok if CMD succeeds, not_ok otherwise
 check() {
