@@ -9,6 +9,8 @@
 #   warning   guest writes "WARNING:" to /dev/kmsg, exits 0 -> nonzero
 #   panic     guest crashes the kernel (sysrq c)          -> nonzero (no result line)
 #   timeout   guest sleeps past --timeout                 -> 124
+#   stall     a boot limit shorter than any boot: stopped, booted once
+#             more, stopped again                         -> 124, console.stalled.log
 #   fio       fio_verify passes (twice) after a time-limited fio_write and
 #             detects data corrupted after fio_write          -> 0
 #   persist   a second boot with the same --disk-dir sees the first boot's
@@ -121,6 +123,13 @@ want_case skip && expect skip 77 "$DIR/skip.sh"
 want_case warning && expect warning nonzero "$DIR/warning.sh"
 want_case panic && expect panic nonzero "$DIR/panic.sh"
 want_case timeout && expect timeout 124 --timeout 45 "$DIR/timeout.sh"
+if want_case stall && RAIDLAB_BOOT_LIMIT=2 expect stall 124 "$DIR/pass.sh"; then
+	if [ -s "$DIR/out-stall/console.stalled.log" ] && grep -q "booting once more" "$DIR/stall.log"; then
+		echo "selftest: stall     ok    (the first boot's console kept, the second boot said so)"; GOOD=$((GOOD + 1))
+	else
+		echo "selftest: stall     WRONG (no console.stalled.log, or no word of the second boot)"; BAD=$((BAD + 1))
+	fi
+fi
 want_case fio && expect fio 0 "$DIR/fio.sh"
 if want_case persist; then
 	rm -rf "$DIR/disks"

@@ -59,8 +59,11 @@ for t in "${tests[@]}"; do
 		>"$OUTBASE/.$name.vm-run.log" 2>&1
 	rc=$?
 	dt=$(($(date +%s) - t1))
+	# vm-run.sh booted it a second time after a stalled boot: say so
+	again=
+	[ -e "$OUTBASE/$name/console.stalled.log" ] && again="  (booted again after a stalled boot)"
 	case $rc in
-	0) pass=$((pass + 1)); printf 'PASS  %-32s %4ds\n' "$name" "$dt" ;;
+	0) pass=$((pass + 1)); printf 'PASS  %-32s %4ds%s\n' "$name" "$dt" "$again" ;;
 	77) why=$(grep -a -m1 -o 'SKIP: .*' "$OUTBASE/$name/console.log" | tr -d '\r')
 		allow=$(sed -n "s/^$name[[:space:]]\{1,\}//p" "$ROOT/tests/vm/skip-allow" 2>/dev/null | head -n1)
 		if [ -n "$allow" ]; then
@@ -75,7 +78,7 @@ for t in "${tests[@]}"; do
 	*)
 		fail=$((fail + 1))
 		failed+=("$name")
-		printf 'FAIL  %-32s %4ds  (exit %d)\n' "$name" "$dt" "$rc"
+		printf 'FAIL  %-32s %4ds  (exit %d)%s\n' "$name" "$dt" "$rc" "$again"
 		grep -a -E '^(not ok|FAIL:)' "$OUTBASE/$name/console.log" 2>/dev/null | tr -d '\r' | head -n 20 | sed 's/^/      /'
 		sed 's/^/      /' "$OUTBASE/.$name.vm-run.log" | tail -n 45
 		;;
