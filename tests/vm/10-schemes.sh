@@ -3,27 +3,33 @@
 #
 # Every scheme end to end: create over 4-6 members, mkfs.ext4, mount, fio
 # with verify=crc32c (4k random writes, 1M sequential writes, a mixed job),
-# unmount, re-create the table, mount and verify everything again.
+# unmount, re-create the table, mount and verify everything again. The
+# long tier (--full) writes twice the data for twice as long.
 # vm-opts: --disks 6
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
 need_raidlab
 
+T=$(tier 4 8)		# seconds of each write pass
+RAND=$(tier 24M 48M)
+SEQ=$(tier 48M 96M)
+MIX=$(tier 12M 24M)
+
 jobs_write() {
-	FIO_RUNTIME=8 check "$1: fio 4k randwrite + verify" \
-		fio_write_then_verify /mnt/arr/rand.dat 48M
-	FIO_RUNTIME=8 FIO_RW=write FIO_BS=1M check "$1: fio 1M seq write + verify" \
-		fio_write_then_verify /mnt/arr/seq.dat 96M
+	FIO_RUNTIME=$T check "$1: fio 4k randwrite + verify" \
+		fio_write_then_verify /mnt/arr/rand.dat $RAND
+	FIO_RUNTIME=$T FIO_RW=write FIO_BS=1M check "$1: fio 1M seq write + verify" \
+		fio_write_then_verify /mnt/arr/seq.dat $SEQ
 	# a mixed job runs to its end (no runtime: see fio_write_then_verify)
 	FIO_RW=randrw check "$1: fio mixed 4k-64k randrw + verify" \
-		fio_write_then_verify /mnt/arr/mix.dat 24M --bsrange=4k-64k --rwmixread=40
+		fio_write_then_verify /mnt/arr/mix.dat $MIX --bsrange=4k-64k --rwmixread=40
 }
 
 jobs_verify() {
-	check "$1: 4k randwrite data verifies" fio_verify /mnt/arr/rand.dat 48M
-	FIO_RW=write FIO_BS=1M check "$1: 1M seq data verifies" fio_verify /mnt/arr/seq.dat 96M
+	check "$1: 4k randwrite data verifies" fio_verify /mnt/arr/rand.dat $RAND
+	FIO_RW=write FIO_BS=1M check "$1: 1M seq data verifies" fio_verify /mnt/arr/seq.dat $SEQ
 	FIO_RW=randrw check "$1: mixed data verifies" \
-		fio_verify /mnt/arr/mix.dat 24M --bsrange=4k-64k --rwmixread=40
+		fio_verify /mnt/arr/mix.dat $MIX --bsrange=4k-64k --rwmixread=40
 }
 
 for spec in "raid0 4 128" "mirror 3 128" "raid4 5 64" "raid5 6 128" "raid5 4 8"; do

@@ -4,20 +4,22 @@
 # Member failure under load: for mirror, raid4 and raid5, a member fails in
 # the middle of a fio write run - by swapping an error target in under it,
 # by dm-flakey going down, or by the 'fail' message - and all data still
-# verifies, through degraded reads and after degraded writes.
+# verifies, through degraded reads and after degraded writes. The long tier
+# (--full) writes longer and adds raid5 with member 0 swapped out.
 # vm-opts: --disks 6
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
 need_raidlab
 
 SIZE=192M
+T=$(tier 9 14)		# seconds of the write pass; the failure comes at 5 s
 
 # fail_under_load WHAT HOW VICTIM: fio writes while member VICTIM fails
 fail_under_load() {
 	_what=$1
 	_how=$2
 	_v=$3
-	FIO_RUNTIME=14 fio_write /dev/mapper/arr $SIZE >/tmp/fio.bg 2>&1 &
+	FIO_RUNTIME=$T fio_write /dev/mapper/arr $SIZE >/tmp/fio.bg 2>&1 &
 	_pid=$!
 	sleep 5
 	case $_how in
@@ -36,7 +38,7 @@ fail_under_load() {
 	drop_caches
 	check "$_what: all data verifies (degraded reads)" fio_verify /dev/mapper/arr $SIZE
 	# writes after the failure, then read back
-	FIO_STATE_DIR=/tmp/fio.seq FIO_RUNTIME=6 FIO_RW=write FIO_BS=256k \
+	FIO_STATE_DIR=/tmp/fio.seq FIO_RUNTIME=$(tier 4 6) FIO_RW=write FIO_BS=256k \
 		check "$_what: degraded seq writes verify" \
 		fio_write_then_verify /dev/mapper/arr 64M --offset=512M
 }
@@ -47,7 +49,8 @@ teardown() {
 }
 
 # -- error target swapped in under a member, each parity/mirror scheme ---
-for spec in "mirror 3 1" "raid4 4 3" "raid5 5 1" "raid5 4 0"; do
+for spec in "mirror 3 1" "raid4 4 3" "raid5 5 1" $(tier "" "raid5_4_0"); do
+	spec=$(echo "$spec" | tr _ ' ')
 	set -- $spec
 	scheme=$1
 	n=$2

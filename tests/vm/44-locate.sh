@@ -17,7 +17,9 @@ need_raidlab
 command -v python3 >/dev/null || skip "no python3 in the guest (scripts/lab/mkinitramfs.sh)"
 RL="python3 $RL_TOOLS/raidlab"
 CHUNK=16
-AREA=$((CHUNK * 24))	# sectors written and checked: 24 chunks
+# sectors written and checked: 15 chunks (24 in the long tier), five rows
+# of raid5 over 4 and raid6 over 5, so that P and Q visit every member
+AREA=$((CHUNK * $(tier 15 24)))
 
 # layout NAME WHAT: write AREA sectors of random data, check them
 layout() {

@@ -8,15 +8,17 @@
 # the load's own verify passed, check finds 0 mismatches, and the array
 # reassembles from the metadata with the spare in its new role, the failed
 # disk wiped and given back as a spare. A stale disk (one that failed) in
-# its old role is refused.
+# its old role is refused. The long tier (--full) does it with twice the
+# data on each member.
 # vm-opts: --disks 6
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
 need_raidlab
 
 PM=$(pmem_dev) || skip "no pmem"
-MB=48				# MiB of each member the arrays use
-SIZE=32M			# written before, verified after each rebuild
+MB=$(tier 24 48)		# MiB of each member the arrays use
+SIZE=$(tier 16M 32M)		# written before, verified after each rebuild
+LOAD=$(tier 8M 16M)		# written and verified during each rebuild, after SIZE
 
 # line SCHEME: the table line over the current roles and spares
 line() {
@@ -60,7 +62,7 @@ for SCHEME in ${RL_REBUILD_SCHEMES:-raid5 raid4 mirror}; do
 		old=$(role $i)
 		# the load: random writes with verify, past the pattern
 		fio --name=load --filename=/dev/mapper/arr --direct=1 --ioengine=libaio \
-			--rw=randwrite --bs=4k --iodepth=4 --offset=$SIZE --size=16M \
+			--rw=randwrite --bs=4k --iodepth=4 --offset=$SIZE --size=$LOAD \
 			--verify=crc32c --verify_fatal=1 --do_verify=1 --randrepeat=0 \
 			>/tmp/load.log 2>&1 &
 		load=$!

@@ -9,7 +9,7 @@
 # on disk replayed), also with a member missing (its regions replayed or
 # recomputed, then rebuilt onto a spare). The same writes check out with write-intent
 # durability (journal off) and without metadata. Table lines that must be refused are refused with the
-# reason in the kernel log.
+# reason in the kernel log. The long tier (--full) writes twice as much.
 # vm-opts: --disks 6 --disk-size 256M --timeout 1500
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
@@ -18,6 +18,8 @@ need_raidlab
 PM=$(pmem_dev)
 LEN=131072		# 64 MiB: well within the capacity of 5 x 256 MiB
 M5=$(disks 5)
+R1=$(tier 16M 32M)	# random writes at 0 (full rows follow at 32M)
+R2=$(tier 8M 16M)	# random writes at 0 (a burst follows at 16M)
 
 fresh() {
 	for d in $(disks 6); do wipe "$d" 4 || die "wipe $d"; done
@@ -44,7 +46,7 @@ check "durability is pmem" test "$(rl_plog arr 9)" = pmem
 check "initial resync finishes" rl_wait_sync arr 600
 check "check after resync: 0" test "$(rl_scrub arr check 300)" = 0
 
-FIO_RUNTIME=15 check "randwrite 4k verifies" fio_write_then_verify /dev/mapper/arr 32M
+FIO_RUNTIME=$(tier 8 15) check "randwrite 4k verifies" fio_write_then_verify /dev/mapper/arr $R1
 log "status: $(dm_status arr)"
 n=$(dm_message arr plog_regions | wc -l)
 log "regions with a log: $n"
@@ -70,12 +72,12 @@ check "check after full rows: 0" test "$(rl_scrub arr check 300)" = 0
 # ------------------------------------------------------------ degraded ---
 check "fail member 1" dm_message arr fail 1
 check "health ADAAA" test "$(rl_health arr)" = ADAAA
-check "degraded reads verify the random writes" fio_verify /dev/mapper/arr 32M
+check "degraded reads verify the random writes" fio_verify /dev/mapper/arr $R1
 FIO_RW=write FIO_BS=96k check "degraded reads verify the full rows" \
 	fio_verify /dev/mapper/arr 16M --offset=32M
-FIO_RUNTIME=10 check "degraded randwrite 4k verifies" \
+FIO_RUNTIME=$(tier 6 10) check "degraded randwrite 4k verifies" \
 	fio_write_then_verify /dev/mapper/arr 8M --offset=48M
-check "the first data still verifies" fio_verify /dev/mapper/arr 32M
+check "the first data still verifies" fio_verify /dev/mapper/arr $R1
 log "status: $(dm_status arr)"
 check "fail a second member" dm_message arr fail 3
 check "array failed" test "$(rl_state arr)" = failed
@@ -87,13 +89,13 @@ fresh
 check "plog with a spare" dm_create arr \
 	"0 $LEN raidlab plog 6 chunk_size 64 metadata $PM spare $(disk 5) 5 $M5"
 check "resync finishes" rl_wait_sync arr 600
-FIO_RUNTIME=15 check "randwrite 4k verifies" fio_write_then_verify /dev/mapper/arr 32M
+FIO_RUNTIME=$(tier 8 15) check "randwrite 4k verifies" fio_write_then_verify /dev/mapper/arr $R1
 check "fail member 2: the spare takes its role" dm_message arr fail 2
 check "rebuild finishes" rl_wait_sync arr 600
 check "health AAAAA after the rebuild" test "$(rl_health arr)" = AAAAA
-check "data verifies after the rebuild" fio_verify /dev/mapper/arr 32M
+check "data verifies after the rebuild" fio_verify /dev/mapper/arr $R1
 check "check after the rebuild: 0" test "$(rl_scrub arr check 300)" = 0
-FIO_RUNTIME=10 check "writes after the rebuild verify" \
+FIO_RUNTIME=$(tier 6 10) check "writes after the rebuild verify" \
 	fio_write_then_verify /dev/mapper/arr 8M --offset=40M
 TABLE=$(dm_table arr)
 log "table: $TABLE"
@@ -101,7 +103,7 @@ dm_remove arr
 
 # ---------------------------------------------------------- reassembly ---
 check "reassembled from the metadata" dm_create arr "$TABLE"
-check "data verifies after reassembly" fio_verify /dev/mapper/arr 32M
+check "data verifies after reassembly" fio_verify /dev/mapper/arr $R1
 check "check after reassembly: 0" test "$(rl_scrub arr check 300)" = 0
 dm_remove arr
 
@@ -113,7 +115,7 @@ check "plog with two log buffers and a spare" dm_create arr2 \
 	"0 $LEN raidlab plog 10 chunk_size 16 track_sectors 32 log_buffers 2 metadata $PM spare $(disk 5) 5 $M5"
 check "resync finishes" rl_wait_sync arr2 600
 rm -f /tmp/bg.rc
-(FIO_RUNTIME=30 FIO_IODEPTH=16 fio_write /dev/mapper/arr2 48M >/tmp/bg.log 2>&1
+(FIO_RUNTIME=$(tier 12 30) FIO_IODEPTH=16 fio_write /dev/mapper/arr2 48M >/tmp/bg.log 2>&1
 	echo $? >/tmp/bg.rc) &
 sleep 3
 check "fio is still writing" test ! -e /tmp/bg.rc
@@ -135,8 +137,8 @@ dm_remove arr2
 fresh
 check "plog for the replay" dm_create arr "0 $LEN raidlab plog 4 chunk_size 64 metadata $PM 5 $M5"
 check "resync finishes" rl_wait_sync arr 600
-FIO_RUNTIME=10 check "randwrite 4k" fio_write /dev/mapper/arr 16M
-check "it verifies" fio_verify /dev/mapper/arr 16M
+FIO_RUNTIME=$(tier 6 10) check "randwrite 4k" fio_write /dev/mapper/arr $R2
+check "it verifies" fio_verify /dev/mapper/arr $R2
 # every log applied (its region's intent bit set, cleared seconds later),
 # then new records: the image has logs in regions whose bits are set
 check "reintegrate" dm_message arr reintegrate
@@ -148,7 +150,7 @@ log "regions with a log at the crash: $n, dirty intent regions: $d; status: $(dm
 check "some region holds a log at the crash" test "$n" -gt 0
 check "intent bits are set at the crash" test "$d" -gt 0
 rl_image_save_idle 64 $M5 || die "copy the crash image"
-check "the first writes verify" fio_verify /dev/mapper/arr 16M
+check "the first writes verify" fio_verify /dev/mapper/arr $R2
 FIO_STATE_DIR=/tmp/fio.burst check "the last writes verify" \
 	fio_verify /dev/mapper/arr 2M --offset=16M
 dm_remove arr
@@ -157,7 +159,7 @@ check "loaded over the crash image" \
 	dm_create arr "0 $LEN raidlab plog 4 chunk_size 64 metadata $PM 5 $M5"
 log "status after replay: $(dm_status arr)"
 check "no log left after the replay" test "$(rl_plog arr 16)" = 0
-check "data verifies after the replay" fio_verify /dev/mapper/arr 16M
+check "data verifies after the replay" fio_verify /dev/mapper/arr $R2
 FIO_STATE_DIR=/tmp/fio.burst check "the last writes verify after the replay" \
 	fio_verify /dev/mapper/arr 2M --offset=16M
 check "check after the replay: 0" test "$(rl_scrub arr check 300)" = 0
@@ -178,12 +180,12 @@ n=$(dmesg | grep -c "a log member is unreadable, recomputing it")
 log "regions recomputed for their missing log member: $n"
 check "no log left after the degraded replay" test "$(rl_plog arr 16)" = 0
 check "no row left unresolved" test "$(dmesg | grep -c 'could not be recomputed')" = 0
-check "data verifies after the degraded replay" fio_verify /dev/mapper/arr 16M
+check "data verifies after the degraded replay" fio_verify /dev/mapper/arr $R2
 FIO_STATE_DIR=/tmp/fio.burst check "the last writes verify after the degraded replay" \
 	fio_verify /dev/mapper/arr 2M --offset=16M
 check "rebuild onto the spare finishes" rl_wait_sync arr 600
 check "health AAAAA after the rebuild" test "$(rl_health arr)" = AAAAA
-check "data verifies after the rebuild" fio_verify /dev/mapper/arr 16M
+check "data verifies after the rebuild" fio_verify /dev/mapper/arr $R2
 FIO_STATE_DIR=/tmp/fio.burst check "the last writes verify after the rebuild" \
 	fio_verify /dev/mapper/arr 2M --offset=16M
 check "check after the degraded replay and rebuild: 0" \
@@ -196,7 +198,7 @@ check "plog with journal off" dm_create arr \
 	"0 $LEN raidlab plog 6 chunk_size 64 metadata $PM journal off 5 $M5"
 check "durability is intent" test "$(rl_plog arr 9)" = intent
 check "resync finishes" rl_wait_sync arr 600
-FIO_RUNTIME=10 check "randwrite 4k verifies" fio_write_then_verify /dev/mapper/arr 16M
+FIO_RUNTIME=$(tier 6 10) check "randwrite 4k verifies" fio_write_then_verify /dev/mapper/arr $R2
 n=$(rl_plog arr 16)
 d=$(rl_md arr | cut -d' ' -f3)
 log "intent: $n regions with a log, $d dirty intent regions"
@@ -225,7 +227,7 @@ fresh
 check "plog without metadata" dm_create arr "0 $LEN raidlab plog 2 chunk_size 64 5 $M5"
 check "durability is none" test "$(rl_plog arr 9)" = none
 check "resync finishes" rl_wait_sync arr 600
-FIO_RUNTIME=10 check "randwrite 4k verifies" fio_write_then_verify /dev/mapper/arr 16M
+FIO_RUNTIME=$(tier 6 10) check "randwrite 4k verifies" fio_write_then_verify /dev/mapper/arr $R2
 check "check without reintegrating first: 0" test "$(rl_scrub arr check 300)" = 0
 dm_remove arr
 

@@ -9,7 +9,8 @@
 # spares; the array reassembles from its DAX metadata; a crash image (logs
 # in the DAX twins and on both copies on disk) is replayed, also with the
 # first copy of one log member unreadable. Table lines that must be
-# refused are refused with the reason in the kernel log.
+# refused are refused with the reason in the kernel log. The long tier
+# (--full) writes for about twice as long.
 # vm-opts: --disks 8 --disk-size 256M --timeout 1800
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
@@ -46,7 +47,7 @@ check "the table counts its options (faults 2 adds two)" rl_table_counted arr
 check "initial resync finishes" rl_wait_sync arr 600
 check "check after resync: 0" test "$(rl_scrub arr check 300)" = 0
 
-FIO_RUNTIME=15 check "randwrite 4k verifies" fio_write_then_verify /dev/mapper/arr 16M
+FIO_RUNTIME=$(tier 8 15) check "randwrite 4k verifies" fio_write_then_verify /dev/mapper/arr 16M
 log "status: $(dm_status arr)"
 check "regions hold a log" test "$(rl_plog arr 16)" -gt 0
 check "reintegrate" dm_message arr reintegrate
@@ -88,7 +89,7 @@ check "two failed: the array is degraded, not failed" test "$(rl_state arr)" != 
 check "two failed: the random writes verify" fio_verify /dev/mapper/arr 16M
 FIO_RW=write FIO_BS=64k check "two failed: the full rows verify" \
 	fio_verify /dev/mapper/arr 8M --offset=16M
-FIO_RUNTIME=10 check "two failed: randwrite 4k verifies" \
+FIO_RUNTIME=$(tier 6 10) check "two failed: randwrite 4k verifies" \
 	fio_write_then_verify /dev/mapper/arr 8M --offset=24M
 check "two failed: the first data still verifies" fio_verify /dev/mapper/arr 16M
 log "status: $(dm_status arr)"
@@ -102,8 +103,8 @@ fresh
 TS="0 $LEN raidlab plog 12 chunk_size 64 log_disks 1 faults 2 metadata $PM spare $S1 spare $S2 6 $M6"
 check "plog faults 2 with two spares" dm_create arr "$TS"
 check "resync finishes" rl_wait_sync arr 600
-FIO_RUNTIME=10 check "randwrite 4k verifies" fio_write_then_verify /dev/mapper/arr 16M
-rl_load_start arr 16M 8M 40 8
+FIO_RUNTIME=$(tier 6 10) check "randwrite 4k verifies" fio_write_then_verify /dev/mapper/arr 16M
+rl_load_start arr 16M 8M "$(tier 20 40)" 8
 sleep 4
 check "fail member 0 under load" dm_message arr fail 0
 sleep 2
@@ -130,7 +131,7 @@ dm_remove arr
 fresh
 check "plog faults 2 for the replay" dm_create arr "$T"
 check "resync finishes" rl_wait_sync arr 600
-FIO_RUNTIME=10 check "randwrite 4k" fio_write /dev/mapper/arr 16M
+FIO_RUNTIME=$(tier 6 10) check "randwrite 4k" fio_write /dev/mapper/arr 16M
 check "it verifies" fio_verify /dev/mapper/arr 16M
 n=$(rl_plog arr 16)
 log "regions with a log at the crash: $n; status: $(dm_status arr)"

@@ -6,7 +6,8 @@
 # policy orders it); the options round-trip through the
 # table; the policy changes on a live array by message; the resync runs in
 # the background class and still progresses under a steady foreground load
-# (the floor), which status shows in the fg/bg issued counts.
+# (the floor), which status shows in the fg/bg issued counts. The long
+# tier (--full) writes for about twice as long.
 # vm-opts: --disks 4
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
@@ -21,7 +22,7 @@ for scheme in raid0 mirror raid5; do
 				rl_create arr $scheme 64 $(disks 4)
 			[ -b /dev/mapper/arr ] || continue
 			[ "$scheme" = raid0 ] || rl_wait_sync arr 60
-			FIO_RUNTIME=4 FIO_IODEPTH=16 FIO_BS=4k check "$what: fio verify" \
+			FIO_RUNTIME=$(tier 2 4) FIO_IODEPTH=16 FIO_BS=4k check "$what: fio verify" \
 				fio_write_then_verify /dev/mapper/arr 32M
 			set -- $(rl_queues arr)
 			check "$what: status shows the policy and depth" \
@@ -44,7 +45,7 @@ check "status shows satf" test "$(rl_queues arr | cut -d' ' -f1)" = satf
 expect_fail dm_message arr sched elevator
 expect_fail dm_message arr sched
 check "policy unchanged by a refused message" test "$(rl_queues arr | cut -d' ' -f1)" = satf
-FIO_RUNTIME=3 check "mirror: verify after the switch" fio_write_then_verify /dev/mapper/arr 16M
+FIO_RUNTIME=$(tier 2 3) check "mirror: verify after the switch" fio_write_then_verify /dev/mapper/arr 16M
 dm_remove arr
 
 # the resync is background work: it progresses under a foreground load
@@ -54,7 +55,7 @@ done
 RL_OPTS="queue_depth 1" RL_LEN=$((48 * 2048 * 3)) check "raid5 depth 1: create over dirty disks" \
 	rl_create arr raid5 64 $(disks 4)
 s0=$(rl_sync arr | sed 's/.* \([0-9]*\)\/.*/\1/')
-FIO_RUNTIME=15 FIO_IODEPTH=32 check "raid5: foreground load during the resync" \
+FIO_RUNTIME=$(tier 8 15) FIO_IODEPTH=32 check "raid5: foreground load during the resync" \
 	fio_write /dev/mapper/arr 96M
 s1=$(rl_sync arr | sed 's/.* \([0-9]*\)\/.*/\1/')
 log "resync under load: $s0 -> $s1 sectors; queues: $(rl_queues arr)"

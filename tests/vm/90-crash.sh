@@ -9,7 +9,8 @@
 # on a throw-away dm-snapshot: dirty regions resynced, the flushed state
 # intact, `check` without a mismatch (ext4: mount, files, e2fsck -fn).
 #
-#   raid5, mirror, raid4       block workload, 3/3/2 generations
+#   raid5, mirror, raid4       block workload, 2/2/2 generations (3/3/2
+#                              in the long tier)
 #   mirror + ext4              a spread of its many flush/FUA points
 #   raid6                      block workload, 2 generations
 #   raid5, member 1 failed     degraded (failed by message before the
@@ -22,8 +23,8 @@
 #   raid5, rebuild             member 1 failed with a spare and sync_rate
 #                              256: every point interrupts the rebuild, which
 #                              resumes at assembly and ends with check 0
-# RL_CRASH_LONG=1 (or raidlab crash-bench --schemes raid6,raid5+fail1,
-# raid5+rebuild1) checks more points of the last four.
+# The long tier (--full), RL_CRASH_LONG=1, or raidlab crash-bench --schemes
+# raid6,raid5+fail1,raid5+rebuild1 check more points of the last four.
 # Negative controls, which must be detected:
 #   - in every run: a point checked one generation too late (lost writes),
 #     and garbage in a data block of every member at the end (verifier and
@@ -85,14 +86,19 @@ crash() {
 
 # raid4/raid5 log over a hundred flushes in three generations (write-intent
 # commits): an evenly spread dozen of them keeps the run within CI's budget
-crash raid5 15 --scheme raid5 --generations 3 --max-flush 12 --points 4 --seed 11
-crash mirror 15 --scheme mirror --generations 3 --max-flush 12 --points 4 --seed 12
+# raid5 and mirror: 3 generations, 12 flush points and 4 random ones in the
+# long tier (--full), 2, 8 and 2 in the default one
+B="--generations $(tier 2 3) --max-flush $(tier 8 12) --points $(tier 2 4)"
+# shellcheck disable=SC2086
+crash raid5 $(tier 8 15) --scheme raid5 $B --seed 11
+# shellcheck disable=SC2086
+crash mirror $(tier 8 15) --scheme mirror $B --seed 12
 crash raid4 8 --scheme raid4 --generations 2 --max-flush 6 --points 2 --seed 13
 crash mirror-ext4 8 --scheme mirror --workload ext4 --data-mib 16 --generations 2 \
 	--max-flush 6 --points 2 --seed 14
 
 # ---- issue 13: raid6, a degraded array, an interrupted rebuild ----
-if [ "${RL_CRASH_LONG:-0}" = 1 ]; then N="--generations 3 --max-flush 12 --points 4" MIN=15
+if [ "${RL_CRASH_LONG:-$RL_FULL}" = 1 ]; then N="--generations 3 --max-flush 12 --points 4" MIN=15
 else N="--generations 2 --max-flush 3 --points 1" MIN=5; fi
 # shellcheck disable=SC2086
 crash raid6 $MIN --scheme raid6 $N --seed 16
