@@ -30,6 +30,9 @@
 # 125 if the guest printed no result (crash, panic) or the harness failed.
 #
 # RAIDLAB_ACCEL=kvm tries KVM (-cpu host); the default and the CI path is TCG.
+# RAIDLAB_BOOT_LIMIT (default 240): seconds a --quiet boot may take before
+# the guest's init speaks; a boot that stalls longer is booted once more
+# (scripts/lab/README.md), a second stall is a timeout (124).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
