@@ -49,8 +49,9 @@ teardown() {
 }
 
 # -- error target swapped in under a member, each parity/mirror scheme ---
-for spec in "mirror 3 1" "raid4 4 3" "raid5 5 1" $(tier "" "raid5_4_0"); do
-	spec=$(echo "$spec" | tr _ ' ')
+for spec in "mirror 3 1" "raid4 4 3" "raid5 5 1" "raid5 4 0"; do
+	# raid5 over 4 with member 0: the long tier only
+	[ "$spec" = "raid5 4 0" ] && [ "$(tier 0 1)" = 0 ] && continue
 	set -- $spec
 	scheme=$1
 	n=$2

@@ -62,12 +62,11 @@ pat() { yes "PLOG53-$1" | head -c "$2"; }
 # (the locate message), checked on the member: the chunk there holds TAG
 # (reading every member whole for TAG took two minutes a case under TCG)
 column_member() {
-	_cm=$(dmsetup message arr 0 locate "$1" | awk '{ split($4, a, ":"); print a[1], a[2], a[3] }')
-	# shellcheck disable=SC2086
-	set -- $_cm "$2"
+	# shellcheck disable=SC2046
+	set -- $(dm_message arr locate "$1" | awk '{ split($4, a, ":"); print a[1], a[2], a[3] }') "$2"
 	[ "$1" = data ] || return 1
-	dd if="/dev/mapper/w$2" bs=512 skip="$3" count=$CH iflag=direct 2>/dev/null |
-		grep -q -a "PLOG53-$4" || return 1
+	dio_read "/dev/mapper/w$2" "$3" $CH /tmp/col || return 1
+	grep -q -a "PLOG53-$4" /tmp/col || return 1
 	echo "$2"
 }
 

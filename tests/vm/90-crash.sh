@@ -86,19 +86,21 @@ crash() {
 
 # raid4/raid5 log over a hundred flushes in three generations (write-intent
 # commits): an evenly spread dozen of them keeps the run within CI's budget
-# raid5 and mirror: 3 generations, 12 flush points and 4 random ones in the
-# long tier (--full), 2, 8 and 2 in the default one
-B="--generations $(tier 2 3) --max-flush $(tier 8 12) --points $(tier 2 4)"
+# the long amounts: 3 generations, 12 flush points and 4 random ones
+LONG="--generations 3 --max-flush 12 --points 4"
+# raid5 and mirror: the long amounts in the long tier (--full), 2, 8 and 2
+if [ "$RL_FULL" = 1 ]; then B=$LONG BMIN=15
+else B="--generations 2 --max-flush 8 --points 2" BMIN=8; fi
 # shellcheck disable=SC2086
-crash raid5 $(tier 8 15) --scheme raid5 $B --seed 11
+crash raid5 $BMIN --scheme raid5 $B --seed 11
 # shellcheck disable=SC2086
-crash mirror $(tier 8 15) --scheme mirror $B --seed 12
+crash mirror $BMIN --scheme mirror $B --seed 12
 crash raid4 8 --scheme raid4 --generations 2 --max-flush 6 --points 2 --seed 13
 crash mirror-ext4 8 --scheme mirror --workload ext4 --data-mib 16 --generations 2 \
 	--max-flush 6 --points 2 --seed 14
 
 # ---- issue 13: raid6, a degraded array, an interrupted rebuild ----
-if [ "${RL_CRASH_LONG:-$RL_FULL}" = 1 ]; then N="--generations 3 --max-flush 12 --points 4" MIN=15
+if [ "${RL_CRASH_LONG:-$RL_FULL}" = 1 ]; then N=$LONG MIN=15
 else N="--generations 2 --max-flush 3 --points 1" MIN=5; fi
 # shellcheck disable=SC2086
 crash raid6 $MIN --scheme raid6 $N --seed 16
