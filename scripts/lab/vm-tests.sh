@@ -4,11 +4,18 @@
 # Run the VM integration tests: every tests/vm/[0-9]*.sh, each in its own
 # fresh boot with fresh disks (scripts/lab/vm-run.sh).
 #
-#   scripts/lab/vm-tests.sh [--full] [pattern]
+#   scripts/lab/vm-tests.sh [--full] [--jobs N] [pattern]
 #
 # --full: the long tier: the guest sees RL_FULL=1 (kernel command line
 # rl.full=1) and tests run their long forms (more trials, more crash
 # points); tests whose vm-opts line says "--tier full" run only then.
+#
+# --jobs N: up to N guests at once (default: RAIDLAB_VM_JOBS, else 2 on a
+# host of 2 CPUs or more, else 1). A guest under TCG keeps about 1.2 host
+# CPUs busy, and much of a test's time is its emulated disks waiting, so two
+# guests share 2 CPUs well (scripts/lab/README.md has the measurement). A
+# test whose vm-opts line says "--alone" (a timing measurement) runs with no
+# other guest beside it. Results are printed as tests finish.
 #
 # pattern: an extended regex matched against the test file names (e.g.
 # "smoke" or "^(00|1[0-9])-"). A test may ask for vm-run.sh options with a
@@ -23,18 +30,33 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-FULL=0
-[ "${1:-}" = --full ] && { FULL=1; shift; }
+FULL=0 JOBS=${RAIDLAB_VM_JOBS:-}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--full) FULL=1 ;;
+	--jobs) JOBS=${2:-}; shift ;;
+	--jobs=*) JOBS=${1#*=} ;;
+	*) break ;;
+	esac
+	shift
+done
 PATTERN=${1:-}
 OUTBASE=$ROOT/build/vm/out
+if [ -z "$JOBS" ]; then
+	JOBS=1
+	[ "$(nproc)" -ge 2 ] && JOBS=2
+fi
+case $JOBS in [1-9] | [1-9][0-9]) ;; *) echo "vm-tests: bad --jobs '$JOBS'" >&2; exit 2 ;; esac
 
-tests=()
+# the tests: those whose vm-opts say --alone first, each on its own
+alone=() shared=()
 for t in "$ROOT"/tests/vm/[0-9]*.sh; do
 	[ -e "$t" ] || continue
 	if [ -n "$PATTERN" ] && ! basename "$t" | grep -q -E -- "$PATTERN"; then continue; fi
 	if [ $FULL = 0 ] && grep -q -E '^#[[:space:]]*vm-opts:.*--tier full' "$t"; then continue; fi
-	tests+=("$t")
+	if grep -q -E '^#[[:space:]]*vm-opts:.*--alone' "$t"; then alone+=("$t"); else shared+=("$t"); fi
 done
+tests=("${alone[@]}" "${shared[@]}")
 if [ ${#tests[@]} -eq 0 ]; then
 	echo "vm-tests: no test matches '${PATTERN}'" >&2
 	echo "vm: 0 passed, 0 failed"
@@ -44,23 +66,32 @@ fi
 
 # build the images once, up front, so per-test times are boot + test
 "$ROOT/scripts/lab/mkinitramfs.sh" || { echo "vm: 0 passed, ${#tests[@]} failed"; exit 1; }
-
 mkdir -p "$OUTBASE"
-pass=0 fail=0 skip=0
-failed=()
-T0=$(date +%s)
-for t in "${tests[@]}"; do
+
+# run_one TEST: one boot, in the background; its verdict goes to
+# $OUTBASE/.<name>.rc as "RC SECONDS" when it is done
+run_one() {
+	local t=$1 name opts t1 rc
 	name=$(basename "$t" .sh)
 	read -r -a opts < <(sed -n 's/^#[[:space:]]*vm-opts:[[:space:]]*//p' "$t" | head -n1 |
-		sed 's/--tier full//')
+		sed 's/--tier full//; s/--alone//')
 	[ $FULL = 1 ] && opts+=(--append rl.full=1)
 	t1=$(date +%s)
 	"$ROOT/scripts/lab/vm-run.sh" --quiet "${opts[@]}" --out "$OUTBASE/$name" "$t" \
 		>"$OUTBASE/.$name.vm-run.log" 2>&1
 	rc=$?
-	dt=$(($(date +%s) - t1))
+	echo "$rc $(($(date +%s) - t1))" >"$OUTBASE/.$name.rc.tmp"
+	mv -f "$OUTBASE/.$name.rc.tmp" "$OUTBASE/.$name.rc"
+}
+
+pass=0 fail=0 skip=0
+failed=()
+# report NAME: print a finished test's verdict and count it
+report() {
+	local name=$1 rc dt again= why allow
+	read -r rc dt <"$OUTBASE/.$name.rc"
+	rm -f "$OUTBASE/.$name.rc"
 	# vm-run.sh booted it a second time after a stalled boot: say so
-	again=
 	[ -e "$OUTBASE/$name/console.stalled.log" ] && again="  (booted again after a stalled boot)"
 	case $rc in
 	0) pass=$((pass + 1)); printf 'PASS  %-32s %4ds%s\n' "$name" "$dt" "$again" ;;
@@ -84,10 +115,45 @@ for t in "${tests[@]}"; do
 		;;
 	esac
 	mv -f "$OUTBASE/.$name.vm-run.log" "$OUTBASE/$name/vm-run.log" 2>/dev/null || true
+}
+
+# reap [LIMIT]: wait until fewer than LIMIT tests run (default 1: none)
+running=()
+reap() {
+	local limit=${1:-1} n still
+	while [ ${#running[@]} -ge "$limit" ]; do
+		wait -n 2>/dev/null
+		still=()
+		for n in "${running[@]}"; do
+			if [ -e "$OUTBASE/.$n.rc" ]; then report "$n"; else still+=("$n"); fi
+		done
+		# a job gone without its verdict (killed): the harness failed
+		if [ ${#still[@]} -eq ${#running[@]} ] && [ -z "$(jobs -p)" ]; then
+			for n in "${still[@]}"; do echo "125 0" >"$OUTBASE/.$n.rc"; done
+		fi
+		running=("${still[@]}")
+	done
+}
+trap 'kill $(jobs -p) 2>/dev/null; exit 130' INT TERM
+
+T0=$(date +%s)
+for t in "${tests[@]}"; do
+	name=$(basename "$t" .sh)
+	rm -f "$OUTBASE/.$name.rc"
+	if [[ " ${alone[*]} " == *" $t "* ]]; then
+		reap 1
+		run_one "$t"
+		report "$name"
+		continue
+	fi
+	reap "$JOBS"
+	run_one "$t" &
+	running+=("$name")
 done
+reap 1
 
 [ $skip -gt 0 ] && echo "vm-tests: $skip skipped"
 [ $fail -gt 0 ] && echo "vm-tests: failed: ${failed[*]} (logs in build/vm/out/<test>/)"
-echo "vm-tests: total wall $(($(date +%s) - T0))s"
+echo "vm-tests: total wall $(($(date +%s) - T0))s, up to $JOBS guests at once"
 echo "vm: $pass passed, $fail failed"
 [ $fail -eq 0 ]

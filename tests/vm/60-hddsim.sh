@@ -16,7 +16,7 @@
 #    disk per request and wait half a turn, sequential reads hardly do;
 #    with the queue never empty the arm is busy for the whole run;
 #  - hdd_stack / hdd_unstack (hddsim.sh) wrap and unwrap every member.
-# vm-opts: --disks 4 --timeout 600
+# vm-opts: --disks 4 --timeout 600 --alone
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/hddsim.sh"
 need_hddsim

@@ -10,7 +10,7 @@
 # measured the head switch 3 % to 13 % off and seek(100) -1 % to +7 %.)
 # (In the --full tier since issue 14: the default run keeps its 60 minutes
 # for the schemes; 70-tracker covers the geom and tracker path by default.)
-# vm-opts: --disks 4 --timeout 900 --tier full
+# vm-opts: --disks 4 --timeout 900 --tier full --alone
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/hddsim.sh"
 need_hddsim

@@ -10,7 +10,7 @@
 # across a suspend and a policy switch, on a mirror and a raid5; removing an
 # array while it tracks leaves nothing behind. Loose sanity bounds only: the
 # accuracy itself is measured by tools/raidlab sched-bench tracker, not asserted here.
-# vm-opts: --disks 4 --timeout 900
+# vm-opts: --disks 4 --timeout 900 --alone
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
 . "$RL_TESTS/hddsim.sh"
