@@ -80,7 +80,8 @@ static int plog_flush_region(struct plog_ws *w, u32 r)
 
 	for (i = 0; i < 3; i++) {
 		mutex_lock(&p->lock);
-		has = rg->cur || rg->queued || rg->disk_segs || rg->reint;
+		has = rg->cur || rg->queued || rg->disk_segs ||
+		      rg->rs != PLOG_RS_OPEN;
 		if (has)
 			plog_want_reint(p, r);
 		mutex_unlock(&p->lock);
@@ -216,7 +217,8 @@ int plog_reintegrate_all(struct plog *p)
 	for (r = 0; r < p->lo.nr_regions; r++) {
 		rg = &p->reg[r];
 		mutex_lock(&p->lock);
-		has = rg->cur || rg->queued || rg->disk_segs || rg->reint;
+		has = rg->cur || rg->queued || rg->disk_segs ||
+		      rg->rs != PLOG_RS_OPEN;
 		mutex_unlock(&p->lock);
 		/* a region with an unreadable member is fixed up instead */
 		if (!has || rl_unreadable_at(p->a, p->keys[r]))

@@ -48,7 +48,40 @@ enum plog_repair {
 	PLOG_REPAIR_FIX,	/* a member of it is lost: fix up, go DIRECT */
 };
 
-/* One parity-log region's state; under plog->lock. */
+/*
+ * Where a region's log on disk (generation disk_gen) stands with its
+ * reintegration. OPEN: it takes records. WANTED (plog_want_reint(): the
+ * log is full, or a flush, a fix-up or the reintegrate message asks):
+ * records go to the next generation, whose segments wait for this one's
+ * truncation. RUNNING (plog_reint_pick()): a workspace has taken it.
+ *
+ *   OPEN    -> WANTED   plog_want_reint()
+ *   WANTED  -> RUNNING  plog_reint_pick(), p->lock held
+ *   RUNNING -> WANTED   the workspace's reintegration failed: a repair
+ *                       comes (plog_reint_work())
+ *   any     -> OPEN     the generation reintegrated (plog_do_reint()), or
+ *                       dropped (plog_truncate_locked())
+ *
+ * A region that went OPEN, or WANTED again, under a workspace stays that
+ * workspace's until it returns: plog_reint_pick() takes no region whose
+ * log members a workspace holds, and a region's own are among them.
+ * A region operation (plog_bg.c) reintegrates with ws[0] in any state but
+ * OPEN, holding op_sem for writing: a workspace that took the region
+ * meanwhile finds it done.
+ */
+enum plog_reint_state {
+	PLOG_RS_OPEN,
+	PLOG_RS_WANTED,
+	PLOG_RS_RUNNING,
+};
+
+/*
+ * One parity-log region's state; under plog->lock. Three state machines
+ * (mode, repair, rs: each an enum above) and three holds: frozen (a
+ * region operation owns the region: no access enters), log_busy (the log
+ * writer has its next segment in flight) and intent (a write-intent
+ * reference is held for its log).
+ */
 struct plog_region {
 	struct rl_plog_buf *cur;	/* buffer taking records, or NULL */
 	u64 gen;			/* generation new buffers get */
@@ -61,11 +94,10 @@ struct plog_region {
 	unsigned int busy;		/* foreground accesses in flight */
 	u8 mode;			/* enum plog_mode */
 	u8 repair;			/* enum plog_repair: wanted */
-	bool reint;			/* reintegration of disk_gen wanted */
+	u8 rs;				/* enum plog_reint_state */
 	bool frozen;			/* a region operation runs */
 	bool log_busy;			/* a log write of it is in flight */
 	bool intent;			/* holds a write-intent reference */
-	bool reinting;			/* a workspace reintegrates it */
 };
 
 /*

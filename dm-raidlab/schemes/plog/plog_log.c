@@ -105,10 +105,10 @@ void plog_want_reint(struct plog *p, u32 r)
 {
 	struct plog_region *rg = &p->reg[r];
 
-	if (rg->reint)
+	if (rg->rs != PLOG_RS_OPEN)
 		return;
 	plog_detach_cur(p, r);
-	rg->reint = true;
+	rg->rs = PLOG_RS_WANTED;
 	rg->gen = rg->disk_gen + 1;
 	rg->next_seg = 0;
 	plog_kick_reint(p);
@@ -231,10 +231,10 @@ static bool plog_room(struct plog_ctx *c, struct plog_region *rg)
 		return true;
 	if (rg->next_seg + need > p->lo.segs) {
 		/* the log is full: reintegrate it */
-		if (!rg->reint) {
+		if (rg->rs == PLOG_RS_OPEN) {
 			plog_want_reint(p, c->region);
 		} else {
-			if (!rg->reinting)
+			if (rg->rs == PLOG_RS_WANTED)
 				plog_kick_reint(p);
 			plog_wait_locked(p);
 		}

@@ -130,7 +130,7 @@ static bool plog_truncate_locked(struct plog *p, u32 r)
 	rg->disk_segs = 0;
 	rg->queued = 0;
 	rg->recs = 0;
-	rg->reint = false;
+	rg->rs = PLOG_RS_OPEN;
 	rg->intent = false;
 	plog_kick(p);
 	return drop;
@@ -369,7 +369,7 @@ int plog_do_reint(struct plog_ws *w, u32 r)
 	int ret;
 
 	mutex_lock(&p->lock);
-	if (!rg->reint) {
+	if (rg->rs == PLOG_RS_OPEN) {
 		mutex_unlock(&p->lock);
 		return 0;
 	}
@@ -409,7 +409,7 @@ int plog_do_reint(struct plog_ws *w, u32 r)
 	plog_drop_mem(p, &mem);		/* after the table: see plog.h */
 	rg->disk_gen = gen + 1;
 	rg->disk_segs = 0;
-	rg->reint = false;
+	rg->rs = PLOG_RS_OPEN;
 	rg->reints++;
 	p->reintegrations++;
 	if (!p->pm && rg->intent && !rg->recs) {
@@ -470,7 +470,7 @@ static u32 plog_reint_pick(struct plog *p, struct plog_ws *w)
 			busy |= p->ws[i].log_members;
 	for (k = 0; k < p->lo.nr_regions; k++) {
 		r = (p->reint_next + k) % p->lo.nr_regions;
-		if (!p->reg[r].reint || p->reg[r].reinting ||
+		if (p->reg[r].rs != PLOG_RS_WANTED ||
 		    p->reg[r].repair != PLOG_REPAIR_NONE)
 			continue;
 		/* more members lost than it survives: nothing to be done */
@@ -483,7 +483,7 @@ static u32 plog_reint_pick(struct plog *p, struct plog_ws *w)
 				skipped = r;
 			continue;
 		}
-		p->reg[r].reinting = true;
+		p->reg[r].rs = PLOG_RS_RUNNING;
 		/* a region passed over for its log members is first next */
 		p->reint_next = skipped != U32_MAX ? skipped :
 				(r + 1) % p->lo.nr_regions;
@@ -520,10 +520,11 @@ void plog_reint_work(struct work_struct *ws)
 
 		rg = &p->reg[r];
 		mutex_lock(&p->lock);
-		rg->reinting = false;
+		if (rg->rs == PLOG_RS_RUNNING)
+			rg->rs = PLOG_RS_WANTED;
 		w->region = U32_MAX;
 		w->log_members = 0;
-		if (ret && rg->reint)
+		if (ret && rg->rs != PLOG_RS_OPEN)
 			plog_want_repair(p, r,
 					 rl_unreadable_at(p->a, p->keys[r]) ?
 					 PLOG_REPAIR_FIX : PLOG_REPAIR_RECOMP);
