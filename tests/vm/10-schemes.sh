@@ -4,7 +4,8 @@
 # Every scheme end to end: create over 4-6 members, mkfs.ext4, mount, fio
 # with verify=crc32c (4k random writes, 1M sequential writes, a mixed job),
 # unmount, re-create the table, mount and verify everything again. The
-# long tier (--full) writes twice the data for twice as long.
+# long tier (--full) adds a second raid5 shape (n=6, chunk 128) and writes
+# twice the data for twice as long.
 # vm-opts: --disks 6
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
@@ -32,7 +33,10 @@ jobs_verify() {
 		fio_verify /mnt/arr/mix.dat $MIX --bsrange=4k-64k --rwmixread=40
 }
 
-for spec in "raid0 4 128" "mirror 3 128" "raid4 5 64" "raid5 6 128" "raid5 4 8"; do
+SPECS=$(tier "raid0:4:128 mirror:3:128 raid4:5:64 raid5:4:8" \
+	"raid0:4:128 mirror:3:128 raid4:5:64 raid5:6:128 raid5:4:8")
+for spec in $SPECS; do
+	spec=$(echo "$spec" | tr : ' ')
 	set -- $spec
 	scheme=$1
 	n=$2

@@ -6,31 +6,38 @@
 # policy orders it); the options round-trip through the
 # table; the policy changes on a live array by message; the resync runs in
 # the background class and still progresses under a steady foreground load
-# (the floor), which status shows in the fg/bg issued counts. The long
-# tier (--full) writes for about twice as long.
+# (the floor), which status shows in the fg/bg issued counts. The default
+# tier runs a covering set of the scheme x policy matrix (every policy, every
+# scheme, the replica-aware policies on the mirror); the long tier (--full)
+# runs all fifteen pairs and writes for about twice as long.
 # vm-opts: --disks 4
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
 need_raidlab
 
+ALL=
 for scheme in raid0 mirror raid5; do
-	for pol in fifo look rlook satf rsatf; do
-		for depth in 1; do
-			what="$scheme sched $pol queue_depth $depth"
-			RL_OPTS="sched $pol queue_depth $depth" \
-				RL_LEN=$((192 * 512)) check "$what: create" \
-				rl_create arr $scheme 64 $(disks 4)
-			[ -b /dev/mapper/arr ] || continue
-			[ "$scheme" = raid0 ] || rl_wait_sync arr 60
-			FIO_RUNTIME=$(tier 2 4) FIO_IODEPTH=16 FIO_BS=4k check "$what: fio verify" \
-				fio_write_then_verify /dev/mapper/arr 32M
-			set -- $(rl_queues arr)
-			check "$what: status shows the policy and depth" \
-				test "$1 $2" = "$pol $depth"
-			check "$what: foreground I/O went through the queues" test "$3" -gt 0
-			dm_remove arr
-		done
-	done
+	for pol in fifo look rlook satf rsatf; do ALL="$ALL $scheme:$pol"; done
+done
+PAIRS=$(tier "raid0:fifo raid0:satf mirror:look mirror:rlook mirror:rsatf raid5:fifo raid5:rsatf" \
+	"$ALL")
+depth=1
+for pair in $PAIRS; do
+	scheme=${pair%:*}
+	pol=${pair#*:}
+	what="$scheme sched $pol queue_depth $depth"
+	RL_OPTS="sched $pol queue_depth $depth" \
+		RL_LEN=$((192 * 512)) check "$what: create" \
+		rl_create arr $scheme 64 $(disks 4)
+	[ -b /dev/mapper/arr ] || continue
+	[ "$scheme" = raid0 ] || rl_wait_sync arr 60
+	FIO_RUNTIME=$(tier 2 4) FIO_IODEPTH=16 FIO_BS=4k check "$what: fio verify" \
+		fio_write_then_verify /dev/mapper/arr 32M
+	set -- $(rl_queues arr)
+	check "$what: status shows the policy and depth" \
+		test "$1 $2" = "$pol $depth"
+	check "$what: foreground I/O went through the queues" test "$3" -gt 0
+	dm_remove arr
 done
 
 # table round trip, and a live policy switch
