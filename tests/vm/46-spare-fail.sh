@@ -9,6 +9,10 @@
 # trial: the spare takes role 1 and finishes its rebuild, the kernel log
 # never says the spare failed, the load's verify passes, and check finds 0
 # mismatches. Trials per scheme: 1, 10 in the long tier (RL_FULL=1: vm-tests.sh --full).
+# plog's array is shorter than its capacity. Before its check, random
+# bytes go to members 0, 2 and 3 at 1 GiB, in regions the length does not
+# reach: its jobs end at the last region the length reaches (1.9.2), so
+# the check still finds 0.
 # vm-opts: --disks 6 --timeout 2400
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
@@ -62,6 +66,12 @@ trial() {
 		ok "$_s trial $_t: the spare ($_sp, $_maj) never failed"
 	fi
 	check "$_s trial $_t: member 1 is the spare, in sync" test "$(rl_health arr | cut -c2)" = A
+	if [ "$_s" = plog ]; then
+		for _i in 0 2 3; do
+			dd if=/dev/urandom of="$(disk "$_i")" bs=1M seek=1024 count=1 \
+				conv=fsync 2>/dev/null
+		done
+	fi
 	check "$_s trial $_t: check finds 0 mismatches" test "$(rl_scrub arr check 300)" = 0
 	log "$_s trial $_t: $(rl_health arr) $(rl_sync arr)"
 	run dm_remove arr

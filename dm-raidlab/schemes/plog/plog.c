@@ -447,6 +447,9 @@ static int plog_ctr(struct rl_array *a)
 	ret = plog_layout(a, a->member_sectors, &p->lo, &ti->error);
 	if (ret)
 		goto bad;
+	/* regions fill in order (rl_plog_map()): the rest hold no data */
+	p->used_regions = DIV64_U64_ROUND_UP(ti->len >> p->lo.chunk_shift,
+					     (u64)p->lo.slice * p->lo.cols);
 	ret = plog_nr_bufs(p, &nr_bufs, &ti->error);
 	if (ret)
 		goto bad;

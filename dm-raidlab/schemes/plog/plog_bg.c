@@ -440,7 +440,10 @@ static int plog_check(struct plog_ws *w, u32 r, struct rl_sync_req *req)
 /*
  * ->sync_range: the one region rl_plog_region_at(req->msector), frozen,
  * as the job says; the range reported reaches its key (plog.h, SYNC
- * COORDINATES).
+ * COORDINATES). Regions past the target's length hold no data, no parity
+ * anyone reads and no log (the layout keeps a region's log in its own
+ * span): a job ends at the last region the length reaches, so that an
+ * array shorter than its capacity syncs in proportion to its length.
  */
 int plog_sync_range(struct rl_array *a, struct rl_sync_req *req)
 {
@@ -450,8 +453,8 @@ int plog_sync_range(struct rl_array *a, struct rl_sync_req *req)
 	int ret = 0;
 
 	req->mismatches = 0;
-	if (r >= p->lo.nr_regions) {
-		/* past the last region's key: nothing there */
+	if (r >= p->used_regions) {
+		/* past the last used region's key: nothing there */
 		req->len = max_t(sector_t, 1, a->member_sectors - req->msector);
 		rl_sync_advance(a, req);
 		return 0;

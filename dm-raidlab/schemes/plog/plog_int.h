@@ -130,6 +130,7 @@ struct plog {
 	struct rl_array *a;
 	struct rl_plog_layout lo;
 	u64 *keys;			/* rl_plog_region_key() of each region */
+	u32 used_regions;		/* those the target's length reaches */
 	struct plog_region *reg;
 	struct rl_plog_pool pool;
 	struct rl_plog_md *pm;		/* DAX durable state, or NULL */
