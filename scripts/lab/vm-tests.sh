@@ -15,7 +15,8 @@
 # up to two host CPUs busy: on CI's two CPUs two guests at once gained 5 %
 # (scripts/lab/README.md has the measurement), so CI runs one. A test
 # whose vm-opts line says "--alone" (a timing measurement) runs with no
-# other guest beside it. Results are printed as tests finish.
+# other guest beside it, after the others (scripts/test.sh builds KUnit
+# beside the first VM tests). Results are printed as tests finish.
 #
 # pattern: an extended regex matched against the test file names (e.g.
 # "smoke" or "^(00|1[0-9])-"). A test may ask for vm-run.sh options with a
@@ -48,7 +49,7 @@ if [ -z "$JOBS" ]; then
 fi
 case $JOBS in [1-9] | [1-9][0-9]) ;; *) echo "vm-tests: bad --jobs '$JOBS'" >&2; exit 2 ;; esac
 
-# the tests: those whose vm-opts say --alone first, each on its own
+# the tests: those whose vm-opts say --alone last, each on its own
 alone=() shared=()
 for t in "$ROOT"/tests/vm/[0-9]*.sh; do
 	[ -e "$t" ] || continue
@@ -56,7 +57,7 @@ for t in "$ROOT"/tests/vm/[0-9]*.sh; do
 	if [ $FULL = 0 ] && grep -q -E '^#[[:space:]]*vm-opts:.*--tier full' "$t"; then continue; fi
 	if grep -q -E '^#[[:space:]]*vm-opts:.*--alone' "$t"; then alone+=("$t"); else shared+=("$t"); fi
 done
-tests=("${alone[@]}" "${shared[@]}")
+tests=("${shared[@]}" "${alone[@]}")
 if [ ${#tests[@]} -eq 0 ]; then
 	echo "vm-tests: no test matches '${PATTERN}'" >&2
 	echo "vm: 0 passed, 0 failed"
