@@ -138,20 +138,18 @@ reap() {
 trap 'kill $(jobs -p) 2>/dev/null; exit 130' INT TERM
 
 T0=$(date +%s)
-for t in "${tests[@]}"; do
+for t in "${shared[@]}"; do
 	name=$(basename "$t" .sh)
 	rm -f "$OUTBASE/.$name.rc"
-	if [[ " ${alone[*]} " == *" $t "* ]]; then
-		reap 1
-		run_one "$t"
-		report "$name"
-		continue
-	fi
 	reap "$JOBS"
 	run_one "$t" &
 	running+=("$name")
 done
 reap 1
+for t in "${alone[@]}"; do
+	run_one "$t"
+	report "$(basename "$t" .sh)"
+done
 
 [ $skip -gt 0 ] && echo "vm-tests: $skip skipped"
 [ $fail -gt 0 ] && echo "vm-tests: failed: ${failed[*]} (logs in build/vm/out/<test>/)"

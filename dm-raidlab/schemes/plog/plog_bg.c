@@ -69,6 +69,12 @@ static void plog_thaw(struct plog *p, u32 r)
 	mutex_unlock(&p->lock);
 }
 
+/* Whether region @rg holds records, in RAM or on disk. p->lock held. */
+static bool plog_has_log(const struct plog_region *rg)
+{
+	return rg->cur || rg->queued || rg->disk_segs || rg->rs != PLOG_RS_OPEN;
+}
+
 /* Every record of frozen region @r reintegrated. op_sem held for writing. */
 static int plog_flush_region(struct plog_ws *w, u32 r)
 {
@@ -80,8 +86,7 @@ static int plog_flush_region(struct plog_ws *w, u32 r)
 
 	for (i = 0; i < 3; i++) {
 		mutex_lock(&p->lock);
-		has = rg->cur || rg->queued || rg->disk_segs ||
-		      rg->rs != PLOG_RS_OPEN;
+		has = plog_has_log(rg);
 		if (has)
 			plog_want_reint(p, r);
 		mutex_unlock(&p->lock);
@@ -217,8 +222,7 @@ int plog_reintegrate_all(struct plog *p)
 	for (r = 0; r < p->lo.nr_regions; r++) {
 		rg = &p->reg[r];
 		mutex_lock(&p->lock);
-		has = rg->cur || rg->queued || rg->disk_segs ||
-		      rg->rs != PLOG_RS_OPEN;
+		has = plog_has_log(rg);
 		mutex_unlock(&p->lock);
 		/* a region with an unreadable member is fixed up instead */
 		if (!has || rl_unreadable_at(p->a, p->keys[r]))
