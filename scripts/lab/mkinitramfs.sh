@@ -144,6 +144,40 @@ fetch_debs() {
 }
 DEBSUM=$(fetch_debs)
 
+# -------------------------------------------------------- patched modules ---
+# Stock modules the guest gets in a patched build: scripts/lab/kpatch/
+# <module>.patch, a diff against linux-source-6.1's tree (the same Debian
+# version as the lab's kernel), built against its headers into
+# build/vm/kpatch/<module>/ and put over the stock .ko in the image. These
+# mend races in the guest kernel that the tests run into, not dm-raidlab
+# code (scripts/lab/README.md, "Patched kernel modules").
+KSRC_TARBALL=${KSRC_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+KPATCHES=()
+for p in "$LAB"/kpatch/*.patch; do [ -e "$p" ] && KPATCHES+=("$p"); done
+build_kpatch() { # PATCH: prints the built .ko's path
+	local patch=$1 mod dir top files f
+	mod=$(basename "$patch" .patch)
+	dir=$VMDIR/kpatch/$mod
+	[ -r "$KSRC_TARBALL" ] || die "$KSRC_TARBALL missing; run scripts/deps.sh"
+	rm -rf "$dir"
+	mkdir -p "$dir/src"
+	top=$(basename "$KSRC_TARBALL"); top=${top%.tar.*}
+	mapfile -t files < <(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$patch")
+	[ ${#files[@]} -gt 0 ] || die "$patch names no file"
+	for f in "${files[@]}"; do
+		tar -xf "$KSRC_TARBALL" -C "$dir/src" --occurrence=1 "$top/$f" ||
+			die "$f not in $KSRC_TARBALL"
+		cp "$dir/src/$top/$f" "$dir/"
+	done
+	(cd "$dir" && sed 's|^\([-+]\{3\} [ab]/\).*/|\1|' "$patch" | patch -s -p1) ||
+		die "$patch does not apply"
+	echo "obj-m := $mod.o" >"$dir/Kbuild"
+	make -s -C "/usr/src/linux-headers-$KVER" M="$dir" modules >"$dir/build.log" 2>&1 ||
+		{ cat "$dir/build.log" >&2; die "building the patched $mod failed"; }
+	[ -s "$dir/$mod.ko" ] || die "no $mod.ko built"
+	echo "$dir/$mod.ko"
+}
+
 # ---------------------------------------------------------------- stamp ---
 HOSTPKGS=(busybox-static kmod dmsetup libdevmapper1.02.1 fio e2fsprogs blktrace ndctl libc6 "linux-image-$KVER")
 stamp() {
@@ -151,7 +185,9 @@ stamp() {
 	dpkg-query -W "${HOSTPKGS[@]}" 2>/dev/null || true
 	echo "debs $DEBSUM"
 	echo "modules ${MODULES[*]}"
-	sha256sum "$LAB/mkinitramfs.sh" "$LAB/guest-init.sh" "$LAB/guest-python.py" | sed "s|$ROOT/||"
+	sha256sum "$LAB/mkinitramfs.sh" "$LAB/guest-init.sh" "$LAB/guest-python.py" \
+		"${KPATCHES[@]}" | sed "s|$ROOT/||"
+	dpkg-query -W linux-source-6.1 2>/dev/null || true
 	# the guest's python modules follow what tools/raidlab imports
 	echo "guest-python $GUEST_PYTHON"
 	dpkg-query -W "$(basename "$(readlink -f /usr/bin/python3)")-minimal" 2>/dev/null || true
@@ -316,6 +352,16 @@ for k in "${!KOS[@]}"; do
 	case $k in "$MODSRC"/*) ;; *) die "unexpected module path $k";; esac
 	mkdir -p ".$(dirname "$k")"
 	cp "$k" ".$k"
+done
+for p in "${KPATCHES[@]}"; do
+	ko=$(build_kpatch "$p")
+	stock=
+	for k in "${!KOS[@]}"; do
+		[ "$(basename "$k")" = "$(basename "$ko")" ] && stock=$k
+	done
+	[ -n "$stock" ] || die "$(basename "$ko") is not among the guest's modules"
+	cp "$ko" ".$stock"
+	say "patched $(basename "$ko") ($(basename "$p"))"
 done
 for f in modules.order modules.builtin modules.builtin.modinfo; do
 	[ -r "$MODSRC/$f" ] && cp "$MODSRC/$f" "lib/modules/$KVER/"

@@ -23,7 +23,7 @@ command -v python3 >/dev/null || skip "no python3 in the guest (scripts/lab/mkin
 RL="python3 $RL_TOOLS/raidlab"
 
 # ------------------------------------------------------ 1. replay-log ---
-modprobe dm-log-writes || die "modprobe dm-log-writes"
+need_log_writes
 DATA=$(disk 4)
 LOG=$(disk 5)
 wipe "$LOG" 4

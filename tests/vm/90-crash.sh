@@ -42,7 +42,8 @@ major=${ver%%.*}
 minor=${ver#*.}
 minor=${minor%%.*}
 [ $((major * 1000 + minor)) -ge 1002 ] || skip "dm-raidlab $ver: no metadata device (issue 4)"
-for m in dm-log-writes dm-snapshot ext4; do modprobe $m || die "modprobe $m"; done
+need_log_writes
+for m in dm-snapshot ext4; do modprobe $m || die "modprobe $m"; done
 modprobe brd rd_nr=1 rd_size=65536 || die "modprobe brd"
 [ -b /dev/ram0 ] || die "no /dev/ram0"
 

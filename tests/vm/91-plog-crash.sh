@@ -21,7 +21,8 @@
 
 need_raidlab
 command -v python3 >/dev/null || skip "no python3 in the guest (scripts/lab/mkinitramfs.sh)"
-for m in dm-log-writes dm-snapshot; do modprobe $m || die "modprobe $m"; done
+need_log_writes
+modprobe dm-snapshot || die "modprobe dm-snapshot"
 modprobe brd rd_nr=1 rd_size=65536 || die "modprobe brd"
 [ -b /dev/ram0 ] || die "no /dev/ram0"
 # a module without plog refuses the one-chunk table: skip, do not fail

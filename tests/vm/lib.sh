@@ -22,6 +22,7 @@
 #            dm_sysfs NAME (/sys/block/dm-N); dmsetup is wrapped so /dev/mapper/NAME
 #            is a symlink to ../dm-N as udev would make it
 #            need_raidlab (modprobe dm-raidlab or skip)
+#            need_log_writes (modprobe the lab's patched dm-log-writes or die)
 # md:        md_stop_all
 # I/O:       fio_write_then_verify TARGET SIZE [fio options...]   (see below)
 #            fio_write / fio_verify TARGET SIZE [fio options...]  (the two passes)
@@ -283,6 +284,18 @@ dm_message() {
 need_raidlab() {
 	[ "${RL_HAVE_RAIDLAB:-0}" = 1 ] || skip "dm-raidlab.ko not built (make)"
 	grep -q '^dm_raidlab ' /proc/modules || modprobe dm-raidlab || die "modprobe dm-raidlab failed"
+}
+
+# need_log_writes: load dm-log-writes, and die unless it is the lab's patched
+# build (scripts/lab/kpatch/dm-log-writes.patch: the stock 6.1 destructor can
+# free its context under a completion's wake-up); an out-of-tree module
+# carries taint O
+need_log_writes() {
+	modprobe dm-log-writes || die "modprobe dm-log-writes failed"
+	case $(cat /sys/module/dm_log_writes/taint 2>/dev/null) in
+	*O*) ;;
+	*) die "dm-log-writes is the stock module, not the lab's patched build (scripts/lab/mkinitramfs.sh)" ;;
+	esac
 }
 
 # ------------------------------------------------------------------- md ---
