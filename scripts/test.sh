@@ -15,10 +15,12 @@
 #   4. scripts/kunit.sh     the KUnit suites on UML (with KASAN, lockdep, UBSAN)
 #   5. scripts/lab/vm-tests.sh   the VM integration tests under QEMU (TCG)
 #
-# Step 4 runs in the background, at nice 19, beside steps 3 and 5 (its log
-# is printed after them): a TCG guest leaves about a third of CI's two
-# CPUs idle, which the UML build takes (scripts/lab/README.md). With
-# --no-vm it still runs beside the tools.
+# Steps 2 and 4 run one after the other in the background, at nice 19,
+# beside steps 3 and 5; their logs are printed after them. A TCG guest
+# leaves about a third of CI's two CPUs idle, which the builds of the
+# static checks and of UML take (scripts/lab/README.md). The static
+# checks build in copies of the sources (build/static-check/), never the
+# module the VM tests load. With --no-vm they still run beside the tools.
 #
 # Every step runs even if an earlier one failed. The last line is
 # "N passed, M failed" over the steps' own counts (static checks, files
@@ -36,7 +38,7 @@ while [ $# -gt 0 ]; do
 	--no-vm) VM=0 ;;
 	--vm) VM_PATTERN=$2; shift ;;
 	--full) FULL=--full ;;
-	-h | --help) sed -n '4,25p' "$0"; exit 0 ;;
+	-h | --help) sed -n '4,26p' "$0"; exit 0 ;;
 	*) echo "test.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -59,27 +61,38 @@ step() { # NAME START_SECONDS RESULT_LINE
 echo "== deps"
 scripts/deps.sh || { echo "test.sh: scripts/deps.sh failed"; echo "0 passed, 1 failed"; exit 1; }
 
-echo "== static checks"
-s=$(date +%s)
-scripts/static-check.sh 2>&1 | tee build/static-check.log
-step static "$s" "$(grep -E '^static-check: [0-9]+ passed' build/static-check.log | tail -n 1)"
-s=$(date +%s)
-scripts/checkpatch.sh 2>&1 | tee build/checkpatch.log
-step checkpatch "$s" "$(grep -E '^checkpatch: [0-9]+ passed' build/checkpatch.log | tail -n 1)"
-
 # the module the VM tests load
 make -s >/dev/null 2>&1 || make
 
-if [ "$KUNIT" = 1 ]; then
-	echo "== kunit: started in the background (nice 19), its log follows the VM tests"
-	rm -f build/kunit.log build/kunit.secs
-	(
-		ks=$(date +%s)
-		nice -n 19 scripts/kunit.sh --timeout 900 >build/kunit.log 2>&1
-		echo $(($(date +%s) - ks)) >build/kunit.secs
-	) &
-	kpid=$!
-fi
+# bg NAME CMD...: the step's command at nice 19, its output in
+# build/NAME.log and its wall time in build/NAME.secs
+bg() {
+	local name=$1 bs
+	shift
+	rm -f "build/$name.log" "build/$name.secs"
+	bs=$(date +%s)
+	nice -n 19 "$@" >"build/$name.log" 2>&1
+	echo $(($(date +%s) - bs)) >"build/$name.secs"
+}
+# bg_report NAME TITLE PATTERN: print the log, count the step by its last
+# line matching PATTERN
+bg_report() {
+	echo "== $2 (ran in the background)"
+	cat "build/$1.log"
+	# its own wall time: step() counts from a start
+	step "$1" $(($(date +%s) - $(cat "build/$1.secs" 2>/dev/null || echo 0))) \
+		"$(grep -E "$3" "build/$1.log" | tail -n 1)"
+}
+
+bgsteps="static checks, checkpatch"
+[ "$KUNIT" = 1 ] && bgsteps="$bgsteps, kunit"
+echo "== $bgsteps: started in the background (nice 19), one after another; their logs follow"
+(
+	bg static-check scripts/static-check.sh
+	bg checkpatch scripts/checkpatch.sh
+	[ "$KUNIT" = 1 ] && bg kunit scripts/kunit.sh --timeout 900
+) &
+bgpid=$!
 
 echo "== tools"
 s=$(date +%s)
@@ -102,14 +115,10 @@ if [ "$VM" = 1 ]; then
 	step vm "$s" "$(grep -E '^vm: [0-9]+ passed' build/vm-tests.log | tail -n 1)"
 fi
 
-if [ "$KUNIT" = 1 ]; then
-	wait "$kpid"
-	echo "== kunit (ran in the background)"
-	cat build/kunit.log
-	# its own wall time: step() counts from a start
-	step kunit $(($(date +%s) - $(cat build/kunit.secs 2>/dev/null || echo 0))) \
-		"$(grep -E '^kunit: [0-9]+ passed' build/kunit.log | tail -n 1)"
-fi
+wait "$bgpid"
+bg_report static-check "static checks" '^static-check: [0-9]+ passed'
+bg_report checkpatch checkpatch '^checkpatch: [0-9]+ passed'
+[ "$KUNIT" = 1 ] && bg_report kunit kunit '^kunit: [0-9]+ passed'
 
 echo
 echo "== summary ($(($(date +%s) - t0)) s)"
