@@ -3,11 +3,12 @@
  * dm-raidlab failure record: no access that saw a member fail completes
  * before the failure is durable.
  *
- * A member failure (rl_member_fail()) raises a->fail_seq and queues
- * a->fail_work, which writes every failed member as RL_MS_FAILED to the
- * metadata with the event count raised (so the failed disk's own
- * superblock is stale from then on and refused at assembly) and then sets
- * a->fail_committed to the sequence number it recorded. Until then:
+ * A member failure (rl_member_fail()) raises a->fail_seq, under
+ * fail_lock with the member's bit in a->failed, and queues a->fail_work,
+ * which writes every failed member as RL_MS_FAILED to the metadata with
+ * the event count raised (so the failed disk's own superblock is stale
+ * from then on and refused at assembly) and then sets a->fail_committed
+ * to the sequence number it recorded. Until then:
  *
  *   - the core holds the completion of every write and flush bio
  *     (rl_failrec_hold()), whether the bio saw the failure or ran degraded
@@ -103,10 +104,12 @@ void rl_failrec_init(struct rl_array *a)
 	a->fail_hook[RL_FAIL_RECORD] = rl_failrec_kick;
 }
 
-/* A member failed: record it. Any context; a->wq must exist. */
+/*
+ * A member failure was counted in a->fail_seq (rl_member_fail_io()):
+ * record it. Any context; a->wq must exist.
+ */
 void rl_failrec_kick(struct rl_array *a)
 {
-	atomic64_inc(&a->fail_seq);
 	queue_work(a->wq, &a->fail_work);
 }
 

@@ -69,9 +69,14 @@ static void rl_failrec_held_until_recorded(struct kunit *test)
 	/* recorded: the next access goes on at once */
 	KUNIT_EXPECT_TRUE(test, rl_failrec_wait(a, &q.w, rl_failrec_probe_fn));
 
-	/* two failures, the second after the first waiter queued */
+	/*
+	 * two failures, the second after the first waiter queued, each
+	 * counted and kicked as rl_member_fail_io() does
+	 */
+	atomic64_inc(&a->fail_seq);
 	rl_failrec_kick(a);
 	KUNIT_EXPECT_FALSE(test, rl_failrec_wait(a, &q.w, rl_failrec_probe_fn));
+	atomic64_inc(&a->fail_seq);
 	rl_failrec_kick(a);
 	flush_work(&a->fail_work);
 	flush_work(&a->fail_work);

@@ -47,6 +47,13 @@ void rl_member_fail_io(struct rl_array *a, unsigned int m,
 	spin_lock_irqsave(&a->fail_lock, flags);
 	now = a->members[m].dev;
 	news = (!dev || dev == now) && !test_and_set_bit(m, &a->failed);
+	/*
+	 * Counted for the record (failrec.c) in the same section, so that
+	 * whoever reads a->failed under fail_lock finds the failure pending
+	 * until it is recorded (the sync worker, before ->member_failed)
+	 */
+	if (news)
+		atomic64_inc(&a->fail_seq);
 	spin_unlock_irqrestore(&a->fail_lock, flags);
 	if (!news) {
 		if (dev && dev != now)
