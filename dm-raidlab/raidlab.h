@@ -469,6 +469,22 @@ struct rl_scheme_ops {
 	 * Optional: without it the scheme has no redundancy to sync.
 	 */
 	int (*sync_range)(struct rl_array *a, struct rl_sync_req *req);
+
+	/*
+	 * Members @newly (a bit each) failed, and the failure is recorded
+	 * (failrec.c: durable in the metadata, or known, without one). Each
+	 * failure of a role is told once, those the metadata holds at load at
+	 * the first resume; a role a spare took and that fails again is told
+	 * again. Not called if the record could not be written (the metadata
+	 * failed). Called by the sync worker in process context, in the pass
+	 * that gives the roles to spares and before it does; also from
+	 * postsuspend, before the scheme's ->postsuspend, which must drain
+	 * what this queued. The scheme queues what restores its redundancy
+	 * without the members, rather than leave it to the next access (plog:
+	 * the fix-up of every region with a log); it must not wait for member
+	 * I/O here. Optional.
+	 */
+	void (*member_failed)(struct rl_array *a, unsigned long newly);
 };
 
 extern const struct rl_scheme_ops rl_raid0_ops;
@@ -582,6 +598,8 @@ bool rl_sync_suspect(struct rl_array *a, sector_t msector);
  * and those being rebuilt at or above their cursor. Any context.
  */
 unsigned long rl_unreadable_at(struct rl_array *a, sector_t msector);
+/* the failures ->member_failed is not yet told of (sync.c; pure) */
+unsigned long rl_sync_untold(unsigned long *told, unsigned long failed);
 void rl_sync_status(struct rl_array *a, sector_t *done, sector_t *total,
 		    const char **action, u64 *mismatches);
 int rl_sync_message(struct rl_array *a, unsigned int argc, char **argv);

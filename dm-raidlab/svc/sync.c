@@ -50,6 +50,7 @@ struct rl_sync {
 	bool stopped;			/* suspended: no new range */
 	bool busy;			/* the worker is running */
 	bool kicked;			/* something to look at since its last pass */
+	unsigned long told;		/* failures ->member_failed was told of */
 	wait_queue_head_t wait;
 
 	/* the job in progress, for status */
@@ -206,12 +207,55 @@ static void rl_sync_start_rebuild(struct rl_array *a, unsigned int m,
 }
 
 /*
- * Record new failures, and give failed roles to replacements and spares.
- * Returns true if the membership changed.
+ * The failures in @failed not yet in *@told, which is updated: roles no
+ * longer failed (a spare took them) are forgotten, so that a role failing
+ * again is told again. Pure.
+ */
+unsigned long rl_sync_untold(unsigned long *told, unsigned long failed)
+{
+	unsigned long newly;
+
+	*told &= failed;
+	newly = failed & ~*told;
+	*told |= newly;
+	return newly;
+}
+
+/*
+ * The failed members now, and the scheme told of those it was not
+ * (->member_failed) once they are recorded. Read under fail_lock, where
+ * rl_member_fail_io() sets a failure and counts it: every failure read
+ * here is pending in failrec.c until recorded, so rl_failrec_sync() waits
+ * for it. A record that could not be written leaves the metadata failed;
+ * the scheme is then not told, as its fix-ups could not hold write-intent
+ * bits for their writes.
+ */
+static unsigned long rl_sync_tell_scheme(struct rl_array *a)
+{
+	struct rl_sync *s = rl_sync(a);
+	unsigned long failed, newly;
+
+	spin_lock_irq(&a->fail_lock);
+	failed = a->failed;
+	spin_unlock_irq(&a->fail_lock);
+	if (!a->ops->member_failed)
+		return failed;
+	newly = rl_sync_untold(&s->told, failed);
+	if (!newly || rl_failrec_sync(a) || (a->md && rl_md_failed(a->md)))
+		return failed;
+	a->ops->member_failed(a, newly);
+	return failed;
+}
+
+/*
+ * Tell the scheme of new failures, record them, and give failed roles to
+ * replacements and spares: only roles whose failure the scheme was told
+ * of, so that no failure goes untold; a later one is the next pass's (it
+ * kicked the worker). Returns true if the membership changed.
  */
 static bool rl_sync_lifecycle(struct rl_array *a)
 {
-	unsigned long failed = READ_ONCE(a->failed);
+	unsigned long failed = rl_sync_tell_scheme(a);
 	bool changed = false;
 	unsigned int m, j;
 	u8 uuid[16];
@@ -231,7 +275,7 @@ static bool rl_sync_lifecycle(struct rl_array *a)
 				changed = true;
 			}
 		}
-		failed = READ_ONCE(a->failed);
+		failed &= READ_ONCE(a->failed);	/* less the replaced roles */
 		for_each_set_bit(m, &failed, a->geom.nr_members) {
 			for (j = 0; j < a->nr_spares && !a->spares[j]; j++)
 				;
