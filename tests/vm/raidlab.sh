@@ -50,7 +50,9 @@
 #                                       its count
 #   rl_plog NAME K                      the same for a plog array (1 = L ...
 #                                       8 = capacity_sectors ... 14 = pool_waits
-#                                       15 = reintegrations)
+#                                       15 = reintegrations, 16 = regions_with_log)
+#   rl_plog_logs_drain NAME SECS        no region of the plog keeps a log within
+#                                       SECS (polled each second; logs the time)
 #   rl_plog_create NAME CHUNK DEV...    a new plog at its own capacity: created at
 #                                       one chunk's length to read capacity_sectors,
 #                                       removed (a metadata device in RL_OPTS and
@@ -194,6 +196,16 @@ rl_scheme_fields() {
 }
 rl_scheme_field() { rl_scheme_fields "$1" | awk -v k="$2" '{ print $k }'; }
 rl_plog() { rl_scheme_field "$@"; }
+
+rl_plog_logs_drain() {
+	_ld=0
+	while [ "$(rl_plog "$1" 16)" != 0 ]; do
+		_ld=$((_ld + 1))
+		[ $_ld -gt "$2" ] && return 1
+		sleep 1
+	done
+	log "$1: no region keeps a log after ${_ld} s"
+}
 
 rl_plog_create() {
 	_pn=$1

@@ -733,6 +733,16 @@ static unsigned int plog_redundancy_of(const struct rl_args *args)
 }
 
 /*
+ * Members failed: fix up the regions with a log now (plog_bg.c). Which
+ * members does not matter: a fix-up looks at what is unreadable when it
+ * runs.
+ */
+static void plog_member_failed(struct rl_array *a, unsigned long newly)
+{
+	plog_want_fixups(plog_of(a));
+}
+
+/*
  * The plog scheme: the layout is the region manager's (plog.h); geom's
  * nr_data means nothing here.
  */
@@ -757,4 +767,5 @@ const struct rl_scheme_ops rl_plog_ops = {
 	.status = plog_status,
 	.message = plog_message,
 	.sync_range = plog_sync_range,
+	.member_failed = plog_member_failed,
 };

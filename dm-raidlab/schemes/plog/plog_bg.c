@@ -3,7 +3,8 @@
  * dm-raidlab plog: the region operations other than reintegration,
  * each with the region frozen and alone (op_sem write, workspace 0):
  * a region's repair (the fix-up of a region with an unreadable member,
- * the recomputation of one whose reintegration failed), reintegrate-all
+ * the recomputation of one whose reintegration failed), the fix-ups a
+ * member failure asks for (plog_want_fixups()), reintegrate-all
  * (message, suspend),
  * and the background jobs' rebuild, check and repair (plog_sync_range()).
  * Also the workspaces' setup (plog_region_ops_init()).
@@ -73,6 +74,32 @@ static void plog_thaw(struct plog *p, u32 r)
 static bool plog_has_log(const struct plog_region *rg)
 {
 	return rg->cur || rg->queued || rg->disk_segs || rg->rs != PLOG_RS_OPEN;
+}
+
+/*
+ * Members failed (->member_failed): every used region with records asks
+ * for its fix-up now rather than at its next access. Its logged parity
+ * changes then reach its parity, or its parity is recomputed from the
+ * data, so that its redundancy no longer rests on the log (a read error
+ * in a segment can no longer cost the failed member's data), and the log
+ * buffers bound for a lost sublog go back to the pool. These fix-ups come
+ * after every repair something waits for: an access to a region raises
+ * its own (plog_enter()). Returns the number of regions asked. Takes
+ * p->lock.
+ */
+u32 plog_want_fixups(struct plog *p)
+{
+	u32 r, n = 0;
+
+	mutex_lock(&p->lock);
+	for (r = 0; r < p->used_regions; r++) {
+		if (plog_has_log(&p->reg[r])) {
+			plog_want_repair(p, r, PLOG_REPAIR_FIX_IDLE);
+			n++;
+		}
+	}
+	mutex_unlock(&p->lock);
+	return n;
 }
 
 /* Every record of frozen region @r reintegrated. op_sem held for writing. */
@@ -164,7 +191,8 @@ static void plog_recomp(struct plog *p, u32 r)
 
 /*
  * The repair of region @r at @level: a fix-up while a member of it is
- * unreadable, whatever was asked (it covers the recomputation); a
+ * unreadable, whatever was asked (it covers the recomputation), at
+ * either fix-up level; a
  * recomputation if that was asked and every member is readable; nothing
  * for a fix-up whose members came back. The request stays up while the
  * repair runs (plog_reint_pick() passes the region over); a higher one

@@ -38,12 +38,15 @@ enum plog_mode {
 };
 
 /*
- * The repair a region waits for (plog_bg_work()). Requests only raise it:
- * a fix-up covers a recomputation, as it flushes the log or recomputes
- * the parity itself, and reintegration is retried after either.
+ * The repair a region waits for (plog_bg_work(), highest first). Requests
+ * only raise it: a fix-up covers a recomputation, as it flushes the log or
+ * recomputes the parity itself, and reintegration is retried after either.
+ * A fix-up a member failure asks for (plog_want_fixups()) comes after
+ * every other repair; one an access or the log writer waits for, first.
  */
 enum plog_repair {
 	PLOG_REPAIR_NONE,
+	PLOG_REPAIR_FIX_IDLE,	/* a member of it is lost, no one waits */
 	PLOG_REPAIR_RECOMP,	/* its reintegration failed: recompute */
 	PLOG_REPAIR_FIX,	/* a member of it is lost: fix up, go DIRECT */
 };
@@ -364,6 +367,7 @@ int plog_do_reint(struct plog_ws *w, u32 r);
 int plog_region_ops_init(struct plog *p);
 void plog_region_ops_free(struct plog *p);
 void plog_bg_work(struct work_struct *ws);
+u32 plog_want_fixups(struct plog *p);
 int plog_reintegrate_all(struct plog *p);
 int plog_sync_range(struct rl_array *a, struct rl_sync_req *req);
 void plog_pq_solve(void **ptrs, unsigned int cols, void *x, void *y,

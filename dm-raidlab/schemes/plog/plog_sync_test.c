@@ -15,6 +15,8 @@
  *              combination) solved from the check chunks the present ones
  *              were accumulated into, against the suite's own GF(2^8)
  *              reference (pq_ref.h), not lib/raid6
+ *   want fixups  a member failure asks the fix-up of the used regions
+ *              with records, and of no other
  */
 #include <kunit/test.h>
 #include <linux/random.h>
@@ -305,12 +307,61 @@ static void rl_plog_sync_nr_ws(struct kunit *test)
 	}
 }
 
+/*
+ * plog_want_fixups(): a member failure asks the fix-up of every used
+ * region with records (in a buffer, on the seal queue, on disk, or a
+ * reintegration on), of no other region, at the idle level, and lowers
+ * no request already made. The plog is stopping, so no work is queued.
+ */
+static void rl_plog_sync_want_fixups(struct kunit *test)
+{
+	struct plog *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	struct plog_region *rg;
+	u32 r;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	rg = kunit_kcalloc(test, 8, sizeof(*rg), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rg);
+	mutex_init(&p->lock);
+	p->reg = rg;
+	p->lo.nr_regions = 8;
+	p->used_regions = 6;
+	p->stopping = true;
+
+	rg[0].cur = (void *)1;				/* records in a buffer */
+	rg[1].queued = 1;				/* on the seal queue */
+	rg[2].disk_segs = 3;				/* on disk */
+	rg[3].rs = PLOG_RS_RUNNING;			/* being reintegrated */
+	/* rg[4]: no log */
+	rg[5].disk_segs = 1;
+	rg[5].repair = PLOG_REPAIR_FIX;			/* asked already */
+	rg[6].disk_segs = 1;				/* past the length */
+
+	KUNIT_EXPECT_EQ(test, plog_want_fixups(p), 5U);
+	for (r = 0; r < 8; r++)
+		KUNIT_EXPECT_EQ_MSG(test, rg[r].repair,
+				    r == 4 || r >= 6 ? PLOG_REPAIR_NONE :
+				    r == 5 ? PLOG_REPAIR_FIX :
+				    PLOG_REPAIR_FIX_IDLE, "region %u", r);
+
+	/* a recomputation asked before stays: it is served first */
+	rg[4].disk_segs = 2;
+	rg[4].repair = PLOG_REPAIR_RECOMP;
+	KUNIT_EXPECT_EQ(test, plog_want_fixups(p), 6U);
+	KUNIT_EXPECT_EQ(test, rg[4].repair, PLOG_REPAIR_RECOMP);
+	/* an access raises an idle fix-up */
+	plog_want_repair(p, 0, PLOG_REPAIR_FIX);
+	KUNIT_EXPECT_EQ(test, rg[0].repair, PLOG_REPAIR_FIX);
+	mutex_destroy(&p->lock);
+}
+
 static struct kunit_case rl_plog_sync_test_cases[] = {
 	KUNIT_CASE_PARAM(rl_plog_sync_slot_map, rl_plog_sync_layouts_gen_params),
 	KUNIT_CASE_PARAM(rl_plog_sync_log_members,
 			 rl_plog_sync_layouts_gen_params),
 	KUNIT_CASE(rl_plog_sync_nr_ws),
 	KUNIT_CASE(rl_plog_sync_pq_solve),
+	KUNIT_CASE(rl_plog_sync_want_fixups),
 	{}
 };
 
