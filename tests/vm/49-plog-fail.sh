@@ -73,22 +73,9 @@ check "check after full rows: 0" test "$(rl_scrub arr check 300)" = 0
 # ------------------------------------------------------------ degraded ---
 # A member failure fixes up every region with a log at once, with no
 # access to it (the scheme's member_failed hook): its records reach the
-# parity, or its parity is recomputed, while the array still can. Control:
-# an idle array keeps its logs.
-FIO_RUNTIME=$(tier 4 8) check "randwrite 4k before the failure verifies" \
-	fio_write_then_verify /dev/mapper/arr 8M --offset=56M
-nl=$(rl_plog arr 16)
-log "regions with a log before the failure: $nl of $(rl_plog arr 4)"
-check "regions hold logs before the failure" test "$nl" -gt 0
-sleep 3
-check "control: the idle array keeps its logs ($nl regions)" test "$(rl_plog arr 16)" = "$nl"
-check "fail member 1" dm_message arr fail 1
+# parity, or its parity is recomputed, while the array still can.
+rl_plog_fail_fixups arr 1 56M
 check "health ADAAA" test "$(rl_health arr)" = ADAAA
-check "the failure fixes up every region with a log, no access needed" \
-	rl_plog_logs_drain arr 60
-check "no fix-up left stale parity" sh -c "! dmesg | grep -q 'stale parity'"
-check "the writes before the failure verify, degraded" \
-	fio_verify /dev/mapper/arr 8M --offset=56M
 check "degraded reads verify the random writes" fio_verify /dev/mapper/arr $R1
 FIO_RW=write FIO_BS=96k check "degraded reads verify the full rows" \
 	fio_verify /dev/mapper/arr 16M --offset=32M

@@ -80,21 +80,9 @@ check "the data still verifies" fio_verify /dev/mapper/arr 16M
 
 # ------------------------------------------------------------ degraded ---
 # The failure fixes up every region with a log at once, with no access
-# (the scheme's member_failed hook); control: the idle array keeps them.
-FIO_RUNTIME=$(tier 4 8) check "randwrite 4k before the failure verifies" \
-	fio_write_then_verify /dev/mapper/arr 8M --offset=24M
-nl=$(rl_plog arr 16)
-log "regions with a log before the failure: $nl of $(rl_plog arr 4)"
-check "regions hold logs before the failure" test "$nl" -gt 0
-sleep 3
-check "control: the idle array keeps its logs ($nl regions)" test "$(rl_plog arr 16)" = "$nl"
-check "fail member 1" dm_message arr fail 1
+# (the scheme's member_failed hook), at faults 2 too.
+rl_plog_fail_fixups arr 1 24M
 check "health ADAAAA" test "$(rl_health arr)" = ADAAAA
-check "the failure fixes up every region with a log, no access needed" \
-	rl_plog_logs_drain arr 60
-check "no fix-up left stale parity" sh -c "! dmesg | grep -q 'stale parity'"
-check "one failed: the writes before the failure verify" \
-	fio_verify /dev/mapper/arr 8M --offset=24M
 check "one failed: the random writes verify" fio_verify /dev/mapper/arr 16M
 FIO_RW=write FIO_BS=64k check "one failed: the full rows verify" \
 	fio_verify /dev/mapper/arr 8M --offset=16M

@@ -53,6 +53,13 @@
 #                                       15 = reintegrations, 16 = regions_with_log)
 #   rl_plog_logs_drain NAME SECS        no region of the plog keeps a log within
 #                                       SECS (polled each second; logs the time)
+#   rl_plog_fail_fixups NAME M OFFSET   checks of its own: small random writes
+#                                       (8M at OFFSET) leave logs, which the idle
+#                                       array keeps 3 s (the control); member M
+#                                       failed by message; every region's log is
+#                                       fixed up within 60 s with no access (the
+#                                       scheme's member_failed hook), no "stale
+#                                       parity" logged; the writes verify degraded
 #   rl_plog_create NAME CHUNK DEV...    a new plog at its own capacity: created at
 #                                       one chunk's length to read capacity_sectors,
 #                                       removed (a metadata device in RL_OPTS and
@@ -205,6 +212,26 @@ rl_plog_logs_drain() {
 		sleep 1
 	done
 	log "$1: no region keeps a log after ${_ld} s"
+}
+
+rl_plog_fail_fixups() {
+	_fn=$1
+	_fm=$2
+	_fo=$3
+	FIO_RUNTIME=$(tier 4 8) check "$_fn: randwrite 4k before the failure verifies" \
+		fio_write_then_verify "/dev/mapper/$_fn" 8M --offset="$_fo"
+	_fl=$(rl_plog "$_fn" 16)
+	log "regions with a log before the failure: $_fl of $(rl_plog "$_fn" 4)"
+	check "$_fn: regions hold logs before the failure" test "$_fl" -gt 0
+	sleep 3
+	check "$_fn: control: the idle array keeps its logs ($_fl regions)" \
+		test "$(rl_plog "$_fn" 16)" = "$_fl"
+	check "$_fn: fail member $_fm" dm_message "$_fn" fail "$_fm"
+	check "$_fn: the failure fixes up every region with a log, no access needed" \
+		rl_plog_logs_drain "$_fn" 60
+	check "$_fn: no fix-up left stale parity" sh -c "! dmesg | grep -q 'stale parity'"
+	check "$_fn: the writes before the failure verify, degraded" \
+		fio_verify "/dev/mapper/$_fn" 8M --offset="$_fo"
 }
 
 rl_plog_create() {
