@@ -13,6 +13,8 @@ PKGS=(
 	linux-source-6.1 bc flex bison libelf-dev libssl-dev python3 sparse
 	# VM lab
 	qemu-system-x86 busybox-static cpio kmod xz-utils binutils util-linux
+	# the patched stock modules (scripts/lab/kpatch/)
+	patch
 	# guest userspace copied from the host
 	fio dmsetup e2fsprogs blktrace ndctl
 	# tools/ (plots) and their tests
