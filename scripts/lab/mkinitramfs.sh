@@ -160,14 +160,14 @@ build_kpatch() { # PATCH: prints the built .ko's path
 	dir=$VMDIR/kpatch/$mod
 	[ -r "$KSRC_TARBALL" ] || die "$KSRC_TARBALL missing; run scripts/deps.sh"
 	rm -rf "$dir"
-	mkdir -p "$dir/src"
+	mkdir -p "$dir"
 	top=$(basename "$KSRC_TARBALL"); top=${top%.tar.*}
 	mapfile -t files < <(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$patch")
 	[ ${#files[@]} -gt 0 ] || die "$patch names no file"
+	# each file flat in $dir, where the module builds
 	for f in "${files[@]}"; do
-		tar -xf "$KSRC_TARBALL" -C "$dir/src" --occurrence=1 "$top/$f" ||
-			die "$f not in $KSRC_TARBALL"
-		cp "$dir/src/$top/$f" "$dir/"
+		tar -xf "$KSRC_TARBALL" -C "$dir" --occurrence=1 --transform='s|.*/||' \
+			"$top/$f" || die "$f not in $KSRC_TARBALL"
 	done
 	(cd "$dir" && sed 's|^\([-+]\{3\} [ab]/\).*/|\1|' "$patch" | patch -s -p1) ||
 		die "$patch does not apply"

@@ -191,12 +191,11 @@ static void plog_recomp(struct plog *p, u32 r)
 
 /*
  * The repair of region @r at @level: a fix-up while a member of it is
- * unreadable, whatever was asked (it covers the recomputation), at
- * either fix-up level; a
- * recomputation if that was asked and every member is readable; nothing
- * for a fix-up whose members came back. The request stays up while the
- * repair runs (plog_reint_pick() passes the region over); a higher one
- * made meanwhile is served next.
+ * unreadable, whatever was asked (it covers the recomputation), at either
+ * fix-up level; a recomputation if that was asked and every member is
+ * readable; nothing for a fix-up whose members came back. The request
+ * stays up while the repair runs (plog_reint_pick() passes the region
+ * over); a higher one made meanwhile is served next.
  */
 static void plog_repair(struct plog *p, u32 r, enum plog_repair level)
 {
