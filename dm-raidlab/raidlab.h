@@ -2,9 +2,10 @@
 /*
  * dm-raidlab: classic disk-array redundancy schemes as one device-mapper
  * target. This header holds the array context shared by the core target,
- * the schemes (behind struct rl_scheme_ops, each owning its options: one
- * file each, plog three) and the shared services (member I/O and its
- * failure hooks, parity, the stripe engine, metadata, background jobs).
+ * the schemes (behind struct rl_scheme_ops, each owning its options: a
+ * file each, or a folder: mirror, plog), the engines (the parity stripe
+ * engine, the copy-set layouts) and the shared services (member I/O and
+ * its failure hooks, parity, metadata, background jobs).
  */
 #ifndef DM_RAIDLAB_H
 #define DM_RAIDLAB_H

@@ -55,6 +55,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
+#include "../../engines/copyset.h"
 #include "../../svc/bbl.h"
 #include "../../svc/layout.h"
 #include "../../svc/metadata.h"
@@ -66,23 +67,45 @@ static int mirror_capacity(struct rl_array *a, sector_t len, char **error)
 	return rl_size_rows(a, 1, len, error);
 }
 
-/* Every member holds the sector at the same offset; member 0 is "data". */
+/*
+ * The copy-set layout over all members (engines/copyset.h): every member
+ * holds every sector at the same offset, member 0's copy the "data".
+ */
+static void mirror_layout(struct rl_array *a, struct rl_cs_layout *l)
+{
+	unsigned int n = a->geom.nr_members;
+	char *error;
+
+	WARN_ON_ONCE(rl_cs_init(l, RL_CS_MIRROR, n, n, a->geom.chunk_shift,
+				a->geom.data_offset, a->member_sectors,
+				&error));
+}
+
 static void mirror_locate(struct rl_array *a, sector_t lsector,
 			  struct rl_locset *ls)
 {
-	unsigned int m;
+	struct rl_cs_copy c[RL_MAX_LOCS];
+	struct rl_cs_layout l;
+	unsigned int j;
 
-	rl_locset_init(ls, a->ti->len - lsector, 0, 0);
-	for (m = 0; m < a->geom.nr_members; m++)
-		rl_locset_add(ls, m, a->geom.data_offset + lsector,
-			      m ? RL_PART_COPY : RL_PART_DATA);
+	mirror_layout(a, &l);
+	rl_locset_init(ls, rl_cs_map(&l, lsector, c), 0, 0);
+	for (j = 0; j < l.copies; j++)
+		rl_locset_add(ls, c[j].member, c[j].sector,
+			      j ? RL_PART_COPY : RL_PART_DATA);
 }
 
 static enum rl_part mirror_owner(struct rl_array *a, unsigned int member,
 				 sector_t msector, sector_t *lsector)
 {
-	*lsector = msector - a->geom.data_offset;
-	return member ? RL_PART_COPY : RL_PART_DATA;
+	struct rl_cs_layout l;
+	int j;
+
+	mirror_layout(a, &l);
+	j = rl_cs_unmap(&l, member, msector, lsector);
+	if (j < 0)
+		return RL_PART_NONE;
+	return j ? RL_PART_COPY : RL_PART_DATA;
 }
 
 static int mirror_map(struct rl_array *a, struct bio *bio)

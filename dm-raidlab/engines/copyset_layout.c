@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-raidlab copy-set layouts (copyset.h): sizing over an extent, the map
+ * of a logical sector to its copies and back, and chained declustering's
+ * split of reads between a chunk's two copies after failures. Pure: KUnit
+ * suite dm_raidlab_copyset.
+ */
+#include <linux/bitops.h>
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/math64.h>
+
+#include "../raidlab.h"
+#include "copyset.h"
+
+static const char * const rl_cs_names[RL_CS_NR_KINDS] = {
+	[RL_CS_MIRROR] = "mirror",
+	[RL_CS_NEAR] = "near",
+	[RL_CS_FAR] = "far",
+	[RL_CS_OFFSET] = "offset",
+	[RL_CS_CHAINED] = "chained",
+};
+
+const char *rl_cs_kind_name(enum rl_cs_kind kind)
+{
+	return kind < RL_CS_NR_KINDS ? rl_cs_names[kind] : "?";
+}
+
+static int rl_cs_check(enum rl_cs_kind kind, unsigned int nr,
+		       unsigned int copies, char **error)
+{
+	if (kind >= RL_CS_NR_KINDS) {
+		*error = "Unknown copy layout";
+		return -EINVAL;
+	}
+	if (nr < 2 || nr > RL_MAX_MEMBERS) {
+		*error = "A copy layout needs 2 to 32 members";
+		return -EINVAL;
+	}
+	if (copies < 2 || copies > nr) {
+		*error = "Copies must be at least 2 and at most the members";
+		return -EINVAL;
+	}
+	if (kind == RL_CS_MIRROR && copies != nr) {
+		*error = "A mirror keeps a copy on every member";
+		return -EINVAL;
+	}
+	if (kind == RL_CS_CHAINED && copies != 2) {
+		*error = "Chained declustering keeps 2 copies";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Size the layout as md raid10 does (raid10_size(), calc_sectors()) with
+ * far sets of all members: whole chunks of each member's far part (a
+ * member's length over the far copies), times the members over the near
+ * copies; each member uses the chunks its copies take, rounded up, and the
+ * far stride is that over the far copies. Chained: half of each member for
+ * primaries, half for backups.
+ */
+static void rl_cs_size(struct rl_cs_layout *l, sector_t member_len)
+{
+	unsigned int far = l->kind == RL_CS_NEAR ? 1 : l->copies;
+	unsigned int near = l->kind == RL_CS_NEAR ? l->copies : 1;
+	sector_t dev_chunks = member_len >> l->chunk_shift;
+	sector_t used;
+
+	if (l->kind == RL_CS_MIRROR) {
+		l->chunks = dev_chunks;
+		l->capacity = member_len;
+		l->used = member_len;
+		l->stride = 0;
+		return;
+	}
+	if (l->kind == RL_CS_CHAINED) {
+		l->chunks = (dev_chunks / 2) * l->nr;
+		l->stride = (dev_chunks / 2) << l->chunk_shift;
+		l->used = 2 * l->stride;
+	} else {
+		l->chunks = div_u64(div_u64(dev_chunks, far) * l->nr, near);
+		used = DIV_ROUND_UP_ULL(l->chunks * l->copies, l->nr);
+		l->used = used << l->chunk_shift;
+		l->stride = l->kind == RL_CS_FAR ?
+			    div_u64(used, far) << l->chunk_shift :
+			    l->kind == RL_CS_OFFSET ?
+			    (sector_t)1 << l->chunk_shift : 0;
+	}
+	l->capacity = l->chunks << l->chunk_shift;
+}
+
+/**
+ * rl_cs_init() - a copy-set layout over an extent
+ * @l: the layout to fill
+ * @kind: mirror, near, far, offset or chained
+ * @nr: members in the extent (2 to RL_MAX_MEMBERS)
+ * @copies: of each chunk (2 to @nr; @nr for mirror, 2 for chained)
+ * @chunk_shift: chunk = 1 << @chunk_shift sectors
+ * @base: the extent's first member sector
+ * @member_len: member sectors the extent may use from @base
+ * @error: set to a message for ti->error on failure
+ *
+ * Return: 0, or -EINVAL if the layout is impossible or holds nothing.
+ */
+int rl_cs_init(struct rl_cs_layout *l, enum rl_cs_kind kind, unsigned int nr,
+	       unsigned int copies, unsigned int chunk_shift, sector_t base,
+	       sector_t member_len, char **error)
+{
+	int r = rl_cs_check(kind, nr, copies, error);
+
+	if (r)
+		return r;
+	l->kind = kind;
+	l->nr = nr;
+	l->copies = copies;
+	l->chunk_shift = chunk_shift;
+	l->base = base;
+	rl_cs_size(l, member_len);
+	if (!l->capacity) {
+		*error = "Members too small for the copy layout";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * rl_cs_map() - the copies of a logical sector
+ * @l: the layout
+ * @lsector: below l->capacity
+ * @c: filled with l->copies copies, on distinct members; c[0] is the
+ *	first copy (md's first, chained declustering's primary, a
+ *	mirror's member 0)
+ *
+ * Return: the sectors from @lsector on that keep the same offsets from
+ * each copy (to the end of the chunk; of a mirror, of the layout).
+ */
+sector_t rl_cs_map(const struct rl_cs_layout *l, sector_t lsector,
+		   struct rl_cs_copy *c)
+{
+	sector_t mask = ((sector_t)1 << l->chunk_shift) - 1;
+	sector_t off = lsector & mask;
+	u64 k = lsector >> l->chunk_shift, row;
+	unsigned int j, dev;
+
+	if (l->kind == RL_CS_MIRROR) {
+		for (j = 0; j < l->copies; j++) {
+			c[j].member = j;
+			c[j].sector = l->base + lsector;
+		}
+		return l->capacity - lsector;
+	}
+	if (l->kind == RL_CS_NEAR) {
+		for (j = 0; j < l->copies; j++) {
+			row = div_u64_rem(k * l->copies + j, l->nr, &dev);
+			c[j].member = dev;
+			c[j].sector = l->base + (row << l->chunk_shift) + off;
+		}
+		return mask + 1 - off;
+	}
+	row = div_u64_rem(k, l->nr, &dev);
+	for (j = 0; j < l->copies; j++) {
+		c[j].member = (dev + j) % l->nr;
+		if (l->kind == RL_CS_OFFSET)
+			c[j].sector = (row * l->copies + j) << l->chunk_shift;
+		else
+			c[j].sector = j * l->stride + (row << l->chunk_shift);
+		c[j].sector += l->base + off;
+	}
+	return mask + 1 - off;
+}
+
+/* The logical chunk that copy @j at chunk row @r of @member holds. */
+static u64 rl_cs_chunk_of(const struct rl_cs_layout *l, unsigned int member,
+			  u64 r, unsigned int j)
+{
+	unsigned int nr = l->nr;
+
+	if (l->kind == RL_CS_NEAR)
+		return div_u64(r * nr + member, l->copies);
+	return r * nr + (member + nr - j) % nr;
+}
+
+/**
+ * rl_cs_unmap() - what a member sector holds
+ * @l: the layout
+ * @member: within the extent
+ * @msector: a member sector, base included
+ * @lsector: set to the logical sector it is a copy of
+ *
+ * Return: the copy's index in rl_cs_map()'s list, or -ENOENT for a sector
+ * outside the extent or that the layout leaves unused.
+ */
+int rl_cs_unmap(const struct rl_cs_layout *l, unsigned int member,
+		sector_t msector, sector_t *lsector)
+{
+	sector_t mask = ((sector_t)1 << l->chunk_shift) - 1;
+	sector_t rel = msector - l->base;
+	unsigned int j = 0;
+	u64 r, k;
+
+	if (member >= l->nr || msector < l->base || rel >= l->used)
+		return -ENOENT;
+	if (l->kind == RL_CS_MIRROR) {
+		*lsector = rel;
+		return member;
+	}
+	if (l->kind == RL_CS_FAR || l->kind == RL_CS_CHAINED) {
+		j = div64_u64(rel, l->stride);
+		rel -= j * l->stride;
+	}
+	r = rel >> l->chunk_shift;
+	if (l->kind == RL_CS_NEAR)
+		div_u64_rem(r * l->nr + member, l->copies, &j);
+	else if (l->kind == RL_CS_OFFSET)
+		r = div_u64_rem(r, l->copies, &j);
+	if (j >= l->copies)
+		return -ENOENT;
+	k = rl_cs_chunk_of(l, member, r, j);
+	if (k >= l->chunks)
+		return -ENOENT;
+	*lsector = (k << l->chunk_shift) + (rel & mask);
+	return j;
+}
+
+/**
+ * rl_cs_chained_share() - how chained declustering splits a partition's
+ *	reads after failures
+ * @nr: members of the chain
+ * @failed: bitmap of the failed members
+ * @part: a partition: the chunks whose primary is on member @part, whose
+ *	backup is on member @part + 1 (mod @nr)
+ * @num: set to the share of the partition's reads its primary serves,
+ * @den: over this
+ *
+ * A failure cuts the chain into runs of survivors. The run after failed
+ * member f, of L survivors up to the next failure, serves L + 1
+ * partitions: f's (from its backups on f + 1) and its own. Each survivor
+ * then carries (L + 1) / L partitions of load, N / (N - 1) with one
+ * failure, where mirroring would give one disk two: the survivor k steps
+ * after f serves k / L of its own partition's reads and passes the rest
+ * on to its backup. With no failure each copy serves half.
+ *
+ * Return: 0, or -ENODATA if the partition's two members have both failed.
+ */
+int rl_cs_chained_share(unsigned int nr, unsigned long failed,
+			unsigned int part, unsigned int *num,
+			unsigned int *den)
+{
+	unsigned int back, fwd;
+
+	if (nr < BITS_PER_LONG)
+		failed &= BIT(nr) - 1;
+	if (!failed) {
+		*num = 1;
+		*den = 2;
+		return 0;
+	}
+	if (failed & BIT(part)) {
+		if (failed & BIT((part + 1) % nr))
+			return -ENODATA;
+		*num = 0;
+		*den = 1;
+		return 0;
+	}
+	for (back = 1; !(failed & BIT((part + nr - back) % nr)); back++)
+		;
+	for (fwd = 0; !(failed & BIT((part + fwd + 1) % nr)); fwd++)
+		;
+	*num = back;
+	*den = back + fwd;
+	return 0;
+}
+
+/*
+ * Whether a read in chunk row @row of a partition with share @num / @den
+ * goes to its primary: @num rows in every @den consecutive ones do.
+ */
+bool rl_cs_chained_primary(unsigned int num, unsigned int den, u64 row)
+{
+	u32 rem;
+
+	div_u64_rem(row, den, &rem);
+	return rem < num;
+}

@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for the copy-set layouts (copyset_layout.c): near, far and
+ * offset size and place as md raid10 does, checked against md's own
+ * formulas written out here as md writes them (raid10_size(),
+ * calc_sectors(), __raid10_find_phys(), raid10_find_virt() in
+ * drivers/md/raid10.c, far sets of all members); every layout's map and
+ * unmap agree and use each member position at most once; chained
+ * declustering keeps a chunk's backup on the next member's second half;
+ * and its read split after every failure set loads the survivors evenly.
+ */
+#include <kunit/test.h>
+#include <linux/log2.h>
+#include <linux/math64.h>
+
+#include "../raidlab.h"
+#include "copyset.h"
+
+/* md raid10's geometry, as setup_geo() and calc_sectors() leave it. */
+struct rl_md10 {
+	int raid_disks, near_copies, far_copies, far_offset, far_set_size;
+	int chunk_shift;
+	sector_t chunk_mask, stride, size;
+};
+
+static void rl_md10_setup(struct rl_md10 *g, int disks, enum rl_cs_kind kind,
+			  int copies, unsigned int chunk, sector_t dev_len)
+{
+	sector_t size;
+
+	g->raid_disks = disks;
+	g->near_copies = kind == RL_CS_NEAR ? copies : 1;
+	g->far_copies = kind == RL_CS_NEAR ? 1 : copies;
+	g->far_offset = kind == RL_CS_OFFSET;
+	g->far_set_size = disks;
+	g->chunk_mask = chunk - 1;
+	g->chunk_shift = ilog2(chunk);
+
+	/* raid10_size() */
+	size = dev_len >> g->chunk_shift;
+	size = div_u64(size, g->far_copies);
+	size = size * disks;
+	size = div_u64(size, g->near_copies);
+	g->size = size << g->chunk_shift;
+
+	/* calc_sectors(): size is the array's chunks */
+	size = size * copies;
+	size = DIV_ROUND_UP_ULL(size, disks);
+	if (g->far_offset) {
+		g->stride = 1 << g->chunk_shift;
+	} else {
+		size = div_u64(size, g->far_copies);
+		g->stride = size << g->chunk_shift;
+	}
+}
+
+/* __raid10_find_phys(), far_set_size = raid_disks */
+static void rl_md10_find_phys(const struct rl_md10 *g, sector_t vsector,
+			      int *devs, sector_t *addrs)
+{
+	sector_t chunk, stripe, sector;
+	int n, f, dev, slot = 0;
+
+	chunk = vsector >> g->chunk_shift;
+	sector = vsector & g->chunk_mask;
+	chunk *= g->near_copies;
+	stripe = chunk;
+	dev = do_div(stripe, g->raid_disks);
+	if (g->far_offset)
+		stripe *= g->far_copies;
+	sector += stripe << g->chunk_shift;
+	for (n = 0; n < g->near_copies; n++) {
+		int d = dev;
+		sector_t s = sector;
+
+		devs[slot] = d;
+		addrs[slot] = s;
+		slot++;
+		for (f = 1; f < g->far_copies; f++) {
+			d += g->near_copies;
+			d %= g->far_set_size;
+			s += g->stride;
+			devs[slot] = d;
+			addrs[slot] = s;
+			slot++;
+		}
+		dev++;
+		if (dev >= g->raid_disks) {
+			dev = 0;
+			sector += g->chunk_mask + 1;
+		}
+	}
+}
+
+/* raid10_find_virt(), far_set_size = raid_disks */
+static sector_t rl_md10_find_virt(const struct rl_md10 *g, sector_t sector,
+				  int dev)
+{
+	sector_t offset, chunk, vchunk;
+
+	offset = sector & g->chunk_mask;
+	if (g->far_offset) {
+		int fc;
+
+		chunk = sector >> g->chunk_shift;
+		fc = do_div(chunk, g->far_copies);
+		dev -= fc * g->near_copies;
+		if (dev < 0)
+			dev += g->far_set_size;
+	} else {
+		while (sector >= g->stride) {
+			sector -= g->stride;
+			if (dev < g->near_copies)
+				dev += g->far_set_size - g->near_copies;
+			else
+				dev -= g->near_copies;
+		}
+		chunk = sector >> g->chunk_shift;
+	}
+	vchunk = chunk * g->raid_disks + dev;
+	vchunk = div_u64(vchunk, g->near_copies);
+	return (vchunk << g->chunk_shift) + offset;
+}
+
+static const unsigned int rl_cs_chunks[] = { 8, 128 };
+
+/* a member length of whole and part chunks, so that sizing rounds */
+static sector_t rl_cs_dev_len(unsigned int chunk)
+{
+	return 37 * chunk + chunk / 2 + 3;
+}
+
+/* One md raid10 layout: the capacity, stride, copies and their inverse. */
+static void rl_cs_check_md(struct kunit *test, enum rl_cs_kind kind,
+			   unsigned int nr, unsigned int copies,
+			   unsigned int chunk)
+{
+	sector_t len = rl_cs_dev_len(chunk), s, virt;
+	struct rl_cs_copy c[RL_MAX_LOCS];
+	sector_t addrs[RL_MAX_LOCS];
+	int devs[RL_MAX_LOCS];
+	struct rl_cs_layout l;
+	struct rl_md10 g;
+	char *error;
+	unsigned int j;
+
+	KUNIT_ASSERT_EQ(test, rl_cs_init(&l, kind, nr, copies, ilog2(chunk),
+					 0, len, &error), 0);
+	rl_md10_setup(&g, nr, kind, copies, chunk, len);
+	KUNIT_EXPECT_EQ_MSG(test, l.capacity, g.size, "%s%u on %u",
+			    rl_cs_kind_name(kind), copies, nr);
+	if (kind != RL_CS_NEAR)
+		KUNIT_EXPECT_EQ(test, l.stride, g.stride);
+	for (s = 0; s < l.capacity; s += chunk / 2 + 1) {
+		rl_cs_map(&l, s, c);
+		rl_md10_find_phys(&g, s, devs, addrs);
+		for (j = 0; j < copies; j++) {
+			KUNIT_EXPECT_EQ_MSG(test, c[j].member, devs[j],
+					    "%s%u on %u: sector %llu copy %u",
+					    rl_cs_kind_name(kind), copies, nr,
+					    (unsigned long long)s, j);
+			KUNIT_EXPECT_EQ(test, c[j].sector, addrs[j]);
+			virt = rl_md10_find_virt(&g, addrs[j], devs[j]);
+			KUNIT_EXPECT_EQ(test, virt, s);
+		}
+	}
+}
+
+/* Sizes and maps as md raid10: n2, n3, f2, f3, o2, o3 on 2 to 9 members. */
+static void rl_cs_matches_md_raid10(struct kunit *test)
+{
+	static const enum rl_cs_kind kinds[] = {
+		RL_CS_NEAR, RL_CS_FAR, RL_CS_OFFSET,
+	};
+	unsigned int ki, ci, nr, copies;
+
+	for (ki = 0; ki < ARRAY_SIZE(kinds); ki++) {
+		for (ci = 0; ci < ARRAY_SIZE(rl_cs_chunks); ci++) {
+			for (nr = 2; nr <= 9; nr++) {
+				for (copies = 2; copies <= min(nr, 3U); copies++)
+					rl_cs_check_md(test, kinds[ki], nr,
+						       copies, rl_cs_chunks[ci]);
+			}
+		}
+	}
+}
+
+struct rl_cs_case {
+	enum rl_cs_kind kind;
+	unsigned int nr, copies, chunk;
+	sector_t base;
+};
+
+static const struct rl_cs_case rl_cs_cases[] = {
+	{ RL_CS_MIRROR, 2, 2, 8, 0 },	{ RL_CS_MIRROR, 3, 3, 8, 2048 },
+	{ RL_CS_NEAR, 2, 2, 8, 0 },	{ RL_CS_NEAR, 3, 3, 8, 2048 },
+	{ RL_CS_NEAR, 3, 2, 8, 0 },	{ RL_CS_NEAR, 4, 2, 128, 2048 },
+	{ RL_CS_NEAR, 5, 3, 16, 8 },	{ RL_CS_NEAR, 6, 2, 8, 0 },
+	{ RL_CS_NEAR, 7, 4, 8, 0 },	{ RL_CS_NEAR, 32, 2, 8, 2048 },
+	{ RL_CS_FAR, 2, 2, 8, 0 },	{ RL_CS_FAR, 3, 2, 16, 2048 },
+	{ RL_CS_FAR, 5, 3, 8, 0 },	{ RL_CS_FAR, 6, 2, 128, 8 },
+	{ RL_CS_FAR, 4, 4, 8, 0 },	{ RL_CS_OFFSET, 2, 2, 8, 0 },
+	{ RL_CS_OFFSET, 3, 2, 8, 2048 },	{ RL_CS_OFFSET, 5, 3, 16, 0 },
+	{ RL_CS_OFFSET, 6, 2, 128, 8 },	{ RL_CS_CHAINED, 2, 2, 8, 0 },
+	{ RL_CS_CHAINED, 3, 2, 8, 2048 },	{ RL_CS_CHAINED, 4, 2, 16, 0 },
+	{ RL_CS_CHAINED, 6, 2, 128, 8 },	{ RL_CS_CHAINED, 13, 2, 8, 0 },
+};
+
+static void rl_cs_desc(const struct rl_cs_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s%u on %u chunk=%u base=%llu",
+		 rl_cs_kind_name(c->kind), c->copies, c->nr, c->chunk,
+		 (unsigned long long)c->base);
+}
+
+KUNIT_ARRAY_PARAM(rl_cs, rl_cs_cases, rl_cs_desc);
+
+static void rl_cs_case_init(struct kunit *test, struct rl_cs_layout *l)
+{
+	const struct rl_cs_case *p = test->param_value;
+	char *error = NULL;
+
+	KUNIT_ASSERT_EQ_MSG(test, rl_cs_init(l, p->kind, p->nr, p->copies,
+					     ilog2(p->chunk), p->base,
+					     rl_cs_dev_len(p->chunk), &error),
+			    0, "%s", error);
+	KUNIT_ASSERT_LE(test, l->used, rl_cs_dev_len(p->chunk));
+}
+
+/*
+ * Every sector's copies are on distinct members, inside the extent, and
+ * unmap back to the sector and the copy's index; the map holds to the
+ * end of the chunk.
+ */
+static void rl_cs_map_unmap(struct kunit *test)
+{
+	struct rl_cs_copy c[RL_MAX_LOCS], e[RL_MAX_LOCS];
+	struct rl_cs_layout l;
+	sector_t s, left, back;
+	unsigned int j, i;
+
+	rl_cs_case_init(test, &l);
+	for (s = 0; s < l.capacity; s += 3) {
+		unsigned long seen = 0;
+
+		left = rl_cs_map(&l, s, c);
+		KUNIT_ASSERT_GE(test, left, 1);
+		KUNIT_ASSERT_LE(test, s + left, l.capacity);
+		for (j = 0; j < l.copies; j++) {
+			KUNIT_ASSERT_LT(test, c[j].member, l.nr);
+			KUNIT_EXPECT_FALSE(test, seen & BIT(c[j].member));
+			seen |= BIT(c[j].member);
+			KUNIT_EXPECT_GE(test, c[j].sector, l.base);
+			KUNIT_EXPECT_LT(test, c[j].sector + left - 1,
+					l.base + l.used);
+			KUNIT_EXPECT_EQ(test, rl_cs_unmap(&l, c[j].member,
+							  c[j].sector, &back),
+					(int)j);
+			KUNIT_EXPECT_EQ(test, back, s);
+		}
+		/* the last sector the map promises: same copies, shifted */
+		rl_cs_map(&l, s + left - 1, e);
+		for (i = 0; i < l.copies; i++) {
+			KUNIT_EXPECT_EQ(test, e[i].member, c[i].member);
+			KUNIT_EXPECT_EQ(test, e[i].sector,
+					c[i].sector + left - 1);
+		}
+	}
+}
+
+/*
+ * Every used member sector that unmaps is a copy of what it names, and
+ * they number capacity x copies: no two copies share a member sector.
+ */
+static void rl_cs_unmap_map(struct kunit *test)
+{
+	struct rl_cs_copy c[RL_MAX_LOCS];
+	struct rl_cs_layout l;
+	sector_t ms, ls, step, held = 0;
+	unsigned int m;
+	int j;
+
+	rl_cs_case_init(test, &l);
+	step = (sector_t)1 << l.chunk_shift;
+	for (m = 0; m < l.nr; m++) {
+		for (ms = l.base; ms < l.base + l.used + step; ms += step) {
+			j = rl_cs_unmap(&l, m, ms, &ls);
+			if (j < 0)
+				continue;
+			held += min(step, l.capacity - ls);
+			KUNIT_ASSERT_LT(test, j, (int)l.copies);
+			KUNIT_ASSERT_LT(test, ls, l.capacity);
+			rl_cs_map(&l, ls, c);
+			KUNIT_EXPECT_EQ(test, c[j].member, m);
+			KUNIT_EXPECT_EQ(test, c[j].sector, ms);
+		}
+		KUNIT_EXPECT_EQ(test, rl_cs_unmap(&l, m, l.base - 1, &ls),
+				-ENOENT);
+	}
+	KUNIT_EXPECT_EQ(test, held, l.capacity * l.copies);
+	KUNIT_EXPECT_EQ(test, rl_cs_unmap(&l, l.nr, l.base, &ls), -ENOENT);
+}
+
+/* A mirror has a copy on every member: any length, at the same offset. */
+static void rl_cs_mirror(struct kunit *test)
+{
+	struct rl_cs_copy c[RL_MAX_LOCS];
+	struct rl_cs_layout l;
+	sector_t ls;
+	char *error;
+	unsigned int j;
+
+	KUNIT_ASSERT_EQ(test, rl_cs_init(&l, RL_CS_MIRROR, 3, 3, 7, 2048, 1001,
+					 &error), 0);
+	KUNIT_EXPECT_EQ(test, l.capacity, 1001);
+	KUNIT_EXPECT_EQ(test, rl_cs_map(&l, 1000, c), 1);
+	KUNIT_EXPECT_EQ(test, rl_cs_map(&l, 5, c), 996);
+	for (j = 0; j < 3; j++) {
+		KUNIT_EXPECT_EQ(test, c[j].member, j);
+		KUNIT_EXPECT_EQ(test, c[j].sector, 2048 + 5);
+		KUNIT_EXPECT_EQ(test, rl_cs_unmap(&l, j, 2048 + 5, &ls), (int)j);
+		KUNIT_EXPECT_EQ(test, ls, 5);
+	}
+	KUNIT_EXPECT_EQ(test, rl_cs_unmap(&l, 1, 2048 + 1001, &ls), -ENOENT);
+}
+
+/*
+ * Chained: chunk k's primary is on member k mod N in the first half, its
+ * backup on the next member in the second half; so a member's first half
+ * is rebuilt from the next member and its second half from the one before.
+ */
+static void rl_cs_chained_places(struct kunit *test)
+{
+	struct rl_cs_copy c[2];
+	struct rl_cs_layout l;
+	sector_t k, ls;
+	unsigned int m;
+	char *error;
+
+	KUNIT_ASSERT_EQ(test, rl_cs_init(&l, RL_CS_CHAINED, 5, 2, 3, 0, 8 * 21,
+					 &error), 0);
+	KUNIT_EXPECT_EQ(test, l.stride, 8 * 10);
+	KUNIT_EXPECT_EQ(test, l.capacity, 5 * 8 * 10);
+	for (k = 0; k < l.chunks; k++) {
+		rl_cs_map(&l, k * 8 + 1, c);
+		KUNIT_EXPECT_EQ(test, c[0].member, k % 5);
+		KUNIT_EXPECT_EQ(test, c[1].member, (k + 1) % 5);
+		KUNIT_EXPECT_EQ(test, c[0].sector, k / 5 * 8 + 1);
+		KUNIT_EXPECT_EQ(test, c[1].sector, 8 * 10 + k / 5 * 8 + 1);
+	}
+	for (m = 0; m < 5; m++) {
+		KUNIT_EXPECT_EQ(test, rl_cs_unmap(&l, m, 8 * 10 - 1, &ls), 0);
+		rl_cs_map(&l, ls, c);
+		KUNIT_EXPECT_EQ(test, c[1].member, (m + 1) % 5);
+		KUNIT_EXPECT_EQ(test, rl_cs_unmap(&l, m, 8 * 10, &ls), 1);
+		rl_cs_map(&l, ls, c);
+		KUNIT_EXPECT_EQ(test, c[0].member, (m + 4) % 5);
+		/* the odd chunk past the halves is unused */
+		KUNIT_EXPECT_EQ(test, rl_cs_unmap(&l, m, 8 * 20, &ls), -ENOENT);
+	}
+}
+
+/* Impossible layouts fail with a message; so do members too small. */
+static void rl_cs_init_errors(struct kunit *test)
+{
+	struct rl_cs_layout l;
+	char *error = NULL;
+
+	KUNIT_EXPECT_EQ(test, rl_cs_init(&l, RL_CS_NEAR, 1, 2, 3, 0, 800,
+					 &error), -EINVAL);
+	KUNIT_EXPECT_NOT_NULL(test, error);
+	KUNIT_EXPECT_EQ(test, rl_cs_init(&l, RL_CS_FAR, 3, 4, 3, 0, 800,
+					 &error), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rl_cs_init(&l, RL_CS_OFFSET, 3, 1, 3, 0, 800,
+					 &error), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rl_cs_init(&l, RL_CS_CHAINED, 4, 3, 3, 0, 800,
+					 &error), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rl_cs_init(&l, RL_CS_MIRROR, 4, 2, 3, 0, 800,
+					 &error), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rl_cs_init(&l, RL_CS_NR_KINDS, 4, 2, 3, 0, 800,
+					 &error), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rl_cs_init(&l, RL_CS_CHAINED, 4, 2, 3, 0, 15,
+					 &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "Members too small for the copy layout");
+	KUNIT_EXPECT_EQ(test, rl_cs_init(&l, RL_CS_FAR, 4, 2, 3, 0, 8,
+					 &error), -EINVAL);
+}
+
+#define RL_CS_SCALE	840	/* divisible by every run length up to 8 */
+
+/* The survivors in the run of member @m (which has not failed). */
+static unsigned int rl_cs_run(unsigned int nr, unsigned long failed,
+			      unsigned int m)
+{
+	unsigned int i, run = 1;
+
+	for (i = 1; i < nr && !(failed & BIT((m + i) % nr)); i++)
+		run++;
+	for (i = 1; i < nr && !(failed & BIT((m + nr - i) % nr)); i++)
+		run++;
+	return run;
+}
+
+/* The load member @m carries, in partitions x RL_CS_SCALE. */
+static unsigned int rl_cs_load(struct kunit *test, unsigned int nr,
+			       unsigned long failed, unsigned int m)
+{
+	unsigned int prev = (m + nr - 1) % nr, num, den, load;
+
+	KUNIT_ASSERT_EQ(test, rl_cs_chained_share(nr, failed, m, &num, &den), 0);
+	KUNIT_ASSERT_LE(test, num, den);
+	load = RL_CS_SCALE / den * num;
+	KUNIT_ASSERT_EQ(test, rl_cs_chained_share(nr, failed, prev, &num, &den),
+			0);
+	return load + RL_CS_SCALE - RL_CS_SCALE / den * num;
+}
+
+/* The shares and loads after the failure set @failed of @nr members. */
+static void rl_cs_check_failures(struct kunit *test, unsigned int nr,
+				 unsigned long failed)
+{
+	bool lost = failed & (failed >> 1 | failed << (nr - 1));
+	unsigned int m, num, den, run, load, total = 0;
+	bool gone;
+	int r;
+
+	for (m = 0; m < nr; m++) {
+		gone = (failed & BIT(m)) && (failed & BIT((m + 1) % nr));
+		r = rl_cs_chained_share(nr, failed, m, &num, &den);
+		KUNIT_EXPECT_EQ(test, r, gone ? -ENODATA : 0);
+	}
+	if (lost)
+		return;
+	for (m = 0; m < nr; m++) {
+		if (failed & BIT(m))
+			continue;
+		run = rl_cs_run(nr, failed, m);
+		load = rl_cs_load(test, nr, failed, m);
+		KUNIT_EXPECT_EQ_MSG(test, load, RL_CS_SCALE / run * (run + 1),
+				    "nr %u failed %lx member %u", nr, failed, m);
+		if (hweight_long(failed) == 1)
+			KUNIT_EXPECT_EQ(test, load * (nr - 1), RL_CS_SCALE * nr);
+		total += load;
+	}
+	KUNIT_EXPECT_EQ(test, total, RL_CS_SCALE * nr);
+}
+
+/*
+ * After every failure set of 3 to 8 members: a partition is lost exactly
+ * when its two members have failed; otherwise all partitions are served
+ * whole, a failed member serves nothing, and every survivor carries
+ * (L + 1) / L partitions, L its run of survivors: N / (N - 1) with one
+ * failure. With none, each copy serves half.
+ */
+static void rl_cs_chained_shares(struct kunit *test)
+{
+	unsigned int nr, m, num, den;
+	unsigned long failed;
+	int r;
+
+	for (nr = 3; nr <= 8; nr++) {
+		for (m = 0; m < nr; m++) {
+			r = rl_cs_chained_share(nr, 0, m, &num, &den);
+			KUNIT_EXPECT_EQ(test, r, 0);
+			KUNIT_EXPECT_EQ(test, num * 2, den);
+		}
+		for (failed = 1; failed < BIT(nr); failed++)
+			rl_cs_check_failures(test, nr, failed);
+	}
+}
+
+/* A share of num / den sends num rows of every den to the primary. */
+static void rl_cs_chained_rows(struct kunit *test)
+{
+	unsigned int num, den, hits;
+	u64 row;
+
+	for (den = 1; den <= 8; den++) {
+		for (num = 0; num <= den; num++) {
+			hits = 0;
+			for (row = 1000; row < 1000 + 5 * den; row++)
+				hits += rl_cs_chained_primary(num, den, row);
+			KUNIT_EXPECT_EQ(test, hits, 5 * num);
+		}
+	}
+}
+
+static struct kunit_case rl_cs_test_cases[] = {
+	KUNIT_CASE(rl_cs_matches_md_raid10),
+	KUNIT_CASE_PARAM(rl_cs_map_unmap, rl_cs_gen_params),
+	KUNIT_CASE_PARAM(rl_cs_unmap_map, rl_cs_gen_params),
+	KUNIT_CASE(rl_cs_mirror),
+	KUNIT_CASE(rl_cs_chained_places),
+	KUNIT_CASE(rl_cs_init_errors),
+	KUNIT_CASE(rl_cs_chained_shares),
+	KUNIT_CASE(rl_cs_chained_rows),
+	{}
+};
+
+static struct kunit_suite rl_cs_test_suite = {
+	.name = "dm_raidlab_copyset",
+	.test_cases = rl_cs_test_cases,
+};
+
+kunit_test_suite(rl_cs_test_suite);
