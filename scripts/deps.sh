@@ -19,6 +19,8 @@ PKGS=(
 	fio dmsetup e2fsprogs blktrace ndctl
 	# tools/ (plots) and their tests
 	python3-matplotlib python3-pytest
+	# raidlab bench --preset cpu-path --profile (perf runs in the guest)
+	linux-perf
 )
 
 missing=()

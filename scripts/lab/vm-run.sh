@@ -19,6 +19,9 @@
 #                      build/vm/out/<script name>; emptied first)
 #   --append ARGS      extra kernel command line
 #   --memory SIZE      guest RAM (default 2G)
+#   --extra DIR        copy DIR's contents into the payload at /rl/extra (host
+#                      binaries a guest script needs, e.g. raidlab bench
+#                      --profile's perf)
 #   --quiet            do not echo the console; print only the summary (and the
 #                      log's tail on failure)
 #   --keep             keep the run directory (payload, images) under build/vm/run
@@ -41,7 +44,7 @@ VMDIR=$ROOT/build/vm
 T_START=$(date +%s.%N)
 
 DISKS=6 DISK_SIZE=2G DISK_DIR= PMEM_SIZE=256M TIMEOUT= OUT= APPEND= MEMORY=2G
-QUIET=0 KEEP=0 SHELL_MODE=0 OUT_SIZE=2G
+QUIET=0 KEEP=0 SHELL_MODE=0 OUT_SIZE=2G EXTRA=
 
 usage() { sed -n '4,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; exit "${1:-0}"; }
 say() { echo "vm-run: $*" >&2; }
@@ -63,7 +66,7 @@ while [ $# -gt 0 ]; do
 	--*=*) val=${opt#*=}; opt=${opt%%=*}; set -- "$opt" "$val" "${@:2}" ;;
 	esac
 	case $opt in
-	--disks | --disk-size | --disk-dir | --pmem-size | --timeout | --out | --append | --memory)
+	--disks | --disk-size | --disk-dir | --pmem-size | --timeout | --out | --append | --memory | --extra)
 		[ $# -ge 2 ] || die "$opt needs a value"
 		val=$2
 		shift 2
@@ -71,6 +74,7 @@ while [ $# -gt 0 ]; do
 		--disks) DISKS=$val ;; --disk-size) DISK_SIZE=$val ;; --disk-dir) DISK_DIR=$val ;;
 		--pmem-size) PMEM_SIZE=$val ;; --timeout) TIMEOUT=$val ;; --out) OUT=$val ;;
 		--append) APPEND="$APPEND $val" ;; --memory) MEMORY=$val ;;
+		--extra) EXTRA=$val ;;
 		esac
 		;;
 	--quiet) QUIET=1; shift ;;
@@ -121,6 +125,11 @@ mkdir -p "$P/rl/tests" "$P/rl/tools" "$P/rl/run" "$P/lib/modules/$KVER/extra"
 mkdir -p "$P/rl/tests/vm"
 [ -d "$ROOT/tools" ] && cp -a "$ROOT/tools/." "$P/rl/tools/"
 find "$P/rl" -name __pycache__ -prune -exec rm -rf {} + 2>/dev/null || true
+if [ -n "$EXTRA" ]; then
+	[ -d "$EXTRA" ] || die "--extra: no such directory: $EXTRA"
+	mkdir -p "$P/rl/extra"
+	cp -a "$EXTRA/." "$P/rl/extra/"
+fi
 # byte-compiled here by the binary the guest runs (base.cpio's python3 is
 # /usr/bin/python3), so that the tool's first command in a boot does not
 # compile it under TCG (1.6 s)

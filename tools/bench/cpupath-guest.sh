@@ -12,7 +12,9 @@
 #
 #   set KEY VALUE       runtime SECS (one fio run), members N (brd disks),
 #                       member_mb MIB (each brd disk), chunk_kb K,
-#                       iodepth D
+#                       iodepth D, profile 1 (sample each 4k-randread run
+#                       with the perf that vm-run.sh --extra put in
+#                       /rl/extra/perf: tools/raidlab_lib/bench/profile.py)
 #   round R             the round the next lines belong to
 #   config CFG          remove the current array, create CFG over the brd
 #                       members: brd (/dev/ram0 itself), linear (dm-linear
@@ -25,8 +27,9 @@
 #                       4k-randread, 4k-randwrite (iodepth D), 1m-write
 #                       (sequential, iodepth 4)
 #
-# Output in /out/cpupath/: R-CFG-WL.json (fio). Console: "bench: point K
-# R CFG WL IOPS" after each run.
+# Output in /out/cpupath/: R-CFG-WL.json (fio), and with profile
+# R-CFG-WL.perf (perf record) and kallsyms. Console: "bench: point K R CFG
+# WL IOPS" after each run.
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
 need_raidlab
@@ -34,7 +37,7 @@ need_raidlab
 PLAN=$1
 OUT=$RL_OUT/cpupath
 mkdir -p "$OUT"
-RUNTIME=5 MEMBERS=4 MEMBER_MB=256 CHUNK_KB=64 IODEPTH=32
+RUNTIME=5 MEMBERS=4 MEMBER_MB=256 CHUNK_KB=64 IODEPTH=32 PROFILE=0
 while read -r w k v; do
 	[ "$w" = set ] || continue
 	case $k in
@@ -43,9 +46,17 @@ while read -r w k v; do
 	member_mb) MEMBER_MB=$v ;;
 	chunk_kb) CHUNK_KB=$v ;;
 	iodepth) IODEPTH=$v ;;
+	profile) PROFILE=$v ;;
 	esac
 done <"$PLAN"
 say() { echo "bench: $*"; }
+PERF=/rl/extra/perf
+perf() { "$PERF/lib/ld-linux-x86-64.so.2" --library-path "$PERF/lib" "$PERF/perf" "$@"; }
+if [ "$PROFILE" = 1 ]; then
+	[ -x "$PERF/perf" ] || die "bench: profile asked, but no perf in $PERF (vm-run.sh --extra)"
+	perf --version >/dev/null 2>&1 || die "bench: the staged perf does not run"
+	cat /proc/kallsyms >"$OUT/kallsyms"
+fi
 modprobe brd rd_nr="$MEMBERS" rd_size=$((MEMBER_MB * 1024)) || die "bench: modprobe brd"
 modprobe dm-mod 2>/dev/null
 RAMS=
@@ -125,7 +136,18 @@ job() { # R CFG WL
 	fio --name="$3" --filename="$DEV" --direct=1 --ioengine=libaio $_a \
 		--time_based --runtime="$RUNTIME" --ramp_time=1 --size=$((MEMBER_MB / 2))M \
 		--randrepeat=0 --norandommap --output-format=json --output="$_f" \
-		>/dev/null 2>&1 || die "bench: fio $2 $3"
+		>/dev/null 2>&1 &
+	_fio=$!
+	# the profile: the run's measured seconds but its last, after the ramp
+	if [ "$PROFILE" = 1 ] && [ "$3" = 4k-randread ]; then
+		_pt=$((RUNTIME - 1))
+		[ "$_pt" -ge 1 ] || _pt=1
+		sleep 1
+		perf record -q -e cpu-clock -a -g -F 499 -o "$OUT/$1-$2-$3.perf" \
+			-- sleep "$_pt" >/dev/null 2>&1 ||
+			die "bench: perf record $2 $3"
+	fi
+	wait $_fio || die "bench: fio $2 $3"
 	NPOINT=$((NPOINT + 1))
 	say "point $NPOINT $1 $2 $3 $(python3 -c 'import json, sys
 j = json.load(open(sys.argv[1]))["jobs"][0]

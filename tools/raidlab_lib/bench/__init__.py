@@ -109,6 +109,9 @@ def register(verbs):
                    help="with --procs: seconds of each run left out of the statistics")
     p.add_argument("--member-mb", type=int, default=None,
                    help="MiB of each member the arrays use (default: all; preset plog: 64)")
+    p.add_argument("--profile", action="store_true",
+                   help="preset cpu-path: profile each 4 KiB random-read run with the host's "
+                        "perf in the guest, and report the array path's share of the CPU")
     add_common(p)
     # the preset's own disk count, model, time scale and chunk unless given
     p.set_defaults(func=run, disks=None, chunk_kb=None, disk_model=None, time_scale=None)

@@ -14,16 +14,23 @@ queue policies, to show what a policy costs against fifo, and the reads go
 straight through dm-linear to one member, to show what the member queue
 costs. Issue 14 gives the 1.5.1 figures and the goals (GOALS below).
 
+With --profile the guest also samples every 4 KiB random-read run with
+perf (profile.py): the array path's share of the busy CPU per I/O, which
+the host's speed drops out of, and the IOPS ratios those shares predict,
+beside the measured ones.
+
 Guest side: tools/bench/cpupath-guest.sh. Files: cpupath.csv (one row per
-fio run), cpupath.json (runs, medians and ratios), summary.md,
-cpupath.png.
+fio run), cpupath.json (runs, medians and ratios; with --profile the
+shares and predicted ratios), summary.md, cpupath.png; with --profile
+cpupath-profile.csv (one row per profiled run).
 """
 import json
 import pathlib
 import statistics
+import subprocess
 import sys
 
-from . import plots, runner
+from . import plots, profile, runner
 
 POLICIES = ("look", "satf")
 # (group, workload, the dm-raidlab configuration, what it is compared with)
@@ -67,11 +74,13 @@ def jobs():
     return list(order.items())
 
 
-def plan_text(rounds, runtime, members, member_mb, chunk_kb, iodepth):
+def plan_text(rounds, runtime, members, member_mb, chunk_kb, iodepth, prof=False):
     """The guest's plan: settings, then the rounds, each a rotation of the
     configurations (so that no configuration always runs first or last)."""
     lines = [f"set runtime {runtime}", f"set members {members}", f"set member_mb {member_mb}",
              f"set chunk_kb {chunk_kb}", f"set iodepth {iodepth}"]
+    if prof:
+        lines.append("set profile 1")
     js = jobs()
     for r in range(rounds):
         lines.append(f"round {r}")
@@ -102,6 +111,66 @@ def collect(out_dir):
                 runs[(int(r), rest[:-len(wl) - 1], wl)] = fio_iops(f)
                 break
     return runs
+
+
+def collect_profiles(out_dir, report=profile.report):
+    """{(round, cfg): array-path share} from the guest's perf files."""
+    d = pathlib.Path(out_dir) / "vm" / "cpupath"
+    shares = {}
+    for f in sorted(d.glob(f"*-{profile.WORKLOAD}.perf")):
+        r, rest = f.stem.split("-", 1)
+        cfg = rest[:-len(profile.WORKLOAD) - 1]
+        try:
+            text = report(f, d / "kallsyms")
+        except (OSError, subprocess.CalledProcessError) as e:
+            print(f"raidlab bench: no profile of {f.name}: {e}", file=sys.stderr)
+            continue
+        share = profile.array_share(profile.parse(text), cfg)
+        if share is not None:
+            shares[(int(r), cfg)] = share
+    return shares
+
+
+def profile_rows(shares, runs):
+    """The read groups' comparisons by profile: per round the IOPS ratio the
+    two shares predict, its median, min and max, and the measured median."""
+    rounds = sorted({r for r, _ in shares})
+    rows = []
+    for group, wl, rl, others in GROUPS:
+        if wl != profile.WORKLOAD:
+            continue
+        for o in others:
+            per = [profile.predicted(shares[(r, rl)], shares[(r, o)]) for r in rounds
+                   if (r, rl) in shares and (r, o) in shares]
+            meas = [runs[(r, rl, wl)] / runs[(r, o, wl)] for r in rounds
+                    if runs.get((r, rl, wl)) and runs.get((r, o, wl))]
+            if per:
+                rows.append(dict(group=group, config=rl, against=o,
+                                 predicted=statistics.median(per), min=min(per),
+                                 max=max(per), rounds=len(per),
+                                 measured=statistics.median(meas) if meas else None,
+                                 goal=GOALS.get((rl, o, wl))))
+    return rows
+
+
+def profile_summary(shares, rows):
+    by = {}
+    for (_, cfg), v in shares.items():
+        by.setdefault(cfg, []).append(v)
+    lines = ["", "## Profile: the array path's share of the busy CPU per 4 KiB read", "",
+             "| configuration | share, median | min..max | runs |", "|---|---|---|---|"]
+    for cfg, v in sorted(by.items()):
+        lines.append(f"| {cfg} | {statistics.median(v):.3f} | {min(v):.3f}..{max(v):.3f}"
+                     f" | {len(v)} |")
+    lines += ["", "IOPS ratios the shares predict, (1 - ours) / (1 - theirs) in each round, "
+              "beside the measured median:", "",
+              "| workload | dm-raidlab | against | predicted | min..max | measured | goal |",
+              "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['group']} | {r['config']} | {r['against']} | {_f(r['predicted'])}"
+                     f" | {_f(r['min'])}..{_f(r['max'])} | {_f(r['measured'])} | "
+                     f"{'≥ ' + _f(r['goal']) if r['goal'] is not None else ''} |")
+    return "\n".join(lines) + "\n"
 
 
 def ratios(runs):
@@ -189,25 +258,36 @@ def plot(rows, path):
     return path
 
 
-def finish(out, wall, command):
+def finish(out, wall, command, report=profile.report):
     out = pathlib.Path(out)
     runs = collect(out)
     if not runs:
         print("raidlab bench: no cpu-path results", file=sys.stderr)
         return 1
     rows = ratios(runs)
+    shares = collect_profiles(out, report) if report else {}
+    prows = profile_rows(shares, runs)
     with open(out / "cpupath.csv", "w") as f:
         f.write("round,config,workload,iops\n")
         for (r, cfg, wl), v in sorted(runs.items()):
             f.write(f"{r},{cfg},{wl},{v:.1f}\n")
-    (out / "cpupath.json").write_text(json.dumps(
-        {"command": command, "wall_s": wall,
-         "runs": [dict(round=r, config=c, workload=w, iops=v)
-                  for (r, c, w), v in sorted(runs.items())],
-         "medians": [dict(config=c, workload=w, iops=v)
-                     for (c, w), v in sorted(medians(runs).items())],
-         "ratios": rows}, indent=1))
+    doc = {"command": command, "wall_s": wall,
+           "runs": [dict(round=r, config=c, workload=w, iops=v)
+                    for (r, c, w), v in sorted(runs.items())],
+           "medians": [dict(config=c, workload=w, iops=v)
+                       for (c, w), v in sorted(medians(runs).items())],
+           "ratios": rows}
     text = summary(runs, rows, wall, command)
+    if shares:
+        with open(out / "cpupath-profile.csv", "w") as f:
+            f.write("round,config,share\n")
+            for (r, cfg), v in sorted(shares.items()):
+                f.write(f"{r},{cfg},{v:.4f}\n")
+        doc["profile"] = {"shares": [dict(round=r, config=c, share=v)
+                                     for (r, c), v in sorted(shares.items())],
+                          "predicted": prows}
+        text += profile_summary(shares, prows)
+    (out / "cpupath.json").write_text(json.dumps(doc, indent=1))
     (out / "summary.md").write_text(text)
     plot(rows, out / "cpupath.png")
     print(text)
@@ -216,7 +296,7 @@ def finish(out, wall, command):
 
 def run(args, command):
     """The preset: --rounds, --runtime, --disks (brd members), --member-mb,
-    --chunk-kb, --dry-run, --from-dir, --out, --timeout."""
+    --chunk-kb, --profile, --dry-run, --from-dir, --out, --timeout."""
     out = pathlib.Path(args.out or "results/bench/cpu-path")
     if args.from_dir:
         d = pathlib.Path(args.from_dir)
@@ -225,7 +305,9 @@ def run(args, command):
     rounds = args.rounds or 3
     runtime = args.runtime or 5
     members = args.disks or 4
-    text = plan_text(rounds, runtime, members, args.member_mb or 128, args.chunk_kb or 64, 32)
+    prof = getattr(args, "profile", False)
+    text = plan_text(rounds, runtime, members, args.member_mb or 128, args.chunk_kb or 64, 32,
+                     prof)
     if args.dry_run:
         print(text, end="")
         print(f"# {nr_runs(rounds)} fio runs of {runtime} s", file=sys.stderr)
@@ -235,7 +317,15 @@ def run(args, command):
     timeout = args.timeout or int(900 + 3 * n * (runtime + 6))
     print(f"raidlab bench: cpu-path, {len(jobs())} configurations, {rounds} rounds, "
           f"{n} fio runs of {runtime} s; results in {out}", file=sys.stderr)
-    rc, wall = runner.run(text, out, 4, n, 1, timeout, guest="bench/cpupath-guest.sh")
+    extra = None
+    if prof:
+        try:
+            extra = profile.stage(out / "extra")
+        except (profile.ProfileError, OSError, subprocess.CalledProcessError) as e:
+            print(f"raidlab bench: {e}", file=sys.stderr)
+            return 2
+    rc, wall = runner.run(text, out, 4, n, 1, timeout, guest="bench/cpupath-guest.sh",
+                          extra=extra)
     if rc == 77:
         return 77
     if rc != 0:

@@ -51,11 +51,12 @@ def follow(proc, console, prefixes, clog):
 
 
 def run(plan_text, out_dir, disks, max_points, per_job_points, timeout, log=sys.stderr,
-        guest="bench/guest.sh"):
+        guest="bench/guest.sh", extra=None):
     """Boot the lab, run the plan. Returns (vm-run exit code, wall seconds).
 
     per_job_points: the most fio runs one search can take, to turn the
-    guest's "done" lines into a shrinking total."""
+    guest's "done" lines into a shrinking total. extra: a folder for the
+    payload's /rl/extra (vm-run.sh --extra)."""
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     script = out_dir / "bench-guest.sh"
@@ -63,7 +64,10 @@ def run(plan_text, out_dir, disks, max_points, per_job_points, timeout, log=sys.
     (out_dir / "plan.txt").write_text(plan_text)
     vm_out = out_dir / "vm"
     cmd = ["nice", str(VM_RUN), "--disks", str(disks), "--timeout", str(timeout),
-           "--out", str(vm_out), "--quiet", str(script)]
+           "--out", str(vm_out), "--quiet"]
+    if extra:
+        cmd += ["--extra", str(extra)]
+    cmd.append(str(script))
     t0 = time.monotonic()
     prog = Progress(max_points, stream=log)
     prog.update(0, note="booting")
