@@ -170,14 +170,20 @@ struct rl_loc {
  * policy picks them and fewer than the array's queue_depth are issued.
  */
 struct rl_queue {
-	spinlock_t lock;		/* protects everything below but work */
+	/*
+	 * Protects everything below but issued, dispatched and work. queued
+	 * changes under it and is read without it (WRITE_ONCE/READ_ONCE);
+	 * issued and dispatched are atomic: an I/O may be issued and end
+	 * without the lock (member.c, "the direct path").
+	 */
+	spinlock_t lock;
 	struct list_head wait[RL_NR_CLASSES];
 	unsigned int queued[RL_NR_CLASSES];
-	unsigned int issued;		/* submitted, not yet done */
+	atomic_t issued;		/* submitted, not yet done */
 	unsigned int fg_run;		/* foreground picks in a row */
 	u64 seq;			/* arrival counter */
 	struct rl_head_state hs;	/* the policy's view of the head */
-	u64 dispatched[RL_NR_CLASSES];
+	atomic64_t dispatched[RL_NR_CLASSES];
 	/* head tracking (trackio.c): NULL until a geometry is loaded */
 	struct rl_tracker *trk;
 	struct rl_refread *ref;
@@ -559,6 +565,7 @@ void rl_member_done(struct rl_array *a, unsigned int m,
 		    const struct rl_qent *qe);
 void rl_queue_init(struct rl_array *a, unsigned int m);
 void rl_queue_add(struct rl_array *a, unsigned int m, struct rl_qent *qe);
+void rl_queue_set_policy(struct rl_array *a, const struct rl_sched_policy *p);
 void rl_queue_counts(struct rl_array *a, unsigned int m,
 		     unsigned int queued[RL_NR_CLASSES], unsigned int *issued);
 void rl_remap(struct rl_array *a, struct bio *bio, unsigned int m,

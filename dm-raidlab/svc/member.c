@@ -186,12 +186,88 @@ void rl_member_start(struct rl_array *a, unsigned int m, enum rl_io_kind kind)
 }
 
 /*
+ * The queues' locking. Everything a policy orders is under q->lock, taken
+ * with interrupts off (completions may run in interrupt context): the
+ * waiting lists, the head state, the reference-read state. Two lock rounds
+ * per I/O were most of what the I/O path cost beyond dm's own layer
+ * (Documentation/bench-results/cpu-path-lab.md), so the common case takes
+ * none, "the direct path": an I/O that finds nothing waiting, no tracker
+ * and an in-order policy (fifo: the one it would pick is itself) takes a
+ * slot by incrementing issued and goes; its completion, with no tracker,
+ * gives the slot back by decrementing it.
+ *
+ * What keeps an entry from waiting forever: an adder that queues stores
+ * queued, then (smp_mb()) reads issued to see whether a slot is open; a
+ * slot's release decrements issued, then (a full barrier) reads queued and
+ * runs the queue's work if anything waits. One of the two sees the
+ * other's store. The reference read pairs the same way: it stores ref_due
+ * before it reads issued, a release reads ref_due after its decrement.
+ * The direct path may take a slot between a locked pick's look at issued
+ * and its increment, so the depth may be exceeded by one.
+ */
+
+/*
  * Whether @q has a slot to issue into: fewer than queue_depth issued, and
  * no reference read waiting for the member to go idle. Under q->lock.
  */
 static bool rl_queue_open(struct rl_array *a, struct rl_queue *q)
 {
-	return q->issued < a->queue_depth && !q->ref_due && !q->ref_busy;
+	return atomic_read(&q->issued) < a->queue_depth && !q->ref_due &&
+	       !q->ref_busy;
+}
+
+/* Whether anything waits in @q. Any context, with or without the lock. */
+static bool rl_queue_waiting(struct rl_queue *q)
+{
+	return READ_ONCE(q->queued[RL_FG]) || READ_ONCE(q->queued[RL_BG]);
+}
+
+/*
+ * Give back a slot of member @m's queue without the lock: what waits goes
+ * from the queue's work, a reference read due at idle from its own. Any
+ * context.
+ */
+static void rl_queue_release(struct rl_array *a, unsigned int m)
+{
+	struct rl_member *mb = &a->members[m];
+	struct rl_queue *q = &mb->q;
+	int left = atomic_dec_return(&q->issued);	/* a full barrier */
+
+	if (READ_ONCE(q->ref_due) && !left)
+		mod_delayed_work(a->wq, &mb->ref_work, 0);
+	else if (rl_queue_waiting(q))
+		queue_work(a->wq, &q->work);
+}
+
+/*
+ * The direct path: issue @qe at once, without the lock, if nothing waits
+ * in @q, no tracker is attached, the policy picks in order and a slot is
+ * free. Process context.
+ */
+static bool rl_queue_direct(struct rl_array *a, unsigned int m,
+			    struct rl_qent *qe)
+{
+	struct rl_queue *q = &a->members[m].q;
+
+	if (!READ_ONCE(a->policy)->in_order || READ_ONCE(q->trk) ||
+	    READ_ONCE(q->ref_due) || rl_queue_waiting(q))
+		return false;
+	/*
+	 * The slot, then (a full barrier) the tracker again: a reference
+	 * read that saw no slot taken was started after the tracker was
+	 * attached, and must run alone (trackio.c).
+	 */
+	if (atomic_inc_return(&q->issued) > a->queue_depth ||
+	    READ_ONCE(q->trk)) {
+		rl_queue_release(a, m);
+		return false;
+	}
+	atomic64_inc(&q->dispatched[qe->class]);
+	qe->chosen = 0;
+	qe->issue_ns = U64_MAX;		/* none: the tracker ignores it */
+	qe->predicted_ns = U64_MAX;
+	qe->submit(qe);
+	return true;
 }
 
 /*
@@ -215,12 +291,12 @@ static struct rl_qent *rl_queue_pick(struct rl_array *a, struct rl_queue *q)
 	list_del_init(&qe->node);
 	qe->issue_ns = q->hs.now_ns;
 	/* the tracker predicts for an I/O that starts at once: an idle disk */
-	qe->predicted_ns = !q->issued && rl_tracker_ready(q->trk) ?
+	qe->predicted_ns = !atomic_read(&q->issued) && rl_tracker_ready(q->trk) ?
 		rl_tracker_predict(q->trk, q->hs.sector, qe->issue_ns,
 				   rl_qent_sector(qe), qe->sectors) : U64_MAX;
-	q->queued[c]--;
-	q->issued++;
-	q->dispatched[c]++;
+	WRITE_ONCE(q->queued[c], q->queued[c] - 1);
+	atomic_inc(&q->issued);
+	atomic64_inc(&q->dispatched[c]);
 	q->hs.sector = rl_qent_sector(qe) + qe->sectors;
 	return qe;
 }
@@ -300,12 +376,15 @@ void rl_queue_add(struct rl_array *a, unsigned int m, struct rl_qent *qe)
 	unsigned long flags;
 	bool more;
 
+	if (rl_queue_direct(a, m, qe))
+		return;
 	qe->chosen = 0;
 	spin_lock_irqsave(&q->lock, flags);
 	qe->seq = q->seq++;
 	list_add_tail(&qe->node, &q->wait[qe->class]);
-	q->queued[qe->class]++;
-	/* the common case, a free slot: pick under the same lock */
+	WRITE_ONCE(q->queued[qe->class], q->queued[qe->class] + 1);
+	smp_mb();	/* queued before issued: see rl_queue_release() */
+	/* a free slot: pick under the same lock */
 	next = rl_queue_pick(a, q);
 	more = next && rl_queue_more(a, q);
 	spin_unlock_irqrestore(&q->lock, flags);
@@ -314,6 +393,30 @@ void rl_queue_add(struct rl_array *a, unsigned int m, struct rl_qent *qe)
 	next->submit(next);
 	if (more)
 		rl_queue_run(a, m);
+}
+
+/*
+ * Switch the queues' policy (the "sched" message). The direct path keeps no
+ * head state (fifo needs none), so a policy that orders by the head starts
+ * from where each member's last I/O ended.
+ */
+void rl_queue_set_policy(struct rl_array *a, const struct rl_sched_policy *p)
+{
+	unsigned long flags;
+	unsigned int m;
+
+	WRITE_ONCE(a->policy, p);
+	if (p->in_order)
+		return;
+	for (m = 0; m < a->geom.nr_members; m++) {
+		struct rl_member *mb = &a->members[m];
+		sector_t head = READ_ONCE(mb->head);
+
+		spin_lock_irqsave(&mb->q.lock, flags);
+		if (head)
+			mb->q.hs.sector = head;
+		spin_unlock_irqrestore(&mb->q.lock, flags);
+	}
 }
 
 /* What waits in member @m's queue, by class, and how much is issued. */
@@ -327,7 +430,7 @@ void rl_queue_counts(struct rl_array *a, unsigned int m,
 	spin_lock_irqsave(&q->lock, flags);
 	for (c = 0; c < RL_NR_CLASSES; c++)
 		queued[c] = q->queued[c];
-	*issued = q->issued;
+	*issued = atomic_read(&q->issued);
 	spin_unlock_irqrestore(&q->lock, flags);
 }
 
@@ -345,16 +448,21 @@ void rl_member_done(struct rl_array *a, unsigned int m,
 	sector_t sector = rl_qent_sector(qe);
 	unsigned long flags;
 	bool more, ref;
+	int left;
 
 	WRITE_ONCE(mb->head, sector + qe->sectors);
 	atomic_dec(&mb->inflight);
+	/* no tracker to tell: the direct path's release, without the lock */
+	if (!READ_ONCE(q->trk)) {
+		rl_queue_release(a, m);
+		return;
+	}
 	spin_lock_irqsave(&q->lock, flags);
-	if (q->trk)
-		rl_tracker_observe(q->trk, sector, qe->sectors, qe->issue_ns,
-				   ktime_get_ns(), qe->predicted_ns);
-	q->issued--;
+	rl_tracker_observe(q->trk, sector, qe->sectors, qe->issue_ns,
+			   ktime_get_ns(), qe->predicted_ns);
+	left = atomic_dec_return(&q->issued);
 	more = q->queued[RL_FG] || q->queued[RL_BG];
-	ref = q->ref_due && !q->issued;
+	ref = q->ref_due && !left;
 	spin_unlock_irqrestore(&q->lock, flags);
 	if (ref)
 		mod_delayed_work(a->wq, &mb->ref_work, 0);
@@ -378,8 +486,8 @@ u64 rl_track_predict(struct rl_array *a, unsigned int m, sector_t sector,
 	if (!READ_ONCE(q->trk))
 		return t;
 	spin_lock_irqsave(&q->lock, flags);
-	if (!q->issued && !q->ref_due && !q->ref_busy && !q->queued[RL_FG] &&
-	    !q->queued[RL_BG] && rl_tracker_ready(q->trk))
+	if (!atomic_read(&q->issued) && !q->ref_due && !q->ref_busy &&
+	    !q->queued[RL_FG] && !q->queued[RL_BG] && rl_tracker_ready(q->trk))
 		t = rl_tracker_predict(q->trk, q->hs.sector, ktime_get_ns(),
 				       sector, sectors);
 	spin_unlock_irqrestore(&q->lock, flags);

@@ -219,13 +219,13 @@ static void rl_member_queue_ref_hold(struct kunit *test)
 
 	rl_qtest_add(t, 0, 0, RL_FG);
 	spin_lock_irq(&q->lock);
-	q->ref_due = true;
+	WRITE_ONCE(q->ref_due, true);
 	spin_unlock_irq(&q->lock);
 	rl_qtest_add(t, 1, 8, RL_FG);
 	rl_qtest_add(t, 2, 16, RL_FG);
 	KUNIT_EXPECT_EQ(test, t->nr_issued, 1U);
 	spin_lock_irq(&q->lock);
-	q->ref_due = false;
+	WRITE_ONCE(q->ref_due, false);
 	spin_unlock_irq(&q->lock);
 	rl_qtest_add(t, 3, 24, RL_FG);	/* the next add runs the queue */
 	KUNIT_EXPECT_EQ(test, t->nr_issued, 4U);
@@ -236,12 +236,60 @@ static void rl_member_queue_ref_hold(struct kunit *test)
 	flush_workqueue(t->a->wq);
 }
 
+/*
+ * The direct path: an I/O that finds a fifo queue empty, with a slot free,
+ * goes at once without the lock (it takes no arrival number); one that
+ * must wait takes the lock; a slot given back without the lock lets the
+ * waiting one go; look keeps head state and never takes the direct path.
+ */
+static void rl_member_queue_direct_path(struct kunit *test)
+{
+	struct rl_qtest *t = rl_qtest_init(test, &rl_sched_fifo, 2);
+	struct rl_queue *q = &t->a->members[0].q;
+	unsigned int queued[RL_NR_CLASSES], issued;
+
+	rl_qtest_add(t, 0, 0, RL_FG);
+	rl_qtest_add(t, 1, 8, RL_BG);
+	KUNIT_EXPECT_EQ(test, t->nr_issued, 2U);
+	KUNIT_EXPECT_EQ(test, q->seq, 0ULL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&q->dispatched[RL_FG]), 1LL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&q->dispatched[RL_BG]), 1LL);
+	/* full: it waits, and the slot it tried gives itself back */
+	rl_qtest_add(t, 2, 16, RL_FG);
+	KUNIT_EXPECT_EQ(test, t->nr_issued, 2U);
+	KUNIT_EXPECT_EQ(test, q->seq, 1ULL);
+	rl_queue_counts(t->a, 0, queued, &issued);
+	KUNIT_EXPECT_EQ(test, queued[RL_FG], 1U);
+	KUNIT_EXPECT_EQ(test, issued, 2U);
+	rl_qtest_done(t, 0);
+	KUNIT_EXPECT_EQ(test, t->nr_issued, 3U);
+	KUNIT_EXPECT_EQ(test, t->order[2], 2U);
+	rl_qtest_done(t, 1);
+	rl_qtest_done(t, 2);
+	rl_queue_counts(t->a, 0, queued, &issued);
+	KUNIT_EXPECT_EQ(test, issued, 0U);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&q->dispatched[RL_FG]), 2LL);
+	/*
+	 * look: the head it starts from is where the last I/O ended (the
+	 * direct path kept none), and it takes the lock even into an empty
+	 * queue
+	 */
+	rl_queue_set_policy(t->a, &rl_sched_look);
+	KUNIT_EXPECT_EQ(test, q->hs.sector, 24ULL);
+	rl_qtest_add(t, 3, 40, RL_FG);
+	KUNIT_EXPECT_EQ(test, t->nr_issued, 4U);
+	KUNIT_EXPECT_EQ(test, q->seq, 2ULL);
+	KUNIT_EXPECT_EQ(test, q->hs.sector, 48ULL);
+	rl_qtest_done(t, 3);
+}
+
 static struct kunit_case rl_member_test_cases[] = {
 	KUNIT_CASE(rl_member_restore_after_split),
 	KUNIT_CASE(rl_member_queue_depth),
 	KUNIT_CASE(rl_member_queue_look_order),
 	KUNIT_CASE(rl_member_queue_background_floor),
 	KUNIT_CASE(rl_member_queue_ref_hold),
+	KUNIT_CASE(rl_member_queue_direct_path),
 	{}
 };
 

@@ -195,6 +195,7 @@ static struct rl_qent *rl_rsatf_pick(struct list_head *list,
 const struct rl_sched_policy rl_sched_fifo = {
 	.name = "fifo",
 	.replicas = false,
+	.in_order = true,
 	.pick = rl_fifo_pick,
 };
 

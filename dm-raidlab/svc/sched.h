@@ -58,7 +58,7 @@ struct rl_qent {
 	unsigned int sectors;		/* length of the transfer */
 	bool write;
 	enum rl_class class;
-	u64 issue_ns;			/* set by the queue at dispatch */
+	u64 issue_ns;			/* at dispatch; U64_MAX: none */
 	u64 predicted_ns;		/* the tracker's access time, or U64_MAX */
 	/*
 	 * Issue the I/O at alt[chosen] (or sector). Called once, without the
@@ -105,6 +105,11 @@ struct rl_sched_policy {
 	const char *name;
 	/* the policy chooses among rotational replicas (rlook, rsatf) */
 	bool replicas;
+	/*
+	 * ->pick takes the first entry and keeps no head state (fifo): an I/O
+	 * that finds the queue empty may be issued without it (member.c).
+	 */
+	bool in_order;
 	/*
 	 * Choose the next entry of @list (not empty, in arrival order), set
 	 * its ->chosen, and update @hs->dir if the policy sweeps. Pure: no

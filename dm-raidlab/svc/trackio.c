@@ -46,7 +46,7 @@ static void rl_ref_release(struct rl_array *a, struct rl_member *mb)
 	bool kick;
 
 	spin_lock_irqsave(&q->lock, flags);
-	q->ref_due = false;
+	WRITE_ONCE(q->ref_due, false);
 	kick = q->queued[RL_FG] || q->queued[RL_BG];
 	spin_unlock_irqrestore(&q->lock, flags);
 	if (kick)
@@ -142,12 +142,18 @@ static void rl_ref_work(struct work_struct *ws)
 				   nsecs_to_jiffies(next - now));
 		return;
 	}
-	if (q->issued) {
-		q->ref_due = true;	/* rl_member_done() calls us back */
+	/*
+	 * Due before the look at issued: a slot given back without the lock
+	 * reads ref_due after its decrement (member.c), so one of us sees
+	 * the other and rl_member_done() calls us back.
+	 */
+	WRITE_ONCE(q->ref_due, true);
+	smp_mb();	/* ref_due before issued: see rl_queue_release() */
+	if (atomic_read(&q->issued)) {
 		spin_unlock_irq(&q->lock);
 		return;
 	}
-	q->ref_due = false;
+	WRITE_ONCE(q->ref_due, false);
 	q->ref_busy = true;
 	r->sector = q->trk->geom.ref;
 	spin_unlock_irq(&q->lock);

@@ -449,7 +449,7 @@ static void rl_status_info(struct rl_array *a, char *result,
 		       (u64)atomic64_read(&m->io[RL_PARITY_READ]),
 		       (u64)atomic64_read(&m->io[RL_PARITY_WRITE]));
 		for (k = 0; k < RL_NR_CLASSES; k++)
-			issued[k] += READ_ONCE(m->q.dispatched[k]);
+			issued[k] += atomic64_read(&m->q.dispatched[k]);
 	}
 	DMEMIT(" %s %u %llu %llu %llu", READ_ONCE(a->policy)->name,
 	       a->queue_depth, issued[RL_FG], issued[RL_BG], mismatches);
@@ -648,7 +648,7 @@ static void rl_reset_counters(struct rl_array *a)
 		for (k = 0; k < RL_NR_KINDS; k++)
 			atomic64_set(&a->members[i].io[k], 0);
 		for (k = 0; k < RL_NR_CLASSES; k++)
-			WRITE_ONCE(a->members[i].q.dispatched[k], 0);
+			atomic64_set(&a->members[i].q.dispatched[k], 0);
 	}
 	atomic64_set(&a->logical[READ], 0);
 	atomic64_set(&a->logical[WRITE], 0);
@@ -712,7 +712,7 @@ static int raidlab_message(struct dm_target *ti, unsigned int argc,
 			DMWARN("sched: unknown policy '%s'", argv[1]);
 			return -EINVAL;
 		}
-		WRITE_ONCE(a->policy, p);
+		rl_queue_set_policy(a, p);
 		return 0;
 	}
 	r = rl_msg_locate(a, argc, argv, result, maxlen);
