@@ -112,8 +112,11 @@ while read -r kind rest; do
 		esac
 		msgs=$((msgs + 1))
 		ok=0
+		# after "--": dmsetup would take the message's own "-" words as
+		# its options, and a "--" of the message as their end ("-- fail
+		# 0" would be sent as "fail 0")
 		# shellcheck disable=SC2086
-		command dmsetup message live 0 $rest >/dev/null 2>&1 && ok=1
+		command dmsetup message live 0 -- $rest >/dev/null 2>&1 && ok=1
 		msg_ok=$((msg_ok + ok))
 		h=$(rl_health live)
 		case "$ok $rest" in
