@@ -563,6 +563,12 @@ bool rl_status_fails_member(blk_status_t status);
 void rl_member_start(struct rl_array *a, unsigned int m, enum rl_io_kind kind);
 void rl_member_done(struct rl_array *a, unsigned int m,
 		    const struct rl_qent *qe);
+/* Whether anything waits in @q. Any context, with or without its lock. */
+static inline bool rl_queue_waiting(const struct rl_queue *q)
+{
+	return READ_ONCE(q->queued[RL_FG]) || READ_ONCE(q->queued[RL_BG]);
+}
+
 void rl_queue_init(struct rl_array *a, unsigned int m);
 void rl_queue_add(struct rl_array *a, unsigned int m, struct rl_qent *qe);
 void rl_queue_set_policy(struct rl_array *a, const struct rl_sched_policy *p);

@@ -82,10 +82,11 @@ static void rl_cs_size(struct rl_cs_layout *l, sector_t member_len)
 		l->chunks = div_u64(div_u64(dev_chunks, far) * l->nr, near);
 		used = DIV_ROUND_UP_ULL(l->chunks * l->copies, l->nr);
 		l->used = used << l->chunk_shift;
-		l->stride = l->kind == RL_CS_FAR ?
-			    div_u64(used, far) << l->chunk_shift :
-			    l->kind == RL_CS_OFFSET ?
-			    (sector_t)1 << l->chunk_shift : 0;
+		l->stride = 0;		/* near: copies share a row */
+		if (l->kind == RL_CS_FAR)
+			l->stride = div_u64(used, far) << l->chunk_shift;
+		else if (l->kind == RL_CS_OFFSET)
+			l->stride = (sector_t)1 << l->chunk_shift;
 	}
 	l->capacity = l->chunks << l->chunk_shift;
 }

@@ -193,8 +193,9 @@ void rl_member_start(struct rl_array *a, unsigned int m, enum rl_io_kind kind)
  * (Documentation/bench-results/cpu-path-lab.md), so the common case takes
  * none, "the direct path": an I/O that finds nothing waiting, no tracker
  * and an in-order policy (fifo: the one it would pick is itself) takes a
- * slot by incrementing issued and goes; its completion, with no tracker,
- * gives the slot back by decrementing it.
+ * slot by incrementing issued and goes. Every completion gives its slot
+ * back by decrementing issued, without the lock (a tracker's observation
+ * of the timing takes it before).
  *
  * What keeps an entry from waiting forever: an adder that queues stores
  * queued, then (smp_mb()) reads issued to see whether a slot is open; a
@@ -216,16 +217,10 @@ static bool rl_queue_open(struct rl_array *a, struct rl_queue *q)
 	       !q->ref_busy;
 }
 
-/* Whether anything waits in @q. Any context, with or without the lock. */
-static bool rl_queue_waiting(struct rl_queue *q)
-{
-	return READ_ONCE(q->queued[RL_FG]) || READ_ONCE(q->queued[RL_BG]);
-}
-
 /*
- * Give back a slot of member @m's queue without the lock: what waits goes
- * from the queue's work, a reference read due at idle from its own. Any
- * context.
+ * Give back a slot of member @m's queue, without the lock: what waits goes
+ * from the queue's work, a reference read due at idle from its own. Every
+ * completion ends here. Any context.
  */
 static void rl_queue_release(struct rl_array *a, unsigned int m)
 {
@@ -304,14 +299,7 @@ static struct rl_qent *rl_queue_pick(struct rl_array *a, struct rl_queue *q)
 /* Whether another entry of @q may be issued now. Under q->lock. */
 static bool rl_queue_more(struct rl_array *a, struct rl_queue *q)
 {
-	unsigned int c;
-
-	if (!rl_queue_open(a, q))
-		return false;
-	for (c = 0; c < RL_NR_CLASSES; c++)
-		if (q->queued[c])
-			return true;
-	return false;
+	return rl_queue_open(a, q) && rl_queue_waiting(q);
 }
 
 /*
@@ -447,27 +435,17 @@ void rl_member_done(struct rl_array *a, unsigned int m,
 	struct rl_queue *q = &mb->q;
 	sector_t sector = rl_qent_sector(qe);
 	unsigned long flags;
-	bool more, ref;
-	int left;
 
 	WRITE_ONCE(mb->head, sector + qe->sectors);
 	atomic_dec(&mb->inflight);
-	/* no tracker to tell: the direct path's release, without the lock */
-	if (!READ_ONCE(q->trk)) {
-		rl_queue_release(a, m);
-		return;
+	/* a tracker (never detached once loaded) learns from the timing */
+	if (READ_ONCE(q->trk)) {
+		spin_lock_irqsave(&q->lock, flags);
+		rl_tracker_observe(q->trk, sector, qe->sectors, qe->issue_ns,
+				   ktime_get_ns(), qe->predicted_ns);
+		spin_unlock_irqrestore(&q->lock, flags);
 	}
-	spin_lock_irqsave(&q->lock, flags);
-	rl_tracker_observe(q->trk, sector, qe->sectors, qe->issue_ns,
-			   ktime_get_ns(), qe->predicted_ns);
-	left = atomic_dec_return(&q->issued);
-	more = q->queued[RL_FG] || q->queued[RL_BG];
-	ref = q->ref_due && !left;
-	spin_unlock_irqrestore(&q->lock, flags);
-	if (ref)
-		mod_delayed_work(a->wq, &mb->ref_work, 0);
-	else if (more)
-		queue_work(a->wq, &q->work);
+	rl_queue_release(a, m);
 }
 
 /*
@@ -487,7 +465,7 @@ u64 rl_track_predict(struct rl_array *a, unsigned int m, sector_t sector,
 		return t;
 	spin_lock_irqsave(&q->lock, flags);
 	if (!atomic_read(&q->issued) && !q->ref_due && !q->ref_busy &&
-	    !q->queued[RL_FG] && !q->queued[RL_BG] && rl_tracker_ready(q->trk))
+	    !rl_queue_waiting(q) && rl_tracker_ready(q->trk))
 		t = rl_tracker_predict(q->trk, q->hs.sector, ktime_get_ns(),
 				       sector, sectors);
 	spin_unlock_irqrestore(&q->lock, flags);

@@ -47,7 +47,7 @@ static void rl_ref_release(struct rl_array *a, struct rl_member *mb)
 
 	spin_lock_irqsave(&q->lock, flags);
 	WRITE_ONCE(q->ref_due, false);
-	kick = q->queued[RL_FG] || q->queued[RL_BG];
+	kick = rl_queue_waiting(q);
 	spin_unlock_irqrestore(&q->lock, flags);
 	if (kick)
 		queue_work(a->wq, &q->work);
@@ -93,7 +93,7 @@ static void rl_ref_endio(struct bio *bio)
 	next = rl_ref_next_ns(q);
 	q->ref_busy = false;
 	due = q->ref_due;
-	more = q->queued[RL_FG] || q->queued[RL_BG];
+	more = rl_queue_waiting(q);
 	spin_unlock_irqrestore(&q->lock, flags);
 
 	/* for rl_track_wait(): the store above before the waitqueue check */

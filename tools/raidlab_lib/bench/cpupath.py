@@ -131,10 +131,12 @@ def collect_profiles(out_dir, report=profile.report):
     return shares
 
 
-def profile_rows(shares, runs):
+def profile_rows(shares, iops_rows):
     """The read groups' comparisons by profile: per round the IOPS ratio the
-    two shares predict, its median, min and max, and the measured median."""
+    two shares predict, its median, min and max, and the measured median
+    (from ratios()' rows)."""
     rounds = sorted({r for r, _ in shares})
+    measured = {(r["config"], r["against"], r["workload"]): r["ratio"] for r in iops_rows}
     rows = []
     for group, wl, rl, others in GROUPS:
         if wl != profile.WORKLOAD:
@@ -142,13 +144,11 @@ def profile_rows(shares, runs):
         for o in others:
             per = [profile.predicted(shares[(r, rl)], shares[(r, o)]) for r in rounds
                    if (r, rl) in shares and (r, o) in shares]
-            meas = [runs[(r, rl, wl)] / runs[(r, o, wl)] for r in rounds
-                    if runs.get((r, rl, wl)) and runs.get((r, o, wl))]
             if per:
                 rows.append(dict(group=group, config=rl, against=o,
                                  predicted=statistics.median(per), min=min(per),
                                  max=max(per), rounds=len(per),
-                                 measured=statistics.median(meas) if meas else None,
+                                 measured=measured.get((rl, o, wl)),
                                  goal=GOALS.get((rl, o, wl))))
     return rows
 
@@ -265,8 +265,8 @@ def finish(out, wall, command, report=profile.report):
         print("raidlab bench: no cpu-path results", file=sys.stderr)
         return 1
     rows = ratios(runs)
-    shares = collect_profiles(out, report) if report else {}
-    prows = profile_rows(shares, runs)
+    shares = collect_profiles(out, report)
+    prows = profile_rows(shares, rows)
     with open(out / "cpupath.csv", "w") as f:
         f.write("round,config,workload,iops\n")
         for (r, cfg, wl), v in sorted(runs.items()):
