@@ -13,8 +13,8 @@ need_raidlab
 
 T=$(tier 4 8)		# seconds of each write pass
 RAND=$(tier 24M 48M)
-SEQ=$(tier 48M 96M)
-MIX=$(tier 12M 24M)
+SEQ=$(tier 32M 96M)
+MIX=$(tier 8M 24M)
 
 jobs_write() {
 	FIO_RUNTIME=$T check "$1: fio 4k randwrite + verify" \

@@ -12,7 +12,7 @@
 need_raidlab
 
 SIZE=192M
-T=$(tier 9 14)		# seconds of the write pass; the failure comes at 5 s
+T=$(tier 8 14)		# seconds of the write pass; the failure comes at 5 s
 
 # fail_under_load WHAT HOW VICTIM: fio writes while member VICTIM fails
 fail_under_load() {

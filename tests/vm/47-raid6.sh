@@ -31,7 +31,7 @@ MB=32				# MiB of each member the array uses
 LEN=$((MB * 2048 * (N - 2)))	# array sectors
 CHUNK=64
 DOFF=2048			# RL_MD_DATA_OFFSET: members' data start at 1 MiB
-SIZE=32M			# the pattern, written first
+SIZE=$(tier 16M 32M)		# the pattern, written first
 S1=$(disk 5)
 S2=$(disk 6)
 

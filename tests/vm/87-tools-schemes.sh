@@ -65,7 +65,7 @@ for s in mirror raid4 raid6; do
 	[ $s != mirror ] && ac=--assume-clean
 	run $RL create arr --scheme $s --chunk 64 --metadata "$MD" $ac "$@"
 	check "$s: created" test "$(rl_state arr)" = optimal
-	fio_write_then_verify /dev/mapper/arr 16M || not_ok "$s: fio verify on the created array"
+	FIO_RUNTIME=$(tier 8 20) fio_write_then_verify /dev/mapper/arr 16M || not_ok "$s: fio verify on the created array"
 	detail_spare arr "$s" "$n" "$sp" 0
 	fio_verify /dev/mapper/arr 16M || not_ok "$s: fio verify after add-spare"
 	run $RL stop arr
