@@ -235,6 +235,15 @@ enum rl_sync_job {
 	RL_NR_SYNC_JOBS,
 };
 
+/*
+ * A scheme's own background work item (->get_work): what, in the scheme's
+ * terms (plog: the repair a region waits for), and where.
+ */
+struct rl_work {
+	u32 op;
+	u64 key;
+};
+
 struct rl_sync_req {
 	enum rl_sync_job job;
 	unsigned int target;		/* RL_SYNC_REBUILD: the member */
@@ -492,6 +501,24 @@ struct rl_scheme_ops {
 	 * I/O here. Optional.
 	 */
 	void (*member_failed)(struct rl_array *a, unsigned long newly);
+
+	/*
+	 * The scheme's background work other than range jobs, in the pair
+	 * dm-cache's policy has (get_background_work, complete): the array's
+	 * background service (sync.c) owns the thread and runs the items, one
+	 * at a time, beside the range worker and not behind it (a range may
+	 * wait for an item). ->get_work fills @w with the next item and
+	 * returns true, or false when none is left; ->do_work does it and
+	 * completes it (the work is the scheme's own, so is its completion).
+	 * The scheme asks for a pass with rl_sync_want_work() (any context but
+	 * hard irq) and drains one with rl_sync_flush_work(): at
+	 * ->postsuspend, and in ->dtr, where it first stops asking (the
+	 * service outlives ->dtr). Passes run from the first resume on, and
+	 * while suspended if asked for. Process context; may sleep and issue
+	 * member I/O. Both or neither. Optional.
+	 */
+	bool (*get_work)(struct rl_array *a, struct rl_work *w);
+	void (*do_work)(struct rl_array *a, const struct rl_work *w);
 };
 
 extern const struct rl_scheme_ops rl_raid0_ops;
@@ -592,6 +619,9 @@ void rl_sync_free(struct rl_array *a);
 void rl_sync_start(struct rl_array *a);	/* resume */
 void rl_sync_stop(struct rl_array *a);	/* presuspend: no new range */
 void rl_sync_wait(struct rl_array *a);	/* postsuspend: range in flight done */
+/* A pass over the scheme's work items (->get_work), and waiting for one. */
+void rl_sync_want_work(struct rl_array *a);
+void rl_sync_flush_work(struct rl_array *a);
 /*
  * A range of req->job is done: move its cursor. ->sync_range calls it
  * before foreground I/O to the range may go on when the cursor matters to

@@ -21,6 +21,12 @@
  * at postsuspend. Background member I/O goes through the member queues'
  * background class, so foreground I/O keeps priority; a rate limit
  * (message sync_rate) bounds it further.
+ *
+ * Beside the range worker, on a workqueue of its own so that it is never
+ * behind a range (nor behind one under memory pressure: each has its
+ * rescuer), the item worker runs the scheme's own background work
+ * (->get_work, ->do_work: plog's region repairs) one item at a time,
+ * whenever the scheme asks for a pass (rl_sync_want_work()).
  */
 #include <linux/ctype.h>
 #include <linux/delay.h>
@@ -46,6 +52,8 @@ struct rl_sync {
 	struct rl_array *a;
 	struct workqueue_struct *wq;	/* ordered: one range at a time */
 	struct work_struct work;
+	struct workqueue_struct *item_wq;	/* ordered: one item at a time */
+	struct work_struct item_work;
 	spinlock_t lock;		/* everything below */
 	bool stopped;			/* suspended: no new range */
 	bool busy;			/* the worker is running */
@@ -529,6 +537,42 @@ static void rl_sync_work(struct work_struct *ws)
 	}
 }
 
+/* The scheme's work items, until it has none. */
+static void rl_sync_item_work(struct work_struct *ws)
+{
+	struct rl_sync *s = container_of(ws, struct rl_sync, item_work);
+	struct rl_array *a = s->a;
+	struct rl_work w;
+
+	while (a->ops->get_work(a, &w)) {
+		a->ops->do_work(a, &w);
+		cond_resched();
+	}
+}
+
+/*
+ * The service exists from rl_sync_init() to rl_sync_free(), which comes
+ * after the scheme's ->dtr: a scheme asking before it exists (from its
+ * ->ctr) has its pass at the first resume.
+ */
+void rl_sync_want_work(struct rl_array *a)
+{
+	/* pairs with rl_sync_init()'s release: the workqueue is there */
+	struct rl_sync *s = smp_load_acquire(&a->sync);
+
+	if (s && a->ops->get_work)
+		queue_work(s->item_wq, &s->item_work);
+}
+
+void rl_sync_flush_work(struct rl_array *a)
+{
+	/* pairs with rl_sync_init()'s release */
+	struct rl_sync *s = smp_load_acquire(&a->sync);
+
+	if (s)
+		flush_work(&s->item_work);
+}
+
 /* Run the worker unless it runs already or the array is suspended. */
 static void rl_sync_kick(struct rl_array *a)
 {
@@ -599,6 +643,14 @@ static void rl_sync_member_failed(struct rl_array *a)
 		rl_sync_kick(a);
 }
 
+static void rl_sync_free_wqs(struct rl_sync *s)
+{
+	if (s->item_wq)
+		destroy_workqueue(s->item_wq);
+	if (s->wq)
+		destroy_workqueue(s->wq);
+}
+
 /*
  * Called by the core's constructor after the scheme's ->ctr (and after
  * rl_md_open(), which set a->failed, a->rebuilding and the cursors from
@@ -615,10 +667,20 @@ int rl_sync_init(struct rl_array *a, char **error)
 		return -ENOMEM;
 	}
 	s->a = a;
-	a->sync = s;
 	spin_lock_init(&s->lock);
 	init_waitqueue_head(&s->wait);
 	INIT_WORK(&s->work, rl_sync_work);
+	INIT_WORK(&s->item_work, rl_sync_item_work);
+	s->wq = alloc_ordered_workqueue("kraidlab_sync", WQ_MEM_RECLAIM);
+	s->item_wq = alloc_ordered_workqueue("kraidlab_items", WQ_MEM_RECLAIM);
+	if (!s->wq || !s->item_wq) {
+		rl_sync_free_wqs(s);
+		kfree(s);
+		*error = "Cannot allocate sync workqueues";
+		return -ENOMEM;
+	}
+	/* complete for rl_sync_want_work(), which a scheme's worker may call */
+	smp_store_release(&a->sync, s);
 	a->fail_hook[RL_FAIL_SYNC] = rl_sync_member_failed;
 	s->stopped = true;		/* until the first resume */
 	s->last_checkpoint = jiffies;
@@ -646,12 +708,6 @@ int rl_sync_init(struct rl_array *a, char **error)
 	}
 
 	rl_sync_log_resume(a);
-	s->wq = alloc_ordered_workqueue("kraidlab_sync", WQ_MEM_RECLAIM);
-	if (!s->wq) {
-		*error = "Cannot allocate sync workqueue";
-		rl_sync_free(a);
-		return -ENOMEM;
-	}
 	return 0;
 }
 
@@ -680,8 +736,7 @@ void rl_sync_free(struct rl_array *a)
 
 	if (!s)
 		return;
-	if (s->wq)
-		destroy_workqueue(s->wq);
+	rl_sync_free_wqs(s);
 	bitmap_free(s->dirty);
 	kfree(s);
 	a->sync = NULL;
@@ -695,6 +750,7 @@ void rl_sync_start(struct rl_array *a)
 	s->stopped = false;
 	spin_unlock_irq(&s->lock);
 	rl_sync_kick(a);
+	rl_sync_want_work(a);	/* what the scheme asked for before */
 }
 
 void rl_sync_stop(struct rl_array *a)

@@ -238,12 +238,12 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	if (r)
 		goto bad_scheme;
 	r = rl_sync_check_start(a, &ti->error);
-	if (r)
-		goto bad_sync;
-	return 0;
+	if (!r)
+		return 0;
+	a->ops->dtr(a);
+	rl_sync_free(a);	/* after ->dtr, which drains its work items */
+	goto bad_md;
 
-bad_sync:
-	rl_sync_free(a);
 bad_scheme:
 	a->ops->dtr(a);
 bad_md:
@@ -266,14 +266,17 @@ static void raidlab_dtr(struct dm_target *ti)
 	unsigned int i;
 
 	rl_track_quiesce(a);
-	rl_sync_free(a);
 	/*
 	 * Drain a->wq before the scheme goes (its items may use the scheme's
 	 * state) but keep it until after: a scheme draining its own workers
-	 * may still record a failure (rl_failrec_sync()) on it.
+	 * may still record a failure (rl_failrec_sync()) on it. The sync
+	 * service too outlives ->dtr, which drains the scheme's work items
+	 * from it (->get_work); its range worker stopped at postsuspend, or
+	 * never started.
 	 */
 	flush_workqueue(a->wq);
 	a->ops->dtr(a);
+	rl_sync_free(a);
 	destroy_workqueue(a->wq);
 	rl_bbl_close(a);
 	rl_md_close(a->md);
@@ -770,7 +773,7 @@ static void raidlab_io_hints(struct dm_target *ti, struct queue_limits *limits)
 
 static struct target_type raidlab_target = {
 	.name = "raidlab",
-	.version = {1, 10, 1},
+	.version = {1, 10, 2},
 	.module = THIS_MODULE,
 	.ctr = raidlab_ctr,
 	.dtr = raidlab_dtr,

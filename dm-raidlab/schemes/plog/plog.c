@@ -37,7 +37,8 @@
  *
  *   plog.c          the scheme: ctr/dtr, map, status, messages, options
  *   plog_recover.c  crash recovery at construction (DAX)
- *   plog_bg.c       fix-up, recomputation, rebuild, check and repair
+ *   plog_bg.c       fix-up, recomputation (the sync service's work
+ *                   items: ->get_work), rebuild, check and repair
  *   plog_reint.c    reintegration, log truncation
  *   plog_ws.c       the region operations' workspaces and their I/O
  *   plog_write.c    foreground contexts: the row lock, logged and DIRECT
@@ -260,7 +261,7 @@ static void plog_dtr(struct rl_array *a)
 	 * writer and each other: drain them until none has work, then
 	 * destroy them.
 	 */
-	if (p->bg_wq && p->log_wq && p->reint_wq) {
+	if (p->log_wq && p->reint_wq) {
 		/*
 		 * Once stopping is seen, no work item queues region operations;
 		 * one begun before may have queued one more, hence two rounds.
@@ -271,13 +272,11 @@ static void plog_dtr(struct rl_array *a)
 		for (i = 0; i < 2; i++) {
 			flush_workqueue(p->log_wq);
 			flush_workqueue(p->reint_wq);
-			flush_workqueue(p->bg_wq);
+			rl_sync_flush_work(p->a);
 		}
 	}
 	if (p->reint_wq)
 		destroy_workqueue(p->reint_wq);
-	if (p->bg_wq)
-		destroy_workqueue(p->bg_wq);
 	if (p->log_wq)
 		destroy_workqueue(p->log_wq);
 	rl_cells_exit(&p->cells);	/* no dispatch after this: contexts go */
@@ -374,7 +373,6 @@ static void plog_init(struct plog *p, struct rl_array *a)
 	INIT_LIST_HEAD(&p->sealq);
 	init_waitqueue_head(&p->wait);
 	INIT_WORK(&p->log_work, plog_log_work);
-	INIT_WORK(&p->bg_work, plog_bg_work);
 }
 
 /* The log buffers of the pool: log_buffers, or a default; checked. */
@@ -423,10 +421,9 @@ static int plog_alloc(struct plog *p, unsigned int nr_bufs, char **error)
 	p->ctx_wq = alloc_workqueue("kraidlab_plog", WQ_MEM_RECLAIM | WQ_UNBOUND,
 				    p->nr_ctx);
 	p->log_wq = alloc_ordered_workqueue("kraidlab_plog_log", WQ_MEM_RECLAIM);
-	p->bg_wq = alloc_ordered_workqueue("kraidlab_plog_bg", WQ_MEM_RECLAIM);
 	p->reint_wq = alloc_workqueue("kraidlab_plog_reint",
 				      WQ_MEM_RECLAIM | WQ_UNBOUND, p->nr_ws);
-	if (!p->ctx_wq || !p->log_wq || !p->bg_wq || !p->reint_wq)
+	if (!p->ctx_wq || !p->log_wq || !p->reint_wq)
 		return -ENOMEM;
 	return 0;
 }
@@ -521,7 +518,7 @@ static void plog_postsuspend(struct rl_array *a)
 
 	plog_reintegrate_all(p);
 	flush_workqueue(p->reint_wq);
-	flush_workqueue(p->bg_wq);
+	rl_sync_flush_work(a);
 	flush_workqueue(p->log_wq);
 }
 
@@ -768,4 +765,6 @@ const struct rl_scheme_ops rl_plog_ops = {
 	.message = plog_message,
 	.sync_range = plog_sync_range,
 	.member_failed = plog_member_failed,
+	.get_work = plog_get_work,
+	.do_work = plog_do_work,
 };

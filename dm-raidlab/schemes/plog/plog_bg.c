@@ -3,7 +3,8 @@
  * dm-raidlab plog: the region operations other than reintegration,
  * each with the region frozen and alone (op_sem write, workspace 0):
  * a region's repair (the fix-up of a region with an unreadable member,
- * the recomputation of one whose reintegration failed), the fix-ups a
+ * the recomputation of one whose reintegration failed; the sync service's
+ * work items, plog_get_work() and plog_do_work()), the fix-ups a
  * member failure asks for (plog_want_fixups()), reintegrate-all
  * (message, suspend),
  * and the background jobs' rebuild, check and repair (plog_sync_range()).
@@ -213,28 +214,37 @@ static void plog_repair(struct plog *p, u32 r, enum plog_repair level)
  * The worker of region repairs, fix-ups before recomputations
  * (plog_reint_work() runs the reintegrations).
  */
-void plog_bg_work(struct work_struct *ws)
+/*
+ * ->get_work: the region that waits for the highest repair (the lowest
+ * such region of equals), in @w->key, its level in @w->op.
+ */
+bool plog_get_work(struct rl_array *a, struct rl_work *w)
 {
-	struct plog *p = container_of(ws, struct plog, bg_work);
-	enum plog_repair level;
-	u32 r, best;
+	struct plog *p = plog_of(a);
+	enum plog_repair level = PLOG_REPAIR_NONE;
+	u32 r, best = U32_MAX;
 
-	for (;;) {
-		best = U32_MAX;
-		level = PLOG_REPAIR_NONE;
-		mutex_lock(&p->lock);
-		for (r = 0; r < p->lo.nr_regions; r++) {
-			if (p->reg[r].repair > level) {
-				level = p->reg[r].repair;
-				best = r;
-			}
+	mutex_lock(&p->lock);
+	for (r = 0; r < p->lo.nr_regions; r++) {
+		if (p->reg[r].repair > level) {
+			level = p->reg[r].repair;
+			best = r;
 		}
-		mutex_unlock(&p->lock);
-		if (best == U32_MAX)
-			break;
-		plog_repair(p, best, level);
 	}
-	/* regions a repair held back may be taken again */
+	mutex_unlock(&p->lock);
+	if (best == U32_MAX)
+		return false;
+	w->key = best;
+	w->op = level;
+	return true;
+}
+
+/* ->do_work: the repair; regions it held back may be taken again. */
+void plog_do_work(struct rl_array *a, const struct rl_work *w)
+{
+	struct plog *p = plog_of(a);
+
+	plog_repair(p, w->key, w->op);
 	plog_kick_reint(p);
 }
 

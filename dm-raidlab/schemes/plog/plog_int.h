@@ -38,7 +38,7 @@ enum plog_mode {
 };
 
 /*
- * The repair a region waits for (plog_bg_work(), highest first). Requests
+ * The repair a region waits for (plog_get_work(), highest first). Requests
  * only raise it: a fix-up covers a recomputation, as it flushes the log or
  * recomputes the parity itself, and reintegration is retried after either.
  * A fix-up a member failure asks for (plog_want_fixups()) comes after
@@ -161,8 +161,7 @@ struct plog {
 	 * read, a workspace each), anything else alone (op_sem write, ws[0])
 	 */
 	struct rw_semaphore op_sem;
-	struct workqueue_struct *bg_wq;	/* fix-ups, recomputations */
-	struct work_struct bg_work;
+	/* fix-ups and recomputations: the sync service's items (->get_work) */
 	struct workqueue_struct *reint_wq;	/* reintegrations */
 	struct plog_ws *ws;
 	unsigned int nr_ws;
@@ -366,7 +365,8 @@ int plog_do_reint(struct plog_ws *w, u32 r);
 /* plog_bg.c: the other region operations, background jobs */
 int plog_region_ops_init(struct plog *p);
 void plog_region_ops_free(struct plog *p);
-void plog_bg_work(struct work_struct *ws);
+bool plog_get_work(struct rl_array *a, struct rl_work *w);
+void plog_do_work(struct rl_array *a, const struct rl_work *w);
 u32 plog_want_fixups(struct plog *p);
 int plog_reintegrate_all(struct plog *p);
 int plog_sync_range(struct rl_array *a, struct rl_sync_req *req);

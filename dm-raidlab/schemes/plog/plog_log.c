@@ -126,7 +126,7 @@ void plog_want_repair(struct plog *p, u32 r, enum plog_repair level)
 		return;
 	rg->repair = level;
 	if (!READ_ONCE(p->stopping))
-		queue_work(p->bg_wq, &p->bg_work);
+		rl_sync_want_work(p->a);
 }
 
 /*

@@ -497,7 +497,7 @@ static u32 plog_reint_pick(struct plog *p, struct plog_ws *w)
 /*
  * A workspace's worker: reintegrate regions while there are some it may
  * take (plog_reint_pick()), concurrently with the other workspaces'. A
- * region whose reintegration fails goes to plog_bg_work(): a fix-up if a
+ * region whose reintegration fails goes to plog_get_work(): a fix-up if a
  * member of it is unreadable, a recomputation otherwise.
  */
 void plog_reint_work(struct work_struct *ws)
