@@ -513,9 +513,9 @@ struct rl_scheme_ops {
 	 * The scheme asks for a pass with rl_sync_want_work() (any context but
 	 * hard irq) and drains one with rl_sync_flush_work(): at
 	 * ->postsuspend, and in ->dtr, where it first stops asking (the
-	 * service outlives ->dtr). Passes run from the first resume on, and
-	 * while suspended if asked for. Process context; may sleep and issue
-	 * member I/O. Both or neither. Optional.
+	 * service outlives ->dtr). A pass asked for from ->ctr runs at the
+	 * first resume, any other at once, suspended or not. Process
+	 * context; may sleep and issue member I/O. Both or neither. Optional.
 	 */
 	bool (*get_work)(struct rl_array *a, struct rl_work *w);
 	void (*do_work)(struct rl_array *a, const struct rl_work *w);

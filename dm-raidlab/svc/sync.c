@@ -596,9 +596,8 @@ static void rl_sync_kick(struct rl_array *a)
  * Load the dirty regions. The metadata keeps their bits set until
  * rl_md_intent_resynced(), so a crash before their resync finds them again.
  */
-static int rl_sync_load_dirty(struct rl_array *a)
+static int rl_sync_load_dirty(struct rl_array *a, struct rl_sync *s)
 {
-	struct rl_sync *s = rl_sync(a);
 	const struct rl_md_state *st = rl_md_state(a->md);
 	const unsigned long *d = rl_md_dirty_at_load(a->md);
 
@@ -671,17 +670,6 @@ int rl_sync_init(struct rl_array *a, char **error)
 	init_waitqueue_head(&s->wait);
 	INIT_WORK(&s->work, rl_sync_work);
 	INIT_WORK(&s->item_work, rl_sync_item_work);
-	s->wq = alloc_ordered_workqueue("kraidlab_sync", WQ_MEM_RECLAIM);
-	s->item_wq = alloc_ordered_workqueue("kraidlab_items", WQ_MEM_RECLAIM);
-	if (!s->wq || !s->item_wq) {
-		rl_sync_free_wqs(s);
-		kfree(s);
-		*error = "Cannot allocate sync workqueues";
-		return -ENOMEM;
-	}
-	/* complete for rl_sync_want_work(), which a scheme's worker may call */
-	smp_store_release(&a->sync, s);
-	a->fail_hook[RL_FAIL_SYNC] = rl_sync_member_failed;
 	s->stopped = true;		/* until the first resume */
 	s->last_checkpoint = jiffies;
 
@@ -699,16 +687,34 @@ int rl_sync_init(struct rl_array *a, char **error)
 		s->resync_cursor = rl_sync_total(a);
 	if (a->md) {
 		s->mismatches = rl_md_state(a->md)->mismatches;
-		r = rl_sync_load_dirty(a);
+		r = rl_sync_load_dirty(a, s);
 		if (r) {
 			*error = "Cannot load the write-intent bitmap";
-			rl_sync_free(a);
-			return r;
+			goto bad;
 		}
 	}
+	s->wq = alloc_ordered_workqueue("kraidlab_sync", WQ_MEM_RECLAIM);
+	s->item_wq = alloc_ordered_workqueue("kraidlab_items", WQ_MEM_RECLAIM);
+	if (!s->wq || !s->item_wq) {
+		*error = "Cannot allocate sync workqueues";
+		r = -ENOMEM;
+		goto bad;
+	}
 
+	/*
+	 * Complete, and nothing fails from here: rl_sync_want_work(), which
+	 * a scheme's worker may call, and the failure hook may use it.
+	 */
+	smp_store_release(&a->sync, s);
+	a->fail_hook[RL_FAIL_SYNC] = rl_sync_member_failed;
 	rl_sync_log_resume(a);
 	return 0;
+
+bad:
+	rl_sync_free_wqs(s);
+	bitmap_free(s->dirty);
+	kfree(s);
+	return r;
 }
 
 int rl_sync_check_start(struct rl_array *a, char **error)
