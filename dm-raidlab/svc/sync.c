@@ -642,12 +642,15 @@ static void rl_sync_member_failed(struct rl_array *a)
 		rl_sync_kick(a);
 }
 
-static void rl_sync_free_wqs(struct rl_sync *s)
+/* @s and what it holds, of as much as rl_sync_init() made. */
+static void rl_sync_destroy(struct rl_sync *s)
 {
 	if (s->item_wq)
 		destroy_workqueue(s->item_wq);
 	if (s->wq)
 		destroy_workqueue(s->wq);
+	bitmap_free(s->dirty);
+	kfree(s);
 }
 
 /*
@@ -711,9 +714,7 @@ int rl_sync_init(struct rl_array *a, char **error)
 	return 0;
 
 bad:
-	rl_sync_free_wqs(s);
-	bitmap_free(s->dirty);
-	kfree(s);
+	rl_sync_destroy(s);
 	return r;
 }
 
@@ -742,9 +743,7 @@ void rl_sync_free(struct rl_array *a)
 
 	if (!s)
 		return;
-	rl_sync_free_wqs(s);
-	bitmap_free(s->dirty);
-	kfree(s);
+	rl_sync_destroy(s);
 	a->sync = NULL;
 }
 

@@ -238,14 +238,13 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	if (r)
 		goto bad_scheme;
 	r = rl_sync_check_start(a, &ti->error);
-	if (!r)
-		return 0;
-	a->ops->dtr(a);
-	rl_sync_free(a);	/* after ->dtr, which drains its work items */
-	goto bad_md;
+	if (r)
+		goto bad_scheme;
+	return 0;
 
 bad_scheme:
 	a->ops->dtr(a);
+	rl_sync_free(a);	/* after ->dtr, which drains its work items; if any */
 bad_md:
 	flush_workqueue(a->wq);		/* a failure record uses the metadata */
 	cancel_work_sync(&a->event_work);	/* and raises an event */

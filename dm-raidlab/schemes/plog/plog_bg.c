@@ -211,12 +211,9 @@ static void plog_repair(struct plog *p, u32 r, enum plog_repair level)
 }
 
 /*
- * The worker of region repairs, fix-ups before recomputations
- * (plog_reint_work() runs the reintegrations).
- */
-/*
- * ->get_work: the region that waits for the highest repair (the lowest
- * such region of equals), in @w->key, its level in @w->op.
+ * ->get_work: the region that waits for the highest repair, fix-ups before
+ * recomputations (the lowest such region of equals), in @w->key, its level
+ * in @w->op. plog_reint_work() runs the reintegrations.
  */
 bool plog_get_work(struct rl_array *a, struct rl_work *w)
 {
