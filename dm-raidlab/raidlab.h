@@ -3,9 +3,9 @@
  * dm-raidlab: classic disk-array redundancy schemes as one device-mapper
  * target. This header holds the array context shared by the core target,
  * the schemes (behind struct rl_scheme_ops, each owning its options: a
- * file each, or a folder: mirror, plog), the engines (the parity stripe
- * engine, the copy-set layouts) and the shared services (member I/O and
- * its failure hooks, parity, metadata, background jobs).
+ * file each, or a folder: plog), the engines (the parity stripe engine,
+ * the copy-set engine and its layouts) and the shared services (member
+ * I/O and its failure hooks, parity, metadata, background jobs).
  */
 #ifndef DM_RAIDLAB_H
 #define DM_RAIDLAB_H

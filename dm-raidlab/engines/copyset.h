@@ -29,7 +29,10 @@
 #ifndef DM_RAIDLAB_COPYSET_H
 #define DM_RAIDLAB_COPYSET_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
+
+#include "../raidlab.h"
 
 enum rl_cs_kind {
 	RL_CS_MIRROR,
@@ -68,10 +71,101 @@ int rl_cs_unmap(const struct rl_cs_layout *l, unsigned int member,
 		sector_t msector, sector_t *lsector);
 const char *rl_cs_kind_name(enum rl_cs_kind kind);
 
+/*
+ * One piece of an access: a logical range [lsector, lsector + len) within
+ * one chunk, so that each copy is one run of member sectors. sector[] is
+ * indexed by member, for the members in @members only.
+ */
+struct rl_cs_piece {
+	sector_t lsector;
+	sector_t len;
+	unsigned long members;		/* a bit a member holding a copy */
+	bool same;			/* every copy at the same sector */
+	sector_t sector[RL_MAX_MEMBERS];
+};
+
+sector_t rl_cs_piece(const struct rl_cs_layout *l, sector_t lsector,
+		     sector_t max, struct rl_cs_piece *p);
+sector_t rl_cs_member_piece(const struct rl_cs_layout *l, unsigned int member,
+			    sector_t msector, sector_t max,
+			    struct rl_cs_piece *p);
+void rl_cs_piece_sub(const struct rl_cs_piece *p, sector_t off, sector_t len,
+		     struct rl_cs_piece *sub);
+bool rl_cs_piece_owner(const struct rl_cs_piece *p, unsigned int member,
+		       sector_t s, sector_t len);
+
 /* chained declustering after failures: which copy serves a read */
 int rl_cs_chained_share(unsigned int nr, unsigned long failed,
 			unsigned int part, unsigned int *num,
 			unsigned int *den);
 bool rl_cs_chained_primary(unsigned int num, unsigned int den, u64 row);
+
+/*
+ * The copy-set I/O engine (copyset.c and the files it lists): a scheme
+ * that keeps whole copies of each chunk hands it a layout at construction
+ * and its map, end_io and sync_range calls; the engine's instance is the
+ * array's scheme state (a->scheme). A write's per-bio data of the
+ * engine's own, beside struct rl_bio: the scheme's ->per_bio_size.
+ */
+struct rl_cs_bio {
+	atomic_t pending;		/* copies not ended, + 1 while cloning */
+	atomic_t ok;			/* copies that landed */
+	unsigned long bb_landed;	/* copies that landed over bad blocks */
+};
+
+int rl_copyset_create(struct rl_array *a, const struct rl_cs_layout *l);
+void rl_copyset_destroy(struct rl_array *a);
+int rl_copyset_map(struct rl_array *a, struct bio *bio);
+int rl_copyset_end_io(struct rl_array *a, struct bio *bio,
+		      blk_status_t *error);
+int rl_copyset_sync_range(struct rl_array *a, struct rl_sync_req *req);
+
+/*
+ * Member space (sectors after data_offset) is cut into aligned slots of
+ * 1 MiB. A sync window lies inside one slot, and a write is split so that
+ * it does too. In-flight writes are counted per bucket: slots hashed by
+ * their index modulo RL_CS_BUCKETS.
+ */
+#define RL_CS_SLOT_SHIFT	11
+#define RL_CS_SLOT_SECTORS	BIT(RL_CS_SLOT_SHIFT)
+/* a rebuild window no member can read is narrowed down to pieces of this */
+#define RL_CS_LOST_SECTORS	8
+#define RL_CS_BUCKETS	64
+
+/* What read balancing looks at for one member. */
+struct rl_cs_view {
+	sector_t head;			/* sector after its last I/O */
+	unsigned int inflight;		/* I/Os queued or in flight */
+	u64 predicted_ns;		/* tracker's access time, 0 for none */
+	sector_t sector;		/* where its copy of the read starts */
+	bool failed;			/* or not readable at this sector */
+};
+
+/* The sync window: member sectors [start, start + len); len 0 for none. */
+struct rl_cs_window {
+	sector_t start;
+	sector_t len;
+};
+
+unsigned int rl_cs_read_balance(const struct rl_cs_view *v, unsigned int nr);
+unsigned int rl_cs_read_choose(struct rl_cs_view *v, unsigned int nr,
+			       unsigned long unreadable, bool suspect);
+unsigned int rl_cs_source(unsigned long unreadable, unsigned int nr);
+
+/* The bucket that counts writes to member sector @msector. */
+static inline unsigned int rl_cs_bucket(sector_t msector)
+{
+	return (msector >> RL_CS_SLOT_SHIFT) & (RL_CS_BUCKETS - 1);
+}
+
+bool rl_cs_overlap(sector_t s1, sector_t len1, sector_t s2, sector_t len2);
+bool rl_cs_blocks(const struct rl_cs_window *w, sector_t msector,
+		  sector_t sectors);
+sector_t rl_cs_split_len(sector_t msector, sector_t sectors,
+			 unsigned int shift);
+sector_t rl_cs_window_len(sector_t msector, sector_t want, sector_t max);
+unsigned int rl_cs_diff(const u8 *src, const u8 *buf, unsigned int sectors,
+			unsigned long *map, unsigned int *first,
+			unsigned int *last);
 
 #endif /* DM_RAIDLAB_COPYSET_H */

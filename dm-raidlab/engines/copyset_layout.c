@@ -125,6 +125,39 @@ int rl_cs_init(struct rl_cs_layout *l, enum rl_cs_kind kind, unsigned int nr,
 	return 0;
 }
 
+/*
+ * Copy @j of logical sector @lsector (see rl_cs_map()); returns the
+ * sectors its placement holds for.
+ */
+static sector_t rl_cs_copy_of(const struct rl_cs_layout *l, sector_t lsector,
+			      unsigned int j, struct rl_cs_copy *c)
+{
+	sector_t mask = ((sector_t)1 << l->chunk_shift) - 1;
+	sector_t off = lsector & mask;
+	u64 k = lsector >> l->chunk_shift, row;
+	unsigned int dev;
+
+	if (l->kind == RL_CS_MIRROR) {
+		c->member = j;
+		c->sector = l->base + lsector;
+		return l->capacity - lsector;
+	}
+	if (l->kind == RL_CS_NEAR) {
+		row = div_u64_rem(k * l->copies + j, l->nr, &dev);
+		c->member = dev;
+		c->sector = l->base + (row << l->chunk_shift) + off;
+		return mask + 1 - off;
+	}
+	row = div_u64_rem(k, l->nr, &dev);
+	c->member = (dev + j) % l->nr;
+	if (l->kind == RL_CS_OFFSET)
+		c->sector = (row * l->copies + j) << l->chunk_shift;
+	else
+		c->sector = j * l->stride + (row << l->chunk_shift);
+	c->sector += l->base + off;
+	return mask + 1 - off;
+}
+
 /**
  * rl_cs_map() - the copies of a logical sector
  * @l: the layout
@@ -139,36 +172,12 @@ int rl_cs_init(struct rl_cs_layout *l, enum rl_cs_kind kind, unsigned int nr,
 sector_t rl_cs_map(const struct rl_cs_layout *l, sector_t lsector,
 		   struct rl_cs_copy *c)
 {
-	sector_t mask = ((sector_t)1 << l->chunk_shift) - 1;
-	sector_t off = lsector & mask;
-	u64 k = lsector >> l->chunk_shift, row;
-	unsigned int j, dev;
+	sector_t left = 0;
+	unsigned int j;
 
-	if (l->kind == RL_CS_MIRROR) {
-		for (j = 0; j < l->copies; j++) {
-			c[j].member = j;
-			c[j].sector = l->base + lsector;
-		}
-		return l->capacity - lsector;
-	}
-	if (l->kind == RL_CS_NEAR) {
-		for (j = 0; j < l->copies; j++) {
-			row = div_u64_rem(k * l->copies + j, l->nr, &dev);
-			c[j].member = dev;
-			c[j].sector = l->base + (row << l->chunk_shift) + off;
-		}
-		return mask + 1 - off;
-	}
-	row = div_u64_rem(k, l->nr, &dev);
-	for (j = 0; j < l->copies; j++) {
-		c[j].member = (dev + j) % l->nr;
-		if (l->kind == RL_CS_OFFSET)
-			c[j].sector = (row * l->copies + j) << l->chunk_shift;
-		else
-			c[j].sector = j * l->stride + (row << l->chunk_shift);
-		c[j].sector += l->base + off;
-	}
-	return mask + 1 - off;
+	for (j = 0; j < l->copies; j++)
+		left = rl_cs_copy_of(l, lsector, j, &c[j]);
+	return left;
 }
 
 /* The logical chunk that copy @j at chunk row @r of @member holds. */
@@ -283,4 +292,109 @@ bool rl_cs_chained_primary(unsigned int num, unsigned int den, u64 row)
 
 	div_u64_rem(row, den, &rem);
 	return rem < num;
+}
+
+/**
+ * rl_cs_piece() - a piece of an access and where its copies lie
+ * @l: the layout
+ * @lsector: below l->capacity
+ * @max: sectors wanted (at least 1)
+ * @p: filled: [@lsector, + p->len) and each copy's member sector
+ *
+ * Return: p->len, at most @max, to the end of the chunk at most (of the
+ * layout, for a mirror).
+ */
+sector_t rl_cs_piece(const struct rl_cs_layout *l, sector_t lsector,
+		     sector_t max, struct rl_cs_piece *p)
+{
+	struct rl_cs_copy c;
+	sector_t left = 0, first = 0;
+	unsigned int j;
+
+	p->lsector = lsector;
+	p->members = 0;
+	p->same = true;
+	for (j = 0; j < l->copies; j++) {
+		left = rl_cs_copy_of(l, lsector, j, &c);
+		__set_bit(c.member, &p->members);
+		p->sector[c.member] = c.sector;
+		if (!j)
+			first = c.sector;
+		else if (c.sector != first)
+			p->same = false;
+	}
+	p->len = min(left, max);
+	return p->len;
+}
+
+/**
+ * rl_cs_member_piece() - the piece a member sector holds
+ * @l: the layout
+ * @member: within the extent
+ * @msector: a member sector, base included
+ * @max: sectors wanted (at least 1)
+ * @p: filled as by rl_cs_piece(), p->len 0 if the sector holds nothing
+ *
+ * Return: the sectors from @msector that the answer holds for: p->len if
+ * it holds a piece, or up to the next chunk of the member (at most @max)
+ * if not.
+ */
+sector_t rl_cs_member_piece(const struct rl_cs_layout *l, unsigned int member,
+			    sector_t msector, sector_t max,
+			    struct rl_cs_piece *p)
+{
+	sector_t mask = ((sector_t)1 << l->chunk_shift) - 1;
+	sector_t lsector, n;
+
+	n = l->kind == RL_CS_MIRROR ? max :
+		min(max, mask + 1 - ((msector - l->base) & mask));
+	if (rl_cs_unmap(l, member, msector, &lsector) < 0) {
+		p->len = 0;
+		return n;
+	}
+	return rl_cs_piece(l, lsector, n, p);
+}
+
+/* [@off, @off + @len) of piece @p, as a piece of its own. */
+void rl_cs_piece_sub(const struct rl_cs_piece *p, sector_t off, sector_t len,
+		     struct rl_cs_piece *sub)
+{
+	unsigned long members = p->members;
+	unsigned int m;
+
+	sub->lsector = p->lsector + off;
+	sub->len = len;
+	sub->members = members;
+	sub->same = p->same;
+	for_each_set_bit(m, &members, RL_MAX_MEMBERS)
+		sub->sector[m] = p->sector[m] + off;
+}
+
+/**
+ * rl_cs_piece_owner() - whether a window's walk does @p at @member
+ * @p: a piece whose copy on @member lies in [@s, @s + @len)
+ * @member: the member the walk found it on
+ * @s: the window's first member sector (the same on every member)
+ * @len: its length
+ *
+ * A walk over every member's copies in a window meets a piece once for
+ * each copy in it. It does the piece at @member unless a lower member
+ * holds a copy of it wholly inside the window: the walk does it there.
+ * Every logical sector with a copy in the window is then done, at the
+ * lowest member whose copy of it is in the window: exactly once when the
+ * window holds whole chunks or lies within one chunk row (sync.c's
+ * windows from a chunk boundary on), and at most once a copy at the
+ * edges of any other window. A second pass over a piece, under the
+ * window lock, is harmless; a check counts its mismatches again.
+ */
+bool rl_cs_piece_owner(const struct rl_cs_piece *p, unsigned int member,
+		       sector_t s, sector_t len)
+{
+	unsigned long lower = p->members & (BIT(member) - 1);
+	unsigned int m;
+
+	for_each_set_bit(m, &lower, RL_MAX_MEMBERS)
+		if (p->sector[m] >= s && p->sector[m] + p->len <= s + len)
+			return false;
+	return true;
 }

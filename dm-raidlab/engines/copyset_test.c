@@ -301,6 +301,133 @@ static void rl_cs_unmap_map(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rl_cs_unmap(&l, l.nr, l.base, &ls), -ENOENT);
 }
 
+/*
+ * A piece names the copies rl_cs_map() gives, each member's sector, to the
+ * end of the chunk or the length asked, and whether all copies share one
+ * offset.
+ */
+static void rl_cs_piece_matches_map(struct kunit *test)
+{
+	struct rl_cs_copy c[RL_MAX_LOCS];
+	struct rl_cs_layout l;
+	struct rl_cs_piece p;
+	sector_t s, left;
+	unsigned int j;
+	bool same;
+
+	rl_cs_case_init(test, &l);
+	for (s = 0; s < l.capacity; s += 5) {
+		left = rl_cs_map(&l, s, c);
+		KUNIT_ASSERT_EQ(test, rl_cs_piece(&l, s, 3, &p), min_t(sector_t, left, 3));
+		KUNIT_EXPECT_EQ(test, rl_cs_piece(&l, s, U32_MAX, &p), left);
+		KUNIT_EXPECT_EQ(test, p.lsector, s);
+		KUNIT_EXPECT_EQ(test, hweight_long(p.members), (int)l.copies);
+		same = true;
+		for (j = 0; j < l.copies; j++) {
+			KUNIT_ASSERT_TRUE(test, p.members & BIT(c[j].member));
+			KUNIT_EXPECT_EQ(test, p.sector[c[j].member], c[j].sector);
+			same &= c[j].sector == c[0].sector;
+		}
+		KUNIT_EXPECT_EQ(test, p.same, same);
+	}
+}
+
+/*
+ * Walk windows of member sectors as the engine's background jobs do
+ * (copyset_sync.c): every member's copies in the window, each piece done
+ * at rl_cs_piece_owner()'s member only. Every logical sector with a copy
+ * in the window is done, and nothing else; exactly once when the window
+ * holds whole chunks or lies within one chunk row, at most once a copy
+ * else.
+ */
+static void rl_cs_walk_window(struct kunit *test, const struct rl_cs_layout *l,
+			      u8 *done, u8 *want, sector_t s, sector_t len,
+			      unsigned int most)
+{
+	struct rl_cs_piece p;
+	sector_t x, n, ls, i, base = l->base;
+	unsigned int m;
+
+	memset(done, 0, l->capacity);
+	memset(want, 0, l->capacity);
+	for (m = 0; m < l->nr; m++)
+		for (x = s; x < s + len; x++)
+			if (rl_cs_unmap(l, m, base + x, &ls) >= 0)
+				want[ls] = 1;
+	for (m = 0; m < l->nr; m++) {
+		for (x = s; x < s + len; x += n) {
+			n = rl_cs_member_piece(l, m, base + x, s + len - x, &p);
+			KUNIT_ASSERT_GE(test, n, 1);
+			KUNIT_ASSERT_LE(test, x + n, s + len);
+			if (!p.len)
+				continue;
+			KUNIT_ASSERT_EQ(test, p.len, n);
+			KUNIT_ASSERT_EQ(test, p.sector[m], base + x);
+			if (!rl_cs_piece_owner(&p, m, base + s, len))
+				continue;
+			for (i = 0; i < p.len; i++)
+				done[p.lsector + i]++;
+		}
+	}
+	for (ls = 0; ls < l->capacity; ls++) {
+		KUNIT_EXPECT_EQ_MSG(test, !!done[ls], want[ls],
+				    "sector %llu, window %llu+%llu",
+				    (unsigned long long)ls,
+				    (unsigned long long)s,
+				    (unsigned long long)len);
+		KUNIT_EXPECT_LE(test, done[ls], most);
+	}
+}
+
+static void rl_cs_walk_once(struct kunit *test)
+{
+	struct rl_cs_layout l;
+	sector_t chunk, w, s;
+	u8 *done, *want;
+
+	rl_cs_case_init(test, &l);
+	done = kunit_kzalloc(test, l.capacity, GFP_KERNEL);
+	want = kunit_kzalloc(test, l.capacity, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, done);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	chunk = (sector_t)1 << l.chunk_shift;
+	/* within a chunk row, whole chunks, several: exactly once */
+	for (w = max_t(sector_t, chunk / 2, 1); w <= 4 * chunk; w *= 2)
+		for (s = 0; s < l.used; s += w)
+			rl_cs_walk_window(test, &l, done, want, s,
+					  min(w, l.used - s), 1);
+	/* windows at odd places: everything, at most once a copy */
+	for (s = 3; s < l.used; s += 2 * chunk + 5)
+		rl_cs_walk_window(test, &l, done, want, s,
+				  min(2 * chunk + 5, l.used - s), l.copies);
+}
+
+/* A piece of a piece: the same copies, each shifted by the offset. */
+static void rl_cs_piece_sub_shifts(struct kunit *test)
+{
+	struct rl_cs_layout l;
+	struct rl_cs_piece p, sub;
+	char *error = NULL;
+
+	/* near 2 over 3 members, chunk 8: chunk 1 is slots 2 and 3 */
+	KUNIT_ASSERT_EQ(test, rl_cs_init(&l, RL_CS_NEAR, 3, 2, 3, 100, 800,
+					 &error), 0);
+	KUNIT_ASSERT_EQ(test, rl_cs_piece(&l, 10, 100, &p), 6);
+	KUNIT_EXPECT_EQ(test, p.members, BIT(2) | BIT(0));
+	KUNIT_EXPECT_EQ(test, p.sector[2], 102);	/* row 0 */
+	KUNIT_EXPECT_EQ(test, p.sector[0], 110);	/* row 1 */
+	KUNIT_EXPECT_FALSE(test, p.same);
+	rl_cs_piece_sub(&p, 3, 2, &sub);
+	KUNIT_EXPECT_EQ(test, sub.lsector, 13);
+	KUNIT_EXPECT_EQ(test, sub.len, 2);
+	KUNIT_EXPECT_EQ(test, sub.members, p.members);
+	KUNIT_EXPECT_EQ(test, sub.sector[2], 105);
+	KUNIT_EXPECT_EQ(test, sub.sector[0], 113);
+	/* chunk 0's copies share row 0: the same offset */
+	rl_cs_piece(&l, 0, 8, &p);
+	KUNIT_EXPECT_TRUE(test, p.same);
+}
+
 /* A mirror has a copy on every member: any length, at the same offset. */
 static void rl_cs_mirror(struct kunit *test)
 {
@@ -489,6 +616,9 @@ static struct kunit_case rl_cs_test_cases[] = {
 	KUNIT_CASE(rl_cs_matches_md_raid10),
 	KUNIT_CASE_PARAM(rl_cs_map_unmap, rl_cs_gen_params),
 	KUNIT_CASE_PARAM(rl_cs_unmap_map, rl_cs_gen_params),
+	KUNIT_CASE_PARAM(rl_cs_piece_matches_map, rl_cs_gen_params),
+	KUNIT_CASE_PARAM(rl_cs_walk_once, rl_cs_gen_params),
+	KUNIT_CASE(rl_cs_piece_sub_shifts),
 	KUNIT_CASE(rl_cs_mirror),
 	KUNIT_CASE(rl_cs_chained_places),
 	KUNIT_CASE(rl_cs_init_errors),

@@ -1,35 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dm-raidlab mirror: the pure part (mirror.h, KUnit suite
- * dm_raidlab_mirror): read balancing, the window lock's arithmetic
+ * dm-raidlab copy-set engine: its pure part (copyset.h, KUnit suite
+ * dm_raidlab_copyset_io): read balancing, the window lock's arithmetic
  * (buckets, overlap, splits, window length) and the compare of a check.
  */
-#include <linux/log2.h>
-#include <linux/slab.h>
-#include <linux/vmalloc.h>
+#include <linux/bitmap.h>
+#include <linux/string.h>
 
-#include "../../svc/bbl.h"
-#include "../../svc/metadata.h"
-#include "mirror_int.h"
+#include "copyset.h"
 
 /**
- * rl_mirror_read_balance() - choose the member to read @sector from
- * @v: one view per member
+ * rl_cs_read_balance() - choose the copy to read
+ * @v: one view per member, each with the sector its copy starts at
  * @nr: number of members
- * @sector: first member sector of the read
  *
  * Once head tracking predicts access times (an idle member with a
  * calibrated tracker has a nonzero predicted_ns), the member with the
  * shortest predicted seek + rotation + transfer wins. Without predictions,
- * a member whose head sits exactly at @sector continues a sequential stream
+ * a member whose head sits exactly at its copy continues a sequential stream
  * and is taken at once; otherwise the member with the fewest I/Os queued or
  * in flight wins, and among those the one whose head is nearest, as md
  * raid1 does for rotating disks. Ties go to the lowest index.
  *
  * Return: the member, or RL_NONE if every member has failed.
  */
-unsigned int rl_mirror_read_balance(const struct rl_mirror_view *v,
-				    unsigned int nr, sector_t sector)
+unsigned int rl_cs_read_balance(const struct rl_cs_view *v, unsigned int nr)
 {
 	unsigned int m, best = RL_NONE;
 	sector_t best_dist = 0;
@@ -46,7 +41,8 @@ unsigned int rl_mirror_read_balance(const struct rl_mirror_view *v,
 
 		if (v[m].failed)
 			continue;
-		dist = v[m].head > sector ? v[m].head - sector : sector - v[m].head;
+		dist = v[m].head > v[m].sector ? v[m].head - v[m].sector :
+						 v[m].sector - v[m].head;
 		if (!dist)
 			return m;
 		if (best == RL_NONE || v[m].inflight < v[best].inflight ||
@@ -59,7 +55,7 @@ unsigned int rl_mirror_read_balance(const struct rl_mirror_view *v,
 }
 
 /**
- * rl_mirror_source() - the member copies are taken from
+ * rl_cs_source() - the member copies are taken from
  * @unreadable: members that must not be read (rl_unreadable_at())
  * @nr: number of members
  *
@@ -70,7 +66,7 @@ unsigned int rl_mirror_read_balance(const struct rl_mirror_view *v,
  *
  * Return: the member, or RL_NONE if none can be read.
  */
-unsigned int rl_mirror_source(unsigned long unreadable, unsigned int nr)
+unsigned int rl_cs_source(unsigned long unreadable, unsigned int nr)
 {
 	unsigned int m = find_first_zero_bit(&unreadable, nr);
 
@@ -78,22 +74,20 @@ unsigned int rl_mirror_source(unsigned long unreadable, unsigned int nr)
 }
 
 /**
- * rl_mirror_read_choose() - the member a read of @sector goes to
+ * rl_cs_read_choose() - the member a read goes to
  * @v: one view per member; members in @unreadable are marked failed in it
  * @nr: number of members
- * @sector: first member sector of the read
  * @unreadable: members that must not be read there (failed, or rebuilt
  *	at or above their cursor)
- * @suspect: the copies of @sector may differ (not resynced yet)
+ * @suspect: the copies may differ (not resynced yet)
  *
- * A suspect read goes to rl_mirror_source(); any other is balanced by
- * rl_mirror_read_balance() over the readable members.
+ * A suspect read goes to rl_cs_source(); any other is balanced by
+ * rl_cs_read_balance() over the readable members.
  *
  * Return: the member, or RL_NONE if none can be read.
  */
-unsigned int rl_mirror_read_choose(struct rl_mirror_view *v, unsigned int nr,
-				   sector_t sector, unsigned long unreadable,
-				   bool suspect)
+unsigned int rl_cs_read_choose(struct rl_cs_view *v, unsigned int nr,
+			       unsigned long unreadable, bool suspect)
 {
 	unsigned int m;
 
@@ -103,18 +97,18 @@ unsigned int rl_mirror_read_choose(struct rl_mirror_view *v, unsigned int nr,
 		else if (test_bit(m, &unreadable))
 			v[m].failed = true;
 	if (suspect)
-		return rl_mirror_source(unreadable, nr);
-	return rl_mirror_read_balance(v, nr, sector);
+		return rl_cs_source(unreadable, nr);
+	return rl_cs_read_balance(v, nr);
 }
 
 /* True if [s1, s1 + len1) and [s2, s2 + len2) share a sector. */
-bool rl_mirror_overlap(sector_t s1, sector_t len1, sector_t s2, sector_t len2)
+bool rl_cs_overlap(sector_t s1, sector_t len1, sector_t s2, sector_t len2)
 {
 	return len1 && len2 && s1 < s2 + len2 && s2 < s1 + len1;
 }
 
 /**
- * rl_mirror_blocks() - whether the sync window holds off a write
+ * rl_cs_blocks() - whether the sync window holds off a write
  * @w: the window (len 0: none open)
  * @msector: first member sector of the write (after data_offset)
  * @sectors: its length
@@ -125,17 +119,17 @@ bool rl_mirror_overlap(sector_t s1, sector_t len1, sector_t s2, sector_t len2)
  *
  * Return: true if the write must wait for the window to close.
  */
-bool rl_mirror_blocks(const struct rl_mirror_window *w, sector_t msector,
-		      sector_t sectors)
+bool rl_cs_blocks(const struct rl_cs_window *w, sector_t msector,
+		  sector_t sectors)
 {
 	if (!w->len)
 		return false;
-	return rl_mirror_overlap(w->start, w->len, msector, sectors) ||
-	       rl_mirror_bucket(msector) == rl_mirror_bucket(w->start);
+	return rl_cs_overlap(w->start, w->len, msector, sectors) ||
+	       rl_cs_bucket(msector) == rl_cs_bucket(w->start);
 }
 
 /**
- * rl_mirror_split_len() - the part of a range that stays in one block
+ * rl_cs_split_len() - the part of a range that stays in one block
  * @msector: first sector of the range
  * @sectors: its length
  * @shift: blocks of 1 << @shift sectors, aligned
@@ -146,8 +140,8 @@ bool rl_mirror_blocks(const struct rl_mirror_window *w, sector_t msector,
  *
  * Return: the sectors of the range up to the end of @msector's block.
  */
-sector_t rl_mirror_split_len(sector_t msector, sector_t sectors,
-			     unsigned int shift)
+sector_t rl_cs_split_len(sector_t msector, sector_t sectors,
+			 unsigned int shift)
 {
 	sector_t block = (sector_t)1 << shift;
 	sector_t left = block - (msector & (block - 1));
@@ -156,21 +150,21 @@ sector_t rl_mirror_split_len(sector_t msector, sector_t sectors,
 }
 
 /**
- * rl_mirror_window_len() - the length of a sync window at @msector
+ * rl_cs_window_len() - the length of a sync window at @msector
  * @msector: first member sector (after data_offset)
  * @want: sectors the caller asked for (to the end of the members at most)
- * @max: the job's largest window (at most RL_MIRROR_SLOT_SECTORS)
+ * @max: the job's largest window (at most RL_CS_SLOT_SECTORS)
  *
  * Return: @want, cut to @max and to the end of @msector's slot.
  */
-sector_t rl_mirror_window_len(sector_t msector, sector_t want, sector_t max)
+sector_t rl_cs_window_len(sector_t msector, sector_t want, sector_t max)
 {
-	return rl_mirror_split_len(msector, min(want, max),
-				   RL_MIRROR_SLOT_SHIFT);
+	return rl_cs_split_len(msector, min(want, max),
+				   RL_CS_SLOT_SHIFT);
 }
 
 /**
- * rl_mirror_diff() - find the sectors where two copies differ
+ * rl_cs_diff() - find the sectors where two copies differ
  * @src: the source's copy
  * @buf: another member's copy
  * @sectors: length of both
@@ -181,9 +175,9 @@ sector_t rl_mirror_window_len(sector_t msector, sector_t want, sector_t max)
  *
  * Return: the number of differing sectors.
  */
-unsigned int rl_mirror_diff(const u8 *src, const u8 *buf,
-			    unsigned int sectors, unsigned long *map,
-			    unsigned int *first, unsigned int *last)
+unsigned int rl_cs_diff(const u8 *src, const u8 *buf, unsigned int sectors,
+			unsigned long *map, unsigned int *first,
+			unsigned int *last)
 {
 	unsigned int i, n = 0;
 

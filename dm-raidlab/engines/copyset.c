@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-raidlab copy-set engine: the I/O of the schemes that keep whole
+ * copies of each chunk (the mirror; RAID-10 and chained declustering
+ * next), over a copy-set layout (copyset.h, copyset_layout.c).
+ *
+ * Writes are cut into pieces, one chunk, one slot and one intent region
+ * at most, and each piece is cloned to every copy whose member has not
+ * failed (members being rebuilt included, above and below their cursor);
+ * it ends when all copies have, and succeeds if at least one landed
+ * (members whose copy failed are marked failed). With a metadata device a
+ * write first makes the intent regions of its copies durable
+ * (metadata.h). Reads go to one readable copy chosen by
+ * rl_cs_read_balance(), or to the resync source where the copies may
+ * differ (rl_sync_suspect()). A read that fails is served by fix_work, as
+ * md's fix_read_error does: read from another copy and written back over
+ * the one that failed (then read back and compared), under the window
+ * lock; the member fails only past RL_MAX_READ_ERRORS, or if the rewrite
+ * fails. With no other copy to read, it fails.
+ *
+ * Background jobs (->sync_range, called by sync.c's worker) work on one
+ * window of member sectors of at most one slot (1 MiB) at a time:
+ *
+ *   resync   copies each piece's source (the lowest member with a
+ *            readable copy) over its other copies, in parts whose reads
+ *            and writes overlap (cs_copy())
+ *   rebuild  copies the source over the member being rebuilt
+ *   check    reads each piece from every readable copy into buffers
+ *            allocated at construction and compares each with the
+ *            source's; repair then writes the source's data over the
+ *            copies that differ
+ *
+ * A member that cannot read a job's piece is not failed for it: a copy
+ * reads the piece from the next member and writes it over that one too;
+ * a check rewrites its copy from a member that could read it. Past
+ * RL_MAX_READ_ERRORS it fails; a piece no member can read stops the job.
+ *
+ * A window lock keeps the copy and foreground writes apart: while a window
+ * is open, writes with a copy in its bucket (its slot and the slots that
+ * share the bucket's counter) wait on a list and are queued again when it
+ * closes; the window opens once the writes already in flight in its
+ * bucket have ended. Writes are split at slot (and intent region)
+ * boundaries, so each copy is counted in exactly one bucket. Background
+ * I/O goes through the member queues in the background class (groups of
+ * member I/Os, svc/mio.h), so the queue policy orders it and foreground
+ * I/O goes first (the floor keeps it moving); a read fix serving a user's
+ * read is in the foreground class. sync.c's rate limit paces the job on
+ * top.
+ *
+ * The engine's files, each calling only the ones below it:
+ *
+ *   copyset.c          the entry points: create, destroy, map, end_io
+ *   copyset_sync.c     background jobs: resync, rebuild, check, repair
+ *   copyset_fix.c      read-error fixes (fix_work)
+ *   copyset_io.c       reads, the write fan-out, the window lock, and the
+ *                      background copies and reads (svc/mio.h)
+ *   copyset_balance.c  read balancing, windows, compare (pure)
+ *   copyset_layout.c   the layouts and their pieces (pure)
+ */
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "copyset_int.h"
+
+/* What to do with a read that failed on its member. */
+enum rl_cs_read_err {
+	RL_CS_RE_FAIL,	/* fail the member, read another (or fail) */
+	RL_CS_RE_FIX,	/* read another, rewrite it (fix_work) */
+	RL_CS_RE_LAST,	/* no other copy: the read fails, not the member */
+};
+
+/*
+ * A read that failed on its member is fixed if another copy can serve
+ * it and the member is still the disk the read went to and under
+ * RL_MAX_READ_ERRORS. The last readable copy is not failed for a read
+ * error, as md keeps its last working device: the read fails. Any
+ * context.
+ */
+static enum rl_cs_read_err cs_read_error(struct rl_array *a, struct bio *bio)
+{
+	struct rl_bio *pb = rl_pb(bio);
+	/* the size as mapped: the completion may have consumed bi_iter */
+	sector_t sectors = pb->rec.iter.bi_size >> SECTOR_SHIFT;
+	struct rl_cs_piece p;
+	unsigned long unreadable;
+	unsigned int m = pb->member;
+
+	if (bio_op(bio) != REQ_OP_READ || m == RL_NONE || !sectors ||
+	    bio->bi_opf & REQ_RAHEAD)
+		return RL_CS_RE_FAIL;
+	cs_piece(a, pb->lsector, sectors, &p);
+	unreadable = cs_unreadable(a, &p) | BIT(m);
+	if (rl_cs_source(unreadable, a->geom.nr_members) == RL_NONE) {
+		if (pb->dev != READ_ONCE(a->members[m].dev))
+			return RL_CS_RE_FAIL;
+		DMERR_LIMIT("%s: member %u (%s): read error at %llu: no other copy, the read fails",
+			    dm_table_device_name(a->ti->table), m,
+			    pb->dev->name, (unsigned long long)pb->lsector);
+		return RL_CS_RE_LAST;
+	}
+	return rl_member_read_error(a, m, pb->dev, pb->lsector) ?
+	       RL_CS_RE_FIX : RL_CS_RE_FAIL;
+}
+
+/**
+ * rl_copyset_end_io() - a member's completion of a read the engine mapped
+ * @a: the array
+ * @bio: the read or write
+ * @error: its status
+ *
+ * The scheme's ->end_io. A read that failed is fixed (fix_work) or sent
+ * to another copy; see the top of this file.
+ *
+ * Return: a DM_ENDIO_* value.
+ */
+int rl_copyset_end_io(struct rl_array *a, struct bio *bio, blk_status_t *error)
+{
+	struct rl_copyset *cs = rl_copyset(a);
+	struct rl_bio *pb = rl_pb(bio);
+	enum rl_cs_read_err re = *error ? cs_read_error(a, bio) :
+					  RL_CS_RE_FAIL;
+	unsigned long flags;
+
+	if (re == RL_CS_RE_LAST) {
+		rl_member_done(a, pb->member, &pb->qe);
+		pb->member = RL_NONE;
+		return DM_ENDIO_DONE;
+	}
+	if (re == RL_CS_RE_FIX) {
+		/* pb->dev stays: it names the disk that could not read */
+		rl_member_done(a, pb->member, &pb->qe);
+		rl_restore(bio);
+		spin_lock_irqsave(&cs->lock, flags);
+		bio_list_add(&cs->fix, bio);
+		spin_unlock_irqrestore(&cs->lock, flags);
+		queue_work(cs->fix_wq, &cs->fix_work);
+		return DM_ENDIO_INCOMPLETE;
+	}
+	if (!rl_end_remapped(a, bio, *error))
+		return DM_ENDIO_DONE;
+
+	/* send it to another copy */
+	cs_defer(cs, &cs->retry, bio);
+	return DM_ENDIO_INCOMPLETE;
+}
+
+/**
+ * rl_copyset_map() - map a read or a write
+ * @a: the array
+ * @bio: its rl_pb(bio)->lsector set
+ *
+ * A read is cut to one chunk and goes to one copy; a write is cut to one
+ * piece (cs_map_write()) and goes to every copy. Other operations are the
+ * scheme's. Process context.
+ *
+ * Return: a DM_MAPIO_* value.
+ */
+int rl_copyset_map(struct rl_array *a, struct bio *bio)
+{
+	struct rl_cs_piece p;
+	sector_t len;
+
+	switch (bio_op(bio)) {
+	case REQ_OP_READ:
+		len = cs_piece(a, rl_pb(bio)->lsector, bio_sectors(bio), &p);
+		if (len < bio_sectors(bio))
+			dm_accept_partial_bio(bio, len);
+		return cs_read_piece(a, bio, &p) ? DM_MAPIO_SUBMITTED :
+						   DM_MAPIO_KILL;
+	case REQ_OP_WRITE:
+		return cs_map_write(a, bio);
+	default:
+		return DM_MAPIO_KILL;
+	}
+}
+
+/**
+ * rl_copyset_sync_range() - the scheme's ->sync_range
+ * @a: the array
+ * @req: the job and its window (member sectors)
+ *
+ * See struct rl_scheme_ops and copyset_sync.c. Sleeps.
+ *
+ * Return: 0 or a negative errno.
+ */
+int rl_copyset_sync_range(struct rl_array *a, struct rl_sync_req *req)
+{
+	return cs_sync_range(a, req);
+}
+
+static void cs_free(struct rl_array *a, struct rl_copyset *cs)
+{
+	unsigned int m;
+
+	if (cs->fix_wq)
+		destroy_workqueue(cs->fix_wq);
+	for (m = 0; m < a->geom.nr_members; m++)
+		vfree(cs->buf[m].data);
+	kfree(cs->copy_rg);
+	bioset_exit(&cs->mio_bs);
+	bioset_exit(&cs->bs);
+	kfree(cs);
+}
+
+/* The background buffers: a check window a member, a slot over all. */
+static int cs_alloc_bufs(struct rl_array *a, struct rl_copyset *cs)
+{
+	unsigned int nr = a->geom.nr_members, m;
+
+	cs->check_sectors = clamp_t(unsigned int,
+				    rounddown_pow_of_two(RL_CS_CHECK_BUDGET /
+							 nr >> SECTOR_SHIFT),
+				    RL_CS_CHECK_MIN, RL_CS_SLOT_SECTORS);
+	for (m = 0; m < nr; m++) {
+		cs->buf[m].data = vmalloc((size_t)cs->check_sectors <<
+					  SECTOR_SHIFT);
+		if (!cs->buf[m].data)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void cs_init_state(struct rl_array *a, struct rl_copyset *cs,
+			  const struct rl_cs_layout *l)
+{
+	init_completion(&cs->win_drained);
+	spin_lock_init(&cs->lock);
+	bio_list_init(&cs->retry);
+	bio_list_init(&cs->writes);
+	bio_list_init(&cs->ready);
+	bio_list_init(&cs->win_waiting);
+	bio_list_init(&cs->fix);
+	bio_list_init(&cs->bb_cleared);
+	mutex_init(&cs->win_mutex);
+	INIT_WORK(&cs->retry_work, cs_retry_work);
+	INIT_WORK(&cs->fix_work, cs_fix_work);
+	cs->a = a;
+	cs->layout = *l;
+}
+
+/**
+ * rl_copyset_create() - the engine over all of an array's members
+ * @a: the array, its geometry and member_sectors set
+ * @l: the layout, over member sectors after data_offset (base 0)
+ *
+ * Sets a->scheme to the instance. Sets a->ti->error on failure.
+ *
+ * Return: 0 or a negative errno.
+ */
+int rl_copyset_create(struct rl_array *a, const struct rl_cs_layout *l)
+{
+	unsigned int nr = a->geom.nr_members;
+	struct rl_copyset *cs;
+	int r;
+
+	cs = kzalloc(struct_size(cs, buf, nr), GFP_KERNEL);
+	if (!cs) {
+		a->ti->error = "Cannot allocate copy-set state";
+		return -ENOMEM;
+	}
+	r = bioset_init(&cs->bs, BIO_POOL_SIZE * nr,
+			offsetof(struct rl_cs_clone, clone),
+			BIOSET_NEED_RESCUER);
+	if (r) {
+		kfree(cs);
+		a->ti->error = "Cannot allocate copy-set bioset";
+		return r;
+	}
+	/* a window's reads from every member, or its writes to all but one */
+	r = rl_mio_bioset_init(&cs->mio_bs, 2 * nr);
+	cs->copy_rg = kcalloc(nr, sizeof(*cs->copy_rg), GFP_KERNEL);
+	if (r || !cs->copy_rg) {
+		r = r ?: -ENOMEM;
+		a->ti->error = "Cannot allocate copy-set background I/O";
+		goto bad;
+	}
+	cs->fix_wq = alloc_ordered_workqueue("kraidlab_copy_fix",
+					     WQ_MEM_RECLAIM);
+	if (!cs->fix_wq) {
+		r = -ENOMEM;
+		a->ti->error = "Cannot allocate copy-set workqueue";
+		goto bad;
+	}
+	r = cs_alloc_bufs(a, cs);
+	if (r) {
+		a->ti->error = "Cannot allocate copy-set check buffers";
+		goto bad;
+	}
+	cs_init_state(a, cs, l);
+	a->scheme = cs;
+	return 0;
+bad:
+	cs_free(a, cs);
+	return r;
+}
+
+/* Free the instance (the array is suspended: no I/O is in flight). */
+void rl_copyset_destroy(struct rl_array *a)
+{
+	cs_free(a, rl_copyset(a));
+}

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dm-raidlab copy-set engine: what its files share (copyset_io.c lists
+ * them): the instance's state, a write's clones, and each file's
+ * functions. Private to the engine; copyset.h is its interface and its
+ * pure part.
+ */
+#ifndef DM_RAIDLAB_COPYSET_INT_H
+#define DM_RAIDLAB_COPYSET_INT_H
+
+#include <linux/completion.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include "../svc/mio.h"
+#include "copyset.h"
+
+#define RL_CS_CHECK_BUDGET	(4U << 20)	/* check buffers, all members */
+#define RL_CS_CHECK_MIN	128		/* sectors a member, at least */
+
+/* A member's check buffer: a window of a check, a copy or a read fix. */
+struct rl_cs_buf {
+	u8 *data;			/* check_sectors, vmalloc()ed */
+};
+
+struct rl_copyset {
+	struct bio_set bs;		/* write clones, with struct rl_cs_clone */
+	spinlock_t lock;		/* lists, window and bucket counts */
+	struct bio_list retry;		/* failed reads to send elsewhere */
+	struct bio_list writes;		/* writes waiting for their intent */
+	struct bio_list ready;		/* writes that hold it, to clone */
+	struct bio_list bb_cleared;	/* writes that cleared bad blocks */
+	struct work_struct retry_work;
+	struct rl_array *a;
+	struct rl_cs_layout layout;	/* member sectors after data_offset */
+
+	/*
+	 * Reads whose member failed to read them: fixed by fix_work, on a
+	 * workqueue of its own (it waits for writes whose member queues
+	 * are run from a->wq, so it must never hold a->wq's rescuer).
+	 */
+	struct bio_list fix;
+	struct work_struct fix_work;
+	struct workqueue_struct *fix_wq;
+
+	/* the window lock; win_mutex: one window at a time (sync or fix) */
+	struct mutex win_mutex;
+	struct rl_cs_window win;	/* the open window, len 0: none */
+	bool win_draining;		/* win_drained completes at count 0 */
+	struct completion win_drained;
+	struct bio_list win_waiting;	/* writes held off by the window */
+	unsigned int bucket_writes[RL_CS_BUCKETS];	/* writes in flight */
+
+	/*
+	 * background I/O (one job at a time: sync.c's worker, or fix_work,
+	 * under win_mutex), through the member queues (rl_mio())
+	 */
+	struct bio_set mio_bs;
+	struct rl_mio_group *copy_rg;	/* a copy's reads: a group a piece */
+	struct rl_mio_group copy_wg;	/* a copy's writes */
+	unsigned int check_sectors;	/* window of a check or repair */
+	DECLARE_BITMAP(diff, RL_CS_SLOT_SECTORS);	/* mismatching sectors */
+	struct rl_cs_buf buf[];
+};
+
+static inline struct rl_cs_bio *cs_pb(struct bio *bio)
+{
+	return rl_pb_scheme(bio, sizeof(struct rl_cs_bio));
+}
+
+struct rl_cs_clone {
+	struct bio *orig;
+	struct rl_array *a;
+	unsigned int member;
+	struct dm_dev *dev;		/* the disk it was sent to */
+	bool clears;			/* over bad-block entries: FUA, then cleared */
+	struct rl_qent qe;		/* its place in the member's queue */
+	struct bio clone;		/* must be last: bioset front_pad */
+};
+
+static inline struct rl_copyset *rl_copyset(struct rl_array *a)
+{
+	return a->scheme;
+}
+
+/* copyset_io.c */
+unsigned long cs_unreadable(struct rl_array *a, const struct rl_cs_piece *p);
+sector_t cs_piece(struct rl_array *a, sector_t lsector, sector_t len,
+		  struct rl_cs_piece *p);
+void cs_defer(struct rl_copyset *cs, struct bio_list *list, struct bio *bio);
+void cs_retry_work(struct work_struct *ws);
+bool cs_read_piece(struct rl_array *a, struct bio *bio,
+		   const struct rl_cs_piece *p);
+int cs_map_write(struct rl_array *a, struct bio *bio);
+unsigned int cs_split_shift(struct rl_array *a);
+void cs_window_open(struct rl_copyset *cs, sector_t s, sector_t len);
+void cs_window_close(struct rl_copyset *cs);
+int cs_io(struct rl_array *a, unsigned int m, blk_opf_t opf, void *data,
+	  sector_t s, sector_t len, enum rl_class class);
+unsigned long cs_read_all(struct rl_array *a, unsigned long members,
+			  const struct rl_cs_piece *p);
+int cs_copy_window(struct rl_array *a, unsigned long unreadable,
+		   unsigned long dests, const struct rl_cs_piece *p,
+		   const char *job);
+bool cs_bg_read_error(struct rl_array *a, unsigned int m,
+		      const struct rl_cs_piece *p, const char *job);
+int cs_bg_no_source(struct rl_array *a, unsigned long bad,
+		    const struct rl_cs_piece *p, const char *job);
+
+/* copyset_fix.c */
+void cs_fix_work(struct work_struct *ws);
+
+/* copyset_sync.c */
+int cs_sync_range(struct rl_array *a, struct rl_sync_req *req);
+
+#endif /* DM_RAIDLAB_COPYSET_INT_H */

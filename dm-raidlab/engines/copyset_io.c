@@ -1,0 +1,825 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-raidlab copy-set engine: foreground I/O. Reads go to one copy
+ * (rl_cs_read_balance()), writes are cloned to every copy whose member
+ * has not failed, through the member queues; the window lock keeps
+ * writes and background copies apart; background copies and reads go
+ * through the member queues too, in groups of member I/Os (svc/mio.h).
+ * Every access is cut into pieces (struct rl_cs_piece): a logical range
+ * within one chunk, whose copies are each one run of member sectors, at
+ * the same offset on every member for a mirror and at offsets of their
+ * own for RAID-10's and chained declustering's layouts.
+ */
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "../svc/bbl.h"
+#include "../svc/metadata.h"
+#include "copyset_int.h"
+
+/*
+ * Members that must not be read anywhere in [s, s + len) (member sectors
+ * after data_offset). A member being rebuilt is readable below its cursor
+ * only, so testing both ends covers the range.
+ */
+static unsigned long cs_unreadable_at(struct rl_array *a, sector_t s,
+				      sector_t len)
+{
+	return rl_unreadable_at(a, s) | rl_unreadable_at(a, s + len - 1) |
+	       rl_bbl_members(a, s, len);
+}
+
+/*
+ * Members that must not be read for piece @p: those without a copy, and
+ * those whose copy is unreadable (cs_unreadable_at()). Any context.
+ */
+unsigned long cs_unreadable(struct rl_array *a, const struct rl_cs_piece *p)
+{
+	unsigned long members = p->members;
+	unsigned long bad = GENMASK(a->geom.nr_members - 1, 0) & ~members;
+	unsigned int m;
+
+	if (p->same)
+		return bad | (cs_unreadable_at(a, p->sector[__ffs(members)],
+					       p->len) & members);
+	for_each_set_bit(m, &members, a->geom.nr_members)
+		if (cs_unreadable_at(a, p->sector[m], p->len) & BIT(m))
+			__set_bit(m, &bad);
+	return bad;
+}
+
+/* The piece of @len sectors at logical sector @lsector. */
+sector_t cs_piece(struct rl_array *a, sector_t lsector, sector_t len,
+		  struct rl_cs_piece *p)
+{
+	return rl_cs_piece(&rl_copyset(a)->layout, lsector, len, p);
+}
+
+/* Intent regions are 1 << shift member sectors. */
+static unsigned int cs_region_shift(struct rl_array *a)
+{
+	return rl_md_state(a->md)->region_shift;
+}
+
+/* Writes are split at this: slots, and intent regions if smaller. */
+unsigned int cs_split_shift(struct rl_array *a)
+{
+	if (!a->md)
+		return RL_CS_SLOT_SHIFT;
+	return min_t(unsigned int, RL_CS_SLOT_SHIFT, cs_region_shift(a));
+}
+
+/*
+ * Whether any sector of [s, s + len) may differ between the members:
+ * suspect-ness comes in intent regions (with a metadata device) or behind
+ * the resync cursor, so asking at the start of every region the range
+ * touches and at its last sector covers it.
+ */
+static bool cs_suspect_at(struct rl_array *a, sector_t s, sector_t len)
+{
+	unsigned int shift = cs_split_shift(a);
+	sector_t end = s + len;
+
+	while (s < end) {
+		if (rl_sync_suspect(a, s))
+			return true;
+		s += rl_cs_split_len(s, end - s, shift);
+	}
+	return rl_sync_suspect(a, end - 1);
+}
+
+/* Whether the copies of piece @p may differ: any copy's range suspect. */
+static bool cs_suspect(struct rl_array *a, const struct rl_cs_piece *p)
+{
+	unsigned long members = p->members;
+	unsigned int m;
+
+	if (p->same)
+		return cs_suspect_at(a, p->sector[__ffs(members)], p->len);
+	for_each_set_bit(m, &members, a->geom.nr_members)
+		if (cs_suspect_at(a, p->sector[m], p->len))
+			return true;
+	return false;
+}
+
+/* The member to read piece @p from, or RL_NONE. */
+static unsigned int cs_choose(struct rl_array *a, const struct rl_cs_piece *p)
+{
+	struct rl_cs_view v[RL_MAX_MEMBERS];
+	unsigned long unreadable = cs_unreadable(a, p);
+	sector_t off = a->geom.data_offset;
+	unsigned int m;
+
+	for (m = 0; m < a->geom.nr_members; m++) {
+		v[m].failed = rl_member_failed(a, m) ||
+			      test_bit(m, &unreadable);
+		if (v[m].failed) {
+			v[m].predicted_ns = 0;
+			continue;
+		}
+		v[m].sector = off + p->sector[m];
+		v[m].head = READ_ONCE(a->members[m].head);
+		v[m].inflight = atomic_read(&a->members[m].inflight);
+		v[m].predicted_ns = rl_track_predict(a, m, v[m].sector, p->len);
+		if (v[m].predicted_ns == U64_MAX)
+			v[m].predicted_ns = 0;
+	}
+	return rl_cs_read_choose(v, a->geom.nr_members, unreadable,
+				 cs_suspect(a, p));
+}
+
+/*
+ * Send a read, piece @p (all of it), to the chosen copy, through its
+ * member's queue; false if none can serve it. Process context.
+ */
+bool cs_read_piece(struct rl_array *a, struct bio *bio,
+		   const struct rl_cs_piece *p)
+{
+	unsigned int m = cs_choose(a, p);
+
+	if (m == RL_NONE)
+		return false;
+	rl_remap(a, bio, m, a->geom.data_offset + p->sector[m]);
+	return true;
+}
+
+/* Send a read again, within one chunk (it was cut so when mapped). */
+static bool cs_map_read(struct rl_array *a, struct bio *bio)
+{
+	struct rl_cs_piece p;
+
+	cs_piece(a, rl_pb(bio)->lsector, bio_sectors(bio), &p);
+	return cs_read_piece(a, bio, &p);
+}
+
+/* Queue @bio on @list for the work item. Any context. */
+void cs_defer(struct rl_copyset *cs, struct bio_list *list, struct bio *bio)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&cs->lock, flags);
+	bio_list_add(list, bio);
+	spin_unlock_irqrestore(&cs->lock, flags);
+	queue_work(cs->a->wq, &cs->retry_work);
+}
+
+/*
+ * The member sectors where @p's copies start, one of each: @p->len 1 is
+ * enough (a piece of a write lies in one slot and one intent region on
+ * every copy, cs_map_write()). Returns how many.
+ */
+static unsigned int cs_starts(const struct rl_cs_piece *p, sector_t *start)
+{
+	unsigned long members = p->members;
+	unsigned int m, i, n = 0;
+
+	for_each_set_bit(m, &members, RL_MAX_MEMBERS) {
+		for (i = 0; i < n && start[i] != p->sector[m]; i++)
+			;
+		if (i == n)
+			start[n++] = p->sector[m];
+		if (p->same)
+			break;
+	}
+	return n;
+}
+
+/*
+ * Let a write past the window lock: count it in flight in the bucket of
+ * each of its copies, or, if the open window holds any copy off, park it
+ * until the window closes. Returns true if it was counted. Any context.
+ */
+static bool cs_write_admit(struct rl_copyset *cs, struct bio *bio,
+			   const struct rl_cs_piece *p)
+{
+	sector_t start[RL_MAX_MEMBERS];
+	unsigned int i, n = cs_starts(p, start);
+	unsigned long flags;
+	bool ok = true;
+
+	spin_lock_irqsave(&cs->lock, flags);
+	for (i = 0; i < n && ok; i++)
+		ok = !rl_cs_blocks(&cs->win, start[i], p->len);
+	for (i = 0; i < n && ok; i++)
+		cs->bucket_writes[rl_cs_bucket(start[i])]++;
+	if (!ok)
+		bio_list_add(&cs->win_waiting, bio);
+	spin_unlock_irqrestore(&cs->lock, flags);
+	return ok;
+}
+
+/* A write admitted as @p is no longer in flight. Any context. */
+static void cs_write_unadmit(struct rl_copyset *cs,
+			     const struct rl_cs_piece *p)
+{
+	sector_t start[RL_MAX_MEMBERS];
+	unsigned int i, b, n = cs_starts(p, start);
+	unsigned long flags;
+
+	spin_lock_irqsave(&cs->lock, flags);
+	for (i = 0; i < n; i++) {
+		b = rl_cs_bucket(start[i]);
+		if (!--cs->bucket_writes[b] && cs->win_draining &&
+		    b == rl_cs_bucket(cs->win.start)) {
+			cs->win_draining = false;
+			complete(&cs->win_drained);
+		}
+	}
+	spin_unlock_irqrestore(&cs->lock, flags);
+}
+
+/*
+ * The intent regions of @p's copies, one of each (with a metadata device).
+ * Returns how many.
+ */
+static unsigned int cs_regions(struct rl_array *a, const struct rl_cs_piece *p,
+			       u64 *region)
+{
+	const struct rl_md_state *st = rl_md_state(a->md);
+	sector_t start[RL_MAX_MEMBERS];
+	unsigned int i, j, k = 0, n = cs_starts(p, start);
+
+	for (i = 0; i < n; i++) {
+		u64 r = rl_md_region(st, start[i]);
+
+		for (j = 0; j < k && region[j] != r; j++)
+			;
+		if (j == k)
+			region[k++] = r;
+	}
+	return k;
+}
+
+/* Release the intent of piece @p's regions. */
+static void cs_intent_end(struct rl_array *a, const struct rl_cs_piece *p)
+{
+	u64 region[RL_MAX_MEMBERS];
+	unsigned int i, n = cs_regions(a, p, region);
+
+	for (i = 0; i < n; i++)
+		rl_md_intent_end(a->md, region[i]);
+}
+
+/*
+ * Take the intent of piece @p's regions if each is durable already;
+ * if one is not, take none. Any context.
+ */
+static bool cs_intent_try(struct rl_array *a, const struct rl_cs_piece *p)
+{
+	u64 region[RL_MAX_MEMBERS];
+	unsigned int i, n = cs_regions(a, p, region);
+
+	for (i = 0; i < n; i++) {
+		if (rl_md_intent_try(a->md, region[i]))
+			continue;
+		while (i--)
+			rl_md_intent_end(a->md, region[i]);
+		return false;
+	}
+	return true;
+}
+
+/* Make the intent of piece @p's regions durable and take it. Sleeps. */
+static int cs_intent_start(struct rl_array *a, const struct rl_cs_piece *p)
+{
+	u64 region[RL_MAX_MEMBERS];
+	unsigned int i, n = cs_regions(a, p, region);
+
+	for (i = 0; i < n; i++) {
+		if (!rl_md_intent_start(a->md, region[i]))
+			continue;
+		while (i--)
+			rl_md_intent_end(a->md, region[i]);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* End a write: release its intent (it holds one with a metadata device). */
+static void cs_write_end(struct rl_array *a, struct bio *bio,
+			 blk_status_t status)
+{
+	struct rl_cs_piece p;
+
+	if (a->md) {
+		cs_piece(a, rl_pb(bio)->lsector, 1, &p);
+		cs_intent_end(a, &p);
+	}
+	bio->bi_status = status;
+	bio_endio(bio);
+}
+
+/* A write whose copies have all ended succeeded if one of them landed. */
+static blk_status_t cs_write_status(struct bio *bio)
+{
+	return atomic_read(&cs_pb(bio)->ok) ? BLK_STS_OK : BLK_STS_IOERR;
+}
+
+/* The failures a write saw are durable (failrec.c): end it. */
+static void cs_write_recorded(struct rl_commit_waiter *w, blk_status_t st)
+{
+	struct rl_bio *pb = container_of(w, struct rl_bio, cw);
+	struct bio *bio = dm_bio_from_per_bio_data(pb, sizeof(*pb));
+
+	cs_write_end(w->a, bio, st ? st : cs_write_status(bio));
+}
+
+/* End a write once any member failure it saw is durable. */
+static void cs_write_finish(struct rl_array *a, struct bio *bio)
+{
+	if (rl_failrec_wait(a, &rl_pb(bio)->cw, cs_write_recorded))
+		cs_write_end(a, bio, cs_write_status(bio));
+}
+
+/*
+ * A copy ended. The last one ends the write, once any member failure is
+ * durable: a copy that failed, or a member the write skipped, is stale, and
+ * the intent that covers its region must outlive the unrecorded failure.
+ * A write that cleared bad-block entries first waits, in the work item,
+ * for the lists to be durable: a crash must not bring back an entry over
+ * the only copy of acknowledged data.
+ */
+static void cs_write_put(struct rl_array *a, struct bio *bio)
+{
+	struct rl_cs_bio *mb = cs_pb(bio);
+	struct rl_cs_piece p;
+
+	if (!atomic_dec_and_test(&mb->pending))
+		return;
+	cs_piece(a, rl_pb(bio)->lsector, 1, &p);
+	cs_write_unadmit(rl_copyset(a), &p);
+	if (READ_ONCE(mb->bb_landed))
+		cs_defer(rl_copyset(a), &rl_copyset(a)->bb_cleared, bio);
+	else
+		cs_write_finish(a, bio);
+}
+
+/*
+ * The copies of @bio that landed over bad-block entries: clear those
+ * entries, in memory (the caller makes them durable). Process context:
+ * the kernel's badblocks_clear() enables interrupts.
+ */
+static void cs_bb_clear(struct rl_array *a, struct bio *bio)
+{
+	unsigned long landed = cs_pb(bio)->bb_landed;
+	struct rl_cs_piece p;
+	unsigned int m;
+
+	cs_piece(a, rl_pb(bio)->lsector, bio_sectors(bio), &p);
+	for_each_set_bit(m, &landed, a->geom.nr_members)
+		rl_bbl_clear(a, m, p.sector[m], p.len);
+}
+
+static void cs_write_endio(struct bio *clone)
+{
+	struct rl_cs_clone *mc = container_of(clone, struct rl_cs_clone, clone);
+	struct bio *orig = mc->orig;
+	struct rl_array *a = mc->a;
+
+	rl_member_done(a, mc->member, &mc->qe);
+	if (!clone->bi_status) {
+		struct rl_cs_bio *mb = cs_pb(orig);
+
+		atomic_inc(&mb->ok);
+		/* its entries go in the work item (cs_bb_clear()) */
+		if (mc->clears)
+			set_bit(mc->member, &mb->bb_landed);
+	} else if (rl_status_fails_member(clone->bi_status)) {
+		rl_member_fail_io(a, mc->member, mc->dev, "write error");
+	}
+	bio_put(clone);
+	cs_write_put(a, orig);
+}
+
+static void cs_write_submit(struct rl_qent *qe)
+{
+	struct rl_cs_clone *mc = container_of(qe, struct rl_cs_clone, qe);
+
+	submit_bio_noacct(&mc->clone);
+}
+
+/*
+ * Members of piece @p whose copy has bad-block entries in its range.
+ * Any context.
+ */
+static unsigned long cs_bb_members(struct rl_array *a,
+				   const struct rl_cs_piece *p)
+{
+	unsigned long members = p->members, bb = 0;
+	unsigned int m;
+
+	if (p->same)
+		return rl_bbl_members(a, p->sector[__ffs(members)], p->len) &
+		       members;
+	for_each_set_bit(m, &members, a->geom.nr_members)
+		bb |= rl_bbl_members(a, p->sector[m], p->len) & BIT(m);
+	return bb;
+}
+
+/* Set up and queue write clone @c of @bio to its copy at member @m. */
+static void cs_write_queue(struct rl_array *a, struct bio *bio,
+			   struct rl_cs_clone *c, unsigned int m,
+			   sector_t msector, bool clears)
+{
+	bio_clear_polled(&c->clone);	/* nobody polls the copies */
+	c->orig = bio;
+	c->a = a;
+	c->member = m;
+	c->clone.bi_iter.bi_sector = msector;
+	c->clone.bi_end_io = cs_write_endio;
+	/* its entries are cleared once it lands: durably */
+	c->clears = clears;
+	if (clears)
+		c->clone.bi_opf |= REQ_FUA;
+	rl_qent_init(&c->qe, msector, bio_sectors(bio), true, RL_FG,
+		     cs_write_submit);
+	rl_member_start(a, m, RL_DATA_WRITE);
+	atomic_inc(&cs_pb(bio)->pending);
+	rl_queue_add(a, m, &c->qe);
+}
+
+/*
+ * Clone a write, piece @p, for every copy whose member has not failed
+ * (members being rebuilt included: they must get every write) and queue
+ * the clones. All clones are allocated before any is queued: once
+ * queued, a clone may be issued and hold a member's queue slot, and none
+ * may then wait for the bioset. Returns false, with nothing allocated or
+ * queued, if @gfp could not get them all.
+ */
+static bool cs_write_clones(struct rl_array *a, struct bio *bio,
+			    const struct rl_cs_piece *p, gfp_t gfp)
+{
+	struct rl_copyset *cs = rl_copyset(a);
+	struct rl_cs_bio *mb = cs_pb(bio);
+	struct rl_cs_clone *mc[RL_MAX_MEMBERS];
+	unsigned long bb = cs_bb_members(a, p), members = p->members;
+	unsigned int m;
+
+	for (m = 0; m < a->geom.nr_members; m++) {
+		struct dm_dev *dev;
+		struct bio *clone;
+
+		mc[m] = NULL;
+		if (!test_bit(m, &members) || rl_member_failed(a, m))
+			continue;
+		dev = READ_ONCE(a->members[m].dev);
+		clone = bio_alloc_clone(dev->bdev, bio, gfp, &cs->bs);
+		if (!clone) {
+			while (m--)
+				if (mc[m])
+					bio_put(&mc[m]->clone);
+			return false;
+		}
+		mc[m] = container_of(clone, struct rl_cs_clone, clone);
+		mc[m]->dev = dev;
+	}
+
+	atomic_set(&mb->pending, 1);
+	atomic_set(&mb->ok, 0);
+	mb->bb_landed = 0;
+	for (m = 0; m < a->geom.nr_members; m++)
+		if (mc[m])
+			cs_write_queue(a, bio, mc[m], m,
+				       a->geom.data_offset + p->sector[m],
+				       test_bit(m, &bb));
+	cs_write_put(a, bio);
+	return true;
+}
+
+/*
+ * A write that holds its intent, from the work item: past the window lock
+ * (or parked until the window closes), then cloned. May sleep.
+ */
+static void cs_write_ready(struct rl_array *a, struct bio *bio)
+{
+	struct rl_copyset *cs = rl_copyset(a);
+	struct rl_cs_piece p;
+
+	if (rl_nr_failed(a) > a->redundancy) {
+		cs_write_end(a, bio, BLK_STS_IOERR);
+		return;
+	}
+	cs_piece(a, rl_pb(bio)->lsector, bio_sectors(bio), &p);
+	if (!cs_write_admit(cs, bio, &p))
+		return;
+	if (!cs_write_clones(a, bio, &p, GFP_NOIO)) {
+		cs_write_unadmit(cs, &p);
+		cs_write_end(a, bio, BLK_STS_IOERR);
+	}
+}
+
+/*
+ * A write, split to one chunk, one slot and one intent region (so that
+ * each copy lies in one slot and one region: copies are chunk-aligned,
+ * and slots and regions hold whole chunks). It goes at once if its
+ * intent is durable already, the window lock lets it pass and the
+ * bioset has room without waiting (map must not wait for the bioset while
+ * clones it queued may hold member slots in the caller's pending bio
+ * list); otherwise the engine's work item takes it: it makes the intent
+ * durable (which sleeps) and may wait for the bioset; a write the window
+ * holds off is queued again when the window closes.
+ */
+int cs_map_write(struct rl_array *a, struct bio *bio)
+{
+	struct rl_copyset *cs = rl_copyset(a);
+	struct rl_bio *pb = rl_pb(bio);
+	struct rl_cs_piece p;
+	sector_t len;
+
+	if (rl_nr_failed(a) > a->redundancy || (a->md && rl_md_failed(a->md)))
+		return DM_MAPIO_KILL;
+	len = rl_cs_split_len(pb->lsector, bio_sectors(bio),
+			      cs_split_shift(a));
+	len = cs_piece(a, pb->lsector, len, &p);
+	if (len < bio_sectors(bio))
+		dm_accept_partial_bio(bio, len);
+
+	if (a->md && !cs_intent_try(a, &p)) {
+		cs_defer(cs, &cs->writes, bio);
+		return DM_MAPIO_SUBMITTED;
+	}
+	if (!cs_write_admit(cs, bio, &p))
+		return DM_MAPIO_SUBMITTED;	/* parked behind the window */
+	if (!cs_write_clones(a, bio, &p, GFP_NOWAIT)) {
+		cs_write_unadmit(cs, &p);
+		cs_defer(cs, &cs->ready, bio);
+	}
+	return DM_MAPIO_SUBMITTED;
+}
+
+/*
+ * Serve failed reads again elsewhere; make deferred writes' intent durable
+ * and clone them.
+ */
+void cs_retry_work(struct work_struct *ws)
+{
+	struct rl_copyset *cs = container_of(ws, struct rl_copyset, retry_work);
+	struct rl_array *a = cs->a;
+	struct bio_list list, writes, ready, cleared;
+	struct rl_cs_piece p;
+	struct bio *bio;
+
+	spin_lock_irq(&cs->lock);
+	list = cs->retry;
+	writes = cs->writes;
+	ready = cs->ready;
+	cleared = cs->bb_cleared;
+	bio_list_init(&cs->retry);
+	bio_list_init(&cs->writes);
+	bio_list_init(&cs->ready);
+	bio_list_init(&cs->bb_cleared);
+	spin_unlock_irq(&cs->lock);
+
+	bio_list_for_each(bio, &cleared)
+		cs_bb_clear(a, bio);
+	if (!bio_list_empty(&cleared) && rl_bbl_persist(a))
+		while ((bio = bio_list_pop(&cleared)))
+			cs_write_end(a, bio, BLK_STS_IOERR);
+	while ((bio = bio_list_pop(&cleared)))
+		cs_write_finish(a, bio);
+
+	while ((bio = bio_list_pop(&list))) {
+		if (!cs_map_read(a, bio)) {
+			bio->bi_status = BLK_STS_IOERR;
+			bio_endio(bio);
+		}
+	}
+	while ((bio = bio_list_pop(&writes))) {
+		cs_piece(a, rl_pb(bio)->lsector, 1, &p);
+		if (cs_intent_start(a, &p)) {
+			bio->bi_status = BLK_STS_IOERR;
+			bio_endio(bio);
+			continue;
+		}
+		cs_write_ready(a, bio);
+	}
+	while ((bio = bio_list_pop(&ready)))
+		cs_write_ready(a, bio);
+}
+
+/*
+ * Open the window [s, s + len) (member sectors after data_offset, the same
+ * on every member): from now on writes with a copy in its bucket wait, and
+ * once those in flight have ended the window is ours. One window at a time: win_mutex is held until
+ * cs_window_close() (the sync worker and fix_work share it, and the
+ * check buffers). Sleeps.
+ */
+void cs_window_open(struct rl_copyset *cs, sector_t s, sector_t len)
+{
+	bool wait;
+
+	mutex_lock(&cs->win_mutex);
+	spin_lock_irq(&cs->lock);
+	cs->win.start = s;
+	cs->win.len = len;
+	reinit_completion(&cs->win_drained);
+	wait = cs->bucket_writes[rl_cs_bucket(s)] != 0;
+	cs->win_draining = wait;
+	spin_unlock_irq(&cs->lock);
+	if (wait)
+		wait_for_completion(&cs->win_drained);
+}
+
+/* Close the window and queue the writes it held off again. */
+void cs_window_close(struct rl_copyset *cs)
+{
+	bool kick;
+
+	spin_lock_irq(&cs->lock);
+	cs->win.len = 0;
+	kick = !bio_list_empty(&cs->win_waiting);
+	bio_list_merge(&cs->ready, &cs->win_waiting);
+	bio_list_init(&cs->win_waiting);
+	spin_unlock_irq(&cs->lock);
+	mutex_unlock(&cs->win_mutex);
+	if (kick)
+		queue_work(cs->a->wq, &cs->retry_work);
+}
+
+/*
+ * Member I/O of a background job or a read fix, through member @m's queue
+ * in @class: [s, s + len) (after data_offset) to or from @data (a check
+ * buffer). Returns 0, or -EIO if it failed. Sleeps.
+ */
+int cs_io(struct rl_array *a, unsigned int m, blk_opf_t opf, void *data,
+	  sector_t s, sector_t len, enum rl_class class)
+{
+	struct rl_mio_group g;
+	bool write = op_is_write(opf);
+
+	rl_mio_init(&g, a, &rl_copyset(a)->mio_bs);
+	rl_mio(&g, m, opf, s, data, len, class,
+	       write ? RL_DATA_WRITE : RL_DATA_READ);
+	if (rl_mio_wait(&g))
+		return -EIO;
+	if (!write)
+		rl_mio_read_done(data, len);
+	return 0;
+}
+
+/*
+ * Read piece @p's copy on every member in @members into its check buffer,
+ * all at once, in the background class. Returns the members whose read
+ * failed. Sleeps.
+ */
+unsigned long cs_read_all(struct rl_array *a, unsigned long members,
+			  const struct rl_cs_piece *p)
+{
+	struct rl_copyset *cs = rl_copyset(a);
+	struct rl_mio_group g;
+	unsigned long failed;
+	unsigned int m;
+
+	rl_mio_init(&g, a, &cs->mio_bs);
+	for_each_set_bit(m, &members, a->geom.nr_members)
+		rl_mio(&g, m, REQ_OP_READ, p->sector[m], cs->buf[m].data,
+		       p->len, RL_BG, RL_DATA_READ);
+	failed = rl_mio_wait(&g);
+	for_each_set_bit(m, &members, a->geom.nr_members)
+		if (!test_bit(m, &failed))
+			rl_mio_read_done(cs->buf[m].data, p->len);
+	return failed;
+}
+
+/*
+ * Member @m could not read its copy of piece @p in a background job, and
+ * another member can: the caller rewrites @m's copy from it. Returns true
+ * if it may (the error is counted), false once @m has had more than
+ * RL_MAX_READ_ERRORS: then @m has failed, unless no other member holding
+ * a copy of @p is in sync.
+ */
+bool cs_bg_read_error(struct rl_array *a, unsigned int m,
+		      const struct rl_cs_piece *p, const char *job)
+{
+	struct dm_dev *dev = READ_ONCE(a->members[m].dev);
+	char why[32];
+
+	if (rl_member_read_error(a, m, dev, p->sector[m]))
+		return true;
+	/* md keeps its last working device: the sectors are lost instead */
+	if (!(p->members & ~BIT(m) & ~READ_ONCE(a->failed) &
+	      ~READ_ONCE(a->rebuilding)))
+		return false;
+	snprintf(why, sizeof(why), "%s read error", job);
+	rl_member_fail_io(a, m, dev, why);
+	return false;
+}
+
+/* A piece no member could read: the job stops there (sync.c logs where). */
+int cs_bg_no_source(struct rl_array *a, unsigned long bad,
+		    const struct rl_cs_piece *p, const char *job)
+{
+	DMERR_LIMIT("%s: %s: no member can read member sector %llu (%*pbl tried)",
+		    dm_table_device_name(a->ti->table), job,
+		    (unsigned long long)p->sector[__ffs(p->members)],
+		    a->geom.nr_members, &bad);
+	return -EIO;
+}
+
+/*
+ * Copy piece @p from member @src's copy over those of the members in
+ * @dests, as dm-kcopyd overlaps its sub-jobs: the piece in two parts or
+ * more, each in a check buffer of its own (the members' buffers hold a
+ * window: nr * check_sectors >= RL_CS_SLOT_SECTORS, rl_copyset_create()),
+ * every read queued on @src at once, back to back, and each part's
+ * writes queued as soon as it is read. Fails the members whose disks
+ * could not write (a disk replaced meanwhile is the new one's rebuild's
+ * business); returns 0 or -EIO. @read_err: set (to BIT(@src)) if @src
+ * could not read it. Sleeps.
+ */
+static int cs_copy(struct rl_array *a, unsigned int src, unsigned long dests,
+		   const struct rl_cs_piece *p, const char *job,
+		   unsigned long *read_err)
+{
+	struct rl_copyset *cs = rl_copyset(a);
+	unsigned int nr = a->geom.nr_members, i, k, m;
+	sector_t len = p->len, part = min_t(sector_t, cs->check_sectors,
+					    round_up(DIV_ROUND_UP(len, 2), 8));
+	struct rl_mio_group *wg = &cs->copy_wg;
+	bool bad = false;
+	char why[32];
+	sector_t n;
+	u8 *buf;
+
+	k = DIV_ROUND_UP(len, part);
+	for (i = 0; i < k; i++) {
+		rl_mio_init(&cs->copy_rg[i], a, &cs->mio_bs);
+		rl_mio(&cs->copy_rg[i], src, REQ_OP_READ,
+		       p->sector[src] + i * part, cs->buf[(src + i) % nr].data,
+		       min(part, len - i * part), RL_BG, RL_DATA_READ);
+	}
+	rl_mio_init(wg, a, &cs->mio_bs);
+	for (i = 0; i < k; i++) {
+		buf = cs->buf[(src + i) % nr].data;
+		n = min(part, len - i * part);
+		/* wait for every read, even after one failed: they use buf */
+		if (rl_mio_wait(&cs->copy_rg[i]))
+			bad = true;
+		if (bad)
+			continue;
+		rl_mio_read_done(buf, n);
+		for_each_set_bit(m, &dests, nr)
+			rl_mio(wg, m, REQ_OP_WRITE, p->sector[m] + i * part,
+			       buf, n, RL_BG, RL_DATA_WRITE);
+	}
+	rl_mio_wait(wg);
+	*read_err = bad ? BIT(src) : 0;
+	if (!(wg->failed & dests))
+		return 0;
+	snprintf(why, sizeof(why), "%s write error", job);
+	for_each_set_bit(m, &wg->failed, nr)
+		rl_member_fail_io(a, m, wg->fdev[m], why);
+	return -EIO;
+}
+
+/*
+ * Copied over @dests: their bad-block entries in piece @p go (durable at
+ * the end of the window, cs_sync_range()). Process context.
+ */
+static void cs_copied(struct rl_array *a, unsigned long dests,
+		      const struct rl_cs_piece *p)
+{
+	unsigned long bb = cs_bb_members(a, p) & dests;
+	unsigned int m;
+
+	for_each_set_bit(m, &bb, a->geom.nr_members)
+		rl_bbl_clear(a, m, p->sector[m], p->len);
+}
+
+/*
+ * A copy job's piece: copy it over @dests from the first readable member.
+ * A source that cannot read it is rewritten, with @dests, from the next
+ * one, as md's raid1 does with a sync read error: a bad sector costs no
+ * disk (past RL_MAX_READ_ERRORS it does). With no member left to read it
+ * returns -ENODATA (a resync then stops; a rebuild loses the sectors,
+ * cs_rebuild_lost()). Sleeps; the window is open.
+ */
+int cs_copy_window(struct rl_array *a, unsigned long unreadable,
+		   unsigned long dests, const struct rl_cs_piece *p,
+		   const char *job)
+{
+	unsigned long fix = 0, read_err;
+	unsigned int src;
+	int r;
+
+	for (;;) {
+		src = rl_cs_source(unreadable | fix, a->geom.nr_members);
+		if (src == RL_NONE) {
+			cs_bg_no_source(a, fix, p, job);
+			return -ENODATA;
+		}
+		dests = (dests | fix) & ~BIT(src) & ~READ_ONCE(a->failed);
+		if (!dests)
+			return 0;
+		r = cs_copy(a, src, dests, p, job, &read_err);
+		if (!r && !read_err)
+			cs_copied(a, dests, p);
+		if (r || !read_err)
+			return r;
+		if (cs_bg_read_error(a, src, p, job))
+			__set_bit(src, &fix);
+		else
+			__set_bit(src, &unreadable);
+	}
+}

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-raidlab copy-set engine: background jobs (->sync_range, called by
+ * sync.c's worker): resync, rebuild, check and repair, a window at a
+ * time, and the bad-block records of what no member could read.
+ *
+ * A job's window is a range of member sectors, the same on every member
+ * (sync.c's cursors and the intent bitmap are in member sectors). The
+ * window lock holds off every write one of whose copies lies in the
+ * window's bucket, so the job may touch every copy of every piece it
+ * meets. A rebuild walks its target's copies in the window, in the
+ * target's order (md's raid10 recovery), each copied from another copy
+ * of its piece. Resync, check and repair walk every member's copies in
+ * the window and do each piece once, at the lowest member holding a copy
+ * of it wholly in the window (rl_cs_piece_owner()): the same
+ * piece's other copies may lie elsewhere (far, offset and chained
+ * layouts), and are written from there.
+ */
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "../svc/bbl.h"
+#include "../svc/metadata.h"
+#include "copyset_int.h"
+
+/*
+ * Check or repair read piece @p from every member not in @unreadable;
+ * those in @rerr could not. Rewrite their copies from the first member
+ * that could (a check too, as md's raid1 does: a bad sector is fixed
+ * where it is found). Returns that member (the check's source from now
+ * on), or RL_NONE if none could read it. Sleeps; the window is open.
+ */
+static unsigned int cs_check_fix(struct rl_array *a, unsigned long unreadable,
+				 unsigned long rerr,
+				 const struct rl_cs_piece *p, const char *job)
+{
+	struct rl_copyset *cs = rl_copyset(a);
+	unsigned int src = rl_cs_source(unreadable | rerr, a->geom.nr_members);
+	unsigned int m;
+
+	if (src == RL_NONE)
+		return RL_NONE;
+	for_each_set_bit(m, &rerr, a->geom.nr_members) {
+		if (!cs_bg_read_error(a, m, p, job))
+			continue;
+		if (cs_io(a, m, REQ_OP_WRITE, cs->buf[src].data, p->sector[m],
+			  p->len, RL_BG))
+			rl_member_fail(a, m, "read error, rewrite failed");
+	}
+	return src;
+}
+
+/*
+ * Check (and with @repair, repair) piece @p: read it from every member
+ * not in @unreadable, compare each copy with @src's, count the sectors
+ * where any differs in req->mismatches, and for repair write @src's copy
+ * over each differing member, from its first to its last differing
+ * sector. Sleeps.
+ */
+static int cs_check(struct rl_array *a, unsigned int src,
+		    unsigned long unreadable, const struct rl_cs_piece *p,
+		    struct rl_sync_req *req, bool repair)
+{
+	struct rl_copyset *cs = rl_copyset(a);
+	const char *job = repair ? "repair" : "check";
+	unsigned int m, nr = a->geom.nr_members, len = p->len;
+	unsigned int first[RL_MAX_MEMBERS], last[RL_MAX_MEMBERS];
+	unsigned long differ = 0, rerr;
+	int r = 0;
+
+	rerr = cs_read_all(a, GENMASK(nr - 1, 0) & ~unreadable, p);
+	if (rerr) {
+		src = cs_check_fix(a, unreadable, rerr, p, job);
+		if (src == RL_NONE)
+			return cs_bg_no_source(a, rerr, p, job);
+		unreadable |= rerr;	/* rewritten: equal to src's */
+	}
+
+	bitmap_zero(cs->diff, len);
+	for (m = 0; m < nr; m++) {
+		if (m == src || test_bit(m, &unreadable))
+			continue;
+		if (rl_cs_diff(cs->buf[src].data, cs->buf[m].data, len,
+			       cs->diff, &first[m], &last[m]))
+			__set_bit(m, &differ);
+	}
+	req->mismatches += bitmap_weight(cs->diff, len);
+	if (!repair)
+		return 0;
+
+	for_each_set_bit(m, &differ, nr) {
+		sector_t off = first[m];
+
+		if (cs_io(a, m, REQ_OP_WRITE,
+			  cs->buf[src].data + (off << SECTOR_SHIFT),
+			  p->sector[m] + off, last[m] - off + 1, RL_BG)) {
+			rl_member_fail(a, m, "repair write error");
+			r = -EIO;
+		}
+	}
+	return r;
+}
+
+/* Record [s, s + n) of rebuild target @t lost. Sleeps. */
+static int cs_record_lost(struct rl_array *a, unsigned int t, sector_t s,
+			  sector_t n)
+{
+	if (rl_bbl_record(a, t, s, n)) {
+		rl_member_fail(a, t, "bad-block list full");
+		return -EIO;
+	}
+	DMERR_LIMIT("%s: member %u: member sectors %llu+%llu lost in rebuild: recorded bad",
+		    dm_table_device_name(a->ti->table), t,
+		    (unsigned long long)s, (unsigned long long)n);
+	return 0;
+}
+
+/*
+ * A rebuild piece that no member can read: as md's raid1 does, narrow it
+ * down (RL_CS_LOST_SECTORS at a time) and record on the target only the
+ * parts no member can read, durably before the cursor moves past them
+ * (cs_sync_range()); the rebuild goes on, the array stays up, and reads
+ * of those sectors fail (EIO) until a write covers them. Without
+ * bad-block lists, or with the target's list full, the job stops.
+ * Sleeps; the window is open.
+ */
+static int cs_rebuild_lost(struct rl_array *a, unsigned int t,
+			   const struct rl_cs_piece *p)
+{
+	struct rl_cs_piece sub;
+	sector_t off, n;
+	int r;
+
+	if (!a->bbl)
+		return -EIO;
+	for (off = 0; off < p->len; off += n) {
+		n = min_t(sector_t, p->len - off, RL_CS_LOST_SECTORS);
+		rl_cs_piece_sub(p, off, n, &sub);
+		/* a member with entries elsewhere in the piece may serve */
+		r = cs_copy_window(a, cs_unreadable(a, &sub) | BIT(t), BIT(t),
+				   &sub, "rebuild");
+		if (r == -ENODATA)
+			r = cs_record_lost(a, t, sub.sector[t], n);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+/*
+ * Extra limit of a window at @s of @len: it must not straddle the cursor
+ * of a member being rebuilt, so that every sector of the window has the
+ * same readable members (and the same source as the reads there).
+ */
+static sector_t cs_clip_cursors(struct rl_array *a, sector_t s, sector_t len)
+{
+	unsigned long rebuilding = READ_ONCE(a->rebuilding);
+	unsigned int m;
+
+	for_each_set_bit(m, &rebuilding, a->geom.nr_members) {
+		sector_t c = READ_ONCE(a->rebuild_cursor[m]);
+
+		if (c > s && c < s + len)
+			len = c - s;
+	}
+	return len;
+}
+
+/*
+ * Extra limit of piece @p: no copy of it may straddle the cursor of its
+ * member being rebuilt (a copy at another offset than the window's).
+ * Returns the new length.
+ */
+static sector_t cs_clip_piece(struct rl_array *a, struct rl_cs_piece *p)
+{
+	unsigned long reb = READ_ONCE(a->rebuilding) & p->members;
+	unsigned int m;
+
+	for_each_set_bit(m, &reb, a->geom.nr_members) {
+		sector_t c = READ_ONCE(a->rebuild_cursor[m]);
+
+		if (c > p->sector[m] && c < p->sector[m] + p->len)
+			p->len = c - p->sector[m];
+	}
+	return p->len;
+}
+
+/* One piece of a job's window. Sleeps; the window is open. */
+static int cs_sync_piece(struct rl_array *a, struct rl_sync_req *req,
+			 const struct rl_cs_piece *p)
+{
+	unsigned long unreadable = cs_unreadable(a, p), dests;
+	unsigned int src;
+	int r;
+
+	if (req->job == RL_SYNC_REBUILD)
+		__set_bit(req->target, &unreadable);
+	src = rl_cs_source(unreadable, a->geom.nr_members);
+	if (src == RL_NONE)
+		return -EIO;
+
+	switch (req->job) {
+	case RL_SYNC_RESYNC:
+		/* every copy that has not failed, rebuilt ones included */
+		dests = p->members & ~READ_ONCE(a->failed);
+		return cs_copy_window(a, unreadable, dests, p, "resync");
+	case RL_SYNC_REBUILD:
+		if (rl_member_failed(a, req->target))
+			return -EIO;
+		r = cs_copy_window(a, unreadable, BIT(req->target), p,
+				   "rebuild");
+		if (r == -ENODATA)
+			r = cs_rebuild_lost(a, req->target, p);
+		return r;
+	case RL_SYNC_CHECK:
+	case RL_SYNC_REPAIR:
+		return cs_check(a, src, unreadable, p, req,
+				req->job == RL_SYNC_REPAIR);
+	default:
+		return -EINVAL;
+	}
+}
+
+/*
+ * Walk the window [s, s + len): the copies on the members in @members,
+ * each piece once (see the top of this file). Sleeps; the window is open.
+ */
+static int cs_sync_walk(struct rl_array *a, struct rl_sync_req *req,
+			unsigned long members, sector_t s, sector_t len)
+{
+	const struct rl_cs_layout *l = &rl_copyset(a)->layout;
+	struct rl_cs_piece p;
+	sector_t x, n;
+	unsigned int m;
+	int r;
+
+	for_each_set_bit(m, &members, a->geom.nr_members) {
+		for (x = s; x < s + len; x += n) {
+			n = rl_cs_member_piece(l, m, x, s + len - x, &p);
+			if (!p.len || (req->job != RL_SYNC_REBUILD &&
+				       !rl_cs_piece_owner(&p, m, s, len)))
+				continue;
+			n = cs_clip_piece(a, &p);
+			r = cs_sync_piece(a, req, &p);
+			if (r)
+				return r;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Background work on one window from req->msector (see the contract in
+ * struct rl_scheme_ops and the top of this file). Sleeps.
+ */
+int cs_sync_range(struct rl_array *a, struct rl_sync_req *req)
+{
+	struct rl_copyset *cs = rl_copyset(a);
+	unsigned int nr = a->geom.nr_members;
+	sector_t s = req->msector, len, max;
+	unsigned long members;
+	int r;
+
+	if (s >= a->member_sectors || !req->len)
+		return -EINVAL;
+	if (req->job == RL_SYNC_REBUILD && req->target >= nr)
+		return -EINVAL;
+	if (req->job > RL_SYNC_REPAIR)
+		return -EINVAL;
+	max = req->job == RL_SYNC_CHECK || req->job == RL_SYNC_REPAIR ?
+		cs->check_sectors : RL_CS_SLOT_SECTORS;
+	len = rl_cs_window_len(s, min(req->len, a->member_sectors - s), max);
+	len = cs_clip_cursors(a, s, len);
+	req->len = len;
+
+	members = req->job == RL_SYNC_REBUILD ? BIT(req->target) :
+						GENMASK(nr - 1, 0);
+	cs_window_open(cs, s, len);
+	r = cs_sync_walk(a, req, members, s, len);
+	cs_window_close(cs);
+	/* entries recorded or cleared: durable before the cursor moves */
+	if (r == -ENODATA || rl_bbl_persist(a))
+		r = -EIO;
+	return r;
+}
