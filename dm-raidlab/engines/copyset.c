@@ -96,10 +96,10 @@ static enum rl_cs_read_err cs_read_error(struct rl_array *a, struct bio *bio)
 			return RL_CS_RE_FAIL;
 		DMERR_LIMIT("%s: member %u (%s): read error at %llu: no other copy, the read fails",
 			    dm_table_device_name(a->ti->table), m,
-			    pb->dev->name, (unsigned long long)pb->lsector);
+			    pb->dev->name, (unsigned long long)p.sector[m]);
 		return RL_CS_RE_LAST;
 	}
-	return rl_member_read_error(a, m, pb->dev, pb->lsector) ?
+	return rl_member_read_error(a, m, pb->dev, p.sector[m]) ?
 	       RL_CS_RE_FIX : RL_CS_RE_FAIL;
 }
 
@@ -158,16 +158,9 @@ int rl_copyset_end_io(struct rl_array *a, struct bio *bio, blk_status_t *error)
  */
 int rl_copyset_map(struct rl_array *a, struct bio *bio)
 {
-	struct rl_cs_piece p;
-	sector_t len;
-
 	switch (bio_op(bio)) {
 	case REQ_OP_READ:
-		len = cs_piece(a, rl_pb(bio)->lsector, bio_sectors(bio), &p);
-		if (len < bio_sectors(bio))
-			dm_accept_partial_bio(bio, len);
-		return cs_read_piece(a, bio, &p) ? DM_MAPIO_SUBMITTED :
-						   DM_MAPIO_KILL;
+		return cs_map_read(a, bio);
 	case REQ_OP_WRITE:
 		return cs_map_write(a, bio);
 	default:
@@ -254,6 +247,11 @@ int rl_copyset_create(struct rl_array *a, const struct rl_cs_layout *l)
 	struct rl_copyset *cs;
 	int r;
 
+	/* a write's copies must each lie in one slot and one region */
+	if (WARN_ON_ONCE(l->base || l->nr != nr)) {
+		a->ti->error = "Copy-set layout not over the array's members";
+		return -EINVAL;
+	}
 	cs = kzalloc(struct_size(cs, buf, nr), GFP_KERNEL);
 	if (!cs) {
 		a->ti->error = "Cannot allocate copy-set state";

@@ -67,6 +67,9 @@ int rl_cs_init(struct rl_cs_layout *l, enum rl_cs_kind kind, unsigned int nr,
 	       sector_t member_len, char **error);
 sector_t rl_cs_map(const struct rl_cs_layout *l, sector_t lsector,
 		   struct rl_cs_copy *c);
+sector_t rl_cs_copy(const struct rl_cs_layout *l, sector_t lsector,
+		    unsigned int j, struct rl_cs_copy *c);
+sector_t rl_cs_left(const struct rl_cs_layout *l, sector_t lsector);
 int rl_cs_unmap(const struct rl_cs_layout *l, unsigned int member,
 		sector_t msector, sector_t *lsector);
 const char *rl_cs_kind_name(enum rl_cs_kind kind);
@@ -91,8 +94,7 @@ sector_t rl_cs_member_piece(const struct rl_cs_layout *l, unsigned int member,
 			    struct rl_cs_piece *p);
 void rl_cs_piece_sub(const struct rl_cs_piece *p, sector_t off, sector_t len,
 		     struct rl_cs_piece *sub);
-bool rl_cs_piece_owner(const struct rl_cs_piece *p, unsigned int member,
-		       sector_t s, sector_t len);
+bool rl_cs_piece_owner(const struct rl_cs_piece *p, unsigned int member);
 
 /* chained declustering after failures: which copy serves a read */
 int rl_cs_chained_share(unsigned int nr, unsigned long failed,
@@ -135,9 +137,9 @@ int rl_copyset_sync_range(struct rl_array *a, struct rl_sync_req *req);
 /* What read balancing looks at for one member. */
 struct rl_cs_view {
 	sector_t head;			/* sector after its last I/O */
-	unsigned int inflight;		/* I/Os queued or in flight */
 	u64 predicted_ns;		/* tracker's access time, 0 for none */
 	sector_t sector;		/* where its copy of the read starts */
+	unsigned int inflight;		/* I/Os queued or in flight */
 	bool failed;			/* or not readable at this sector */
 };
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * dm-raidlab copy-set engine: what its files share (copyset_io.c lists
+ * dm-raidlab copy-set engine: what its files share (copyset.c lists
  * them): the instance's state, a write's clones, and each file's
  * functions. Private to the engine; copyset.h is its interface and its
  * pure part.
@@ -90,8 +90,7 @@ sector_t cs_piece(struct rl_array *a, sector_t lsector, sector_t len,
 		  struct rl_cs_piece *p);
 void cs_defer(struct rl_copyset *cs, struct bio_list *list, struct bio *bio);
 void cs_retry_work(struct work_struct *ws);
-bool cs_read_piece(struct rl_array *a, struct bio *bio,
-		   const struct rl_cs_piece *p);
+int cs_map_read(struct rl_array *a, struct bio *bio);
 int cs_map_write(struct rl_array *a, struct bio *bio);
 unsigned int cs_split_shift(struct rl_array *a);
 void cs_window_open(struct rl_copyset *cs, sector_t s, sector_t len);

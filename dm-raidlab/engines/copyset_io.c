@@ -133,8 +133,8 @@ static unsigned int cs_choose(struct rl_array *a, const struct rl_cs_piece *p)
  * Send a read, piece @p (all of it), to the chosen copy, through its
  * member's queue; false if none can serve it. Process context.
  */
-bool cs_read_piece(struct rl_array *a, struct bio *bio,
-		   const struct rl_cs_piece *p)
+static bool cs_read_piece(struct rl_array *a, struct bio *bio,
+			  const struct rl_cs_piece *p)
 {
 	unsigned int m = cs_choose(a, p);
 
@@ -144,8 +144,22 @@ bool cs_read_piece(struct rl_array *a, struct bio *bio,
 	return true;
 }
 
+/*
+ * Map a read: cut it to one chunk (a piece), then send it to a copy as
+ * cs_read_piece(). Returns a DM_MAPIO_* value. Process context.
+ */
+int cs_map_read(struct rl_array *a, struct bio *bio)
+{
+	struct rl_cs_piece p;
+
+	if (cs_piece(a, rl_pb(bio)->lsector, bio_sectors(bio), &p) <
+	    bio_sectors(bio))
+		dm_accept_partial_bio(bio, p.len);
+	return cs_read_piece(a, bio, &p) ? DM_MAPIO_SUBMITTED : DM_MAPIO_KILL;
+}
+
 /* Send a read again, within one chunk (it was cut so when mapped). */
-static bool cs_map_read(struct rl_array *a, struct bio *bio)
+static bool cs_remap_read(struct rl_array *a, struct bio *bio)
 {
 	struct rl_cs_piece p;
 
@@ -165,24 +179,24 @@ void cs_defer(struct rl_copyset *cs, struct bio_list *list, struct bio *bio)
 }
 
 /*
- * The member sectors where @p's copies start, one of each: @p->len 1 is
- * enough (a piece of a write lies in one slot and one intent region on
- * every copy, cs_map_write()). Returns how many.
+ * The copies a write counts in the window lock's buckets and in the
+ * intent regions: the first only where every copy is at the same offset
+ * (a mirror), else each (a bucket or region that two copies share counts
+ * twice, and is released twice).
  */
-static unsigned int cs_starts(const struct rl_cs_piece *p, sector_t *start)
+static unsigned int cs_counted(const struct rl_cs_layout *l)
 {
-	unsigned long members = p->members;
-	unsigned int m, i, n = 0;
+	return l->kind == RL_CS_MIRROR ? 1 : l->copies;
+}
 
-	for_each_set_bit(m, &members, RL_MAX_MEMBERS) {
-		for (i = 0; i < n && start[i] != p->sector[m]; i++)
-			;
-		if (i == n)
-			start[n++] = p->sector[m];
-		if (p->same)
-			break;
-	}
-	return n;
+/* Copy @j's member sector (after data_offset) of logical sector @lsector. */
+static sector_t cs_copy_sector(const struct rl_cs_layout *l, sector_t lsector,
+			       unsigned int j)
+{
+	struct rl_cs_copy c;
+
+	rl_cs_copy(l, lsector, j, &c);
+	return c.sector;
 }
 
 /*
@@ -190,36 +204,35 @@ static unsigned int cs_starts(const struct rl_cs_piece *p, sector_t *start)
  * each of its copies, or, if the open window holds any copy off, park it
  * until the window closes. Returns true if it was counted. Any context.
  */
-static bool cs_write_admit(struct rl_copyset *cs, struct bio *bio,
-			   const struct rl_cs_piece *p)
+static bool cs_write_admit(struct rl_copyset *cs, struct bio *bio)
 {
-	sector_t start[RL_MAX_MEMBERS];
-	unsigned int i, n = cs_starts(p, start);
+	const struct rl_cs_layout *l = &cs->layout;
+	sector_t lsector = rl_pb(bio)->lsector, len = bio_sectors(bio);
+	unsigned int j, n = cs_counted(l);
 	unsigned long flags;
 	bool ok = true;
 
 	spin_lock_irqsave(&cs->lock, flags);
-	for (i = 0; i < n && ok; i++)
-		ok = !rl_cs_blocks(&cs->win, start[i], p->len);
-	for (i = 0; i < n && ok; i++)
-		cs->bucket_writes[rl_cs_bucket(start[i])]++;
+	for (j = 0; j < n && ok; j++)
+		ok = !rl_cs_blocks(&cs->win, cs_copy_sector(l, lsector, j), len);
+	for (j = 0; j < n && ok; j++)
+		cs->bucket_writes[rl_cs_bucket(cs_copy_sector(l, lsector, j))]++;
 	if (!ok)
 		bio_list_add(&cs->win_waiting, bio);
 	spin_unlock_irqrestore(&cs->lock, flags);
 	return ok;
 }
 
-/* A write admitted as @p is no longer in flight. Any context. */
-static void cs_write_unadmit(struct rl_copyset *cs,
-			     const struct rl_cs_piece *p)
+/* A write admitted at @lsector is no longer in flight. Any context. */
+static void cs_write_unadmit(struct rl_copyset *cs, sector_t lsector)
 {
-	sector_t start[RL_MAX_MEMBERS];
-	unsigned int i, b, n = cs_starts(p, start);
+	const struct rl_cs_layout *l = &cs->layout;
+	unsigned int j, b, n = cs_counted(l);
 	unsigned long flags;
 
 	spin_lock_irqsave(&cs->lock, flags);
-	for (i = 0; i < n; i++) {
-		b = rl_cs_bucket(start[i]);
+	for (j = 0; j < n; j++) {
+		b = rl_cs_bucket(cs_copy_sector(l, lsector, j));
 		if (!--cs->bucket_writes[b] && cs->win_draining &&
 		    b == rl_cs_bucket(cs->win.start)) {
 			cs->win_draining = false;
@@ -229,69 +242,47 @@ static void cs_write_unadmit(struct rl_copyset *cs,
 	spin_unlock_irqrestore(&cs->lock, flags);
 }
 
-/*
- * The intent regions of @p's copies, one of each (with a metadata device).
- * Returns how many.
- */
-static unsigned int cs_regions(struct rl_array *a, const struct rl_cs_piece *p,
-			       u64 *region)
+/* The intent region of copy @j of a write at @lsector. */
+static u64 cs_region(struct rl_array *a, sector_t lsector, unsigned int j)
 {
-	const struct rl_md_state *st = rl_md_state(a->md);
-	sector_t start[RL_MAX_MEMBERS];
-	unsigned int i, j, k = 0, n = cs_starts(p, start);
-
-	for (i = 0; i < n; i++) {
-		u64 r = rl_md_region(st, start[i]);
-
-		for (j = 0; j < k && region[j] != r; j++)
-			;
-		if (j == k)
-			region[k++] = r;
-	}
-	return k;
+	return rl_md_region(rl_md_state(a->md),
+			    cs_copy_sector(&rl_copyset(a)->layout, lsector, j));
 }
 
-/* Release the intent of piece @p's regions. */
-static void cs_intent_end(struct rl_array *a, const struct rl_cs_piece *p)
+/* Release the intent of the first @n counted copies of a write. */
+static void cs_intent_end(struct rl_array *a, sector_t lsector, unsigned int n)
 {
-	u64 region[RL_MAX_MEMBERS];
-	unsigned int i, n = cs_regions(a, p, region);
-
-	for (i = 0; i < n; i++)
-		rl_md_intent_end(a->md, region[i]);
+	while (n--)
+		rl_md_intent_end(a->md, cs_region(a, lsector, n));
 }
 
 /*
- * Take the intent of piece @p's regions if each is durable already;
- * if one is not, take none. Any context.
+ * Take the intent of the regions of a write's copies if each is durable
+ * already; if one is not, take none. Any context.
  */
-static bool cs_intent_try(struct rl_array *a, const struct rl_cs_piece *p)
+static bool cs_intent_try(struct rl_array *a, sector_t lsector)
 {
-	u64 region[RL_MAX_MEMBERS];
-	unsigned int i, n = cs_regions(a, p, region);
+	unsigned int j, n = cs_counted(&rl_copyset(a)->layout);
 
-	for (i = 0; i < n; i++) {
-		if (rl_md_intent_try(a->md, region[i]))
-			continue;
-		while (i--)
-			rl_md_intent_end(a->md, region[i]);
-		return false;
+	for (j = 0; j < n; j++) {
+		if (!rl_md_intent_try(a->md, cs_region(a, lsector, j))) {
+			cs_intent_end(a, lsector, j);
+			return false;
+		}
 	}
 	return true;
 }
 
-/* Make the intent of piece @p's regions durable and take it. Sleeps. */
-static int cs_intent_start(struct rl_array *a, const struct rl_cs_piece *p)
+/* Make the intent of a write's regions durable and take it. Sleeps. */
+static int cs_intent_start(struct rl_array *a, sector_t lsector)
 {
-	u64 region[RL_MAX_MEMBERS];
-	unsigned int i, n = cs_regions(a, p, region);
+	unsigned int j, n = cs_counted(&rl_copyset(a)->layout);
 
-	for (i = 0; i < n; i++) {
-		if (!rl_md_intent_start(a->md, region[i]))
-			continue;
-		while (i--)
-			rl_md_intent_end(a->md, region[i]);
-		return -EIO;
+	for (j = 0; j < n; j++) {
+		if (rl_md_intent_start(a->md, cs_region(a, lsector, j))) {
+			cs_intent_end(a, lsector, j);
+			return -EIO;
+		}
 	}
 	return 0;
 }
@@ -300,12 +291,9 @@ static int cs_intent_start(struct rl_array *a, const struct rl_cs_piece *p)
 static void cs_write_end(struct rl_array *a, struct bio *bio,
 			 blk_status_t status)
 {
-	struct rl_cs_piece p;
-
-	if (a->md) {
-		cs_piece(a, rl_pb(bio)->lsector, 1, &p);
-		cs_intent_end(a, &p);
-	}
+	if (a->md)
+		cs_intent_end(a, rl_pb(bio)->lsector,
+			      cs_counted(&rl_copyset(a)->layout));
 	bio->bi_status = status;
 	bio_endio(bio);
 }
@@ -343,12 +331,10 @@ static void cs_write_finish(struct rl_array *a, struct bio *bio)
 static void cs_write_put(struct rl_array *a, struct bio *bio)
 {
 	struct rl_cs_bio *mb = cs_pb(bio);
-	struct rl_cs_piece p;
 
 	if (!atomic_dec_and_test(&mb->pending))
 		return;
-	cs_piece(a, rl_pb(bio)->lsector, 1, &p);
-	cs_write_unadmit(rl_copyset(a), &p);
+	cs_write_unadmit(rl_copyset(a), rl_pb(bio)->lsector);
 	if (READ_ONCE(mb->bb_landed))
 		cs_defer(rl_copyset(a), &rl_copyset(a)->bb_cleared, bio);
 	else
@@ -362,13 +348,16 @@ static void cs_write_put(struct rl_array *a, struct bio *bio)
  */
 static void cs_bb_clear(struct rl_array *a, struct bio *bio)
 {
+	const struct rl_cs_layout *l = &rl_copyset(a)->layout;
 	unsigned long landed = cs_pb(bio)->bb_landed;
-	struct rl_cs_piece p;
-	unsigned int m;
+	struct rl_cs_copy c;
+	unsigned int j;
 
-	cs_piece(a, rl_pb(bio)->lsector, bio_sectors(bio), &p);
-	for_each_set_bit(m, &landed, a->geom.nr_members)
-		rl_bbl_clear(a, m, p.sector[m], p.len);
+	for (j = 0; j < l->copies; j++) {
+		rl_cs_copy(l, rl_pb(bio)->lsector, j, &c);
+		if (test_bit(c.member, &landed))
+			rl_bbl_clear(a, c.member, c.sector, bio_sectors(bio));
+	}
 }
 
 static void cs_write_endio(struct bio *clone)
@@ -400,32 +389,29 @@ static void cs_write_submit(struct rl_qent *qe)
 }
 
 /*
- * Members of piece @p whose copy has bad-block entries in its range.
- * Any context.
+ * Whether copy @c of a write of @len sectors lies over bad-block entries
+ * of its member; @bb: the members with entries at a mirror's one offset,
+ * or NULL (every copy at an offset of its own: look). Any context.
  */
-static unsigned long cs_bb_members(struct rl_array *a,
-				   const struct rl_cs_piece *p)
+static bool cs_copy_bb(struct rl_array *a, const struct rl_cs_copy *c,
+		       sector_t len, const unsigned long *bb)
 {
-	unsigned long members = p->members, bb = 0;
-	unsigned int m;
+	unsigned long here = bb ? *bb : rl_bbl_members(a, c->sector, len);
 
-	if (p->same)
-		return rl_bbl_members(a, p->sector[__ffs(members)], p->len) &
-		       members;
-	for_each_set_bit(m, &members, a->geom.nr_members)
-		bb |= rl_bbl_members(a, p->sector[m], p->len) & BIT(m);
-	return bb;
+	return test_bit(c->member, &here);
 }
 
-/* Set up and queue write clone @c of @bio to its copy at member @m. */
+/* Set up and queue write clone @c of @bio to its copy @cp. */
 static void cs_write_queue(struct rl_array *a, struct bio *bio,
-			   struct rl_cs_clone *c, unsigned int m,
-			   sector_t msector, bool clears)
+			   struct rl_cs_clone *c, const struct rl_cs_copy *cp,
+			   bool clears)
 {
+	sector_t msector = a->geom.data_offset + cp->sector;
+
 	bio_clear_polled(&c->clone);	/* nobody polls the copies */
 	c->orig = bio;
 	c->a = a;
-	c->member = m;
+	c->member = cp->member;
 	c->clone.bi_iter.bi_sector = msector;
 	c->clone.bi_end_io = cs_write_endio;
 	/* its entries are cleared once it lands: durably */
@@ -434,55 +420,64 @@ static void cs_write_queue(struct rl_array *a, struct bio *bio,
 		c->clone.bi_opf |= REQ_FUA;
 	rl_qent_init(&c->qe, msector, bio_sectors(bio), true, RL_FG,
 		     cs_write_submit);
-	rl_member_start(a, m, RL_DATA_WRITE);
+	rl_member_start(a, cp->member, RL_DATA_WRITE);
 	atomic_inc(&cs_pb(bio)->pending);
-	rl_queue_add(a, m, &c->qe);
+	rl_queue_add(a, cp->member, &c->qe);
 }
 
 /*
- * Clone a write, piece @p, for every copy whose member has not failed
- * (members being rebuilt included: they must get every write) and queue
- * the clones. All clones are allocated before any is queued: once
- * queued, a clone may be issued and hold a member's queue slot, and none
- * may then wait for the bioset. Returns false, with nothing allocated or
- * queued, if @gfp could not get them all.
+ * Clone a write, within one piece, for every copy whose member has not
+ * failed (members being rebuilt included: they must get every write)
+ * and queue the clones. All clones are allocated before any is queued:
+ * once queued, a clone may be issued and hold a member's queue slot, and
+ * none may then wait for the bioset. Returns false, with nothing
+ * allocated or queued, if @gfp could not get them all.
  */
-static bool cs_write_clones(struct rl_array *a, struct bio *bio,
-			    const struct rl_cs_piece *p, gfp_t gfp)
+static bool cs_write_clones(struct rl_array *a, struct bio *bio, gfp_t gfp)
 {
 	struct rl_copyset *cs = rl_copyset(a);
+	const struct rl_cs_layout *l = &cs->layout;
+	sector_t lsector = rl_pb(bio)->lsector;
 	struct rl_cs_bio *mb = cs_pb(bio);
 	struct rl_cs_clone *mc[RL_MAX_MEMBERS];
-	unsigned long bb = cs_bb_members(a, p), members = p->members;
-	unsigned int m;
+	unsigned long bb = 0, *one = NULL;
+	struct rl_cs_copy c;
+	unsigned int j;
 
-	for (m = 0; m < a->geom.nr_members; m++) {
+	for (j = 0; j < l->copies; j++) {
 		struct dm_dev *dev;
 		struct bio *clone;
 
-		mc[m] = NULL;
-		if (!test_bit(m, &members) || rl_member_failed(a, m))
+		mc[j] = NULL;
+		rl_cs_copy(l, lsector, j, &c);
+		if (rl_member_failed(a, c.member))
 			continue;
-		dev = READ_ONCE(a->members[m].dev);
+		dev = READ_ONCE(a->members[c.member].dev);
 		clone = bio_alloc_clone(dev->bdev, bio, gfp, &cs->bs);
 		if (!clone) {
-			while (m--)
-				if (mc[m])
-					bio_put(&mc[m]->clone);
+			while (j--)
+				if (mc[j])
+					bio_put(&mc[j]->clone);
 			return false;
 		}
-		mc[m] = container_of(clone, struct rl_cs_clone, clone);
-		mc[m]->dev = dev;
+		mc[j] = container_of(clone, struct rl_cs_clone, clone);
+		mc[j]->dev = dev;
 	}
 
 	atomic_set(&mb->pending, 1);
 	atomic_set(&mb->ok, 0);
 	mb->bb_landed = 0;
-	for (m = 0; m < a->geom.nr_members; m++)
-		if (mc[m])
-			cs_write_queue(a, bio, mc[m], m,
-				       a->geom.data_offset + p->sector[m],
-				       test_bit(m, &bb));
+	if (l->kind == RL_CS_MIRROR) {	/* one offset: one look */
+		bb = rl_bbl_members(a, lsector, bio_sectors(bio));
+		one = &bb;
+	}
+	for (j = 0; j < l->copies; j++) {
+		if (!mc[j])
+			continue;
+		rl_cs_copy(l, lsector, j, &c);
+		cs_write_queue(a, bio, mc[j], &c,
+			       cs_copy_bb(a, &c, bio_sectors(bio), one));
+	}
 	cs_write_put(a, bio);
 	return true;
 }
@@ -494,17 +489,15 @@ static bool cs_write_clones(struct rl_array *a, struct bio *bio,
 static void cs_write_ready(struct rl_array *a, struct bio *bio)
 {
 	struct rl_copyset *cs = rl_copyset(a);
-	struct rl_cs_piece p;
 
 	if (rl_nr_failed(a) > a->redundancy) {
 		cs_write_end(a, bio, BLK_STS_IOERR);
 		return;
 	}
-	cs_piece(a, rl_pb(bio)->lsector, bio_sectors(bio), &p);
-	if (!cs_write_admit(cs, bio, &p))
+	if (!cs_write_admit(cs, bio))
 		return;
-	if (!cs_write_clones(a, bio, &p, GFP_NOIO)) {
-		cs_write_unadmit(cs, &p);
+	if (!cs_write_clones(a, bio, GFP_NOIO)) {
+		cs_write_unadmit(cs, rl_pb(bio)->lsector);
 		cs_write_end(a, bio, BLK_STS_IOERR);
 	}
 }
@@ -524,25 +517,24 @@ int cs_map_write(struct rl_array *a, struct bio *bio)
 {
 	struct rl_copyset *cs = rl_copyset(a);
 	struct rl_bio *pb = rl_pb(bio);
-	struct rl_cs_piece p;
 	sector_t len;
 
 	if (rl_nr_failed(a) > a->redundancy || (a->md && rl_md_failed(a->md)))
 		return DM_MAPIO_KILL;
 	len = rl_cs_split_len(pb->lsector, bio_sectors(bio),
 			      cs_split_shift(a));
-	len = cs_piece(a, pb->lsector, len, &p);
+	len = min(len, rl_cs_left(&cs->layout, pb->lsector));
 	if (len < bio_sectors(bio))
 		dm_accept_partial_bio(bio, len);
 
-	if (a->md && !cs_intent_try(a, &p)) {
+	if (a->md && !cs_intent_try(a, pb->lsector)) {
 		cs_defer(cs, &cs->writes, bio);
 		return DM_MAPIO_SUBMITTED;
 	}
-	if (!cs_write_admit(cs, bio, &p))
+	if (!cs_write_admit(cs, bio))
 		return DM_MAPIO_SUBMITTED;	/* parked behind the window */
-	if (!cs_write_clones(a, bio, &p, GFP_NOWAIT)) {
-		cs_write_unadmit(cs, &p);
+	if (!cs_write_clones(a, bio, GFP_NOWAIT)) {
+		cs_write_unadmit(cs, pb->lsector);
 		cs_defer(cs, &cs->ready, bio);
 	}
 	return DM_MAPIO_SUBMITTED;
@@ -557,7 +549,6 @@ void cs_retry_work(struct work_struct *ws)
 	struct rl_copyset *cs = container_of(ws, struct rl_copyset, retry_work);
 	struct rl_array *a = cs->a;
 	struct bio_list list, writes, ready, cleared;
-	struct rl_cs_piece p;
 	struct bio *bio;
 
 	spin_lock_irq(&cs->lock);
@@ -580,14 +571,13 @@ void cs_retry_work(struct work_struct *ws)
 		cs_write_finish(a, bio);
 
 	while ((bio = bio_list_pop(&list))) {
-		if (!cs_map_read(a, bio)) {
+		if (!cs_remap_read(a, bio)) {
 			bio->bi_status = BLK_STS_IOERR;
 			bio_endio(bio);
 		}
 	}
 	while ((bio = bio_list_pop(&writes))) {
-		cs_piece(a, rl_pb(bio)->lsector, 1, &p);
-		if (cs_intent_start(a, &p)) {
+		if (cs_intent_start(a, rl_pb(bio)->lsector)) {
 			bio->bi_status = BLK_STS_IOERR;
 			bio_endio(bio);
 			continue;
@@ -600,10 +590,10 @@ void cs_retry_work(struct work_struct *ws)
 
 /*
  * Open the window [s, s + len) (member sectors after data_offset, the same
- * on every member): from now on writes with a copy in its bucket wait, and
- * once those in flight have ended the window is ours. One window at a time: win_mutex is held until
- * cs_window_close() (the sync worker and fix_work share it, and the
- * check buffers). Sleeps.
+ * on every member): from now on writes with a copy in its bucket wait,
+ * and once those in flight have ended the window is ours. One window at a
+ * time: win_mutex is held until cs_window_close() (the sync worker and
+ * fix_work share it, and the check buffers). Sleeps.
  */
 void cs_window_open(struct rl_copyset *cs, sector_t s, sector_t len)
 {
@@ -771,6 +761,24 @@ static int cs_copy(struct rl_array *a, unsigned int src, unsigned long dests,
 	for_each_set_bit(m, &wg->failed, nr)
 		rl_member_fail_io(a, m, wg->fdev[m], why);
 	return -EIO;
+}
+
+/*
+ * Members of piece @p whose copy has bad-block entries in its range.
+ * Any context.
+ */
+static unsigned long cs_bb_members(struct rl_array *a,
+				   const struct rl_cs_piece *p)
+{
+	unsigned long members = p->members, bb = 0;
+	unsigned int m;
+
+	if (p->same)
+		return rl_bbl_members(a, p->sector[__ffs(members)], p->len) &
+		       members;
+	for_each_set_bit(m, &members, a->geom.nr_members)
+		bb |= rl_bbl_members(a, p->sector[m], p->len) & BIT(m);
+	return bb;
 }
 
 /*

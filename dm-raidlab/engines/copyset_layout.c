@@ -125,12 +125,17 @@ int rl_cs_init(struct rl_cs_layout *l, enum rl_cs_kind kind, unsigned int nr,
 	return 0;
 }
 
-/*
- * Copy @j of logical sector @lsector (see rl_cs_map()); returns the
- * sectors its placement holds for.
+/**
+ * rl_cs_copy() - one copy of a logical sector
+ * @l: the layout
+ * @lsector: below l->capacity
+ * @j: the copy, below l->copies, in rl_cs_map()'s order
+ * @c: filled with its member and sector
+ *
+ * Return: the sectors its placement holds for, as rl_cs_map().
  */
-static sector_t rl_cs_copy_of(const struct rl_cs_layout *l, sector_t lsector,
-			      unsigned int j, struct rl_cs_copy *c)
+sector_t rl_cs_copy(const struct rl_cs_layout *l, sector_t lsector,
+		    unsigned int j, struct rl_cs_copy *c)
 {
 	sector_t mask = ((sector_t)1 << l->chunk_shift) - 1;
 	sector_t off = lsector & mask;
@@ -158,6 +163,16 @@ static sector_t rl_cs_copy_of(const struct rl_cs_layout *l, sector_t lsector,
 	return mask + 1 - off;
 }
 
+/* The sectors from @lsector to the end of its chunk (a mirror's: layout). */
+sector_t rl_cs_left(const struct rl_cs_layout *l, sector_t lsector)
+{
+	sector_t mask = ((sector_t)1 << l->chunk_shift) - 1;
+
+	if (l->kind == RL_CS_MIRROR)
+		return l->capacity - lsector;
+	return mask + 1 - (lsector & mask);
+}
+
 /**
  * rl_cs_map() - the copies of a logical sector
  * @l: the layout
@@ -176,7 +191,7 @@ sector_t rl_cs_map(const struct rl_cs_layout *l, sector_t lsector,
 	unsigned int j;
 
 	for (j = 0; j < l->copies; j++)
-		left = rl_cs_copy_of(l, lsector, j, &c[j]);
+		left = rl_cs_copy(l, lsector, j, &c[j]);
 	return left;
 }
 
@@ -315,7 +330,7 @@ sector_t rl_cs_piece(const struct rl_cs_layout *l, sector_t lsector,
 	p->members = 0;
 	p->same = true;
 	for (j = 0; j < l->copies; j++) {
-		left = rl_cs_copy_of(l, lsector, j, &c);
+		left = rl_cs_copy(l, lsector, j, &c);
 		__set_bit(c.member, &p->members);
 		p->sector[c.member] = c.sector;
 		if (!j)
@@ -371,30 +386,27 @@ void rl_cs_piece_sub(const struct rl_cs_piece *p, sector_t off, sector_t len,
 }
 
 /**
- * rl_cs_piece_owner() - whether a window's walk does @p at @member
- * @p: a piece whose copy on @member lies in [@s, @s + @len)
- * @member: the member the walk found it on
- * @s: the window's first member sector (the same on every member)
- * @len: its length
+ * rl_cs_piece_owner() - whether a walk over member sectors does @p at
+ *	@member
+ * @p: a piece
+ * @member: a member holding a copy of it, where the walk found it
  *
- * A walk over every member's copies in a window meets a piece once for
- * each copy in it. It does the piece at @member unless a lower member
- * holds a copy of it wholly inside the window: the walk does it there.
- * Every logical sector with a copy in the window is then done, at the
- * lowest member whose copy of it is in the window: exactly once when the
- * window holds whole chunks or lies within one chunk row (sync.c's
- * windows from a chunk boundary on), and at most once a copy at the
- * edges of any other window. A second pass over a piece, under the
- * window lock, is harmless; a check counts its mismatches again.
+ * A walk over every member's copies meets a piece once for each copy. It
+ * does the piece at its lowest copy: the one at the lowest member
+ * sector, and of those, on the lowest member. The copies of a piece keep
+ * their order over its length, so a walk whose windows cover the member
+ * sectors once does every logical sector once, whatever the windows (in
+ * the window that holds its lowest copy, which a write's intent has
+ * dirtied with the others).
  */
-bool rl_cs_piece_owner(const struct rl_cs_piece *p, unsigned int member,
-		       sector_t s, sector_t len)
+bool rl_cs_piece_owner(const struct rl_cs_piece *p, unsigned int member)
 {
-	unsigned long lower = p->members & (BIT(member) - 1);
+	unsigned long members = p->members;
 	unsigned int m;
 
-	for_each_set_bit(m, &lower, RL_MAX_MEMBERS)
-		if (p->sector[m] >= s && p->sector[m] + p->len <= s + len)
+	for_each_set_bit(m, &members, RL_MAX_MEMBERS)
+		if (p->sector[m] < p->sector[member] ||
+		    (p->sector[m] == p->sector[member] && m < member))
 			return false;
 	return true;
 }

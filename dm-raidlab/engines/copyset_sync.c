@@ -11,10 +11,10 @@
  * meets. A rebuild walks its target's copies in the window, in the
  * target's order (md's raid10 recovery), each copied from another copy
  * of its piece. Resync, check and repair walk every member's copies in
- * the window and do each piece once, at the lowest member holding a copy
- * of it wholly in the window (rl_cs_piece_owner()): the same
- * piece's other copies may lie elsewhere (far, offset and chained
- * layouts), and are written from there.
+ * the window and do each piece at its lowest copy only
+ * (rl_cs_piece_owner()), so that a pass does it once: its other copies
+ * may lie in other windows (far, offset and chained layouts), and are
+ * read or written from here.
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
@@ -239,7 +239,7 @@ static int cs_sync_walk(struct rl_array *a, struct rl_sync_req *req,
 		for (x = s; x < s + len; x += n) {
 			n = rl_cs_member_piece(l, m, x, s + len - x, &p);
 			if (!p.len || (req->job != RL_SYNC_REBUILD &&
-				       !rl_cs_piece_owner(&p, m, s, len)))
+				       !rl_cs_piece_owner(&p, m)))
 				continue;
 			n = cs_clip_piece(a, &p);
 			r = cs_sync_piece(a, req, &p);
