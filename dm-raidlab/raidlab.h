@@ -380,6 +380,17 @@ struct rl_scheme_ops {
 	unsigned int (*redundancy_of)(const struct rl_args *args);
 
 	/*
+	 * Whether the data survives the members in @failed (a bit each)
+	 * failing, where more than a->redundancy of them may fail as long as
+	 * the right ones do (a copy-set layout: while every chunk keeps a
+	 * copy). Called through rl_survives() only when more than
+	 * a->redundancy have failed; must answer true for any set the
+	 * guaranteed count covers. Reads the instance after ->ctr; pure, any
+	 * context. Optional: without it no more than a->redundancy may fail.
+	 */
+	bool (*survives)(struct rl_array *a, unsigned long failed);
+
+	/*
 	 * Size the layout: check the target length @len against
 	 * a->member_sectors (the smallest member's usable sectors), set
 	 * a->geom.nr_data where the layout has rows, and set a->member_sectors
@@ -578,6 +589,18 @@ static inline bool rl_member_failed(const struct rl_array *a, unsigned int m)
 }
 
 unsigned int rl_nr_failed(const struct rl_array *a);
+/*
+ * Whether the data survives the members in @failed failing: no more than
+ * a->redundancy of them, or a set the scheme's ->survives accepts. Any
+ * context.
+ */
+bool rl_survives(struct rl_array *a, unsigned long failed);
+/* Whether the array still holds its data with the members failed now. */
+static inline bool rl_array_alive(struct rl_array *a)
+{
+	return rl_survives(a, READ_ONCE(a->failed));
+}
+
 void rl_member_fail(struct rl_array *a, unsigned int m, const char *why);
 void rl_member_fail_io(struct rl_array *a, unsigned int m,
 		       const struct dm_dev *dev, const char *why);

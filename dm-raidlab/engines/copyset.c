@@ -182,6 +182,20 @@ int rl_copyset_sync_range(struct rl_array *a, struct rl_sync_req *req)
 	return cs_sync_range(a, req);
 }
 
+/**
+ * rl_copyset_survives() - the scheme's ->survives
+ * @a: the array
+ * @failed: failed members, a bit each
+ *
+ * Return: true while every chunk keeps a copy on a member not in @failed.
+ */
+bool rl_copyset_survives(struct rl_array *a, unsigned long failed)
+{
+	struct rl_copyset *cs = rl_copyset(a);
+
+	return rl_cs_survives(cs->sets, cs->nr_sets, failed);
+}
+
 static void cs_free(struct rl_array *a, struct rl_copyset *cs)
 {
 	unsigned int m;
@@ -230,6 +244,7 @@ static void cs_init_state(struct rl_array *a, struct rl_copyset *cs,
 	INIT_WORK(&cs->fix_work, cs_fix_work);
 	cs->a = a;
 	cs->layout = *l;
+	cs->nr_sets = rl_cs_sets(l, cs->sets);
 }
 
 /**

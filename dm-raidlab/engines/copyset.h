@@ -96,6 +96,10 @@ void rl_cs_piece_sub(const struct rl_cs_piece *p, sector_t off, sector_t len,
 		     struct rl_cs_piece *sub);
 bool rl_cs_piece_owner(const struct rl_cs_piece *p, unsigned int member);
 
+unsigned int rl_cs_sets(const struct rl_cs_layout *l, unsigned long *sets);
+bool rl_cs_survives(const unsigned long *sets, unsigned int nr_sets,
+		    unsigned long failed);
+
 /* chained declustering after failures: which copy serves a read */
 int rl_cs_chained_share(unsigned int nr, unsigned long failed,
 			unsigned int part, unsigned int *num,
@@ -121,6 +125,7 @@ int rl_copyset_map(struct rl_array *a, struct bio *bio);
 int rl_copyset_end_io(struct rl_array *a, struct bio *bio,
 		      blk_status_t *error);
 int rl_copyset_sync_range(struct rl_array *a, struct rl_sync_req *req);
+bool rl_copyset_survives(struct rl_array *a, unsigned long failed);
 
 /*
  * Member space (sectors after data_offset) is cut into aligned slots of

@@ -34,6 +34,8 @@ struct rl_copyset {
 	struct work_struct retry_work;
 	struct rl_array *a;
 	struct rl_cs_layout layout;	/* member sectors after data_offset */
+	unsigned long sets[RL_MAX_MEMBERS];	/* copy sets (rl_cs_sets()) */
+	unsigned int nr_sets;
 
 	/*
 	 * Reads whose member failed to read them: fixed by fix_work, on a

@@ -490,7 +490,7 @@ static void cs_write_ready(struct rl_array *a, struct bio *bio)
 {
 	struct rl_copyset *cs = rl_copyset(a);
 
-	if (rl_nr_failed(a) > a->redundancy) {
+	if (!rl_array_alive(a)) {
 		cs_write_end(a, bio, BLK_STS_IOERR);
 		return;
 	}
@@ -519,7 +519,7 @@ int cs_map_write(struct rl_array *a, struct bio *bio)
 	struct rl_bio *pb = rl_pb(bio);
 	sector_t len;
 
-	if (rl_nr_failed(a) > a->redundancy || (a->md && rl_md_failed(a->md)))
+	if (!rl_array_alive(a) || (a->md && rl_md_failed(a->md)))
 		return DM_MAPIO_KILL;
 	len = rl_cs_split_len(pb->lsector, bio_sectors(bio),
 			      cs_split_shift(a));

@@ -249,6 +249,56 @@ int rl_cs_unmap(const struct rl_cs_layout *l, unsigned int member,
 }
 
 /**
+ * rl_cs_sets() - the member sets that hold a chunk's copies
+ * @l: the layout
+ * @sets: filled with each distinct set (a bit a member), at most l->nr
+ *
+ * The copies of chunk k depend only on k modulo the members (md's layouts
+ * and chained declustering place them by k * copies or k modulo nr), so
+ * the first l->nr chunks give every set.
+ *
+ * Return: the number of sets.
+ */
+unsigned int rl_cs_sets(const struct rl_cs_layout *l, unsigned long *sets)
+{
+	unsigned int k, j, i, n = 0;
+	struct rl_cs_copy c;
+	unsigned long set;
+
+	for (k = 0; k < l->nr && k < l->chunks; k++) {
+		set = 0;
+		for (j = 0; j < l->copies; j++) {
+			rl_cs_copy(l, (sector_t)k << l->chunk_shift, j, &c);
+			set |= BIT(c.member);
+		}
+		for (i = 0; i < n && sets[i] != set; i++)
+			;
+		if (i == n)
+			sets[n++] = set;
+	}
+	return n;
+}
+
+/**
+ * rl_cs_survives() - whether the data outlives a set of failed members
+ * @sets: the copy sets (rl_cs_sets())
+ * @nr_sets: how many
+ * @failed: the failed members, a bit each
+ *
+ * Return: true while every copy set keeps a member.
+ */
+bool rl_cs_survives(const unsigned long *sets, unsigned int nr_sets,
+		    unsigned long failed)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_sets; i++)
+		if (!(sets[i] & ~failed))
+			return false;
+	return true;
+}
+
+/**
  * rl_cs_chained_share() - how chained declustering splits a partition's
  *	reads after failures
  * @nr: members of the chain

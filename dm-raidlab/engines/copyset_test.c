@@ -396,6 +396,77 @@ static void rl_cs_walk_once(struct kunit *test)
 	rl_cs_walk_pass(test, &l, done, chunk + 1, chunk - 1);
 }
 
+/*
+ * The copy sets give the failure sets the data survives: exactly those
+ * where every chunk keeps a copy on a member still there (brute force
+ * over every chunk), for every failure set of up to 8 members and 300
+ * random ones past that.
+ */
+static void rl_cs_sets_survive(struct kunit *test)
+{
+	unsigned long sets[RL_MAX_MEMBERS], failed, have;
+	struct rl_cs_copy c[RL_MAX_LOCS];
+	struct rl_cs_layout l;
+	unsigned int n, i, j, tries;
+	u64 k, seed = 11;
+	bool ok;
+
+	rl_cs_case_init(test, &l);
+	n = rl_cs_sets(&l, sets);
+	KUNIT_ASSERT_GE(test, n, 1U);
+	KUNIT_ASSERT_LE(test, n, l.nr);
+	tries = l.nr <= 8 ? 1U << l.nr : 300;
+	for (i = 0; i < tries; i++) {
+		if (l.nr <= 8) {
+			failed = i;
+		} else {
+			seed = seed * 6364136223846793005ULL + 1;
+			failed = (seed >> 11) & (seed >> 29) & GENMASK(l.nr - 1, 0);
+		}
+		ok = true;
+		for (k = 0; k < l.chunks && ok; k++) {
+			rl_cs_map(&l, k << l.chunk_shift, c);
+			have = 0;
+			for (j = 0; j < l.copies; j++)
+				have |= BIT(c[j].member);
+			ok = have & ~failed;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, rl_cs_survives(sets, n, failed), ok,
+				    "failed %lx", failed);
+	}
+}
+
+/* The sets of the two layouts the issue names, by hand. */
+static void rl_cs_sets_by_hand(struct kunit *test)
+{
+	unsigned long sets[RL_MAX_MEMBERS];
+	struct rl_cs_layout l;
+	char *error = NULL;
+	unsigned int n;
+
+	/* near 2 over 4: members 0+1 and 2+3 */
+	KUNIT_ASSERT_EQ(test, rl_cs_init(&l, RL_CS_NEAR, 4, 2, 3, 0, 800,
+					 &error), 0);
+	n = rl_cs_sets(&l, sets);
+	KUNIT_EXPECT_EQ(test, n, 2U);
+	KUNIT_EXPECT_TRUE(test, rl_cs_survives(sets, n, BIT(0) | BIT(2)));
+	KUNIT_EXPECT_FALSE(test, rl_cs_survives(sets, n, BIT(2) | BIT(3)));
+	/* chained over 6: any failures but two neighbours */
+	KUNIT_ASSERT_EQ(test, rl_cs_init(&l, RL_CS_CHAINED, 6, 2, 3, 0, 800,
+					 &error), 0);
+	n = rl_cs_sets(&l, sets);
+	KUNIT_EXPECT_EQ(test, n, 6U);
+	KUNIT_EXPECT_TRUE(test, rl_cs_survives(sets, n, BIT(0) | BIT(2) | BIT(4)));
+	KUNIT_EXPECT_FALSE(test, rl_cs_survives(sets, n, BIT(5) | BIT(0)));
+	/* a mirror loses its data only with every member */
+	KUNIT_ASSERT_EQ(test, rl_cs_init(&l, RL_CS_MIRROR, 3, 3, 3, 0, 800,
+					 &error), 0);
+	n = rl_cs_sets(&l, sets);
+	KUNIT_EXPECT_EQ(test, n, 1U);
+	KUNIT_EXPECT_TRUE(test, rl_cs_survives(sets, n, BIT(0) | BIT(1)));
+	KUNIT_EXPECT_FALSE(test, rl_cs_survives(sets, n, GENMASK(2, 0)));
+}
+
 /* A piece of a piece: the same copies, each shifted by the offset. */
 static void rl_cs_piece_sub_shifts(struct kunit *test)
 {
@@ -613,6 +684,8 @@ static struct kunit_case rl_cs_test_cases[] = {
 	KUNIT_CASE_PARAM(rl_cs_piece_matches_map, rl_cs_gen_params),
 	KUNIT_CASE_PARAM(rl_cs_walk_once, rl_cs_gen_params),
 	KUNIT_CASE(rl_cs_piece_sub_shifts),
+	KUNIT_CASE_PARAM(rl_cs_sets_survive, rl_cs_gen_params),
+	KUNIT_CASE(rl_cs_sets_by_hand),
 	KUNIT_CASE(rl_cs_mirror),
 	KUNIT_CASE(rl_cs_chained_places),
 	KUNIT_CASE(rl_cs_init_errors),

@@ -542,7 +542,7 @@ static bool rl_stripe_step_write_done(struct rl_stripe *s)
 		rl_stripe_fail_members(s, s->fix == RL_NONE ? "write error" :
 				       "read error, and its rewrite failed");
 		/* what did not land is rebuilt from the rest */
-		if (rl_nr_failed(a) > a->redundancy)
+		if (!rl_array_alive(a))
 			s->status = BLK_STS_IOERR;
 	} else if (s->bb_clear) {
 		rl_stripe_bb_cleared(s);

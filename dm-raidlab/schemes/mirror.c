@@ -95,4 +95,5 @@ const struct rl_scheme_ops rl_mirror_ops = {
 	.map = mirror_map,
 	.end_io = rl_copyset_end_io,
 	.sync_range = rl_copyset_sync_range,
+	.survives = rl_copyset_survives,
 };

@@ -15,6 +15,15 @@ unsigned int rl_nr_failed(const struct rl_array *a)
 	return hweight_long(READ_ONCE(a->failed));
 }
 
+bool rl_survives(struct rl_array *a, unsigned long failed)
+{
+	if (hweight_long(failed) <= a->redundancy)
+		return true;
+	/* ->survives reads the instance: none before ->ctr */
+	return a->ops->survives && READ_ONCE(a->scheme) &&
+	       a->ops->survives(a, failed);
+}
+
 /* Tell a service above of a new failure, if it has started. */
 static void rl_member_notify(struct rl_array *a, enum rl_fail_hook h)
 {
@@ -588,7 +597,7 @@ bool rl_end_remapped(struct rl_array *a, struct bio *bio, blk_status_t error)
 
 	rl_member_fail_io(a, pb->member, pb->dev,
 			  op_is_write(bio_op(bio)) ? "write error" : "read error");
-	if (bio_op(bio) != REQ_OP_READ || rl_nr_failed(a) > a->redundancy)
+	if (bio_op(bio) != REQ_OP_READ || !rl_array_alive(a))
 		return false;
 	rl_restore(bio);
 	return true;

@@ -276,7 +276,7 @@ static bool rl_sync_lifecycle(struct rl_array *a)
 		if (test_and_clear_bit(m, &a->rebuilding))
 			changed = true;
 
-	if (a->md && !rl_md_failed(a->md) && rl_nr_failed(a) <= a->redundancy) {
+	if (a->md && !rl_md_failed(a->md) && rl_array_alive(a)) {
 		for_each_set_bit(m, &failed, a->geom.nr_members) {
 			if (test_and_clear_bit(m, &a->replacements)) {
 				rl_sync_start_rebuild(a, m, NULL);
@@ -329,7 +329,7 @@ static bool rl_sync_next(struct rl_array *a, struct rl_sync_req *req,
 	memset(req, 0, sizeof(*req));
 	req->len = RL_SYNC_UNIT;
 	*dirty = false;
-	if (!a->ops->sync_range || rl_nr_failed(a) > a->redundancy)
+	if (!a->ops->sync_range || !rl_array_alive(a))
 		return false;
 
 	/* resyncs need every member: with one failed there is no parity to fix */
@@ -358,7 +358,7 @@ static bool rl_sync_next(struct rl_array *a, struct rl_sync_req *req,
 
 	/* a rebuild reads every other member (a mirror: one of them) */
 	reb = READ_ONCE(a->rebuilding);
-	if (hweight_long(reb | READ_ONCE(a->failed)) > a->redundancy)
+	if (!rl_survives(a, reb | READ_ONCE(a->failed)))
 		reb = 0;
 	for_each_set_bit(m, &reb, a->geom.nr_members) {
 		req->job = RL_SYNC_REBUILD;
@@ -808,7 +808,7 @@ void rl_sync_status(struct rl_array *a, sector_t *done, sector_t *total,
 		*done = *total;
 		*action = (s->resync_cursor < rl_sync_total(a) ||
 			   READ_ONCE(a->rebuilding) || s->dirty_left) &&
-			  rl_nr_failed(a) <= a->redundancy ? "frozen" : "idle";
+			  rl_array_alive(a) ? "frozen" : "idle";
 		if (s->resync_cursor < rl_sync_total(a))
 			*done = rl_sync_to_array(a, s->resync_cursor);
 	} else {

@@ -330,7 +330,7 @@ static int raidlab_end_io(struct dm_target *ti, struct bio *bio,
 		if (rl_status_fails_member(*error)) {
 			rl_member_fail_io(a, m, rl_pb(bio)->dev, "flush failed");
 			/* the data is still safe on the other members */
-			if (rl_nr_failed(a) <= a->redundancy)
+			if (rl_array_alive(a))
 				*error = BLK_STS_OK;
 		}
 	} else if (a->ops->end_io) {
@@ -389,12 +389,11 @@ static void raidlab_postsuspend(struct dm_target *ti)
 
 static const char *rl_array_state(struct rl_array *a)
 {
-	unsigned int nr = hweight_long(READ_ONCE(a->failed) |
-				       READ_ONCE(a->rebuilding));
+	unsigned long out = READ_ONCE(a->failed) | READ_ONCE(a->rebuilding);
 
-	if (!nr)
+	if (!out)
 		return "optimal";
-	return nr > a->redundancy ? "failed" : "degraded";
+	return rl_survives(a, out) ? "degraded" : "failed";
 }
 
 /*

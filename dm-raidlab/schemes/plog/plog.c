@@ -492,7 +492,7 @@ static int plog_map(struct rl_array *a, struct bio *bio)
 	} else if (bio_op(bio) != REQ_OP_WRITE) {
 		return DM_MAPIO_KILL;
 	}
-	if (rl_nr_failed(a) > a->redundancy)
+	if (!rl_array_alive(a))
 		return DM_MAPIO_KILL;
 	plog_queue_bio(p, bio);
 	return DM_MAPIO_SUBMITTED;

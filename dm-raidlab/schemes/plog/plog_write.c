@@ -333,7 +333,7 @@ static blk_status_t plog_write_log(struct plog_ctx *c)
 			       (rhi - rlo) >> PLOG_BLOCK_SHIFT,
 			       c->col[k] + (rlo << SECTOR_SHIFT));
 	}
-	return rl_nr_failed(a) > a->redundancy ? BLK_STS_IOERR : BLK_STS_OK;
+	return rl_array_alive(a) ? BLK_STS_OK : BLK_STS_IOERR;
 }
 
 /*
@@ -511,7 +511,7 @@ static blk_status_t plog_write_direct(struct plog_ctx *c)
 		if (plog_col_span(c, j, &lo, &hi))
 			plog_cache_drop(p->cache, plog_block_key(c, j, 0),
 					cs >> PLOG_BLOCK_SHIFT);
-	return rl_nr_failed(a) > a->redundancy ? BLK_STS_IOERR : BLK_STS_OK;
+	return rl_array_alive(a) ? BLK_STS_OK : BLK_STS_IOERR;
 }
 
 static void plog_serve(struct plog_ctx *c)

@@ -372,7 +372,7 @@ int plog_parity_write(struct plog_ws *w, u32 r, unsigned long bad)
 		}
 	}
 	plog_check_io(w, r, bad, true);
-	return rl_nr_failed(p->a) > p->a->redundancy ? -EIO : 0;
+	return rl_array_alive(p->a) ? 0 : -EIO;
 }
 
 /*
