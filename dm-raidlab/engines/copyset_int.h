@@ -87,6 +87,7 @@ static inline struct rl_copyset *rl_copyset(struct rl_array *a)
 }
 
 /* copyset_io.c */
+unsigned long cs_unavailable(struct rl_array *a, const struct rl_cs_piece *p);
 unsigned long cs_unreadable(struct rl_array *a, const struct rl_cs_piece *p);
 sector_t cs_piece(struct rl_array *a, sector_t lsector, sector_t len,
 		  struct rl_cs_piece *p);

@@ -19,34 +19,59 @@
 #include "copyset_int.h"
 
 /*
- * Members that must not be read anywhere in [s, s + len) (member sectors
- * after data_offset). A member being rebuilt is readable below its cursor
- * only, so testing both ends covers the range.
+ * Members of piece @p whose copy has bad-block entries in its range.
+ * Any context.
  */
-static unsigned long cs_unreadable_at(struct rl_array *a, sector_t s,
-				      sector_t len)
+static unsigned long cs_bb_members(struct rl_array *a,
+				   const struct rl_cs_piece *p)
 {
-	return rl_unreadable_at(a, s) | rl_unreadable_at(a, s + len - 1) |
-	       rl_bbl_members(a, s, len);
+	unsigned long members = p->members, bb = 0;
+	unsigned int m;
+
+	if (p->same)
+		return rl_bbl_members(a, p->sector[__ffs(members)], p->len) &
+		       members;
+	for_each_set_bit(m, &members, a->geom.nr_members)
+		bb |= rl_bbl_members(a, p->sector[m], p->len) & BIT(m);
+	return bb;
 }
 
 /*
- * Members that must not be read for piece @p: those without a copy, and
- * those whose copy is unreadable (cs_unreadable_at()). Any context.
+ * Members that must not be read anywhere in [s, s + len) (member sectors
+ * after data_offset) but for bad blocks: failed ones, and those rebuilt
+ * at or above their cursor (testing both ends covers the range).
  */
-unsigned long cs_unreadable(struct rl_array *a, const struct rl_cs_piece *p)
+static unsigned long cs_out_at(struct rl_array *a, sector_t s, sector_t len)
+{
+	return rl_unreadable_at(a, s) | rl_unreadable_at(a, s + len - 1);
+}
+
+/*
+ * Members that cannot serve piece @p but for bad blocks: those without a
+ * copy, and those whose copy is out (cs_out_at()). Any context.
+ */
+unsigned long cs_unavailable(struct rl_array *a, const struct rl_cs_piece *p)
 {
 	unsigned long members = p->members;
 	unsigned long bad = GENMASK(a->geom.nr_members - 1, 0) & ~members;
 	unsigned int m;
 
 	if (p->same)
-		return bad | (cs_unreadable_at(a, p->sector[__ffs(members)],
-					       p->len) & members);
+		return bad | (cs_out_at(a, p->sector[__ffs(members)], p->len) &
+			      members);
 	for_each_set_bit(m, &members, a->geom.nr_members)
-		if (cs_unreadable_at(a, p->sector[m], p->len) & BIT(m))
+		if (cs_out_at(a, p->sector[m], p->len) & BIT(m))
 			__set_bit(m, &bad);
 	return bad;
+}
+
+/*
+ * Members that must not be read for piece @p: cs_unavailable(), and those
+ * whose copy has bad-block entries in its range. Any context.
+ */
+unsigned long cs_unreadable(struct rl_array *a, const struct rl_cs_piece *p)
+{
+	return cs_unavailable(a, p) | cs_bb_members(a, p);
 }
 
 /* The piece of @len sectors at logical sector @lsector. */
@@ -761,24 +786,6 @@ static int cs_copy(struct rl_array *a, unsigned int src, unsigned long dests,
 	for_each_set_bit(m, &wg->failed, nr)
 		rl_member_fail_io(a, m, wg->fdev[m], why);
 	return -EIO;
-}
-
-/*
- * Members of piece @p whose copy has bad-block entries in its range.
- * Any context.
- */
-static unsigned long cs_bb_members(struct rl_array *a,
-				   const struct rl_cs_piece *p)
-{
-	unsigned long members = p->members, bb = 0;
-	unsigned int m;
-
-	if (p->same)
-		return rl_bbl_members(a, p->sector[__ffs(members)], p->len) &
-		       members;
-	for_each_set_bit(m, &members, a->geom.nr_members)
-		bb |= rl_bbl_members(a, p->sector[m], p->len) & BIT(m);
-	return bb;
 }
 
 /*

@@ -197,8 +197,19 @@ static int cs_sync_piece(struct rl_array *a, struct rl_sync_req *req,
 	if (req->job == RL_SYNC_REBUILD)
 		__set_bit(req->target, &unreadable);
 	src = rl_cs_source(unreadable, a->geom.nr_members);
-	if (src == RL_NONE)
+	if (src == RL_NONE) {
+		/*
+		 * A rebuild that only bad-block entries keep from every
+		 * source narrows the piece down: the parts some member holds
+		 * are copied, the rest recorded lost on the target.
+		 */
+		if (req->job == RL_SYNC_REBUILD &&
+		    !rl_member_failed(a, req->target) &&
+		    rl_cs_source(cs_unavailable(a, p) | BIT(req->target),
+				 a->geom.nr_members) != RL_NONE)
+			return cs_rebuild_lost(a, req->target, p);
 		return -EIO;
+	}
 
 	switch (req->job) {
 	case RL_SYNC_RESYNC:

@@ -25,7 +25,12 @@
 # 5. A rebuild whose only source cannot read some sectors records them bad
 #    on the spare (bad-block list) and finishes; reads of them fail, a
 #    write heals them.
-# vm-opts: --disks 4
+# 6. A rebuild whose only source has bad-block entries: the member that
+#    holds the entries fails in turn, and the second spare's rebuild from
+#    the first one narrows the window down: it copies what the source
+#    holds, records only the entries' sectors on the new member, and
+#    finishes (it used to stop at the window).
+# vm-opts: --disks 5
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
 . "$RL_TESTS/hddsim.sh"
@@ -201,6 +206,59 @@ check "rebuild: the cleared list is durable ($(rl_tail arr 14))" test "$(rl_tail
 read16 /tmp/r
 check "rebuild: the sectors read back the new data" cmp -s /tmp/r /tmp/B
 check "rebuild: check finds 0 mismatches" test "$(rl_scrub arr check 120)" = 0
+run dm_remove arr
+run dm_remove hs0
+
+# --- 6. a rebuild whose only source has bad-block entries ---------------------
+# As 5, with a second spare: the first rebuild leaves sectors 16..23 bad on
+# role 1 (the spare M2). Then role 0 fails too and the second spare (M4)
+# takes it, with role 1 the only source: the window holding the entry is
+# narrowed down, the rest copied, 16..23 recorded bad on role 0 as well.
+M4=$(disk 4)
+for d in "$M0" "$M1" "$M2" "$M4" "$MD"; do wipe "$d" 4 || die "wipe $d"; done
+run hdd_create hs0 "$M0" lightning time_scale 1000
+OPTS="chunk_size 128 assume_clean metadata $MD spare $M2 spare $M4"
+run dm_create arr "0 $L raidlab mirror $(echo "$OPTS" | wc -w) $OPTS 2 /dev/mapper/hs0 $M1"
+run dd if=/tmp/A of=/dev/mapper/arr bs=64k count=1 oflag=direct conv=fsync
+run dm_message hs0 addbadblock $((2048 + 16)) 8
+run dm_message arr fail 1
+wait_idle() {
+	i=0
+	while { [ "$(rl_health arr)" != AA ] || [ "$(rl_st arr 6)" != idle ]; } && [ $i -lt 600 ]; do
+		sleep 0.2
+		i=$((i + 1))
+	done
+}
+wait_idle
+check "bb source: the first rebuild leaves 16..23 bad on role 1" \
+	test "$(dmsetup message arr 0 bad_blocks 1)" = "16 8"
+dmesg -c >/dev/null
+run dm_message arr fail 0
+wait_idle
+check "bb source: the second rebuild finishes ($(rl_health arr) $(rl_sync arr))" \
+	test "$(rl_health arr) $(rl_st arr 6)" = "AA idle"
+check "bb source: the kernel log names the 8 sectors on role 0" sh -c \
+	"dmesg | grep -q 'member 0: member sectors 16+8 lost in rebuild: recorded bad'"
+check "bb source: bad_blocks 0 lists sectors 16..23" \
+	test "$(dmsetup message arr 0 bad_blocks 0)" = "16 8"
+check "bb source: role 1 keeps its entry" \
+	test "$(dmsetup message arr 0 bad_blocks 1)" = "16 8"
+check "bb source: the status counts an entry on each ($(rl_tail arr 14))" \
+	test "$(rl_tail arr 14)" = 1:1
+expect_fail read16 /tmp/r
+dio_read /dev/mapper/arr 0 16 /tmp/r
+check "bb source: sectors 0..15 read back" cmp -s /tmp/r /tmp/A.head
+dio_read /dev/mapper/arr 24 104 /tmp/r
+check "bb source: sectors 24..127 read back" cmp -s /tmp/r /tmp/A.tail
+# the new role 0 holds them itself: read it alone
+dio_read "$M4" $((2048 + 24)) 104 /tmp/r
+check "bb source: the second spare holds sectors 24..127" cmp -s /tmp/r /tmp/A.tail
+dd if=/dev/urandom of=/tmp/C bs=512 count=8 2>/dev/null
+check "bb source: a write over the lost sectors" dio_write /dev/mapper/arr 16 /tmp/C
+check "bb source: the write cleared both entries ($(rl_tail arr 14))" test "$(rl_tail arr 14)" = 0:0
+read16 /tmp/r
+check "bb source: the sectors read back the new data" cmp -s /tmp/r /tmp/C
+check "bb source: check finds 0 mismatches" test "$(rl_scrub arr check 120)" = 0
 run dm_remove arr
 run dm_remove hs0
 finish
