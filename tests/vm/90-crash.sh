@@ -101,8 +101,10 @@ crash mirror-ext4 8 --scheme mirror --workload ext4 --data-mib 16 --generations 
 	--max-flush 6 --points 2 --seed 14
 
 # ---- issue 13: raid6, a degraded array, an interrupted rebuild ----
-if [ "${RL_CRASH_LONG:-$RL_FULL}" = 1 ]; then N=$LONG MIN=15
-else N="--generations 2 --max-flush 3 --points 1" MIN=5; fi
+# MIN0: the cases without random points (--points 0) check the flush
+# points, the first write and the end only
+if [ "${RL_CRASH_LONG:-$RL_FULL}" = 1 ]; then N=$LONG MIN=15 MIN0=14
+else N="--generations 2 --max-flush 3 --points 1" MIN=5 MIN0=5; fi
 # shellcheck disable=SC2086
 crash raid6 $MIN --scheme raid6 $N --seed 16
 # A degraded array without a journal (raid5-fail1, raid5-rebuild1) is
@@ -112,7 +114,7 @@ crash raid6 $MIN --scheme raid6 $N --seed 16
 # start_dirty_degraded): no random points for them (--points 0).
 # raid5-missing2-journal has a journal and keeps them.
 # shellcheck disable=SC2086
-crash raid5-fail1 $MIN --scheme raid5 --fail 1 $N --points 0 --seed 17
+crash raid5-fail1 $MIN0 --scheme raid5 --fail 1 $N --points 0 --seed 17
 f=$RL_OUT/90-raid5-fail1.json
 check "raid5-fail1: the harness passes start_dirty_degraded (no journal)" \
 	jcheck "$f" "d['start_dirty_degraded'] is True"
@@ -129,7 +131,7 @@ check "raid5-missing2-journal: no start_dirty_degraded with a journal" \
 	jcheck "$RL_OUT/90-raid5-missing2-journal.json" \
 	"d['start_dirty_degraded'] is False and all(p.get('health_at_load') == 'AADA' for p in d['points'])"
 # shellcheck disable=SC2086
-crash raid5-rebuild1 $MIN --scheme raid5 --rebuild 1 --sync-rate 256 $N --points 0 --seed 19
+crash raid5-rebuild1 $MIN0 --scheme raid5 --rebuild 1 --sync-rate 256 $N --points 0 --seed 19
 f=$RL_OUT/90-raid5-rebuild1.json
 check "raid5-rebuild1: the rebuild still ran when the workload ended" \
 	jcheck "$f" "d['record']['rebuild_interrupted']"
