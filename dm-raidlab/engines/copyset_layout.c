@@ -377,8 +377,15 @@ sector_t rl_cs_piece(const struct rl_cs_layout *l, sector_t lsector,
 	unsigned int j;
 
 	p->lsector = lsector;
-	p->members = 0;
 	p->same = true;
+	if (l->kind == RL_CS_MIRROR) {	/* the read path's common case */
+		p->members = GENMASK(l->nr - 1, 0);
+		for (j = 0; j < l->nr; j++)
+			p->sector[j] = l->base + lsector;
+		p->len = min(l->capacity - lsector, max);
+		return p->len;
+	}
+	p->members = 0;
 	for (j = 0; j < l->copies; j++) {
 		left = rl_cs_copy(l, lsector, j, &c);
 		__set_bit(c.member, &p->members);

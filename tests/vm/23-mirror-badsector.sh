@@ -188,26 +188,35 @@ expect_fail read16 /tmp/r
 check "rebuild: member 0 stays after the failed read ($(rl_health arr))" test "$(rl_health arr)" = AA
 dd if=/tmp/A of=/tmp/A.head bs=512 count=16 2>/dev/null
 dd if=/tmp/A of=/tmp/A.tail bs=512 skip=24 2>/dev/null
-dio_read /dev/mapper/arr 0 16 /tmp/r
-check "rebuild: sectors 0..15 read back" cmp -s /tmp/r /tmp/A.head
-dio_read /dev/mapper/arr 24 104 /tmp/r
-check "rebuild: sectors 24..127 read back" cmp -s /tmp/r /tmp/A.tail
-# the spare holds the rest: read it alone (member 0 out of the way)
-dio_read "$M2" $((2048 + 24)) 104 /tmp/r
-check "rebuild: the spare holds sectors 24..127" cmp -s /tmp/r /tmp/A.tail
-dd if=/dev/urandom of=/tmp/B bs=512 count=8 2>/dev/null
-check "rebuild: a write over the lost sectors" dio_write /dev/mapper/arr 16 /tmp/B
+# rest_and_write TAG SPARE NEW: the sectors around the lost ones read back,
+# SPARE (read alone, out of the array) holds the rest, and a write of NEW
+# random sectors goes over the lost ones
+rest_and_write() {
+	dio_read /dev/mapper/arr 0 16 /tmp/r
+	check "$1: sectors 0..15 read back" cmp -s /tmp/r /tmp/A.head
+	dio_read /dev/mapper/arr 24 104 /tmp/r
+	check "$1: sectors 24..127 read back" cmp -s /tmp/r /tmp/A.tail
+	dio_read "$2" $((2048 + 24)) 104 /tmp/r
+	check "$1: the spare holds sectors 24..127" cmp -s /tmp/r /tmp/A.tail
+	dd if=/dev/urandom of="$3" bs=512 count=8 2>/dev/null
+	check "$1: a write over the lost sectors" dio_write /dev/mapper/arr 16 "$3"
+}
+rest_and_write rebuild "$M2" /tmp/B
 check "rebuild: the write cleared the entry ($(rl_tail arr 14))" test "$(rl_tail arr 14)" = 0:0
 check "rebuild: the write healed member 0 (hddsim: $(bad hs0))" test "$(bad hs0 | cut -d' ' -f1)" = 0
 TABLE=$(dmsetup table arr)
 run dm_remove arr
 run dm_create arr "$TABLE"
 check "rebuild: the cleared list is durable ($(rl_tail arr 14))" test "$(rl_tail arr 14)" = 0:0
-read16 /tmp/r
-check "rebuild: the sectors read back the new data" cmp -s /tmp/r /tmp/B
-check "rebuild: check finds 0 mismatches" test "$(rl_scrub arr check 120)" = 0
-run dm_remove arr
-run dm_remove hs0
+# new_data_and_end TAG NEW: the lost sectors read NEW, check finds 0; remove
+new_data_and_end() {
+	read16 /tmp/r
+	check "$1: the sectors read back the new data" cmp -s /tmp/r "$2"
+	check "$1: check finds 0 mismatches" test "$(rl_scrub arr check 120)" = 0
+	run dm_remove arr
+	run dm_remove hs0
+}
+new_data_and_end rebuild /tmp/B
 
 # --- 6. a rebuild whose only source has bad-block entries ---------------------
 # As 5, with a second spare: the first rebuild leaves sectors 16..23 bad on
@@ -246,19 +255,7 @@ check "bb source: role 1 keeps its entry" \
 check "bb source: the status counts an entry on each ($(rl_tail arr 14))" \
 	test "$(rl_tail arr 14)" = 1:1
 expect_fail read16 /tmp/r
-dio_read /dev/mapper/arr 0 16 /tmp/r
-check "bb source: sectors 0..15 read back" cmp -s /tmp/r /tmp/A.head
-dio_read /dev/mapper/arr 24 104 /tmp/r
-check "bb source: sectors 24..127 read back" cmp -s /tmp/r /tmp/A.tail
-# the new role 0 holds them itself: read it alone
-dio_read "$M4" $((2048 + 24)) 104 /tmp/r
-check "bb source: the second spare holds sectors 24..127" cmp -s /tmp/r /tmp/A.tail
-dd if=/dev/urandom of=/tmp/C bs=512 count=8 2>/dev/null
-check "bb source: a write over the lost sectors" dio_write /dev/mapper/arr 16 /tmp/C
+rest_and_write "bb source" "$M4" /tmp/C
 check "bb source: the write cleared both entries ($(rl_tail arr 14))" test "$(rl_tail arr 14)" = 0:0
-read16 /tmp/r
-check "bb source: the sectors read back the new data" cmp -s /tmp/r /tmp/C
-check "bb source: check finds 0 mismatches" test "$(rl_scrub arr check 120)" = 0
-run dm_remove arr
-run dm_remove hs0
+new_data_and_end "bb source" /tmp/C
 finish
