@@ -19,21 +19,23 @@
 #include "copyset_int.h"
 
 /*
- * Members of piece @p whose copy has bad-block entries in its range.
- * Any context.
+ * The members of piece @p whose own copy @test names: @test gives the
+ * members it names over a range of member sectors, asked once where
+ * every copy is at the same offset, else once a copy. Inlined with its
+ * @test, so the read path makes no indirect call. Any context.
  */
-static unsigned long cs_bb_members(struct rl_array *a,
-				   const struct rl_cs_piece *p)
+static __always_inline unsigned long
+cs_copies(struct rl_array *a, const struct rl_cs_piece *p,
+	  unsigned long (*test)(struct rl_array *a, sector_t s, sector_t len))
 {
-	unsigned long members = p->members, bb = 0;
+	unsigned long members = p->members, named = 0;
 	unsigned int m;
 
 	if (p->same)
-		return rl_bbl_members(a, p->sector[__ffs(members)], p->len) &
-		       members;
+		return test(a, p->sector[__ffs(members)], p->len) & members;
 	for_each_set_bit(m, &members, a->geom.nr_members)
-		bb |= rl_bbl_members(a, p->sector[m], p->len) & BIT(m);
-	return bb;
+		named |= test(a, p->sector[m], p->len) & BIT(m);
+	return named;
 }
 
 /*
@@ -46,23 +48,21 @@ static unsigned long cs_out_at(struct rl_array *a, sector_t s, sector_t len)
 	return rl_unreadable_at(a, s) | rl_unreadable_at(a, s + len - 1);
 }
 
+/* Members of piece @p whose copy has bad-block entries in its range. */
+static unsigned long cs_bb_members(struct rl_array *a,
+				   const struct rl_cs_piece *p)
+{
+	return cs_copies(a, p, rl_bbl_members);
+}
+
 /*
  * Members that cannot serve piece @p but for bad blocks: those without a
  * copy, and those whose copy is out (cs_out_at()). Any context.
  */
 unsigned long cs_unavailable(struct rl_array *a, const struct rl_cs_piece *p)
 {
-	unsigned long members = p->members;
-	unsigned long bad = GENMASK(a->geom.nr_members - 1, 0) & ~members;
-	unsigned int m;
-
-	if (p->same)
-		return bad | (cs_out_at(a, p->sector[__ffs(members)], p->len) &
-			      members);
-	for_each_set_bit(m, &members, a->geom.nr_members)
-		if (cs_out_at(a, p->sector[m], p->len) & BIT(m))
-			__set_bit(m, &bad);
-	return bad;
+	return (GENMASK(a->geom.nr_members - 1, 0) & ~p->members) |
+	       cs_copies(a, p, cs_out_at);
 }
 
 /*
@@ -114,18 +114,17 @@ static bool cs_suspect_at(struct rl_array *a, sector_t s, sector_t len)
 	return rl_sync_suspect(a, end - 1);
 }
 
+/* cs_suspect_at() as cs_copies() asks it: every member, or none. */
+static unsigned long cs_suspect_members(struct rl_array *a, sector_t s,
+					sector_t len)
+{
+	return cs_suspect_at(a, s, len) ? ~0UL : 0;
+}
+
 /* Whether the copies of piece @p may differ: any copy's range suspect. */
 static bool cs_suspect(struct rl_array *a, const struct rl_cs_piece *p)
 {
-	unsigned long members = p->members;
-	unsigned int m;
-
-	if (p->same)
-		return cs_suspect_at(a, p->sector[__ffs(members)], p->len);
-	for_each_set_bit(m, &members, a->geom.nr_members)
-		if (cs_suspect_at(a, p->sector[m], p->len))
-			return true;
-	return false;
+	return cs_copies(a, p, cs_suspect_members);
 }
 
 /* The member to read piece @p from, or RL_NONE. */

@@ -10,26 +10,28 @@
 
 #include "copyset.h"
 
-/* Every copy of the read starts at @sector (a mirror's). */
-static unsigned int balance_at(struct rl_cs_view *v, unsigned int nr,
-			       sector_t sector)
+/* Every copy of the read starts at @sector (a mirror's): returns @v. */
+static struct rl_cs_view *at(struct rl_cs_view *v, unsigned int nr,
+			     sector_t sector)
 {
 	unsigned int m;
 
 	for (m = 0; m < nr; m++)
 		v[m].sector = sector;
-	return rl_cs_read_balance(v, nr);
+	return v;
+}
+
+static unsigned int balance_at(struct rl_cs_view *v, unsigned int nr,
+			       sector_t sector)
+{
+	return rl_cs_read_balance(at(v, nr, sector), nr);
 }
 
 static unsigned int choose_at(struct rl_cs_view *v, unsigned int nr,
 			      sector_t sector, unsigned long unreadable,
 			      bool suspect)
 {
-	unsigned int m;
-
-	for (m = 0; m < nr; m++)
-		v[m].sector = sector;
-	return rl_cs_read_choose(v, nr, unreadable, suspect);
+	return rl_cs_read_choose(at(v, nr, sector), nr, unreadable, suspect);
 }
 
 static void rl_cs_io_sequential_stream_stays(struct kunit *test)
