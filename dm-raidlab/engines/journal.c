@@ -406,27 +406,29 @@ const char *rl_jnl_backend(struct rl_jnl *j)
 
 /*
  * Plans whose writes are journaled: foreground writes that write parity
- * (P, or with raid6 Q when P has failed) and do not cover the whole row;
- * every member write of the plan, Q's included, goes into the record. A
- * full-row write rewrites every data chunk and the parity: it holds no
- * acknowledged data of the row. Without a parity write (the parity
- * members have failed) a torn write can only leave its own data in doubt.
+ * (P, or with raid6 Q when P has failed), unless they rewrite every member
+ * of the row whole; every member write of the plan, Q's included, goes
+ * into the record. A full-row write on a whole row holds no acknowledged
+ * data of the row, and the dirty-region resync makes a torn one
+ * consistent. With a member of the row failed it does not write that
+ * member: a torn one leaves the failed member's chunk, rebuilt from the
+ * rest, neither old nor new, and no resync can run. Without a parity write
+ * (the parity members have failed) a torn write can only leave its own
+ * data in doubt.
  */
 bool rl_jnl_wanted(const struct rl_plan *p, const struct rl_geom *g)
 {
 	u32 chunk = rl_chunk_sectors(g);
-	unsigned int k, m;
+	unsigned int m;
 	bool parity = !rl_span_empty(p->write[p->pmember]) ||
 		      (p->qmember != RL_NONE &&
 		       !rl_span_empty(p->write[p->qmember]));
 
 	if (!p->nr_writes || !parity || p->mode == RL_PLAN_REBUILD)
 		return false;
-	for (k = 0; k < g->nr_data; k++) {
-		m = g->layout->data_member(g, p->row, k);
-		if (p->bio[m].lo || p->bio[m].hi != chunk)
+	for (m = 0; m < g->nr_members; m++)
+		if (p->write[m].lo || p->write[m].hi != chunk)
 			return true;
-	}
 	return false;
 }
 

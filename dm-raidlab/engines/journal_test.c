@@ -105,7 +105,10 @@ static void rl_jnl_rec_of_small_write(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rl_jnl_rec_blocks(9), 3U);
 }
 
-/* Partial-row writes with parity are journaled; full rows and no-parity are not. */
+/*
+ * Partial-row writes with parity are journaled, and full rows with a
+ * member failed; whole full rows and no-parity writes are not.
+ */
 static void rl_jnl_wanted_plans(struct kunit *test)
 {
 	struct rl_plan *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
@@ -125,6 +128,11 @@ static void rl_jnl_wanted_plans(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, rl_jnl_wanted(p, &g));
 	/* degraded: a data member failed, the write hole is still there */
 	KUNIT_ASSERT_EQ(test, rl_plan_access(&g, 2, 0, 8, RL_PLAN_WRITE,
+					     BIT(g.layout->data_member(&g, 2, 1)), p), 0);
+	KUNIT_EXPECT_TRUE(test, rl_jnl_wanted(p, &g));
+	/* a full row over a failed data member: its chunk is the parity's */
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&g, 2, 0, 3 * RL_JT_CHUNK,
+					     RL_PLAN_WRITE,
 					     BIT(g.layout->data_member(&g, 2, 1)), p), 0);
 	KUNIT_EXPECT_TRUE(test, rl_jnl_wanted(p, &g));
 	/* the parity member failed: no parity write, nothing to journal */
@@ -177,10 +185,16 @@ static void rl_jnl_raid6_logs_q(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, rl_plan_access(&g, 3, 4, 8, RL_PLAN_WRITE,
 					     BIT(pm) | BIT(qm), p), 0);
 	KUNIT_EXPECT_FALSE(test, rl_jnl_wanted(p, &g));
-	/* a full row is not journaled */
+	/* a full row is not journaled, but for a member of the row failed */
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&g, 3, 0, 4 * RL_JT_CHUNK,
+					     RL_PLAN_WRITE, 0, p), 0);
+	KUNIT_EXPECT_FALSE(test, rl_jnl_wanted(p, &g));
 	KUNIT_ASSERT_EQ(test, rl_plan_access(&g, 3, 0, 4 * RL_JT_CHUNK,
 					     RL_PLAN_WRITE, BIT(dm), p), 0);
-	KUNIT_EXPECT_FALSE(test, rl_jnl_wanted(p, &g));
+	KUNIT_EXPECT_TRUE(test, rl_jnl_wanted(p, &g));
+	KUNIT_ASSERT_EQ(test, rl_plan_access(&g, 3, 0, 4 * RL_JT_CHUNK,
+					     RL_PLAN_WRITE, BIT(qm), p), 0);
+	KUNIT_EXPECT_TRUE(test, rl_jnl_wanted(p, &g));
 }
 
 static void rl_jnl_encode_decode(struct kunit *test)

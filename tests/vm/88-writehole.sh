@@ -17,6 +17,14 @@
 # `journal off` must lose it (D1 xor old D0 xor new D0): the negative
 # control shows the test can fail. A third round keeps the metadata on a
 # plain disk (dm-bufio) with `journal on`: the same replay through dm-bufio.
+#
+# The fourth round is the degraded full-row write (1.10.4): member 1 is
+# missing from the start, and row 0 is written whole again while the
+# parity write waits in dm-delay. D0 and D2 land, the parity does not;
+# D1 (never on a disk) is rebuilt from them and the parity after the
+# crash, and must read back as its old or its new value. Before 1.10.4 a
+# full-row write was never journaled, and D1 read back as old D1 xor the
+# changes of D0 and D2: neither.
 # vm-opts: --disks 5 --timeout 900
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
@@ -63,6 +71,10 @@ image() { # save|load
 dd if=/dev/urandom of=/tmp/row bs=64K count=3 2>/dev/null || die "row pattern"
 dd if=/dev/urandom of=/tmp/new bs=4K count=1 2>/dev/null || die "new pattern"
 dd if=/tmp/row of=/tmp/d1 bs=64K skip=1 count=1 2>/dev/null || die "d1"
+dd if=/dev/urandom of=/tmp/row2 bs=64K count=3 2>/dev/null || die "row2 pattern"
+dd if=/tmp/row2 of=/tmp/d1new bs=64K skip=1 count=1 2>/dev/null || die "d1new"
+new0_hex=$(dd if=/tmp/row2 bs=4K count=1 2>/dev/null | od -An -tx1 | tr -d ' \n')
+new2_hex=$(dd if=/tmp/row2 bs=64K skip=2 count=1 2>/dev/null | head -c 4096 | od -An -tx1 | tr -d ' \n')
 new_hex=$(od -An -tx1 /tmp/new | tr -d ' \n')
 
 # round NAME OPTS JOURNAL: the torn write and the crash, then assembly with member 1
@@ -136,6 +148,61 @@ round() {
 	dm_remove r5 || die "remove r5"
 }
 
+# full_round: the degraded full-row write, torn, and the crash (DAX journal)
+full_round() {
+	log "---- degraded full row ----"
+	for _d in "$m0" "$m1" "$m2" "$m3"; do wipe "$_d" 8 || die "wipe $_d"; done
+	wipe "$MD" $PMEM_MB || die "wipe the metadata device"
+	dm_create dly "0 $(sectors "$m3") delay $m3 0 0" || die "dm-delay"
+	dm_create r5 "$(r5_line "" "$m0" "$m1" "$m2" /dev/mapper/dly)" || die "create"
+	run dd if=/tmp/row of=/dev/mapper/r5 bs=192K count=1 oflag=direct conv=fsync
+	dm_remove r5 || die "remove r5"
+	check "full row: assembled with member 1 missing" \
+		dm_create r5 "$(r5_line "" "$m0" - "$m2" /dev/mapper/dly)"
+	_j=$(rl_jnl r5 | cut -d' ' -f2)
+	_oldp=$(read4k "$m3" 2048)
+
+	dmsetup suspend dly && echo "0 $(sectors "$m3") delay $m3 0 0 $m3 0 30000" |
+		dmsetup load dly && dmsetup resume dly || die "delay writes on member 3"
+	dd if=/tmp/row2 of=/dev/mapper/r5 bs=192K count=1 oflag=direct 2>/dev/null &
+	_pid=$!
+	_i=0
+	until [ "$(read4k "$m0" 2048)" = "$new0_hex" ] &&
+	      [ "$(read4k "$m2" 2048)" = "$new2_hex" ]; do
+		_i=$((_i + 1))
+		[ $_i -gt 100 ] && break
+		sleep 0.1
+	done
+	sleep 0.5
+	check "full row: D0 and D2 landed" test "$(read4k "$m0" 2048)" = "$new0_hex" -a \
+		"$(read4k "$m2" 2048)" = "$new2_hex"
+	check "full row: the parity write did not land" test "$(read4k "$m3" 2048)" = "$_oldp"
+	check "full row: the write is still in flight" kill -0 $_pid
+	check "full row: the degraded full-row write is journaled" \
+		test "$(rl_jnl r5 | cut -d' ' -f2)" -gt "$_j"
+	check "full row: crash image taken" image save
+
+	dmsetup suspend dly && echo "0 $(sectors "$m3") delay $m3 0 0" |
+		dmsetup load dly && dmsetup resume dly || die "release member 3"
+	wait $_pid
+	dm_remove r5 || die "remove r5"
+	dm_remove dly || die "remove dly"
+
+	check "full row: crash image written back" image load
+	_before=$(dmesg_mark)
+	check "full row: assembled again with member 1 missing" \
+		dm_create r5 "$(r5_line "" "$m0" - "$m2" "$m3")"
+	dmesg_since "$_before" | grep raidlab | sed 's/^/    /'
+	REPLAYED=$(dmesg_since "$_before" | grep -c 'journal: 1 records replayed')
+	drop_caches
+	dd if=/dev/mapper/r5 of=/tmp/d1.read bs=64K skip=1 count=1 iflag=direct 2>/dev/null ||
+		die "full row: read D1"
+	if cmp -s /tmp/d1 /tmp/d1.read; then D1_OK=old
+	elif cmp -s /tmp/d1new /tmp/d1.read; then D1_OK=new
+	else D1_OK=neither; fi
+	dm_remove r5 || die "remove r5"
+}
+
 round journal "" dax
 check "journal: the torn write's record was replayed" test "$REPLAYED" = 1
 check "journal: member 1's flushed data rebuilt intact" test "$D1_OK" = 1
@@ -144,6 +211,10 @@ check "journal: the torn write reads back whole (replayed)" test "$D0_HEX" = "$n
 round "journal off" "journal off" off
 check "journal off: nothing replayed" test "$REPLAYED" = 0
 check "journal off (negative control): member 1's data is lost" test "$D1_OK" = 0
+
+full_round
+check "full row: the torn full-row write's record was replayed" test "$REPLAYED" = 1
+check "full row: D1 reads back as its new value (was: $D1_OK)" test "$D1_OK" = new
 
 MD=$m4
 round "bufio journal on" "journal on" bufio
