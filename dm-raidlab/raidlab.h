@@ -714,8 +714,22 @@ void rl_track_start(struct rl_array *a);
 void rl_track_free(struct rl_array *a);
 void rl_track_status(struct rl_array *a, unsigned int m, char *result,
 		     unsigned int maxlen);
-u64 rl_track_predict(struct rl_array *a, unsigned int m, sector_t sector,
-		     unsigned int sectors);
+u64 __rl_track_predict(struct rl_array *a, unsigned int m, sector_t sector,
+		       unsigned int sectors);
+
+/*
+ * The tracker's predicted service time of a read of @sectors at @sector
+ * on member @m, in ns; U64_MAX when it cannot say (no geometry loaded,
+ * the usual case, answered here without a call; the queue busy).
+ */
+static inline u64 rl_track_predict(struct rl_array *a, unsigned int m,
+				   sector_t sector, unsigned int sectors)
+{
+	if (!READ_ONCE(a->members[m].q.trk))
+		return U64_MAX;
+	return __rl_track_predict(a, m, sector, sectors);
+}
+
 void rl_restore(struct bio *bio);
 void rl_trim_to_chunk(struct rl_array *a, struct bio *bio);
 void rl_bio_record(struct bio *bio, struct rl_bio_record *rec);

@@ -45,6 +45,9 @@ cs_copies(struct rl_array *a, const struct rl_cs_piece *p,
  */
 static unsigned long cs_out_at(struct rl_array *a, sector_t s, sector_t len)
 {
+	/* no member failed or being rebuilt (the usual case): no call */
+	if (!READ_ONCE(a->failed) && !READ_ONCE(a->rebuilding))
+		return 0;
 	return rl_unreadable_at(a, s) | rl_unreadable_at(a, s + len - 1);
 }
 
@@ -97,21 +100,24 @@ unsigned int cs_split_shift(struct rl_array *a)
 
 /*
  * Whether any sector of [s, s + len) may differ between the members:
- * suspect-ness comes in intent regions (with a metadata device) or behind
- * the resync cursor, so asking at the start of every region the range
- * touches and at its last sector covers it.
+ * suspect-ness comes in intent regions (with a metadata device) or at and
+ * above the resync cursor, so asking at the last sector (its region, and
+ * the cursor) and at the start of every other region the range touches
+ * covers it: one question for a range within one region.
  */
 static bool cs_suspect_at(struct rl_array *a, sector_t s, sector_t len)
 {
 	unsigned int shift = cs_split_shift(a);
-	sector_t end = s + len;
+	sector_t last = s + len - 1;
 
-	while (s < end) {
+	if (rl_sync_suspect(a, last))
+		return true;
+	while (s >> shift != last >> shift) {
 		if (rl_sync_suspect(a, s))
 			return true;
-		s += rl_cs_split_len(s, end - s, shift);
+		s += rl_cs_split_len(s, last - s, shift);
 	}
-	return rl_sync_suspect(a, end - 1);
+	return false;
 }
 
 /* cs_suspect_at() as cs_copies() asks it: every member, or none. */

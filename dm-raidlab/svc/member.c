@@ -462,16 +462,13 @@ void rl_member_done(struct rl_array *a, unsigned int m,
  * if it were issued now, or U64_MAX: not calibrated, or the member is busy
  * (the prediction holds for an I/O that starts at once).
  */
-u64 rl_track_predict(struct rl_array *a, unsigned int m, sector_t sector,
-		     unsigned int sectors)
+u64 __rl_track_predict(struct rl_array *a, unsigned int m, sector_t sector,
+		       unsigned int sectors)
 {
 	struct rl_queue *q = &a->members[m].q;
 	unsigned long flags;
 	u64 t = U64_MAX;
 
-	/* no geometry loaded (the usual case): no lock to take */
-	if (!READ_ONCE(q->trk))
-		return t;
 	spin_lock_irqsave(&q->lock, flags);
 	if (!atomic_read(&q->issued) && !q->ref_due && !q->ref_busy &&
 	    !rl_queue_waiting(q) && rl_tracker_ready(q->trk))
