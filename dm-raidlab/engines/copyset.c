@@ -61,6 +61,8 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
+#include "../svc/layout.h"
+#include "../svc/metadata.h"
 #include "copyset_int.h"
 
 /* What to do with a read that failed on its member. */
@@ -145,14 +147,143 @@ int rl_copyset_end_io(struct rl_array *a, struct bio *bio, blk_status_t *error)
 	return DM_ENDIO_INCOMPLETE;
 }
 
+/*
+ * Member sectors (after data_offset) a copy-set layout needs for @chunks
+ * logical chunks over @nr members: whole chunks of each member, in the
+ * layout's own sizing (rl_cs_init()), the smallest that hold them.
+ */
+static sector_t cs_member_chunks(enum rl_cs_kind kind, unsigned int nr,
+				 unsigned int copies, u64 chunks)
+{
+	switch (kind) {
+	case RL_CS_NEAR:
+		return DIV_ROUND_UP_ULL(chunks * copies, nr);
+	case RL_CS_CHAINED:
+		return 2 * DIV_ROUND_UP_ULL(chunks, nr);
+	default:	/* far and offset: a band of each member a copy */
+		return copies * DIV_ROUND_UP_ULL(chunks, nr);
+	}
+}
+
 /**
- * rl_copyset_map() - map a read or a write
+ * rl_copyset_capacity() - a copy-set scheme's ->capacity
+ * @a: the array; a->member_sectors the smallest member's usable sectors
+ * @kind: its layout (not mirror: a mirror sizes itself as rl_size_rows())
+ * @copies: of each chunk
+ * @len: the target length, whole chunks
+ * @error: set to a message for ti->error on failure
+ *
+ * The layout is sized from @len alone, not from the members: each member
+ * uses the fewest whole chunks that hold @len (rl_copyset_layout() builds
+ * it again from a->member_sectors), so a larger spare or member never
+ * moves a far copy.
+ *
+ * Return: 0 with a->member_sectors set to what the layout uses, or
+ * -EINVAL.
+ */
+int rl_copyset_capacity(struct rl_array *a, enum rl_cs_kind kind,
+			unsigned int copies, sector_t len, char **error)
+{
+	unsigned int shift = a->geom.chunk_shift;
+	struct rl_cs_layout l;
+	sector_t need;
+	int r;
+
+	if (!len) {
+		*error = "Zero target length";
+		return -EINVAL;
+	}
+	/* the members and copies first: a layout at all */
+	r = rl_cs_init(&l, kind, a->geom.nr_members, copies, shift, 0,
+		       a->member_sectors, error);
+	if (r)
+		return r;
+	if (len & ((1ULL << shift) - 1)) {
+		*error = "Target length is not a multiple of the chunk size";
+		return -EINVAL;
+	}
+	need = cs_member_chunks(kind, a->geom.nr_members, copies,
+				len >> shift) << shift;
+	if (need > a->member_sectors) {
+		*error = "Target length exceeds the members' capacity";
+		return -EINVAL;
+	}
+	r = rl_cs_init(&l, kind, a->geom.nr_members, copies, shift, 0, need,
+		       error);
+	if (r)
+		return r;
+	a->geom.nr_data = 1;
+	a->member_sectors = l.used;
+	return 0;
+}
+
+/**
+ * rl_copyset_layout() - the layout over an array's members
+ * @a: the array, sized by its ->capacity
+ * @kind: the layout
+ * @copies: of each chunk
+ * @l: filled, over member sectors after data_offset (base 0)
+ */
+void rl_copyset_layout(const struct rl_array *a, enum rl_cs_kind kind,
+		       unsigned int copies, struct rl_cs_layout *l)
+{
+	char *error;
+
+	WARN_ON_ONCE(rl_cs_init(l, kind, a->geom.nr_members, copies,
+				a->geom.chunk_shift, 0, a->member_sectors,
+				&error));
+}
+
+/**
+ * rl_copyset_locate() - a copy-set scheme's ->locate
+ * @a: the array
+ * @l: its layout (rl_copyset_layout())
+ * @lsector: the logical sector
+ * @ls: filled: the first copy as the data, the others as copies
+ */
+void rl_copyset_locate(struct rl_array *a, const struct rl_cs_layout *l,
+		       sector_t lsector, struct rl_locset *ls)
+{
+	struct rl_cs_copy c[RL_MAX_LOCS];
+	unsigned int j;
+
+	rl_locset_init(ls, rl_cs_map(l, lsector, c), 0, 0);
+	for (j = 0; j < l->copies; j++)
+		rl_locset_add(ls, c[j].member, a->geom.data_offset + c[j].sector,
+			      j ? RL_PART_COPY : RL_PART_DATA);
+}
+
+/**
+ * rl_copyset_owner() - a copy-set scheme's ->owner
+ * @a: the array
+ * @l: its layout (rl_copyset_layout())
+ * @member: the member
+ * @msector: its sector, data_offset included
+ * @lsector: set to the logical sector it holds, if it holds one
+ *
+ * Return: RL_PART_DATA for a first copy, RL_PART_COPY for another, or
+ * RL_PART_NONE where the layout puts nothing.
+ */
+enum rl_part rl_copyset_owner(struct rl_array *a, const struct rl_cs_layout *l,
+			      unsigned int member, sector_t msector,
+			      sector_t *lsector)
+{
+	int j = rl_cs_unmap(l, member, msector - a->geom.data_offset, lsector);
+
+	if (j < 0)
+		return RL_PART_NONE;
+	return j ? RL_PART_COPY : RL_PART_DATA;
+}
+
+/**
+ * rl_copyset_map() - map a read, a write or a discard
  * @a: the array
  * @bio: its rl_pb(bio)->lsector set
  *
  * A read is cut to one chunk and goes to one copy; a write is cut to one
- * piece (cs_map_write()) and goes to every copy. Other operations are the
- * scheme's. Process context.
+ * piece (cs_map_write()) and goes to every copy, and so is a discard (it
+ * clears no bad-block entry). Other operations are the scheme's. Process
+ * context.
  *
  * Return: a DM_MAPIO_* value.
  */
@@ -162,6 +293,7 @@ int rl_copyset_map(struct rl_array *a, struct bio *bio)
 	case REQ_OP_READ:
 		return cs_map_read(a, bio);
 	case REQ_OP_WRITE:
+	case REQ_OP_DISCARD:
 		return cs_map_write(a, bio);
 	default:
 		return DM_MAPIO_KILL;
@@ -247,6 +379,57 @@ static void cs_init_state(struct rl_array *a, struct rl_copyset *cs,
 	cs->nr_sets = rl_cs_sets(l, cs->sets);
 }
 
+/*
+ * With a metadata device, the layout the array was made with (copyset.h):
+ * recorded at the first load, compared at every other. A mirror records
+ * none. Sets a->ti->error on failure. May sleep.
+ */
+static int cs_layout_record(struct rl_array *a, const struct rl_cs_layout *l)
+{
+	struct rl_cs_layout found;
+	struct rl_md_area area;
+	void *block;
+	int r;
+
+	if (!a->md || l->kind == RL_CS_MIRROR)
+		return 0;
+	r = rl_md_area_find(a->md, RL_CS_AREA_ID, 1, &area);
+	if (r) {
+		a->ti->error = r == -ENOSPC ?
+			"No room for the copy layout on the metadata device" :
+			"Cannot make the copy layout record";
+		return r;
+	}
+	block = kmalloc(RL_MD_BLOCK, GFP_KERNEL);
+	if (!block) {
+		a->ti->error = "Cannot allocate the copy layout record";
+		return -ENOMEM;
+	}
+	r = rl_md_area_read(a->md, &area, 0, block, RL_MD_BLOCK);
+	if (!r)
+		r = rl_cs_layout_decode(block, &found);
+	if (r == -ENODATA) {
+		rl_cs_layout_encode(l, block);
+		r = rl_md_area_write(a->md, &area, 0, block, RL_MD_BLOCK) ?:
+		    rl_md_persist(a->md);
+		if (r)
+			a->ti->error = "Cannot write the copy layout record";
+	} else if (r) {
+		a->ti->error = r == -EINVAL ? "Damaged copy layout record" :
+					      "Cannot read the copy layout record";
+	} else if (!rl_cs_layout_same(l, &found)) {
+		/* the table's own values are on its line */
+		DMERR("%s: the metadata holds layout %s, %u copies over %u members of %llu sectors",
+		      dm_table_device_name(a->ti->table),
+		      rl_cs_kind_name(found.kind), found.copies, found.nr,
+		      (unsigned long long)found.used);
+		a->ti->error = "The metadata holds another copy layout";
+		r = -EINVAL;
+	}
+	kfree(block);
+	return r;
+}
+
 /**
  * rl_copyset_create() - the engine over all of an array's members
  * @a: the array, its geometry and member_sectors set
@@ -267,6 +450,9 @@ int rl_copyset_create(struct rl_array *a, const struct rl_cs_layout *l)
 		a->ti->error = "Copy-set layout not over the array's members";
 		return -EINVAL;
 	}
+	r = cs_layout_record(a, l);
+	if (r)
+		return r;
 	cs = kzalloc(struct_size(cs, buf, nr), GFP_KERNEL);
 	if (!cs) {
 		a->ti->error = "Cannot allocate copy-set state";

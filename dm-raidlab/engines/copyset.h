@@ -75,6 +75,35 @@ int rl_cs_unmap(const struct rl_cs_layout *l, unsigned int member,
 const char *rl_cs_kind_name(enum rl_cs_kind kind);
 
 /*
+ * The layout a copy-set array was made with (not a mirror's: it has none
+ * to choose), in a record area of the metadata, one block: written at the
+ * first load, checked at every other, so that a table line with another
+ * layout, copy count or size is refused rather than read through another
+ * map. Little endian; csum as every metadata record (rl_md_csum()).
+ */
+#define RL_CS_AREA_ID		0x4c534352U	/* "RCSL" */
+#define RL_CS_MD_MAGIC		0x4c534352U
+#define RL_CS_MD_VERSION	1U
+#define RL_CS_MD_CSUM_XOR	0x6c73636cU
+
+struct rl_cs_layout_disk {
+	__le32 csum;
+	__le32 magic;
+	__le32 version;
+	__le32 kind;			/* enum rl_cs_kind */
+	__le32 nr;
+	__le32 copies;
+	__le32 chunk_shift;
+	__le32 reserved;
+	__le64 used;			/* member sectors */
+} __packed;
+
+void rl_cs_layout_encode(const struct rl_cs_layout *l, void *block);
+int rl_cs_layout_decode(const void *block, struct rl_cs_layout *l);
+bool rl_cs_layout_same(const struct rl_cs_layout *a,
+		       const struct rl_cs_layout *b);
+
+/*
  * One piece of an access: a logical range [lsector, lsector + len) within
  * one chunk, so that each copy is one run of member sectors. sector[] is
  * indexed by member, for the members in @members only.
@@ -119,6 +148,16 @@ struct rl_cs_bio {
 	unsigned long bb_landed;	/* copies that landed over bad blocks */
 };
 
+struct rl_locset;
+int rl_copyset_capacity(struct rl_array *a, enum rl_cs_kind kind,
+			unsigned int copies, sector_t len, char **error);
+void rl_copyset_layout(const struct rl_array *a, enum rl_cs_kind kind,
+		       unsigned int copies, struct rl_cs_layout *l);
+void rl_copyset_locate(struct rl_array *a, const struct rl_cs_layout *l,
+		       sector_t lsector, struct rl_locset *ls);
+enum rl_part rl_copyset_owner(struct rl_array *a, const struct rl_cs_layout *l,
+			      unsigned int member, sector_t msector,
+			      sector_t *lsector);
 int rl_copyset_create(struct rl_array *a, const struct rl_cs_layout *l);
 void rl_copyset_destroy(struct rl_array *a);
 int rl_copyset_map(struct rl_array *a, struct bio *bio);

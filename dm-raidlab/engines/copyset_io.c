@@ -505,7 +505,9 @@ static bool cs_write_clones(struct rl_array *a, struct bio *bio, gfp_t gfp)
 		if (!mc[j])
 			continue;
 		rl_cs_copy(l, lsector, j, &c);
+		/* a discard lands no data: it clears no entry */
 		cs_write_queue(a, bio, mc[j], &c,
+			       bio_op(bio) == REQ_OP_WRITE &&
 			       cs_copy_bb(a, &c, bio_sectors(bio), one));
 	}
 	cs_write_put(a, bio);

@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * dm-raidlab copy-set layouts (copyset.h): sizing over an extent, the map
- * of a logical sector to its copies and back, and chained declustering's
- * split of reads between a chunk's two copies after failures. Pure: KUnit
- * suite dm_raidlab_copyset.
+ * of a logical sector to its copies and back, chained declustering's
+ * split of reads between a chunk's two copies after failures, and the
+ * layout's metadata record. Pure: KUnit suite dm_raidlab_copyset.
  */
 #include <linux/bitops.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/math64.h>
+#include <linux/string.h>
 
 #include "../raidlab.h"
+#include "../svc/metadata.h"
 #include "copyset.h"
 
 static const char * const rl_cs_names[RL_CS_NR_KINDS] = {
@@ -466,4 +468,61 @@ bool rl_cs_piece_owner(const struct rl_cs_piece *p, unsigned int member)
 		    (p->sector[m] == p->sector[member] && m < member))
 			return false;
 	return true;
+}
+
+/**
+ * rl_cs_layout_encode() - the metadata record of a layout
+ * @l: the layout (base 0)
+ * @block: a 4 KiB block, filled (zeroed first)
+ */
+void rl_cs_layout_encode(const struct rl_cs_layout *l, void *block)
+{
+	struct rl_cs_layout_disk *d = block;
+
+	memset(block, 0, RL_MD_BLOCK);
+	d->magic = cpu_to_le32(RL_CS_MD_MAGIC);
+	d->version = cpu_to_le32(RL_CS_MD_VERSION);
+	d->kind = cpu_to_le32(l->kind);
+	d->nr = cpu_to_le32(l->nr);
+	d->copies = cpu_to_le32(l->copies);
+	d->chunk_shift = cpu_to_le32(l->chunk_shift);
+	d->used = cpu_to_le64(l->used);
+	d->csum = cpu_to_le32(rl_md_csum(block, RL_MD_BLOCK, RL_CS_MD_CSUM_XOR));
+}
+
+/**
+ * rl_cs_layout_decode() - read a layout's metadata record
+ * @block: the 4 KiB block
+ * @l: filled with what it records (kind, nr, copies, chunk_shift, used)
+ *
+ * Return: 0; -ENODATA for a block of zeroes (none recorded yet); -EINVAL
+ * for a bad magic, checksum, version or kind.
+ */
+int rl_cs_layout_decode(const void *block, struct rl_cs_layout *l)
+{
+	const struct rl_cs_layout_disk *d = block;
+
+	if (!memchr_inv(block, 0, RL_MD_BLOCK))
+		return -ENODATA;
+	if (le32_to_cpu(d->magic) != RL_CS_MD_MAGIC ||
+	    le32_to_cpu(d->csum) != rl_md_csum(block, RL_MD_BLOCK,
+					       RL_CS_MD_CSUM_XOR) ||
+	    le32_to_cpu(d->version) != RL_CS_MD_VERSION ||
+	    le32_to_cpu(d->kind) >= RL_CS_NR_KINDS)
+		return -EINVAL;
+	memset(l, 0, sizeof(*l));
+	l->kind = le32_to_cpu(d->kind);
+	l->nr = le32_to_cpu(d->nr);
+	l->copies = le32_to_cpu(d->copies);
+	l->chunk_shift = le32_to_cpu(d->chunk_shift);
+	l->used = le64_to_cpu(d->used);
+	return 0;
+}
+
+/* Whether two layouts place every copy alike: what the record holds. */
+bool rl_cs_layout_same(const struct rl_cs_layout *a,
+		       const struct rl_cs_layout *b)
+{
+	return a->kind == b->kind && a->nr == b->nr && a->copies == b->copies &&
+	       a->chunk_shift == b->chunk_shift && a->used == b->used;
 }

@@ -14,6 +14,7 @@
 #include <linux/math64.h>
 
 #include "../raidlab.h"
+#include "../svc/metadata.h"
 #include "copyset.h"
 
 /* md raid10's geometry, as setup_geo() and calc_sectors() leave it. */
@@ -677,6 +678,41 @@ static void rl_cs_chained_rows(struct kunit *test)
 	}
 }
 
+/* The layout's metadata record: round trip, empty, damaged, compared. */
+static void rl_cs_layout_record(struct kunit *test)
+{
+	u8 *block = kunit_kzalloc(test, RL_MD_BLOCK, GFP_KERNEL);
+	struct rl_cs_layout l, back, other;
+	char *error = NULL;
+
+	KUNIT_ASSERT_NOT_NULL(test, block);
+	KUNIT_EXPECT_EQ(test, rl_cs_layout_decode(block, &back), -ENODATA);
+	KUNIT_ASSERT_EQ(test, rl_cs_init(&l, RL_CS_FAR, 5, 3, 7, 0, 128 * 60,
+					 &error), 0);
+	rl_cs_layout_encode(&l, block);
+	KUNIT_ASSERT_EQ(test, rl_cs_layout_decode(block, &back), 0);
+	KUNIT_EXPECT_TRUE(test, rl_cs_layout_same(&l, &back));
+	KUNIT_EXPECT_EQ(test, back.kind, RL_CS_FAR);
+	KUNIT_EXPECT_EQ(test, back.copies, 3U);
+	KUNIT_EXPECT_EQ(test, back.used, l.used);
+	/* another kind, copies or size is another layout */
+	other = l;
+	other.kind = RL_CS_OFFSET;
+	KUNIT_EXPECT_FALSE(test, rl_cs_layout_same(&other, &back));
+	other = l;
+	other.copies = 2;
+	KUNIT_EXPECT_FALSE(test, rl_cs_layout_same(&other, &back));
+	other = l;
+	other.used += 128;
+	KUNIT_EXPECT_FALSE(test, rl_cs_layout_same(&other, &back));
+	/* a flipped bit anywhere in the block is damage */
+	block[100] ^= 1;
+	KUNIT_EXPECT_EQ(test, rl_cs_layout_decode(block, &back), -EINVAL);
+	block[100] ^= 1;
+	block[offsetof(struct rl_cs_layout_disk, kind)] ^= 4;
+	KUNIT_EXPECT_EQ(test, rl_cs_layout_decode(block, &back), -EINVAL);
+}
+
 static struct kunit_case rl_cs_test_cases[] = {
 	KUNIT_CASE(rl_cs_matches_md_raid10),
 	KUNIT_CASE_PARAM(rl_cs_map_unmap, rl_cs_gen_params),
@@ -691,6 +727,7 @@ static struct kunit_case rl_cs_test_cases[] = {
 	KUNIT_CASE(rl_cs_init_errors),
 	KUNIT_CASE(rl_cs_chained_shares),
 	KUNIT_CASE(rl_cs_chained_rows),
+	KUNIT_CASE(rl_cs_layout_record),
 	{}
 };
 

@@ -15,6 +15,7 @@
 #include <linux/overflow.h>
 
 #include "../raidlab.h"
+#include "../engines/copyset.h"
 #include "../engines/stripe.h"
 #include "../svc/layout.h"
 
@@ -413,12 +414,212 @@ static void rl_layout_raid6_positions(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, rl_raid4_layout.q_member);
 }
 
+/* The copy-set schemes: raid10's layouts and copies, chained. */
+struct rl_cs_scheme_case {
+	const char *scheme;
+	unsigned int nr_members;
+	unsigned int chunk;
+	sector_t data_offset;
+	unsigned int kind;		/* raid10's layout */
+	unsigned int copies;		/* raid10's copies */
+};
+
+static const struct rl_cs_scheme_case rl_cs_scheme_cases[] = {
+	{ "raid10", 2, 8, 0, RL_CS_NEAR, 2 },
+	{ "raid10", 4, 8, 0, RL_CS_NEAR, 2 },
+	{ "raid10", 3, 16, 8, RL_CS_NEAR, 2 },
+	{ "raid10", 5, 128, 2048, RL_CS_NEAR, 3 },
+	{ "raid10", 4, 128, 2048, RL_CS_FAR, 2 },
+	{ "raid10", 5, 8, 0, RL_CS_FAR, 3 },
+	{ "raid10", 4, 16, 0, RL_CS_OFFSET, 2 },
+	{ "raid10", 6, 8, 2048, RL_CS_OFFSET, 3 },
+	{ "chained", 3, 8, 0 },
+	{ "chained", 6, 128, 2048 },
+	{ "chained", 7, 16, 8 },
+};
+
+static void rl_cs_scheme_desc(const struct rl_cs_scheme_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s %s n=%u copies=%u chunk=%u off=%llu",
+		 c->scheme, c->copies ? rl_cs_kind_name(c->kind) : "",
+		 c->nr_members, c->copies ?: 2, c->chunk,
+		 (unsigned long long)c->data_offset);
+}
+
+KUNIT_ARRAY_PARAM(rl_cs_scheme, rl_cs_scheme_cases, rl_cs_scheme_desc);
+
+/* An instance of @c's scheme, sized for @chunks logical chunks. */
+static struct rl_array *rl_cs_scheme_array(struct kunit *test,
+					   const struct rl_cs_scheme_case *c,
+					   sector_t chunks)
+{
+	const struct rl_scheme_ops *ops = rl_scheme_find(c->scheme);
+	struct rl_array *a;
+	char *error = NULL;
+
+	KUNIT_ASSERT_NOT_NULL(test, ops);
+	a = kunit_kzalloc(test, struct_size(a, members, c->nr_members),
+			  GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	a->ti = kunit_kzalloc(test, sizeof(*a->ti), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a->ti);
+	a->ops = ops;
+	a->geom.nr_members = c->nr_members;
+	a->geom.chunk_shift = ilog2(c->chunk);
+	a->geom.data_offset = c->data_offset;
+	a->member_sectors = (sector_t)c->chunk * 1000;
+	/* raid10's options, by name: layout, copies */
+	if (ops->nr_opts) {
+		KUNIT_ASSERT_EQ(test, ops->nr_opts, 2U);
+		KUNIT_ASSERT_STREQ(test, ops->opts[0].name, "layout");
+		KUNIT_ASSERT_STREQ(test, ops->opts[1].name, "copies");
+		a->sopt[0] = c->kind;
+		a->sopt[1] = c->copies;
+	}
+	a->ti->len = chunks * c->chunk;
+	KUNIT_ASSERT_EQ_MSG(test, ops->capacity(a, a->ti->len, &error), 0,
+			    "%s", error);
+	return a;
+}
+
+/*
+ * Forward and inverse: each sector's copies (the data, then copies - 1
+ * copies) are on distinct members inside the members' span and owned as
+ * named; over every member's whole span, each chunk of the target has
+ * exactly its copies, and nothing is owned twice.
+ */
+static void rl_layout_copysets(struct kunit *test)
+{
+	const struct rl_cs_scheme_case *c = test->param_value;
+	unsigned int copies = c->copies ?: 2, chunks = 97, k, m;
+	struct rl_array *a = rl_cs_scheme_array(test, c, chunks);
+	enum rl_part parts[RL_MAX_LOCS];
+	unsigned int *seen;
+	struct rl_locset ls;
+	u64 seed = 7;
+	sector_t l, s;
+
+	parts[0] = RL_PART_DATA;
+	for (k = 1; k < copies; k++)
+		parts[k] = RL_PART_COPY;
+	for (k = 0; k < 2000; k++) {
+		l = rl_test_sector(k, a->ti->len, &seed);
+		KUNIT_ASSERT_EQ(test, rl_locate(a, l, &ls), 0);
+		KUNIT_ASSERT_EQ(test, ls.nr, copies);
+		KUNIT_ASSERT_LE(test, l + ls.len, a->ti->len);
+		rl_layout_check_locs(test, a, l, &ls, parts);
+		rl_layout_check_run_end(test, a, l, &ls);
+	}
+	KUNIT_EXPECT_EQ(test, rl_locate(a, a->ti->len, &ls), -ERANGE);
+
+	seen = kunit_kcalloc(test, chunks, sizeof(*seen), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	for (m = 0; m < c->nr_members; m++) {
+		for (s = 0; s < a->member_sectors; s += c->chunk) {
+			enum rl_part p = rl_owner(a, m, c->data_offset + s, &l);
+
+			if (p == RL_PART_NONE || l >= a->ti->len)
+				continue;
+			KUNIT_ASSERT_EQ(test, l & (c->chunk - 1), 0ULL);
+			seen[l / c->chunk]++;
+		}
+	}
+	for (k = 0; k < chunks; k++)
+		KUNIT_EXPECT_EQ_MSG(test, seen[k], copies, "chunk %u", k);
+}
+
+/*
+ * ->capacity of the copy-set schemes: each member uses the fewest whole
+ * chunks that hold the length in the layout, whatever the members' size.
+ */
+static void rl_layout_copyset_capacity(struct kunit *test)
+{
+	static const struct {
+		struct rl_cs_scheme_case c;
+		sector_t chunks, member_chunks;
+	} cases[] = {
+		/* near 2 over 4: two chunks a row */
+		{ { "raid10", 4, 128, 0, RL_CS_NEAR, 2 }, 10, 5 },
+		{ { "raid10", 3, 128, 0, RL_CS_NEAR, 2 }, 10, 7 },
+		/* far and offset: a band a copy of ceil(chunks / n) */
+		{ { "raid10", 4, 128, 0, RL_CS_FAR, 2 }, 10, 6 },
+		{ { "raid10", 4, 128, 0, RL_CS_OFFSET, 2 }, 10, 6 },
+		{ { "raid10", 5, 128, 0, RL_CS_FAR, 3 }, 10, 6 },
+		/* chained: a primary half and a backup half */
+		{ { "chained", 3, 128, 0 }, 10, 8 },
+		{ { "chained", 5, 128, 0 }, 10, 4 },
+	};
+	static const struct {
+		sector_t len;
+		const char *error;
+	} bad[] = {
+		{ 0, "Zero target length" },
+		{ 128 * 10, "Copies must be at least 2 and at most the members" },
+		{ 128 * 10 + 8, "Target length is not a multiple of the chunk size" },
+		{ 128 * 4001, "Target length exceeds the members' capacity" },
+	};
+	const struct rl_cs_scheme_case near = { "raid10", 4, 128, 0, RL_CS_NEAR, 2 };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct rl_array *a = rl_cs_scheme_array(test, &cases[i].c,
+							cases[i].chunks);
+
+		KUNIT_EXPECT_EQ_MSG(test, a->member_sectors,
+				    cases[i].member_chunks * 128, "case %u", i);
+	}
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct rl_array *a = rl_cs_scheme_array(test, &near, 1);
+		char *error = NULL;
+
+		a->member_sectors = 128 * 2000;
+		a->sopt[1] = bad[i].len == 128 * 10 ? 5 : 2;	/* copies */
+		KUNIT_EXPECT_EQ(test, a->ops->capacity(a, bad[i].len, &error),
+				-EINVAL);
+		KUNIT_EXPECT_STREQ(test, error, bad[i].error);
+	}
+}
+
+/* raid10 near 2 over 4 is md's n2: chunk 2k on members 0 and 1, row k. */
+static void rl_layout_raid10_positions(struct kunit *test)
+{
+	const struct rl_cs_scheme_case n2 = { "raid10", 4, 8, 0, RL_CS_NEAR, 2 };
+	const struct rl_cs_scheme_case f2 = { "raid10", 4, 8, 0, RL_CS_FAR, 2 };
+	const struct rl_cs_scheme_case ch = { "chained", 4, 8, 0 };
+	struct rl_array *a = rl_cs_scheme_array(test, &n2, 16);
+	struct rl_locset ls;
+
+	KUNIT_ASSERT_EQ(test, rl_locate(a, 5 * 8 + 1, &ls), 0);
+	KUNIT_EXPECT_EQ(test, ls.loc[0].member, 2U);
+	KUNIT_EXPECT_EQ(test, ls.loc[1].member, 3U);
+	KUNIT_EXPECT_EQ(test, ls.loc[0].sector, 2 * 8 + 1ULL);
+	KUNIT_EXPECT_EQ(test, ls.len, 7ULL);
+	/* far 2 over 4, 16 chunks: the second band starts at 4 chunks */
+	a = rl_cs_scheme_array(test, &f2, 16);
+	KUNIT_ASSERT_EQ(test, rl_locate(a, 5 * 8, &ls), 0);
+	KUNIT_EXPECT_EQ(test, ls.loc[0].member, 1U);
+	KUNIT_EXPECT_EQ(test, ls.loc[0].sector, 8ULL);
+	KUNIT_EXPECT_EQ(test, ls.loc[1].member, 2U);
+	KUNIT_EXPECT_EQ(test, ls.loc[1].sector, 4 * 8 + 8ULL);
+	/* chained over 4, 16 chunks: backups in the second half, one on */
+	a = rl_cs_scheme_array(test, &ch, 16);
+	KUNIT_ASSERT_EQ(test, rl_locate(a, 7 * 8, &ls), 0);
+	KUNIT_EXPECT_EQ(test, ls.loc[0].member, 3U);
+	KUNIT_EXPECT_EQ(test, ls.loc[0].sector, 8ULL);
+	KUNIT_EXPECT_EQ(test, ls.loc[1].member, 0U);
+	KUNIT_EXPECT_EQ(test, ls.loc[1].sector, 4 * 8 + 8ULL);
+	KUNIT_EXPECT_EQ(test, a->ops->min_members, 3U);
+}
+
 static struct kunit_case rl_layout_test_cases[] = {
 	KUNIT_CASE_PARAM(rl_layout_forward_inverse, rl_layout_gen_params),
 	KUNIT_CASE_PARAM(rl_layout_inverse_forward, rl_layout_gen_params),
 	KUNIT_CASE(rl_layout_capacity),
 	KUNIT_CASE(rl_layout_known_positions),
 	KUNIT_CASE(rl_layout_raid6_positions),
+	KUNIT_CASE_PARAM(rl_layout_copysets, rl_cs_scheme_gen_params),
+	KUNIT_CASE(rl_layout_copyset_capacity),
+	KUNIT_CASE(rl_layout_raid10_positions),
 	{}
 };
 

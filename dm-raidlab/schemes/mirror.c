@@ -16,45 +16,22 @@ static int mirror_capacity(struct rl_array *a, sector_t len, char **error)
 	return rl_size_rows(a, 1, len, error);
 }
 
-/*
- * The copy-set layout over all members (engines/copyset.h): every member
- * holds every sector at the same offset, member 0's copy the "data".
- */
-static void mirror_layout(struct rl_array *a, struct rl_cs_layout *l)
-{
-	unsigned int n = a->geom.nr_members;
-	char *error;
-
-	WARN_ON_ONCE(rl_cs_init(l, RL_CS_MIRROR, n, n, a->geom.chunk_shift,
-				a->geom.data_offset, a->member_sectors,
-				&error));
-}
-
 static void mirror_locate(struct rl_array *a, sector_t lsector,
 			  struct rl_locset *ls)
 {
-	struct rl_cs_copy c[RL_MAX_LOCS];
 	struct rl_cs_layout l;
-	unsigned int j;
 
-	mirror_layout(a, &l);
-	rl_locset_init(ls, rl_cs_map(&l, lsector, c), 0, 0);
-	for (j = 0; j < l.copies; j++)
-		rl_locset_add(ls, c[j].member, c[j].sector,
-			      j ? RL_PART_COPY : RL_PART_DATA);
+	rl_copyset_layout(a, RL_CS_MIRROR, a->geom.nr_members, &l);
+	rl_copyset_locate(a, &l, lsector, ls);
 }
 
 static enum rl_part mirror_owner(struct rl_array *a, unsigned int member,
 				 sector_t msector, sector_t *lsector)
 {
 	struct rl_cs_layout l;
-	int j;
 
-	mirror_layout(a, &l);
-	j = rl_cs_unmap(&l, member, msector, lsector);
-	if (j < 0)
-		return RL_PART_NONE;
-	return j ? RL_PART_COPY : RL_PART_DATA;
+	rl_copyset_layout(a, RL_CS_MIRROR, a->geom.nr_members, &l);
+	return rl_copyset_owner(a, &l, member, msector, lsector);
 }
 
 static int mirror_map(struct rl_array *a, struct bio *bio)
@@ -66,18 +43,14 @@ static int mirror_map(struct rl_array *a, struct bio *bio)
 
 static int mirror_ctr(struct rl_array *a)
 {
-	unsigned int n = a->geom.nr_members;
 	struct rl_cs_layout l;
 	int r;
 
-	r = rl_cs_init(&l, RL_CS_MIRROR, n, n, a->geom.chunk_shift, 0,
-		       a->member_sectors, &a->ti->error);
-	if (r)
-		return r;
+	rl_copyset_layout(a, RL_CS_MIRROR, a->geom.nr_members, &l);
 	r = rl_copyset_create(a, &l);
 	if (r)
 		return r;
-	a->ti->num_discard_bios = n;
+	a->ti->num_discard_bios = a->geom.nr_members;
 	return 0;
 }
 

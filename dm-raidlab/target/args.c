@@ -5,7 +5,8 @@
  *
  * <scheme> <#opt_args> [<opt_args>...] <#devs> <dev_path>...
  *
- *   <scheme>        raid0 | mirror | raid4 | raid5 | raid6 | plog
+ *   <scheme>        raid0 | mirror | raid10 | chained | raid4 | raid5 |
+ *                   raid6 | plog
  *   <#opt_args>     number of words that follow as optional arguments, 0 .. 39
  *   <opt_args>      any of, each at most once (spare: up to 4 times):
  *                     chunk_size <sectors>    power of two, 8 .. 2^21
@@ -42,12 +43,15 @@
  *                                             metadata; default: at most
  *                                             65536 regions)
  *                   and the scheme's own (->opts), each refused for
- *                   the other schemes: plog's in plog.c
+ *                   the other schemes: raid10's in raid10.c, plog's in
+ *                   plog.c
  *   <#devs>         number of member devices
  *   <dev_path>      member device, or "-" for a missing one: it starts
  *                   failed (not raid0, and no more of them than the scheme
- *                   survives: one for raid4/raid5 and plog, two for
- *                   raid6 and plog with faults 2)
+ *                   survives: one for raid4/raid5, chained and plog,
+ *                   two for raid6 and plog with faults 2, copies - 1
+ *                   for raid10; chained and raid10 survive more where
+ *                   no chunk loses every copy)
  */
 #include <linux/kernel.h>
 #include <linux/log2.h>
@@ -58,6 +62,8 @@
 static const struct rl_scheme_ops *const rl_schemes[] = {
 	&rl_raid0_ops,
 	&rl_mirror_ops,
+	&rl_raid10_ops,
+	&rl_chained_ops,
 	&rl_raid4_ops,
 	&rl_raid5_ops,
 	&rl_raid6_ops,
@@ -346,7 +352,8 @@ static int rl_check_devs(struct rl_args *args, char **error)
 		*error = "A missing member needs a redundant scheme";
 		return -EINVAL;
 	}
-	red = rl_args_redundancy(args);
+	/* a scheme that may survive more says so once built (core.c) */
+	red = args->ops->survives ? args->nr_devs - 1 : rl_args_redundancy(args);
 	if (args->nr_missing > red) {
 		*error = "More members missing than the scheme survives";
 		return -EINVAL;

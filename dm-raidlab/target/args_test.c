@@ -78,6 +78,14 @@ static const struct rl_args_good rl_args_good_cases[] = {
 	{ "raid5 21 metadata md " RL_T_SPARES " " RL_T_OPTS " stripe_cache 4 queue_depth 1 3 a b c",
 	  "raid5", 8, 4, 3, "look", 1, "md", 4, 8 },
 	{ "raid6 2 chunk_size 2048 4 a b c d", "raid6", 2048, 0, 4 },
+	{ "raid10 0 4 a b c d", "raid10", RL_DEFAULT_CHUNK, 0, 4 },
+	{ "raid10 4 LAYOUT Far copies 3 3 a b c", "raid10", RL_DEFAULT_CHUNK, 0, 3 },
+	{ "chained 0 3 a b c", "chained", RL_DEFAULT_CHUNK, 0, 3 },
+	/* past the guaranteed count: the layout decides, once built */
+	{ "chained 0 5 a - c - e", "chained", RL_DEFAULT_CHUNK, 0, 5, NULL, 0,
+	  NULL, 0, 0, 2 },
+	{ "raid10 2 layout offset 4 - b - d", "raid10", RL_DEFAULT_CHUNK, 0, 4,
+	  NULL, 0, NULL, 0, 0, 2 },
 	{ "raid6 2 metadata md 5 a - c - e", "raid6", RL_DEFAULT_CHUNK, 0, 5, NULL, 0,
 	  "md", 0, 0, 2 },
 };
@@ -228,7 +236,46 @@ static const struct rl_args_bad rl_args_bad_cases[] = {
 	  "log_tracks * track_sectors exceeds a log write (8192 sectors)" },
 	{ "plog 1 log_ratio 4 a b c d", "Optional argument lacks a value" },
 	{ "plog 0 2 a b", "Too few devices for the scheme" },
+	{ "raid10 2 layout middle 4 a b c d", "Invalid layout: near, far or offset" },
+	{ "raid10 2 copies 1 4 a b c d", "Invalid copies" },
+	{ "raid10 4 layout near layout far 4 a b c d", "Duplicate layout" },
+	{ "mirror 2 layout near 2 a b", "layout needs the raid10 scheme" },
+	{ "chained 2 copies 2 3 a b c", "copies needs the raid10 scheme" },
+	{ "chained 0 2 a b", "Too few devices for the scheme" },
+	{ "chained 0 3 - - -", "More members missing than the scheme survives" },
+	{ "raid10 0 2 - -", "More members missing than the scheme survives" },
 };
+
+/* raid10's options and what they make it survive; chained's one failure. */
+static void rl_args_raid10(struct kunit *test)
+{
+	static const struct {
+		const char *line;
+		unsigned int layout, copies, redundancy;
+	} cases[] = {
+		{ "raid10 0 4 a b c d", 1, 2, 1 },
+		{ "raid10 2 copies 3 4 a b c d", 1, 3, 2 },
+		{ "raid10 4 layout offset copies 4 4 a b c d", 3, 4, 3 },
+		{ "raid10 2 layout far 2 a b", 2, 2, 1 },
+	};
+	char *argv[RL_ARGS_MAX], *error = NULL;
+	struct rl_args args;
+	unsigned int argc, i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		argc = rl_split(test, cases[i].line, argv);
+		KUNIT_ASSERT_EQ_MSG(test, rl_parse_args(argc, argv, &args, &error),
+				    0, "%s", error);
+		KUNIT_ASSERT_STREQ(test, args.ops->opts[0].name, "layout");
+		KUNIT_EXPECT_EQ(test, args.sopt[0], cases[i].layout);
+		KUNIT_EXPECT_EQ(test, args.sopt[1], cases[i].copies);
+		KUNIT_EXPECT_EQ(test, rl_args_redundancy(&args),
+				cases[i].redundancy);
+	}
+	argc = rl_split(test, "chained 0 6 a b c d e f", argv);
+	KUNIT_ASSERT_EQ(test, rl_parse_args(argc, argv, &args, &error), 0);
+	KUNIT_EXPECT_EQ(test, rl_args_redundancy(&args), 1U);
+}
 
 /* log_ratio: decimals with up to three places, in thousandths. */
 static void rl_args_log_ratio(struct kunit *test)
@@ -386,6 +433,7 @@ static struct kunit_case rl_args_test_cases[] = {
 	KUNIT_CASE_PARAM(rl_args_parse_bad, rl_args_bad_gen_params),
 	KUNIT_CASE(rl_args_journal),
 	KUNIT_CASE(rl_args_log_ratio),
+	KUNIT_CASE(rl_args_raid10),
 	KUNIT_CASE(rl_args_plog),
 	KUNIT_CASE(rl_args_chunk_vs_page),
 	{}

@@ -178,6 +178,21 @@ static struct rl_array *rl_array_alloc(struct dm_target *ti,
 	return a;
 }
 
+/*
+ * The scheme's ->ctr; then, with members missing past the count args.c
+ * checks, whether its layout survives them (->survives).
+ */
+static int rl_scheme_ctr(struct rl_array *a, const struct rl_args *args)
+{
+	int r = a->ops->ctr(a);
+
+	if (r || !args->nr_missing || rl_array_alive(a))
+		return r;
+	a->ops->dtr(a);
+	a->ti->error = "More members missing than the scheme survives";
+	return -EINVAL;
+}
+
 static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
 	struct rl_args args;
@@ -227,7 +242,7 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		}
 	}
 
-	r = a->ops->ctr(a);
+	r = rl_scheme_ctr(a, &args);
 	if (r)
 		goto bad_md;
 	/* after the scheme's areas: an older array may have no room left */
@@ -771,7 +786,7 @@ static void raidlab_io_hints(struct dm_target *ti, struct queue_limits *limits)
 
 static struct target_type raidlab_target = {
 	.name = "raidlab",
-	.version = {1, 10, 4},
+	.version = {1, 11, 0},
 	.module = THIS_MODULE,
 	.ctr = raidlab_ctr,
 	.dtr = raidlab_dtr,
