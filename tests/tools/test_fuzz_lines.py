@@ -50,7 +50,7 @@ def test_valid_base_lines():
             continue
         ms = (1 << 22) - (ondisk.MD_DATA_OFFSET if t.get("metadata") else 0)
         assert dm.check_length(t.scheme, len(t.devs), int(t.get("chunk_size")), ms,
-                               t.length) is None
+                               t.length, t.opts) is None
         # the kernel refuses a region smaller than a chunk
         if t.get("region_size") is not None:
             assert int(t.get("region_size")) >= int(t.get("chunk_size"))

@@ -405,3 +405,90 @@ def test_locate_verb(monkeypatch, capsys):
     assert a.func(a) == 0
     assert sent[-1] == ("owner", 0, 2107)
     assert capsys.readouterr().out.strip() == "member 0 sector 2107: p"
+
+
+# ------------------------------------------------ copy-set schemes (raid10, chained) ---
+def test_copyset_lengths():
+    # the kernel's rl_copyset_capacity(), as KUnit's rl_layout_copyset_capacity
+    # checks it: members of 5, 6 and 8 chunks hold 10 chunks
+    assert dm.max_length("raid10", 4, 128, 5 * 128) == 10 * 128
+    assert dm.max_length("raid10", 4, 128, 6 * 128, [("layout", "far")]) == 12 * 128
+    assert dm.max_length("raid10", 4, 128, 5 * 128, [("layout", "far")]) == 8 * 128
+    assert dm.max_length("raid10", 5, 128, 6 * 128, [("layout", "offset"), ("copies", "3")]) \
+        == 10 * 128
+    assert dm.max_length("raid10", 3, 128, 7 * 128) == 10 * 128
+    assert dm.max_length("chained", 3, 128, 8 * 128) == 12 * 128
+    assert dm.max_length("chained", 5, 128, 4 * 128) == 10 * 128
+    assert dm.check_length("raid10", 4, 128, 5 * 128, 10 * 128) is None
+    assert dm.check_length("raid10", 4, 128, 5 * 128, 10 * 128 + 8) == \
+        "Target length is not a multiple of the chunk size"
+    assert dm.check_length("raid10", 4, 128, 5 * 128, 11 * 128) == \
+        "Target length exceeds the members' capacity"
+    assert dm.check_length("chained", 3, 128, 8 * 128, 0) == "Zero target length"
+    with pytest.raises(ValueError):
+        dm.max_length("raid10", 4, 128, 1000, [("layout", "middle")])
+
+
+def test_copyset_layout_record():
+    blk = od.encode_cs_layout("far", 5, 3, 7, 768)
+    assert od.decode_cs_layout(blk) == {"kind": "far", "nr": 5, "copies": 3,
+                                        "chunk_shift": 7, "used": 768}
+    with pytest.raises(od.BlankError):
+        od.decode_cs_layout(bytes(od.BLOCK))
+    bad = bytearray(blk)
+    bad[100] ^= 1
+    with pytest.raises(od.FormatError, match="damaged"):
+        od.decode_cs_layout(bytes(bad))
+
+
+def test_plan_create_raid10(tmp_path):
+    m = [img(tmp_path, f"m{i}", 8) for i in range(4)]
+    md = img(tmp_path, "md", 4)
+    ms = (8 << 11) - 2048
+    p = admin.plan_create("raid10", m, md, opts=[("layout", "far"), ("copies", "2")])
+    assert p.table.length == dm.copyset_capacity("far", 4, 2, 128, ms) == (ms // 128 // 2) * 4 * 128
+    assert p.table.get("layout") == "far" and str(p.table.get("copies")) == "2"
+    # copies - 1 may be missing
+    p = admin.plan_create("raid10", [m[0], "-", "-", m[3]], md, opts=[("copies", "3")])
+    assert p.table.devs == [m[0], "-", "-", m[3]]
+    with pytest.raises(admin.ToolError, match="more than raid10 survives"):
+        admin.plan_create("raid10", [m[0], "-", "-", m[3]], md)
+    with pytest.raises(admin.ToolError, match="no option 'faults'"):
+        admin.plan_create("raid10", m, md, opts=[("faults", "2")])
+    with pytest.raises(admin.ToolError, match="2..4 copies"):
+        admin.plan_create("raid10", m, md, opts=[("copies", "5")])
+    with pytest.raises(admin.ToolError, match="no option"):
+        admin.plan_create("chained", m[:3], md, opts=[("copies", "2")])
+    assert admin.plan_create("chained", m[:3], md).table.length == (ms // 128 // 2) * 3 * 128
+
+
+def test_plan_assemble_raid10_layout(tmp_path):
+    # the layout and copies come from the metadata's copy layout record
+    ms = (8 << 11) - 2048
+    shift = od.default_region_shift(ms, 128)
+    nr = od.nr_regions_of(ms, shift)
+    st = od.MdState(
+        scheme="raid10", nr_members=4, chunk_sectors=128, seq=4, events=5, uuid=UUID,
+        member_sectors=ms, array_sectors=dm.max_length("raid10", 4, 128, ms,
+                                                       [("layout", "offset")]),
+        region_shift=shift, nr_regions=nr, bitmap_start=2, bitmap_blocks=od.bitmap_blocks_of(nr),
+        areas=[od.Area(od.CS_AREA_ID, 40, 1)],
+        members=[od.MemberDisk(od.MS_IN_SYNC, 0, bytes([i]) * 16) for i in range(4)])
+    md = img(tmp_path, "md", 4, od.encode_sb(st))
+    with open(md, "r+b") as f:
+        f.seek(40 * od.BLOCK)
+        f.write(od.encode_cs_layout("offset", 4, 2, 7, ms))
+
+    def r10_msb(role):
+        return od.encode_msb(od.MsbState(role=role, uuid=UUID, dev_uuid=bytes([role]) * 16,
+                                         events=5, nr_members=4, chunk_sectors=128,
+                                         member_sectors=ms, scheme="raid10"))
+    devs = [img(tmp_path, f"m{i}", 8, r10_msb(i)) for i in range(4)]
+    t = admin.plan_assemble(md, devs).table
+    assert t.scheme == "raid10" and t.get("layout") == "offset" and str(t.get("copies")) == "2"
+    assert t.length == st.array_sectors
+    # no record: the tool cannot know the layout
+    st.areas = []
+    md2 = img(tmp_path, "md2", 4, od.encode_sb(st))
+    with pytest.raises(admin.ToolError, match="no copy layout record"):
+        admin.plan_assemble(md2, devs)

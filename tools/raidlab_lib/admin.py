@@ -15,7 +15,10 @@ from dataclasses import dataclass, field
 from . import blockdev, dm, ondisk
 from .progress import Progress
 
-REDUNDANCY = {"raid0": 0, "mirror": None, "raid4": 1, "raid5": 1, "raid6": 2}
+REDUNDANCY = {"raid0": 0, "mirror": None, "raid10": 1, "chained": 1, "raid4": 1,
+              "raid5": 1, "raid6": 2}
+# the copy-set schemes' own options (raid10: layout, copies; chained: none)
+COPYSET_OPTS = {"raid10": ("layout", "copies"), "chained": ()}
 # plog sizes itself (its layout is the kernel's): create loads it at one
 # chunk, reads capacity_sectors from its status group, and loads it again
 SELF_SIZED = {"plog": {"min_members": 3, "redundancy": 1}}
@@ -35,6 +38,8 @@ def redundancy(scheme, n, opts=()):
         # as the kernel's plog_params(): faults 0 is the default, 1
         return max(int(faults), 1) if faults and faults.isdigit() \
             else SELF_SIZED[scheme]["redundancy"]
+    if scheme == "raid10":      # any copies - 1 (more where no chunk loses every copy)
+        return min(dm.copyset_layout(scheme, opts)[1] - 1, n - 1)
     r = REDUNDANCY[scheme]
     return n - 1 if r is None else min(r, n - 1)
 
@@ -122,7 +127,19 @@ def plan_create(scheme, members, metadata, spares=(), chunk=128, region_size=Non
         raise ToolError("chunk too large for a parity scheme (at most 2048 sectors)")
     if assume_clean and not parity:
         raise ToolError("--assume-clean needs a parity scheme")
-    if opts and scheme not in SELF_SIZED:
+    own = COPYSET_OPTS.get(scheme)
+    if own is not None:
+        bad = [k for k, _ in opts if k.lower() not in own]
+        if bad:
+            raise ToolError(f"--opt: {scheme} has no option {bad[0]!r}"
+                            + (f" (its own: {', '.join(own)})" if own else ""))
+        try:
+            kind, copies = dm.copyset_layout(scheme, opts)
+        except ValueError:
+            raise ToolError("--opt copies: a number") from None
+        if kind not in ("near", "far", "offset", "chained") or not 2 <= copies <= n:
+            raise ToolError(f"{scheme}: layout near, far or offset and 2..{n} copies")
+    elif opts and scheme not in SELF_SIZED:
         raise ToolError(f"--opt: {scheme} has no options of its own")
     present = [m for m in members if m != dm.MISSING]
     missing = n - len(present)
@@ -156,7 +173,7 @@ def plan_create(scheme, members, metadata, spares=(), chunk=128, region_size=Non
         notes.append(f"{scheme} sizes itself: the line has one chunk's length; create "
                      "loads it, reads the capacity from the status, and loads it again")
     else:
-        length = dm.max_length(scheme, n, chunk, member_sectors)
+        length = dm.max_length(scheme, n, chunk, member_sectors, opts)
     if length <= 0 or chunk > member_sectors:
         raise ToolError("members too small for one row")
     t = dm.Table(scheme=scheme, devs=list(members), length=length)
@@ -283,8 +300,22 @@ class AssemblePlan:
                 "problems": self.problems, "devices": [c.to_json() for c in self.candidates]}
 
 
+def read_cs_layout(metadata, md, read_at=blockdev.read_at):
+    """A copy-set array's layout from its record area on @metadata
+    (engines/copyset.h); ToolError if it has none or it is damaged."""
+    area = next((x for x in md.areas if x.id == ondisk.CS_AREA_ID), None)
+    if area is None:
+        raise ToolError(f"{metadata}: no copy layout record (the array was never loaded)")
+    try:
+        return ondisk.decode_cs_layout(read_at(metadata, area.start * ondisk.BLOCK,
+                                               ondisk.BLOCK))
+    except ondisk.FormatError as e:
+        raise ToolError(f"{metadata}: {e}") from None
+
+
 def plan_assemble(metadata, devices, spares=(), scanned=False, force=False,
-                  read_msb=blockdev.read_msb, read_md=blockdev.read_md, sched=None):
+                  read_msb=blockdev.read_msb, read_md=blockdev.read_md, sched=None,
+                  read_at=blockdev.read_at):
     """Put every device holding a member superblock of the metadata's array
     in its role; refuse stale, foreign and unknown disks (as rl_md_open()
     would); missing roles become "-"."""
@@ -360,6 +391,10 @@ def plan_assemble(metadata, devices, spares=(), scanned=False, force=False,
                             "\n  " + p for p in problems))
     t = dm.Table(scheme=md.scheme, devs=roles, length=md.array_sectors)
     t.add("chunk_size", md.chunk_sectors)
+    if md.scheme == "raid10":
+        cs = read_cs_layout(metadata, md, read_at)
+        t.add("layout", cs["kind"])
+        t.add("copies", cs["copies"])
     if sched:
         t.add("sched", sched)
     t.add("metadata", metadata)

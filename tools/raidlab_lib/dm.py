@@ -235,22 +235,56 @@ def parse_table(line):
     return Table(scheme=scheme, devs=devs, length=length, start=start, opts=opts)
 
 
-def max_length(scheme, nr_members, chunk_sectors, member_sectors):
-    """The largest valid target length (the kernel's rl_size_rows(), through ->capacity):
-    whole rows of chunk * data columns, any length for a mirror."""
+def copyset_layout(scheme, opts=()):
+    """(kind, copies) of a copy-set scheme's line: raid10's layout (near)
+    and copies (2) options; chained's fixed ("chained", 2)."""
+    if scheme == "chained":
+        return "chained", 2
+    o = {k.lower(): v for k, v in opts}
+    return (o.get("layout") or "near").lower(), int(o.get("copies") or 2)
+
+
+def copyset_capacity(kind, nr_members, copies, chunk_sectors, member_sectors):
+    """The largest length of a copy-set layout over members of
+    @member_sectors (rl_copyset_capacity(): each member uses the fewest
+    whole chunks that hold the length): near puts copies side by side in
+    rows, far and offset keep a band (or row) of each member per copy,
+    chained a primary half and a backup half."""
+    dev = member_sectors // chunk_sectors
+    if kind == "near":
+        chunks = dev * nr_members // copies
+    elif kind in ("far", "offset"):
+        chunks = dev // copies * nr_members
+    elif kind == "chained":
+        chunks = dev // 2 * nr_members
+    else:
+        raise ValueError(f"unknown copy layout {kind!r}")
+    return chunks * chunk_sectors
+
+
+def max_length(scheme, nr_members, chunk_sectors, member_sectors, opts=()):
+    """The largest valid target length (the kernel's ->capacity): whole rows
+    of chunk * data columns, any length for a mirror, whole chunks of the
+    copy layout for raid10 and chained (their options in @opts)."""
+    if ondisk.SCHEMES[scheme] == "copyset":
+        kind, copies = copyset_layout(scheme, opts)
+        return copyset_capacity(kind, nr_members, copies, chunk_sectors, member_sectors)
     cols = ondisk.data_columns(scheme, nr_members)
     if cols == 1:
         return member_sectors
     return (member_sectors // chunk_sectors) * chunk_sectors * cols
 
 
-def check_length(scheme, nr_members, chunk_sectors, member_sectors, length):
-    """rl_size_rows(): None, or the kernel's message."""
+def check_length(scheme, nr_members, chunk_sectors, member_sectors, length, opts=()):
+    """->capacity's verdict: None, or the kernel's message."""
+    copyset = ondisk.SCHEMES[scheme] == "copyset"
     cols = ondisk.data_columns(scheme, nr_members)
-    row = 1 if cols == 1 else cols * chunk_sectors
+    row = chunk_sectors if copyset else 1 if cols == 1 else cols * chunk_sectors
     if not length:
         return "Zero target length"
-    if length > max_length(scheme, nr_members, chunk_sectors, member_sectors):
+    if copyset and length % row:
+        return "Target length is not a multiple of the chunk size"
+    if length > max_length(scheme, nr_members, chunk_sectors, member_sectors, opts):
         return "Target length exceeds the members' capacity"
     if length % row:
         return "Target length is not a multiple of the stripe width"

@@ -8,7 +8,7 @@ Output, one per line:
                                               over blank members and metadata
     table <start> <len> raidlab <args...>     a table line for dmsetup create
     message <words...>                        a target message (dmsetup message NAME 0 ...)
-The schemes are raid0, mirror, raid4, raid5, raid6 and plog. The same seed
+The schemes are raid0, mirror, raid10, chained, raid4, raid5, raid6 and plog. The same seed
 and options give the same lines (random.Random(seed)).
 """
 import random
@@ -49,12 +49,21 @@ class Gen:
         if scheme == "plog":
             return self.valid_plog()
         lo = ondisk.MIN_MEMBERS[scheme]
-        n = r.randint(lo, max(lo, len(self.devs)))
+        copyset = ondisk.SCHEMES[scheme] == "copyset"
+        hi = max(lo, len(self.devs))
+        if copyset:     # no "-": missing members could hold one chunk's every copy
+            hi = max(lo, min(hi, len(self.devs)))
+        n = r.randint(lo, hi)
         devs = self.devs[:n] if n <= len(self.devs) else self.devs + ["-"] * (n - len(self.devs))
         parity = ondisk.SCHEMES[scheme] == "parity"
-        chunk = r.choice((8, 16, 64, 128, 256, 1024, 2048) + (() if parity else (4096, 1 << 21)))
+        # a copy layout needs a few chunks a member: none of a GiB
+        chunk = r.choice((8, 16, 64, 128, 256, 1024, 2048) +
+                         (() if parity or copyset else (4096, 1 << 21)))
         t = dm.Table(scheme=scheme, devs=list(devs))
         t.add("chunk_size", chunk)
+        if scheme == "raid10" and r.random() < 0.7:
+            t.add("layout", r.choice(("near", "far", "offset")))
+            t.add("copies", r.randint(2, n))
         use_md = self.metadata and r.random() < 0.5
         if parity and r.random() < 0.3:
             t.add("assume_clean")
@@ -74,9 +83,9 @@ class Gen:
                                                if x >= chunk] or [chunk]))
         off = ondisk.MD_DATA_OFFSET if use_md else 0
         ms = max(self.member_sectors - off, 0)
-        t.length = dm.max_length(scheme, n, chunk, ms)
+        t.length = dm.max_length(scheme, n, chunk, ms, t.opts)
         if r.random() < 0.3 and t.length > chunk * n:
-            t.length -= chunk * ondisk.data_columns(scheme, n)
+            t.length -= chunk * (1 if copyset else ondisk.data_columns(scheme, n))
         return t.line().split()
 
     def valid_plog(self):
@@ -205,7 +214,7 @@ def register(verbs):
                          description="Print COUNT lines 'table <line>' or 'message <words>': "
                          "valid raidlab lines mutated (dropped, duplicated, swapped words, bad "
                          "numbers, unknown options, wrong counts, bad devices, long words) and "
-                         "random ones, over raid0, mirror, raid4, raid5, raid6 and plog; "
+                         "random ones, over raid0, mirror, raid10, chained, raid4, raid5, raid6 and plog; "
                          "with --valid, unmutated lines first. Deterministic for a seed.")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--count", type=int, default=100)

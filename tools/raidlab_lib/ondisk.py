@@ -48,19 +48,56 @@ MD_MAX_REGIONS = 1 << 20
 # of the 4 KiB block, as metadata_fmt.c's rl_md_csum(block, RL_MD_BLOCK, xor).
 CSUM_SPAN = "block"
 
-# Schemes and their data columns (dm-raidlab/{raid0,mirror,raid4,raid5,raid6}.c);
-# parity schemes have chunk limits of their own (args.c).
-SCHEMES = {"raid0": "stripe", "mirror": "mirror", "raid4": "parity", "raid5": "parity",
-           "raid6": "parity"}
-MIN_MEMBERS = {"raid0": 2, "mirror": 2, "raid4": 3, "raid5": 3, "raid6": 4}
+# Schemes and their data columns (dm-raidlab/schemes/*.c); parity schemes
+# have chunk limits of their own (args.c); the copy-set schemes (raid10,
+# chained) size themselves by their layout (dm.copyset_capacity()).
+SCHEMES = {"raid0": "stripe", "mirror": "mirror", "raid10": "copyset",
+           "chained": "copyset", "raid4": "parity", "raid5": "parity", "raid6": "parity"}
+MIN_MEMBERS = {"raid0": 2, "mirror": 2, "raid10": 2, "chained": 3, "raid4": 3, "raid5": 3,
+               "raid6": 4}
 PARITY_MEMBERS = {"raid4": 1, "raid5": 1, "raid6": 2}   # raid6: P and Q
 
 
 def data_columns(scheme, nr_members):
+    """Data chunks a row of a striped scheme holds (1 for a mirror); the
+    copy-set schemes: their members over two copies, rounded down (at
+    most what a row holds: copies are at least 2)."""
     kind = SCHEMES[scheme]
     if kind == "parity":
         return nr_members - PARITY_MEMBERS[scheme]
-    return {"stripe": nr_members, "mirror": 1}[kind]
+    return {"stripe": nr_members, "mirror": 1, "copyset": nr_members // 2}[kind]
+
+
+# The layout of a copy-set array (engines/copyset.h, struct
+# rl_cs_layout_disk): one block in the record area CS_AREA_ID.
+CS_AREA_ID = 0x4C534352             # "RCSL"
+CS_MD_MAGIC = 0x4C534352
+CS_MD_VERSION = 1
+CS_MD_CSUM_XOR = 0x6C73636C
+CS_KINDS = ("mirror", "near", "far", "offset", "chained")
+_CS = struct.Struct("<IIIIIIIIQ")
+
+
+def encode_cs_layout(kind, nr, copies, chunk_shift, used):
+    """The 4 KiB record of a copy layout (rl_cs_layout_encode())."""
+    blk = bytearray(BLOCK)
+    _CS.pack_into(blk, 0, 0, CS_MD_MAGIC, CS_MD_VERSION, CS_KINDS.index(kind), nr, copies,
+                  chunk_shift, 0, used)
+    struct.pack_into("<I", blk, 0, block_csum(blk, CS_MD_CSUM_XOR))
+    return bytes(blk)
+
+
+def decode_cs_layout(block):
+    """rl_cs_layout_decode(): {kind, nr, copies, chunk_shift, used}; raises
+    BlankError for zeroes, FormatError for a damaged record."""
+    if not any(block):
+        raise BlankError("copy layout record: empty")
+    csum, magic, version, kind, nr, copies, shift, _, used = _CS.unpack_from(block)
+    if magic != CS_MD_MAGIC or csum != block_csum(block, CS_MD_CSUM_XOR) or \
+            version != CS_MD_VERSION or kind >= len(CS_KINDS):
+        raise FormatError("copy layout record: damaged")
+    return {"kind": CS_KINDS[kind], "nr": nr, "copies": copies, "chunk_shift": shift,
+            "used": used}
 
 
 # ------------------------------------------------------------------ crc32c ---
