@@ -42,6 +42,23 @@ refused "0 $((len5 + 384)) raidlab raid5 0 4 $m0 $m1 $m2 $m3" "Target length exc
 refused "0 $((len5 - 8)) raidlab raid5 0 4 $m0 $m1 $m2 $m3" "Target length is not a multiple of the stripe width"
 refused "0 $((len0 - 128)) raidlab raid0 0 4 $m0 $m1 $m2 $m3" "Target length is not a multiple of the stripe width"
 
+# raid10 and chained: their options, their sizing, what they survive
+refused "0 1024 raidlab raid10 2 layout middle 4 $m0 $m1 $m2 $m3" "Invalid layout: near, far or offset"
+refused "0 1024 raidlab raid10 2 copies 1 4 $m0 $m1 $m2 $m3" "Invalid copies"
+refused "0 1024 raidlab raid10 2 copies 5 4 $m0 $m1 $m2 $m3" "Copies must be at least 2 and at most the members"
+refused "0 1024 raidlab raid10 4 layout far layout near 4 $m0 $m1 $m2 $m3" "Duplicate layout"
+refused "0 1000 raidlab raid10 0 4 $m0 $m1 $m2 $m3" "Target length is not a multiple of the chunk size"
+refused "0 $((len0 + 1024)) raidlab raid10 0 4 $m0 $m1 $m2 $m3" "Target length exceeds the members' capacity"
+refused "0 1024 raidlab mirror 2 layout near 2 $m0 $m1" "layout needs the raid10 scheme"
+refused "0 1024 raidlab chained 2 copies 2 4 $m0 $m1 $m2 $m3" "copies needs the raid10 scheme"
+refused "0 1024 raidlab chained 0 2 $m0 $m1" "Too few devices for the scheme"
+# two neighbours in the chain: partition 1 has no copy; two others are fine
+refused "0 1024 raidlab chained 0 4 $m0 - - $m3" "More members missing than the scheme survives"
+check "chained with two members missing that are not neighbours accepted" \
+	dm_create ch "0 1024 raidlab chained 0 4 $m0 - $m2 -"
+check "chained: degraded" test "$(rl_state ch)" = degraded
+check "chained removed" dm_remove ch
+
 # plog options that ask for more memory than the 512 MiB budget (one chunk
 # of length, over the whole 2 GiB disks): 1024 log buffers of 4 MiB
 # segments (4 GiB), and 4 regions (a region's check chunks are held in

@@ -3,7 +3,8 @@
 #
 # The layout methods against the members' bytes (issue 14's contract:
 # ->locate and ->owner on the instance, the "locate" and "owner"
-# messages): for raid0, mirror, raid4, raid5, raid6 and plog, random data
+# messages): for raid0, mirror, raid10 (near, far, offset), chained,
+# raid4, raid5, raid6 and plog, random data
 # is written through the array, and for the first and a middle sector of
 # every chunk of it (locate.py) the data and each copy on the member that
 # "locate" names hold the array's bytes, "owner" names every location
@@ -39,6 +40,20 @@ for spec in "raid0 3" "mirror 3" "raid4 4" "raid5 4" "raid6 5"; do
 	RL_OPTS=$([ "$1" = raid0 ] || [ "$1" = mirror ] || echo assume_clean) \
 		check "$1: create" rl_create arr "$1" $CHUNK $(disks "$2")
 	layout arr "$1"
+	run dm_remove arr
+done
+
+# the copy-set schemes: raid10's three layouts and chained declustering
+for spec in "raid10:4:layout near copies 2" "raid10:5:layout far copies 3" \
+	"raid10:4:layout offset copies 2" "chained:5:"; do
+	s=${spec%%:*} rest=${spec#*:}
+	n=${rest%%:*} o=${rest#*:}
+	tag=$s${o:+-$(echo "$o" | cut -d' ' -f2)}
+	for _d in $(disks "$n"); do wipe "$_d" 4 || die "wipe $_d"; done
+	# shellcheck disable=SC2046
+	RL_LEN=16384 RL_OPTS=$o check "$tag: create" rl_create arr "$s" $CHUNK $(disks "$n")
+	rl_wait_sync arr 300 || not_ok "$tag: initial resync"
+	layout arr "$tag"
 	run dm_remove arr
 done
 

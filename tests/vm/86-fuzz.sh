@@ -3,7 +3,7 @@
 #
 # Bad input: random and mutated raidlab table lines and messages from
 # `raidlab fuzz-lines` (seeded, so a failure can be replayed; raid0, mirror,
-# raid4, raid5, raid6 and plog). Every table line the kernel refuses must
+# raid10, chained, raid4, raid5, raid6 and plog). Every table line the kernel refuses must
 # come with raidlab's reason in the log ("device-mapper: table: ...:
 # raidlab: <reason>", or dm core's own for a line that never reaches
 # raidlab); a line it accepts is removed again. The generator's unmutated
@@ -138,8 +138,8 @@ log "tables: $tables ($refused refused by raidlab with a reason, $dmcore by dm c
 echo "fuzz seed=$SEED tables=$tables refused=$refused dmcore=$dmcore accepted=$accepted userspace=$userspace silent=$silent valid=$valid valid_ok=$valid_ok messages=$msgs accepted_messages=$msg_ok failed_by_msg=$failed_by_msg" >"$RL_OUT/fuzz-counts.txt"
 check "every refused table line has a reason" test "$silent" = 0
 check "the kernel saw and refused lines" test "$refused" -gt $((tables / 4))
-check "every valid line is accepted, 2 of each of the 6 schemes ($valid_ok of $valid)" \
-	test "$valid_ok" = 12 -a "$valid" = 12
+check "every valid line is accepted, 2 of each of the 8 schemes ($valid_ok of $valid)" \
+	test "$valid_ok" = 16 -a "$valid" = 16
 check "messages were sent" test "$msgs" -gt 0
 check "only an accepted fail changed the health, and by one member" test "$bad_health" = 0
 

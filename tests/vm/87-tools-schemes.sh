@@ -12,7 +12,12 @@
 #   (loaded at one chunk, capacity_sectors read, loaded again) with its
 #   options (log_disks, log_buffers, ...) on the pmem metadata, then the
 #   same detail, add-spare and detail: its 20-field status group, its
-#   options kept in the table.
+#   options kept in the table;
+#   raid10 (far 2 over 4) and chained (over 4): `raidlab create` (raid10
+#   with --opt layout=far), the initial resync, fio verify, the same
+#   detail and add-spare (raid10's group: its layout and copies), then
+#   stop and `raidlab assemble` from the metadata alone: the layout comes
+#   back from the copy layout record, and the data verifies.
 # vm-opts: --disks 6 --disk-size 256M --timeout 1200
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
@@ -94,5 +99,37 @@ check "plog: status group read by count: 5 regions" \
 	rl_jcheck "d['status']['scheme_fields'][3] == '5'" </tmp/det2.json
 fio_verify /dev/mapper/arr 8M || not_ok "plog: fio verify after add-spare"
 dm_remove arr
+
+# ---- raid10 and chained: options and layout from the metadata ----
+for spec in "raid10 2 --opt layout=far" "chained 0"; do
+	# shellcheck disable=SC2086
+	set -- $spec
+	s=$1 f=$2
+	shift 2
+	fresh
+	# shellcheck disable=SC2046
+	run $RL create arr --scheme "$s" --chunk 64 --metadata "$MD" "$@" $(disks 4)
+	check "$s: created" test "$(rl_state arr)" = optimal
+	rl_wait_sync arr 600 || not_ok "$s: initial resync"
+	FIO_RUNTIME=$(tier 8 20) fio_write_then_verify /dev/mapper/arr 16M ||
+		not_ok "$s: fio verify on the created array"
+	detail_spare arr "$s" 4 "$(disk 5)" "$f"
+	if [ "$s" = raid10 ]; then
+		check "raid10: layout and copies kept in the table after add-spare" \
+			rl_jcheck "' layout far copies 2 ' in d['table']" </tmp/add.json
+		check "raid10: its status group: far 2" \
+			rl_jcheck "d['status']['scheme_fields'] == ['far', '2']" </tmp/det2.json
+	fi
+	run $RL stop arr
+	# shellcheck disable=SC2046
+	$RL assemble arr --metadata "$MD" --json $(disks 4) "$(disk 5)" >/tmp/asm.json 2>/tmp/asm.err ||
+		{ not_ok "$s: assemble from the metadata"; cat /tmp/asm.err; }
+	check "$s: assembled with its layout, all members" \
+		sh -c "test '$(rl_health arr)' = AAAA && dmsetup table arr | grep -q ' $s '"
+	[ "$s" = raid10 ] && check "raid10: assembled as far 2 (from the layout record)" \
+		sh -c "dmsetup table arr | grep -q ' layout far copies 2 '"
+	fio_verify /dev/mapper/arr 16M || not_ok "$s: fio verify after assemble"
+	run $RL stop arr
+done
 
 finish
