@@ -662,11 +662,22 @@ void rl_sync_advance(struct rl_array *a, const struct rl_sync_req *req);
  * from the resync's source, the lowest in-sync member. Any context.
  */
 bool rl_sync_suspect(struct rl_array *a, sector_t msector);
+unsigned long __rl_unreadable_at(struct rl_array *a, sector_t msector);
+
 /*
  * Members that must not be read at member sector @msector: failed ones,
- * and those being rebuilt at or above their cursor. Any context.
+ * and those being rebuilt at or above their cursor. With no member being
+ * rebuilt (the usual case) that is the failed ones, without a call. Any
+ * context.
  */
-unsigned long rl_unreadable_at(struct rl_array *a, sector_t msector);
+static inline unsigned long rl_unreadable_at(struct rl_array *a,
+					     sector_t msector)
+{
+	if (!READ_ONCE(a->rebuilding))
+		return READ_ONCE(a->failed);
+	return __rl_unreadable_at(a, msector);
+}
+
 /* the failures ->member_failed is not yet told of (sync.c; pure) */
 unsigned long rl_sync_untold(unsigned long *told, unsigned long failed);
 void rl_sync_status(struct rl_array *a, sector_t *done, sector_t *total,

@@ -208,12 +208,9 @@ int rl_copyset_capacity(struct rl_array *a, enum rl_cs_kind kind,
 		*error = "Target length exceeds the members' capacity";
 		return -EINVAL;
 	}
-	r = rl_cs_init(&l, kind, a->geom.nr_members, copies, shift, 0, need,
-		       error);
-	if (r)
-		return r;
+	/* whole chunks the layout itself uses: rl_cs_init() over @need keeps it */
 	a->geom.nr_data = 1;
-	a->member_sectors = l.used;
+	a->member_sectors = need;
 	return 0;
 }
 

@@ -45,9 +45,6 @@ cs_copies(struct rl_array *a, const struct rl_cs_piece *p,
  */
 static unsigned long cs_out_at(struct rl_array *a, sector_t s, sector_t len)
 {
-	/* no member failed or being rebuilt (the usual case): no call */
-	if (!READ_ONCE(a->failed) && !READ_ONCE(a->rebuilding))
-		return 0;
 	return rl_unreadable_at(a, s) | rl_unreadable_at(a, s + len - 1);
 }
 

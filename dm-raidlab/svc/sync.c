@@ -106,7 +106,7 @@ static sector_t rl_sync_to_array(struct rl_array *a, sector_t msector)
 	return mul_u64_u64_div_u64(msector, a->ti->len, rl_sync_total(a));
 }
 
-unsigned long rl_unreadable_at(struct rl_array *a, sector_t msector)
+unsigned long __rl_unreadable_at(struct rl_array *a, sector_t msector)
 {
 	unsigned long bad = READ_ONCE(a->failed);
 	unsigned long reb = READ_ONCE(a->rebuilding);

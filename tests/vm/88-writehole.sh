@@ -77,6 +77,13 @@ new0_hex=$(dd if=/tmp/row2 bs=4K count=1 2>/dev/null | od -An -tx1 | tr -d ' \n'
 new2_hex=$(dd if=/tmp/row2 bs=64K skip=2 count=1 2>/dev/null | head -c 4096 | od -An -tx1 | tr -d ' \n')
 new_hex=$(od -An -tx1 /tmp/new | tr -d ' \n')
 
+# delay_writes MS: member 3's dm-delay holds its writes MS ms (0: none)
+delay_writes() {
+	_t="0 $(sectors "$m3") delay $m3 0 0"
+	[ "$1" = 0 ] || _t="$_t $m3 0 $1"
+	dmsetup suspend dly && echo "$_t" | dmsetup load dly && dmsetup resume dly
+}
+
 # round NAME OPTS JOURNAL: the torn write and the crash, then assembly with member 1
 # missing; leaves the comparison of D1 in $D1_OK (1 intact, 0 lost)
 round() {
@@ -99,8 +106,7 @@ round() {
 	_oldp=$(read4k "$m3" 2048)
 
 	# member 3 holds its writes from now on
-	dmsetup suspend dly && echo "0 $(sectors "$m3") delay $m3 0 0 $m3 0 30000" |
-		dmsetup load dly && dmsetup resume dly || die "delay writes on member 3"
+	delay_writes 30000 || die "delay writes on member 3"
 	dd if=/tmp/new of=/dev/mapper/r5 bs=4K count=1 oflag=direct 2>/dev/null &
 	_pid=$!
 	_i=0
@@ -119,8 +125,7 @@ round() {
 	check "$_n: crash image taken" image save
 
 	# let the held write go, and take the array down
-	dmsetup suspend dly && echo "0 $(sectors "$m3") delay $m3 0 0" |
-		dmsetup load dly && dmsetup resume dly || die "release member 3"
+	delay_writes 0 || die "release member 3"
 	wait $_pid
 	dm_remove r5 || die "remove r5"
 	dm_remove dly || die "remove dly"
@@ -162,8 +167,7 @@ full_round() {
 	_j=$(rl_jnl r5 | cut -d' ' -f2)
 	_oldp=$(read4k "$m3" 2048)
 
-	dmsetup suspend dly && echo "0 $(sectors "$m3") delay $m3 0 0 $m3 0 30000" |
-		dmsetup load dly && dmsetup resume dly || die "delay writes on member 3"
+	delay_writes 30000 || die "delay writes on member 3"
 	dd if=/tmp/row2 of=/dev/mapper/r5 bs=192K count=1 oflag=direct 2>/dev/null &
 	_pid=$!
 	_i=0
@@ -182,8 +186,7 @@ full_round() {
 		test "$(rl_jnl r5 | cut -d' ' -f2)" -gt "$_j"
 	check "full row: crash image taken" image save
 
-	dmsetup suspend dly && echo "0 $(sectors "$m3") delay $m3 0 0" |
-		dmsetup load dly && dmsetup resume dly || die "release member 3"
+	delay_writes 0 || die "release member 3"
 	wait $_pid
 	dm_remove r5 || die "remove r5"
 	dm_remove dly || die "remove dly"
