@@ -137,6 +137,14 @@ struct rl_bbl {
 	struct rl_md_area area;
 	struct mutex mutex;		/* writes of the lists */
 	unsigned long dirty;		/* members whose list changed */
+	/*
+	 * Members whose list may hold entries: a lookup reads this one word
+	 * and the lists it names, not every member's list (most arrays have
+	 * none). Set before an entry goes in and again after; cleared only
+	 * when the list is seen empty, then checked again (rl_bbl_unlist()),
+	 * so that a member with entries always has its bit.
+	 */
+	unsigned long listed;
 	unsigned int cur[RL_MAX_MEMBERS];	/* copy holding the newest list */
 	u64 seq[RL_MAX_MEMBERS];
 	struct rl_bbl_list *list;	/* scratch, under mutex */
@@ -224,18 +232,29 @@ unsigned long rl_bbl_members(struct rl_array *a, sector_t msector,
 			     sector_t len)
 {
 	struct rl_bbl *b = a->bbl;
-	unsigned long out = 0;
+	unsigned long out = 0, listed;
 	sector_t first;
 	unsigned int m;
 	int n;
 
 	if (!b)
 		return 0;
-	for (m = 0; m < a->geom.nr_members; m++)
-		if (READ_ONCE(b->bb[m].count) &&
-		    badblocks_check(&b->bb[m], msector, len, &first, &n))
+	listed = READ_ONCE(b->listed);
+	for_each_set_bit(m, &listed, a->geom.nr_members)
+		if (badblocks_check(&b->bb[m], msector, len, &first, &n))
 			__set_bit(m, &out);
 	return out;
+}
+
+/* Member @m's list may have lost its last entry: take its bit if so. */
+static void rl_bbl_unlist(struct rl_bbl *b, unsigned int m)
+{
+	if (READ_ONCE(b->bb[m].count))
+		return;
+	clear_bit(m, &b->listed);
+	smp_mb__after_atomic();	/* an entry added meanwhile is seen below */
+	if (READ_ONCE(b->bb[m].count))
+		set_bit(m, &b->listed);
 }
 
 int rl_bbl_record(struct rl_array *a, unsigned int m, sector_t msector,
@@ -251,12 +270,14 @@ int rl_bbl_record(struct rl_array *a, unsigned int m, sector_t msector,
 	 * badblocks_set() inserts the pieces of a longer range in reverse
 	 * order, which leaves the list unsorted.
 	 */
+	set_bit(m, &b->listed);
 	for (; len; msector += n, len -= n) {
 		n = min_t(sector_t, len, BB_MAX_LEN);
 		if (badblocks_set(&b->bb[m], msector, n, 1))
 			return -ENOSPC;
 		set_bit(m, &b->dirty);
 	}
+	set_bit(m, &b->listed);		/* over a concurrent rl_bbl_unlist() */
 	if (READ_ONCE(b->bb[m].count) > RL_BBL_MAX_ENTRIES)
 		return -ENOSPC;
 	return 0;
@@ -272,6 +293,7 @@ int rl_bbl_clear(struct rl_array *a, unsigned int m, sector_t msector,
 		return 0;
 	r = badblocks_clear(&b->bb[m], msector, len);
 	set_bit(m, &b->dirty);
+	rl_bbl_unlist(b, m);
 	return r;
 }
 
@@ -295,6 +317,7 @@ void rl_bbl_reset(struct rl_array *a, unsigned int m)
 			break;
 	}
 	set_bit(m, &b->dirty);
+	rl_bbl_unlist(b, m);
 	rl_bbl_persist(a);
 }
 
@@ -333,6 +356,8 @@ static int rl_bbl_fill(struct rl_bbl *b, unsigned int m,
 {
 	unsigned int i;
 
+	if (l->count)
+		set_bit(m, &b->listed);
 	for (i = 0; i < l->count; i++)
 		if (badblocks_set(&b->bb[m], BB_OFFSET(l->entries[i]),
 				  BB_LEN(l->entries[i]), 1))

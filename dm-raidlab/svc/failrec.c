@@ -169,10 +169,11 @@ static void rl_failrec_release(struct rl_commit_waiter *w, blk_status_t st)
 
 bool rl_failrec_hold(struct rl_array *a, struct bio *bio, blk_status_t error)
 {
-	struct rl_bio *pb = rl_pb(bio);
+	struct rl_bio *pb;
 
 	if (!op_is_write(bio_op(bio)) && !(bio->bi_opf & REQ_PREFLUSH))
 		return false;
+	pb = rl_pb(bio);
 	pb->held = true;
 	bio->bi_status = error;
 	if (rl_failrec_wait(a, &pb->cw, rl_failrec_release)) {
