@@ -623,11 +623,15 @@ static inline bool rl_queue_waiting(const struct rl_queue *q)
 
 void rl_queue_init(struct rl_array *a, unsigned int m);
 void rl_queue_add(struct rl_array *a, unsigned int m, struct rl_qent *qe);
+bool rl_queue_cancel(struct rl_array *a, unsigned int m, struct rl_qent *qe);
+void rl_queue_unused(struct rl_array *a, unsigned int m);
 void rl_queue_set_policy(struct rl_array *a, const struct rl_sched_policy *p);
 void rl_queue_counts(struct rl_array *a, unsigned int m,
 		     unsigned int queued[RL_NR_CLASSES], unsigned int *issued);
 void rl_remap(struct rl_array *a, struct bio *bio, unsigned int m,
 	      sector_t msector);
+void rl_remap_prepare(struct rl_array *a, struct bio *bio, unsigned int m,
+		      sector_t msector);
 
 /*
  * sync.c: background jobs (resync, rebuild onto spares, check, repair)
@@ -744,7 +748,7 @@ static inline u64 rl_track_predict(struct rl_array *a, unsigned int m,
 }
 
 void rl_restore(struct bio *bio);
-void rl_trim_to_chunk(struct rl_array *a, struct bio *bio);
+void rl_trim_to_chunk(struct rl_array *a, struct bio *bio, sector_t lsector);
 void rl_bio_record(struct bio *bio, struct rl_bio_record *rec);
 void rl_bio_restore(struct bio *bio, const struct rl_bio_record *rec);
 int rl_map_duplicate(struct rl_array *a, struct bio *bio);

@@ -329,6 +329,7 @@ static void cs_free(struct rl_array *a, struct rl_copyset *cs)
 {
 	unsigned int m;
 
+	cs_dup_exit(cs);
 	if (cs->fix_wq)
 		destroy_workqueue(cs->fix_wq);
 	for (m = 0; m < a->geom.nr_members; m++)
@@ -431,12 +432,15 @@ static int cs_layout_record(struct rl_array *a, const struct rl_cs_layout *l)
  * rl_copyset_create() - the engine over all of an array's members
  * @a: the array, its geometry and member_sectors set
  * @l: the layout, over member sectors after data_offset (base 0)
+ * @reads: how reads whose copies are alike are served (the scheme's
+ *	"reads" option; a mirror's are balanced)
  *
  * Sets a->scheme to the instance. Sets a->ti->error on failure.
  *
  * Return: 0 or a negative errno.
  */
-int rl_copyset_create(struct rl_array *a, const struct rl_cs_layout *l)
+int rl_copyset_create(struct rl_array *a, const struct rl_cs_layout *l,
+		      enum rl_cs_reads reads)
 {
 	unsigned int nr = a->geom.nr_members;
 	struct rl_copyset *cs;
@@ -481,6 +485,11 @@ int rl_copyset_create(struct rl_array *a, const struct rl_cs_layout *l)
 	r = cs_alloc_bufs(a, cs);
 	if (r) {
 		a->ti->error = "Cannot allocate copy-set check buffers";
+		goto bad;
+	}
+	r = cs_dup_init(cs, reads);
+	if (r) {
+		a->ti->error = "Cannot allocate copy-set read groups";
 		goto bad;
 	}
 	cs_init_state(a, cs, l);

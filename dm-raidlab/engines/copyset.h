@@ -134,6 +134,31 @@ int rl_cs_chained_share(unsigned int nr, unsigned long failed,
 			unsigned int part, unsigned int *num,
 			unsigned int *den);
 bool rl_cs_chained_primary(unsigned int num, unsigned int den, u64 row);
+unsigned int rl_cs_chained_pick(const struct rl_cs_layout *l,
+				sector_t lsector, unsigned long out);
+
+/*
+ * How a read whose copies are all readable and alike is served: the
+ * "reads" option of raid10 and chained (RL_CS_OPT_READS()).
+ *   balance  one copy, chosen by rl_cs_read_balance() (the default)
+ *   dup      duplicate-then-cancel (paper 002, section 3.3): queued on
+ *            two copies' members, the first queue to pick it issues it
+ *            and the other entry is cancelled (svc/dup.h)
+ */
+enum rl_cs_reads {
+	RL_CS_READS_BALANCE,
+	RL_CS_READS_DUP,
+};
+
+int rl_cs_parse_reads(const char *word, unsigned int *val);
+const char *rl_cs_reads_name(enum rl_cs_reads reads);
+
+/* The option, for a copy-set scheme's option table. */
+#define RL_CS_OPT_READS							\
+	RL_OPT("raid10 or chained", reads, RL_CS_READS_BALANCE,		\
+	       RL_CS_READS_DUP, .def = RL_CS_READS_BALANCE,		\
+	       .parse = rl_cs_parse_reads,				\
+	       .invalid = "Invalid reads: balance or dup")
 
 /*
  * The copy-set I/O engine (copyset.c and the files it lists): a scheme
@@ -158,7 +183,8 @@ void rl_copyset_locate(struct rl_array *a, const struct rl_cs_layout *l,
 enum rl_part rl_copyset_owner(struct rl_array *a, const struct rl_cs_layout *l,
 			      unsigned int member, sector_t msector,
 			      sector_t *lsector);
-int rl_copyset_create(struct rl_array *a, const struct rl_cs_layout *l);
+int rl_copyset_create(struct rl_array *a, const struct rl_cs_layout *l,
+		      enum rl_cs_reads reads);
 void rl_copyset_destroy(struct rl_array *a);
 int rl_copyset_map(struct rl_array *a, struct bio *bio);
 int rl_copyset_end_io(struct rl_array *a, struct bio *bio,

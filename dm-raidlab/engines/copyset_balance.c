@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * dm-raidlab copy-set engine: its pure part (copyset.h, KUnit suite
- * dm_raidlab_copyset_io): read balancing, the window lock's arithmetic
- * (buckets, overlap, splits, window length) and the compare of a check.
+ * dm_raidlab_copyset_io): read balancing and the reads option's words,
+ * the window lock's arithmetic (buckets, overlap, splits, window length)
+ * and the compare of a check.
  */
 #include <linux/bitmap.h>
 #include <linux/string.h>
@@ -99,6 +100,32 @@ unsigned int rl_cs_read_choose(struct rl_cs_view *v, unsigned int nr,
 	if (suspect)
 		return rl_cs_source(unreadable, nr);
 	return rl_cs_read_balance(v, nr);
+}
+
+static const char *const rl_cs_reads_names[] = {
+	[RL_CS_READS_BALANCE] = "balance",
+	[RL_CS_READS_DUP] = "dup",
+};
+
+/* The "reads" option's word for @reads. */
+const char *rl_cs_reads_name(enum rl_cs_reads reads)
+{
+	return reads < ARRAY_SIZE(rl_cs_reads_names) ?
+	       rl_cs_reads_names[reads] : "?";
+}
+
+/* Parse the "reads" option's word, balance or dup, as raid10's layout. */
+int rl_cs_parse_reads(const char *word, unsigned int *val)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(rl_cs_reads_names); i++) {
+		if (!strcasecmp(word, rl_cs_reads_names[i])) {
+			*val = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 /* True if [s1, s1 + len1) and [s2, s2 + len2) share a sector. */

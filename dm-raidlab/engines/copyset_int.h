@@ -9,6 +9,7 @@
 #define DM_RAIDLAB_COPYSET_INT_H
 
 #include <linux/completion.h>
+#include <linux/mempool.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -62,6 +63,11 @@ struct rl_copyset {
 	struct rl_mio_group *copy_rg;	/* a copy's reads: a group a piece */
 	struct rl_mio_group copy_wg;	/* a copy's writes */
 	unsigned int check_sectors;	/* window of a check or repair */
+
+	/* duplicate-then-cancel reads (copyset_dup.c) */
+	enum rl_cs_reads reads;
+	mempool_t dup_pool;		/* struct rl_dup, for reads dup */
+	atomic_t dups;			/* groups not yet released */
 	DECLARE_BITMAP(diff, RL_CS_SLOT_SECTORS);	/* mismatching sectors */
 	struct rl_cs_buf buf[];
 };
@@ -109,6 +115,13 @@ bool cs_bg_read_error(struct rl_array *a, unsigned int m,
 		      const struct rl_cs_piece *p, const char *job);
 int cs_bg_no_source(struct rl_array *a, unsigned long bad,
 		    const struct rl_cs_piece *p, const char *job);
+
+/* copyset_dup.c */
+bool cs_read_dup(struct rl_array *a, struct bio *bio,
+		 const struct rl_cs_piece *p, unsigned int first,
+		 unsigned long unreadable);
+int cs_dup_init(struct rl_copyset *cs, enum rl_cs_reads reads);
+void cs_dup_exit(struct rl_copyset *cs);
 
 /* copyset_fix.c */
 void cs_fix_work(struct work_struct *ws);

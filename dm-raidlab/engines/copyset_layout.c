@@ -362,6 +362,37 @@ bool rl_cs_chained_primary(unsigned int num, unsigned int den, u64 row)
 }
 
 /**
+ * rl_cs_chained_pick() - the copy of a chained chunk a read goes to,
+ *	while members are out
+ * @l: a chained layout
+ * @lsector: below l->capacity
+ * @out: members out of service (failed, or being rebuilt)
+ *
+ * Chunk k is row k / nr of partition k mod nr; the partition's share
+ * (rl_cs_chained_share()) of its rows goes to the primary and the rest to
+ * the backup, so that the read load shifts along the chain and every
+ * survivor carries about 1 / (N - 1) more of it. With no member out the
+ * layout has no preference: the caller balances by queue and head.
+ *
+ * Return: the member, or RL_NONE with no member out (or both copies).
+ */
+unsigned int rl_cs_chained_pick(const struct rl_cs_layout *l,
+				sector_t lsector, unsigned long out)
+{
+	unsigned int nr = l->nr, part, num, den;
+	u64 row;
+
+	if (nr < BITS_PER_LONG)
+		out &= BIT(nr) - 1;
+	if (!out)
+		return RL_NONE;
+	row = div_u64_rem(lsector >> l->chunk_shift, nr, &part);
+	if (rl_cs_chained_share(nr, out, part, &num, &den))
+		return RL_NONE;
+	return rl_cs_chained_primary(num, den, row) ? part : (part + 1) % nr;
+}
+
+/**
  * rl_cs_piece() - a piece of an access and where its copies lie
  * @l: the layout
  * @lsector: below l->capacity

@@ -678,6 +678,66 @@ static void rl_cs_chained_rows(struct kunit *test)
 	}
 }
 
+#define RL_CS_ROWS	840	/* rows a partition: every share's den divides it */
+
+/* Read every chunk of @l with @failed out; count the reads per member. */
+static void rl_cs_pick_all(struct kunit *test, const struct rl_cs_layout *l,
+			   unsigned long failed, unsigned int *reads)
+{
+	struct rl_cs_copy c[2];
+	unsigned int m;
+	u64 k;
+
+	for (k = 0; k < l->chunks; k++) {
+		m = rl_cs_chained_pick(l, k << l->chunk_shift, failed);
+		rl_cs_map(l, k << l->chunk_shift, c);
+		KUNIT_ASSERT_LT(test, m, l->nr);
+		KUNIT_EXPECT_TRUE(test, m == c[0].member || m == c[1].member);
+		KUNIT_EXPECT_FALSE(test, failed & BIT(m));
+		reads[m]++;
+	}
+}
+
+/*
+ * Reads of every chunk of a chained layout of 3 to 8 members, after each
+ * failure set that keeps the data: each goes to a surviving copy of its
+ * chunk, and a survivor in a run of L carries (L + 1) / L partitions, so
+ * N / (N - 1) of its share with one failure. With none out, and where a
+ * chunk's two copies are both out, there is no choice to make.
+ */
+static void rl_cs_chained_picks(struct kunit *test)
+{
+	unsigned int reads[RL_MAX_MEMBERS], nr, m, run;
+	struct rl_cs_layout l;
+	unsigned long failed;
+	char *error = NULL;
+
+	for (nr = 3; nr <= 8; nr++) {
+		KUNIT_ASSERT_EQ(test, rl_cs_init(&l, RL_CS_CHAINED, nr, 2, 3, 0,
+						 2 * RL_CS_ROWS * 8, &error), 0);
+		KUNIT_ASSERT_EQ(test, l.chunks, (sector_t)nr * RL_CS_ROWS);
+		KUNIT_EXPECT_EQ(test, rl_cs_chained_pick(&l, 0, 0), RL_NONE);
+		KUNIT_EXPECT_EQ(test, rl_cs_chained_pick(&l, 0, BIT(nr)),
+				RL_NONE);
+		KUNIT_EXPECT_EQ(test, rl_cs_chained_pick(&l, 0, 3), RL_NONE);
+		for (failed = 1; failed < BIT(nr); failed++) {
+			if (failed & (failed >> 1 | failed << (nr - 1)))
+				continue;
+			memset(reads, 0, sizeof(reads));
+			rl_cs_pick_all(test, &l, failed, reads);
+			for (m = 0; m < nr; m++) {
+				if (failed & BIT(m))
+					continue;
+				run = rl_cs_run(nr, failed, m);
+				KUNIT_EXPECT_EQ_MSG(test, reads[m] * run,
+						    RL_CS_ROWS * (run + 1),
+						    "nr %u failed %lx member %u",
+						    nr, failed, m);
+			}
+		}
+	}
+}
+
 /* The layout's metadata record: round trip, empty, damaged, compared. */
 static void rl_cs_layout_record(struct kunit *test)
 {
@@ -726,6 +786,7 @@ static struct kunit_case rl_cs_test_cases[] = {
 	KUNIT_CASE(rl_cs_chained_places),
 	KUNIT_CASE(rl_cs_init_errors),
 	KUNIT_CASE(rl_cs_chained_shares),
+	KUNIT_CASE(rl_cs_chained_picks),
 	KUNIT_CASE(rl_cs_chained_rows),
 	KUNIT_CASE(rl_cs_layout_record),
 	{}

@@ -158,7 +158,7 @@ int rl_stripe_map(struct rl_array *a, struct bio *bio)
 	struct rl_loc loc;
 
 	if (bio_op(bio) == REQ_OP_READ) {
-		rl_trim_to_chunk(a, bio);
+		rl_trim_to_chunk(a, bio, pb->lsector);
 		rl_stripe_map_sector(&a->geom, pb->lsector, &loc);
 		bad = rl_unreadable_at(a, loc.sector - a->geom.data_offset) |
 		      rl_bbl_members(a, loc.sector - a->geom.data_offset,

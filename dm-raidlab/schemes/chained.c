@@ -10,10 +10,24 @@
  * its second half from the one before's primaries.
  *
  * The I/O is the copy-set engine's (engines/copyset.c) over the "chained"
- * layout (engines/copyset_layout.c): reads go to one copy, writes and
- * discards to both. No options of its own.
+ * layout (engines/copyset_layout.c): reads go to one copy (with members
+ * out, shifted along the chain: rl_cs_chained_pick()), writes and
+ * discards to both.
+ *
+ * Table options, after the generic ones:
+ *
+ *   reads balance|dup          as raid10's (engines/copyset.h)
  */
 #include "../engines/copyset.h"
+
+enum chained_opt {
+	CHAINED_OPT_READS,
+	CHAINED_NR_OPTS,
+};
+
+static const struct rl_opt chained_opts[CHAINED_NR_OPTS] = {
+	[CHAINED_OPT_READS] = RL_CS_OPT_READS,
+};
 
 static int chained_capacity(struct rl_array *a, sector_t len, char **error)
 {
@@ -44,7 +58,7 @@ static int chained_ctr(struct rl_array *a)
 
 	rl_copyset_layout(a, RL_CS_CHAINED, 2, &l);
 	a->ti->num_discard_bios = 1;
-	return rl_copyset_create(a, &l);
+	return rl_copyset_create(a, &l, a->sopt[CHAINED_OPT_READS]);
 }
 
 /* A chunk the smallest I/O worth it; a row of chunks, one a member. */
@@ -56,12 +70,26 @@ static void chained_io_hints(struct rl_array *a, struct queue_limits *limits)
 	blk_limits_io_opt(limits, chunk_bytes * a->geom.nr_members);
 }
 
+/* No INFO fields; the TABLE gives a reads policy other than the default. */
+static void chained_status(struct rl_array *a, status_type_t type,
+			   char *result, unsigned int maxlen, unsigned int *psz)
+{
+	unsigned int sz = *psz;
+
+	if (type == STATUSTYPE_TABLE &&
+	    a->sopt[CHAINED_OPT_READS] != RL_CS_READS_BALANCE)
+		DMEMIT(" reads %s", rl_cs_reads_name(a->sopt[CHAINED_OPT_READS]));
+	*psz = sz;
+}
+
 const struct rl_scheme_ops rl_chained_ops = {
 	.name = "chained",
 	.per_bio_size = sizeof(struct rl_cs_bio),
 	.min_members = 3,
 	.redundancy = 1,
 	.parity = false,
+	.opts = chained_opts,
+	.nr_opts = CHAINED_NR_OPTS,
 	.capacity = chained_capacity,
 	.locate = chained_locate,
 	.owner = chained_owner,
@@ -70,6 +98,7 @@ const struct rl_scheme_ops rl_chained_ops = {
 	.map = rl_copyset_map,
 	.end_io = rl_copyset_end_io,
 	.io_hints = chained_io_hints,
+	.status = chained_status,
 	.sync_range = rl_copyset_sync_range,
 	.survives = rl_copyset_survives,
 };

@@ -69,7 +69,7 @@ static int raid0_map(struct rl_array *a, struct bio *bio)
 	struct rl_loc loc;
 
 	if (bio_op(bio) == REQ_OP_DISCARD)
-		rl_trim_to_chunk(a, bio);	/* max_io_len does not split them */
+		rl_trim_to_chunk(a, bio, pb->lsector);	/* max_io_len does not split them */
 
 	raid0_map_sector(&a->geom, pb->lsector, &loc);
 	if (rl_member_failed(a, loc.member))

@@ -25,6 +25,9 @@
  *
  *   layout near|far|offset     where the copies lie (default near)
  *   copies <2..#members>       copies of each chunk (default 2)
+ *   reads balance|dup          one copy chosen by tracker, queue and head
+ *                              (default), or duplicate-then-cancel
+ *                              (engines/copyset_dup.c)
  */
 #include <linux/string.h>
 
@@ -33,6 +36,7 @@
 enum raid10_opt {
 	RAID10_OPT_LAYOUT,
 	RAID10_OPT_COPIES,
+	RAID10_OPT_READS,
 	RAID10_NR_OPTS,
 };
 
@@ -60,6 +64,7 @@ static const struct rl_opt raid10_opts[RAID10_NR_OPTS] = {
 		.invalid = "Invalid layout: near, far or offset"),
 	[RAID10_OPT_COPIES] = RL_OPT("raid10", copies, 2, RL_MAX_MEMBERS,
 		.def = 2),
+	[RAID10_OPT_READS] = RL_CS_OPT_READS,
 };
 
 /* Any copies - 1 members may fail. */
@@ -108,7 +113,7 @@ static int raid10_ctr(struct rl_array *a)
 
 	rl_copyset_layout(a, raid10_kind(a), raid10_copies(a), &l);
 	a->ti->num_discard_bios = 1;
-	return rl_copyset_create(a, &l);
+	return rl_copyset_create(a, &l, a->sopt[RAID10_OPT_READS]);
 }
 
 /* A chunk the smallest I/O worth it; a row of chunks over the copies. */
@@ -132,6 +137,9 @@ static void raid10_status(struct rl_array *a, status_type_t type, char *result,
 	else if (type == STATUSTYPE_TABLE)
 		DMEMIT(" layout %s copies %u", rl_cs_kind_name(raid10_kind(a)),
 		       raid10_copies(a));
+	if (type == STATUSTYPE_TABLE &&
+	    a->sopt[RAID10_OPT_READS] != RL_CS_READS_BALANCE)
+		DMEMIT(" reads %s", rl_cs_reads_name(a->sopt[RAID10_OPT_READS]));
 	*psz = sz;
 }
 

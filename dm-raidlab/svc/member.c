@@ -392,6 +392,41 @@ void rl_queue_add(struct rl_array *a, unsigned int m, struct rl_qent *qe)
 		rl_queue_run(a, m);
 }
 
+/**
+ * rl_queue_cancel() - take an entry out of its queue before it is issued
+ * @a: the array
+ * @m: the member whose queue it was added to
+ * @qe: the entry
+ *
+ * Return: true if @qe was waiting and is out now (it will not be
+ * submitted); false if its queue has picked it (->submit is called or
+ * being called) or it was never added. Any context.
+ */
+bool rl_queue_cancel(struct rl_array *a, unsigned int m, struct rl_qent *qe)
+{
+	struct rl_queue *q = &a->members[m].q;
+	unsigned long flags;
+	bool waiting;
+
+	spin_lock_irqsave(&q->lock, flags);
+	waiting = !list_empty(&qe->node);
+	if (waiting) {
+		list_del_init(&qe->node);
+		WRITE_ONCE(q->queued[qe->class], q->queued[qe->class] - 1);
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+	return waiting;
+}
+
+/*
+ * An entry member @m's queue picked is not issued after all (it lost a
+ * claim): its slot goes back as an I/O's end gives it. Any context.
+ */
+void rl_queue_unused(struct rl_array *a, unsigned int m)
+{
+	rl_queue_release(a, m);
+}
+
 /*
  * Switch the queues' policy (the "sched" message). The direct path keeps no
  * head state (fifo needs none), so a policy that orders by the head starts
@@ -478,10 +513,13 @@ u64 __rl_track_predict(struct rl_array *a, unsigned int m, sector_t sector,
 	return t;
 }
 
-/* Let dm send what lies past the end of @bio's chunk as another bio. */
-void rl_trim_to_chunk(struct rl_array *a, struct bio *bio)
+/*
+ * Let dm send what lies past the end of @bio's chunk as another bio;
+ * @lsector is its first sector (rl_pb(bio)->lsector, which the caller has).
+ */
+void rl_trim_to_chunk(struct rl_array *a, struct bio *bio, sector_t lsector)
 {
-	sector_t left = rl_chunk_left(&a->geom, rl_pb(bio)->lsector);
+	sector_t left = rl_chunk_left(&a->geom, lsector);
 
 	if (bio_sectors(bio) > left)
 		dm_accept_partial_bio(bio, left);
@@ -499,6 +537,24 @@ static void rl_submit_remapped(struct rl_qent *qe)
 }
 
 /*
+ * @bio pointed at @msector of member @m, as mapped (rl_restore() puts it
+ * back), and counted on the member.
+ */
+static void __rl_remap_prepare(struct rl_array *a, struct bio *bio,
+			       struct rl_bio *pb, unsigned int m,
+			       sector_t msector)
+{
+	rl_bio_record(bio, &pb->rec);
+	pb->member = m;
+	pb->dev = a->members[m].dev;
+	bio_set_dev(bio, pb->dev->bdev);
+	bio->bi_iter.bi_sector = msector;
+	rl_member_start(a, m, bio_op(bio) == REQ_OP_READ ? RL_DATA_READ :
+			      bio_op(bio) == REQ_OP_WRITE ? RL_DATA_WRITE :
+			      RL_NR_KINDS);
+}
+
+/*
  * Send a data bio to member @m, sector @msector, through the member's
  * queue, and count it; the map function then returns DM_MAPIO_SUBMITTED.
  * The bio is recorded first so that a failed read can be served again
@@ -509,17 +565,20 @@ void rl_remap(struct rl_array *a, struct bio *bio, unsigned int m,
 {
 	struct rl_bio *pb = rl_pb(bio);
 
-	rl_bio_record(bio, &pb->rec);
-	pb->member = m;
-	pb->dev = a->members[m].dev;
-	bio_set_dev(bio, pb->dev->bdev);
-	bio->bi_iter.bi_sector = msector;
-	rl_member_start(a, m, bio_op(bio) == REQ_OP_READ ? RL_DATA_READ :
-			      bio_op(bio) == REQ_OP_WRITE ? RL_DATA_WRITE :
-			      RL_NR_KINDS);
+	__rl_remap_prepare(a, bio, pb, m, msector);
 	rl_qent_init(&pb->qe, msector, bio_sectors(bio), op_is_write(bio_op(bio)),
 		     RL_FG, rl_submit_remapped);
 	rl_queue_add(a, m, &pb->qe);
+}
+
+/*
+ * The first half of rl_remap(), for a caller that issues @bio through a
+ * queue entry of its own (svc/dup.h).
+ */
+void rl_remap_prepare(struct rl_array *a, struct bio *bio, unsigned int m,
+		      sector_t msector)
+{
+	__rl_remap_prepare(a, bio, rl_pb(bio), m, msector);
 }
 
 void rl_bio_record(struct bio *bio, struct rl_bio_record *rec)

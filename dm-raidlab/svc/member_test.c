@@ -5,13 +5,16 @@
  * to exactly what it was when it was mapped, so that it can be sent again;
  * and the member queues: at most queue_depth entries issued, the rest
  * issued by completions in the policy's order, the background floor, and
- * dispatch held while a reference read is due.
+ * dispatch held while a reference read is due; and duplicate-then-cancel
+ * (dup.c): the first queue to pick a read issues it, the other entry is
+ * cancelled, and a group is released once.
  */
 #include <kunit/test.h>
 #include <linux/bio.h>
 #include <linux/slab.h>
 
 #include "../raidlab.h"
+#include "dup.h"
 
 static void rl_member_restore_after_split(struct kunit *test)
 {
@@ -94,32 +97,42 @@ static void rl_qtest_exit(struct kunit *test)
 	rl_qtest_current = NULL;
 }
 
-static struct rl_qtest *rl_qtest_init(struct kunit *test,
-				      const struct rl_sched_policy *policy,
-				      unsigned int depth)
+static struct rl_qtest *rl_qtest_init_nr(struct kunit *test,
+					 const struct rl_sched_policy *policy,
+					 unsigned int depth, unsigned int nr)
 {
 	struct rl_qtest *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 	struct rl_array *a;
+	unsigned int m;
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
-	a = kzalloc(struct_size(a, members, 1), GFP_KERNEL);
+	a = kzalloc(struct_size(a, members, nr), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	a->wq = alloc_workqueue("rl_qtest", WQ_UNBOUND, 0);
 	if (!a->wq)
 		kfree(a);
 	KUNIT_ASSERT_NOT_NULL(test, a->wq);
-	a->geom.nr_members = 1;
+	a->geom.nr_members = nr;
 	a->policy = policy;
 	a->queue_depth = depth;
-	rl_queue_init(a, 0);
+	for (m = 0; m < nr; m++)
+		rl_queue_init(a, m);
 	t->a = a;
 	spin_lock_init(&t->lock);
 	rl_qtest_current = t;
 	return t;
 }
 
-static void rl_qtest_add(struct rl_qtest *t, unsigned int i, sector_t sector,
-			 enum rl_class class)
+static struct rl_qtest *rl_qtest_init(struct kunit *test,
+				      const struct rl_sched_policy *policy,
+				      unsigned int depth)
+{
+	return rl_qtest_init_nr(test, policy, depth, 1);
+}
+
+static void rl_qtest_add_on(struct rl_qtest *t, unsigned int m,
+			    unsigned int i, sector_t sector,
+			    enum rl_class class)
 {
 	struct rl_qent *qe = &t->qe[i];
 
@@ -127,15 +140,27 @@ static void rl_qtest_add(struct rl_qtest *t, unsigned int i, sector_t sector,
 	qe->sectors = 8;
 	qe->class = class;
 	qe->submit = rl_qtest_submit;
-	rl_member_start(t->a, 0, RL_NR_KINDS);
-	rl_queue_add(t->a, 0, qe);
+	rl_member_start(t->a, m, RL_NR_KINDS);
+	rl_queue_add(t->a, m, qe);
+}
+
+static void rl_qtest_add(struct rl_qtest *t, unsigned int i, sector_t sector,
+			 enum rl_class class)
+{
+	rl_qtest_add_on(t, 0, i, sector, class);
 }
 
 /* Complete the @k-th issued entry and let the queue's work issue more. */
+static void rl_qtest_done_on(struct rl_qtest *t, unsigned int m,
+			     unsigned int k)
+{
+	rl_member_done(t->a, m, &t->qe[t->order[k]]);
+	flush_workqueue(t->a->wq);
+}
+
 static void rl_qtest_done(struct rl_qtest *t, unsigned int k)
 {
-	rl_member_done(t->a, 0, &t->qe[t->order[k]]);
-	flush_workqueue(t->a->wq);
+	rl_qtest_done_on(t, 0, k);
 }
 
 static void rl_member_queue_depth(struct kunit *test)
@@ -283,6 +308,122 @@ static void rl_member_queue_direct_path(struct kunit *test)
 	rl_qtest_done(t, 3);
 }
 
+/* A duplicate-then-cancel group whose issue and release are counted. */
+struct rl_duptest {
+	struct rl_dup d;
+	unsigned int nr_issue, nr_release;
+	unsigned int won;		/* the entry issued */
+	struct rl_qent slot;		/* its copy: what rl_member_done() gets */
+};
+
+static void rl_duptest_issue(struct rl_dup *d, unsigned int i)
+{
+	struct rl_duptest *dt = container_of(d, struct rl_duptest, d);
+
+	dt->nr_issue++;
+	dt->won = i;
+	dt->slot = d->ent[i].qe;
+	rl_member_start(d->a, d->ent[i].member, RL_NR_KINDS);
+}
+
+static void rl_duptest_release(struct rl_dup *d)
+{
+	container_of(d, struct rl_duptest, d)->nr_release++;
+}
+
+/* Two members at depth 1, each busy with one entry; a group on both. */
+static struct rl_duptest *rl_duptest_init(struct kunit *test,
+					  struct rl_qtest *t, bool busy)
+{
+	struct rl_duptest *dt = kunit_kzalloc(test, sizeof(*dt), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, dt);
+	if (busy) {
+		rl_qtest_add_on(t, 0, 0, 5000, RL_FG);
+		rl_qtest_add_on(t, 1, 1, 5000, RL_FG);
+		KUNIT_ASSERT_EQ(test, t->nr_issued, 2U);
+	}
+	dt->d.a = t->a;
+	dt->d.issue = rl_duptest_issue;
+	dt->d.release = rl_duptest_release;
+	dt->d.ent[0].member = 0;
+	dt->d.ent[0].qe.sector = 100;
+	dt->d.ent[1].member = 1;
+	dt->d.ent[1].qe.sector = 200;
+	rl_dup_queue(&dt->d, 8);
+	return dt;
+}
+
+static unsigned int rl_qtest_waiting(struct rl_qtest *t, unsigned int m,
+				     unsigned int *issued)
+{
+	unsigned int queued[RL_NR_CLASSES];
+
+	rl_queue_counts(t->a, m, queued, issued);
+	return queued[RL_FG] + queued[RL_BG];
+}
+
+/*
+ * Duplicate-then-cancel: with a free slot the first member takes the read
+ * at once and nothing is queued on the second; with both busy it waits on
+ * both, the first queue to pick it issues it at its own copy and the other
+ * entry leaves its queue; a loser its queue picked anyway gives its slot
+ * back. Each group is released once, after both entries are done with.
+ */
+static void rl_member_dup_claim(struct kunit *test)
+{
+	struct rl_qtest *t = rl_qtest_init_nr(test, &rl_sched_fifo, 1, 2);
+	struct rl_duptest *dt;
+	unsigned int issued;
+
+	/* idle: issued on member 0 at once, never queued on 1 */
+	dt = rl_duptest_init(test, t, false);
+	KUNIT_EXPECT_EQ(test, dt->nr_issue, 1U);
+	KUNIT_EXPECT_EQ(test, dt->won, 0U);
+	KUNIT_EXPECT_EQ(test, dt->nr_release, 1U);
+	KUNIT_EXPECT_EQ(test, rl_qtest_waiting(t, 1, &issued), 0U);
+	KUNIT_EXPECT_EQ(test, issued, 0U);
+	rl_member_done(t->a, 0, &dt->slot);
+	flush_workqueue(t->a->wq);
+
+	/* both busy: waits on both; member 1 frees first and wins */
+	dt = rl_duptest_init(test, t, true);
+	KUNIT_EXPECT_EQ(test, dt->nr_issue, 0U);
+	KUNIT_EXPECT_EQ(test, rl_qtest_waiting(t, 0, &issued), 1U);
+	KUNIT_EXPECT_EQ(test, rl_qtest_waiting(t, 1, &issued), 1U);
+	rl_qtest_done_on(t, 1, 1);
+	KUNIT_EXPECT_EQ(test, dt->nr_issue, 1U);
+	KUNIT_EXPECT_EQ(test, dt->won, 1U);
+	KUNIT_EXPECT_EQ(test, dt->slot.sector, (sector_t)200);
+	KUNIT_EXPECT_EQ(test, dt->nr_release, 1U);
+	KUNIT_EXPECT_EQ(test, rl_qtest_waiting(t, 0, &issued), 0U);
+	rl_qtest_done_on(t, 0, 0);
+	KUNIT_EXPECT_EQ(test, rl_qtest_waiting(t, 0, &issued), 0U);
+	KUNIT_EXPECT_EQ(test, issued, 0U);	/* the cancelled entry never went */
+	rl_member_done(t->a, 1, &dt->slot);
+	flush_workqueue(t->a->wq);
+	KUNIT_EXPECT_EQ(test, rl_qtest_waiting(t, 1, &issued), 0U);
+	KUNIT_EXPECT_EQ(test, issued, 0U);
+
+	/*
+	 * a loser picked before the cancel reached it: entry 0 has won
+	 * elsewhere (its claim set, out of its queue, its reference gone);
+	 * member 1's queue picks entry 1, which gives its slot back
+	 */
+	t->nr_issued = 0;
+	dt = rl_duptest_init(test, t, true);
+	atomic_set(&dt->d.claim, 1);
+	KUNIT_ASSERT_TRUE(test, rl_queue_cancel(t->a, 0, &dt->d.ent[0].qe));
+	KUNIT_EXPECT_FALSE(test, rl_queue_cancel(t->a, 0, &dt->d.ent[0].qe));
+	KUNIT_ASSERT_FALSE(test, refcount_dec_and_test(&dt->d.refs));
+	rl_qtest_done_on(t, 1, 1);
+	KUNIT_EXPECT_EQ(test, dt->nr_issue, 0U);
+	KUNIT_EXPECT_EQ(test, dt->nr_release, 1U);
+	KUNIT_EXPECT_EQ(test, rl_qtest_waiting(t, 1, &issued), 0U);
+	KUNIT_EXPECT_EQ(test, issued, 0U);
+	rl_qtest_done_on(t, 0, 0);
+}
+
 static struct kunit_case rl_member_test_cases[] = {
 	KUNIT_CASE(rl_member_restore_after_split),
 	KUNIT_CASE(rl_member_queue_depth),
@@ -290,6 +431,7 @@ static struct kunit_case rl_member_test_cases[] = {
 	KUNIT_CASE(rl_member_queue_background_floor),
 	KUNIT_CASE(rl_member_queue_ref_hold),
 	KUNIT_CASE(rl_member_queue_direct_path),
+	KUNIT_CASE(rl_member_dup_claim),
 	{}
 };
 

@@ -7,6 +7,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "../engines/copyset.h"
 #include "../schemes/plog/plog.h"
 #include "../raidlab.h"
 
@@ -241,22 +242,30 @@ static const struct rl_args_bad rl_args_bad_cases[] = {
 	{ "raid10 4 layout near layout far 4 a b c d", "Duplicate layout" },
 	{ "mirror 2 layout near 2 a b", "layout needs the raid10 scheme" },
 	{ "chained 2 copies 2 3 a b c", "copies needs the raid10 scheme" },
+	{ "raid10 2 reads fast 4 a b c d", "Invalid reads: balance or dup" },
+	{ "chained 4 reads dup reads dup 3 a b c", "Duplicate reads" },
+	{ "mirror 2 reads dup 2 a b", "reads needs the raid10 or chained scheme" },
 	{ "chained 0 2 a b", "Too few devices for the scheme" },
 	{ "chained 0 3 - - -", "More members missing than the scheme survives" },
 	{ "raid10 0 2 - -", "More members missing than the scheme survives" },
 };
 
-/* raid10's options and what they make it survive; chained's one failure. */
+/*
+ * raid10's options and what they make it survive; chained's one failure;
+ * the reads option of both.
+ */
 static void rl_args_raid10(struct kunit *test)
 {
 	static const struct {
 		const char *line;
-		unsigned int layout, copies, redundancy;
+		unsigned int layout, copies, redundancy, reads;
 	} cases[] = {
-		{ "raid10 0 4 a b c d", 1, 2, 1 },
-		{ "raid10 2 copies 3 4 a b c d", 1, 3, 2 },
-		{ "raid10 4 layout offset copies 4 4 a b c d", 3, 4, 3 },
-		{ "raid10 2 layout far 2 a b", 2, 2, 1 },
+		{ "raid10 0 4 a b c d", 1, 2, 1, 0 },
+		{ "raid10 2 copies 3 4 a b c d", 1, 3, 2, 0 },
+		{ "raid10 4 layout offset copies 4 4 a b c d", 3, 4, 3, 0 },
+		{ "raid10 2 layout far 2 a b", 2, 2, 1, 0 },
+		{ "raid10 4 reads DUP copies 2 4 a b c d", 1, 2, 1, 1 },
+		{ "raid10 2 reads balance 4 a b c d", 1, 2, 1, 0 },
 	};
 	char *argv[RL_ARGS_MAX], *error = NULL;
 	struct rl_args args;
@@ -269,12 +278,17 @@ static void rl_args_raid10(struct kunit *test)
 		KUNIT_ASSERT_STREQ(test, args.ops->opts[0].name, "layout");
 		KUNIT_EXPECT_EQ(test, args.sopt[0], cases[i].layout);
 		KUNIT_EXPECT_EQ(test, args.sopt[1], cases[i].copies);
+		KUNIT_EXPECT_EQ(test, args.sopt[2], cases[i].reads);
 		KUNIT_EXPECT_EQ(test, rl_args_redundancy(&args),
 				cases[i].redundancy);
 	}
 	argc = rl_split(test, "chained 0 6 a b c d e f", argv);
 	KUNIT_ASSERT_EQ(test, rl_parse_args(argc, argv, &args, &error), 0);
 	KUNIT_EXPECT_EQ(test, rl_args_redundancy(&args), 1U);
+	KUNIT_EXPECT_EQ(test, args.sopt[0], RL_CS_READS_BALANCE);
+	argc = rl_split(test, "chained 2 reads dup 3 a b c", argv);
+	KUNIT_ASSERT_EQ(test, rl_parse_args(argc, argv, &args, &error), 0);
+	KUNIT_EXPECT_EQ(test, args.sopt[0], RL_CS_READS_DUP);
 }
 
 /* log_ratio: decimals with up to three places, in thousandths. */

@@ -480,7 +480,7 @@ static int plog_map(struct rl_array *a, struct bio *bio)
 	unsigned long bad;
 
 	if (bio_op(bio) == REQ_OP_READ) {
-		rl_trim_to_chunk(a, bio);
+		rl_trim_to_chunk(a, bio, pb->lsector);
 		rl_plog_map(&p->lo, pb->lsector >> p->lo.chunk_shift, &loc);
 		bad = rl_unreadable_at(a, p->keys[loc.region]);
 		if (!test_bit(loc.member, &bad)) {
