@@ -370,3 +370,54 @@ def test_cli_dry_run():
 
 def test_guest_script_parses():
     subprocess.run(["sh", "-n", str(ROOT / "tools" / "bench" / "guest.sh")], check=True)
+
+
+def test_fail_option_and_copyset_configs():
+    # issue 15: raid10/chained configurations, and a member failed before the jobs
+    c = plan.parse_config("rl-chained@6[fail=2]", 6, 64)
+    assert (c.kind, c.level, c.disks, c.data_cols, c.fail) == ("rl", "chained", 6, 3, 2)
+    assert c.cid == "rl-chained_6.fail-2" and c.chen_level == 1
+    m = plan.parse_config("md-raid10[fail=0]", 6, 64)
+    assert (m.kind, m.level, m.fail, m.opts) == ("md", "raid10", 0, ())
+    t = plan.parse_config("rl-raid10[track,fail=1]", 6, 64)
+    assert t.track and t.fail == 1 and t.opts == ()
+    assert plan.parse_config("rl-raid10", 6, 64).fail is None
+    for bad in ("md-raid10[sched=satf]", "rl-raid10[fail=6]", "rl-raid0[fail=1]",
+                "rl-raid10[fail=x]", "rl-raid10[fail=1,fail=2]", "rl-chained@2"):
+        with pytest.raises(ValueError):
+            plan.parse_config(bad, 6, 64)
+    p = plan.build(["rl-raid0", "rl-chained[fail=2]"], ["4k-r"], [1], 0, 3, disks=6)
+    lines = plan.plan_text(p).splitlines()
+    i = lines.index("config rl-chained.fail-2 rl chained 6 64")
+    assert lines[i + 1] == "fail rl-chained.fail-2 2" and lines[i + 2].startswith("job ")
+    assert plan.describe(p)["configs"][1]["fail"] == 2
+    pre = plan.PRESETS["copyset"]
+    plan.build(pre["configs"], pre["workloads"], pre["ladder"], 1, 3, disks=pre["disks"],
+               disk_model=pre["disk_model"])
+
+
+def test_degraded_ratios_and_model(tmp_path):
+    from raidlab_lib.bench import degraded
+    assert degraded.healthy_name("rl-raid10@6[track,fail=2]") == "rl-raid10@6[track]"
+    assert degraded.healthy_name("md-raid10[fail=2]") == "md-raid10"
+    p = plan.build(["rl-raid0", "rl-raid10", "rl-chained", "md-raid10", "rl-raid10[fail=2]",
+                    "rl-chained[fail=2]", "md-raid10[fail=2]"], ["4k-r", "4k-w"], [1], 0, 3,
+                   disks=6)
+    desc = plan.describe(p)
+    iops = {("rl-raid10", "4k-r"): 600, ("rl-raid10[fail=2]", "4k-r"): 330,
+            ("rl-chained", "4k-r"): 600, ("rl-chained[fail=2]", "4k-r"): 500,
+            ("md-raid10", "4k-r"): 580, ("md-raid10[fail=2]", "4k-r"): 300}
+    res = [{"config": c, "workload": w, "iops": v, "read_pct": 100 if w == "4k-r" else 0}
+           for (c, w), v in iops.items()]
+    rows = {r["config"]: r for r in degraded.rows(res, desc)}
+    assert set(rows) == {"rl-raid10[fail=2]", "rl-chained[fail=2]", "md-raid10[fail=2]"}
+    assert rows["rl-raid10[fail=2]"]["measured"] == pytest.approx(0.55)
+    assert rows["rl-raid10[fail=2]"]["model"] == pytest.approx(0.5)
+    assert rows["rl-chained[fail=2]"]["model"] == pytest.approx(5 / 6)
+    vs = {(r["config"], r["workload"]): r["ratio"] for r in degraded.versus_md(res)}
+    assert vs == {("rl-raid10", "4k-r"): pytest.approx(600 / 580),
+                  ("rl-raid10[fail=2]", "4k-r"): pytest.approx(1.1)}
+    (tmp_path / "summary.md").write_text("# raidlab bench\n")
+    r, v, files = degraded.write_all(tmp_path, res, desc)
+    assert "degraded.csv" in files and "| 4k-r | rl-chained[fail=2] | 100 |" in \
+        (tmp_path / "summary.md").read_text()

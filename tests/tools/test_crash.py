@@ -380,3 +380,25 @@ def test_rig_degraded_and_rebuild_tables():
     assert not ct.degraded and not ct.sdd and ct.rig.nspares == 1      # journal on
     assert " journal on " in ct.replay_table(False).line()
     assert "/dev/mapper/rlc-s0 /dev/mapper/rlc-m2" in ct.replay_table(False).line()
+
+
+def test_rig_copyset_schemes():
+    # issue 15: raid10 and chained under the harness
+    from raidlab_lib import crashlab, dm
+    assert crashlab.kind("raid10") == "copyset" and crashlab.kind("chained") == "copyset"
+    far = crashlab.Rig("raid10", 4, chunk=32, data_mib=4, opts="layout far copies 2")
+    near = crashlab.Rig("raid10", 4, chunk=32, data_mib=4)
+    ch = crashlab.Rig("chained", 5, chunk=32, data_mib=4)
+    # the length is the layout's (the options reach dm.max_length)
+    assert far.length == dm.copyset_capacity("far", 4, 2, 32, 8192) == 2 * 8192
+    assert near.length == 2 * 8192 and ch.length == 5 * 8192 // 2
+    off3 = crashlab.Rig("raid10", 5, chunk=32, data_mib=4, opts="layout offset copies 3")
+    assert off3.length == dm.copyset_capacity("offset", 5, 3, 32, 8192) < 5 * 8192 // 2
+    # no rows to write whole; no assume_clean (a copy-set array resyncs)
+    assert far.row_blocks() == 0 and ch.row_blocks() == 0
+    t = far.table().line()
+    assert " layout far copies 2 " in t and "assume_clean" not in t
+    assert not ch.dirty_degraded_refused()
+    t = ch.table(missing=[1]).line()
+    assert t.endswith("5 /dev/mapper/rlc-m0 - /dev/mapper/rlc-m2 /dev/mapper/rlc-m3 "
+                      "/dev/mapper/rlc-m4")

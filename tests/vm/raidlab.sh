@@ -2,7 +2,8 @@
 #
 # Guest-side helpers for dm-raidlab tests, sourced after lib.sh.
 #
-#   rl_len SCHEME CHUNK DEV...          largest valid target length (sectors)
+#   rl_len SCHEME CHUNK DEV...          largest valid target length (sectors;
+#                                       raid10: its default layout, near 2)
 #   rl_table SCHEME CHUNK DEV...        a table line over DEV... (all space;
 #                                       RL_LEN=sectors to use less, RL_OPTS=extra
 #                                       optional words, e.g. assume_clean)
@@ -91,6 +92,10 @@ rl_len() {
 	done
 	if [ "$_s" = mirror ]; then
 		echo "$_min"
+	elif [ "$_s" = raid10 ]; then # near 2 (the default layout): N / 2 chunks a row
+		echo $(((_min / _c) * $# / 2 * _c))
+	elif [ "$_s" = chained ]; then # a primary half and a backup half
+		echo $(((_min / _c) / 2 * $# * _c))
 	else
 		echo $(((_min / _c) * _c * $(rl_ncols "$_s" $#)))
 	fi

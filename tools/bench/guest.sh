@@ -15,6 +15,10 @@
 #                             over the first NDISKS members; it stays until the
 #                             next config line; WORDs are extra dm-raidlab table
 #                             options (e.g. sched satf queue_depth 1)
+#   fail CID I                fail member I of the current array (dm-raidlab:
+#                             the fail message; md: mdadm --fail) and wait
+#                             until it is degraded: no spare, no rebuild, so
+#                             that the jobs after it measure a degraded array
 #   geom CID LINE             load the geometry LINE into every member's
 #                             tracker (dm-raidlab geom message) and wait until
 #                             all are calibrated; the tracker lines then go
@@ -198,7 +202,7 @@ create() { # CID KIND LEVEL NDISKS CHUNK_KB [WORD...]
 		# fresh members read zeroes: consistent, as md's --assume-clean
 		# arrays below (the mirror too: without metadata a mirror
 		# resyncs in full at creation, under the measurement)
-		case $3 in mirror | raid4 | raid5 | raid6 | plog) _o=assume_clean ;; esac
+		case $3 in mirror | raid4 | raid5 | raid6 | plog | raid10 | chained) _o=assume_clean ;; esac
 		if [ $# -gt 5 ]; then _o="$_o${_o:+ }$(shift 5; echo "$*")"; fi
 		case $_o in *"metadata $(pmem_dev)"*) wipe "$(pmem_dev)" 4 ;; esac
 		if [ "$3" = plog ]; then
@@ -237,6 +241,25 @@ create() { # CID KIND LEVEL NDISKS CHUNK_KB [WORD...]
 	*) die "bench: unknown array kind $2" ;;
 	esac
 	say "config $CUR: $2 $3 over $4 disks, chunk ${5}k, $(sectors "$DEV") sectors ($DEV)${_o:+ $_o}"
+}
+
+# fail CID I: member I of the current array failed, the array degraded
+fail() {
+	[ "$1" = "$CUR" ] || die "bench: fail $1: the current array is $CUR"
+	_m=$(echo "$MEMBERS" | awk -v i="$2" '{ print $(i + 1) }')
+	[ -n "$_m" ] || die "bench: fail $1: no member $2"
+	case $DEV in
+	/dev/md*)
+		mdadm "$DEV" --fail "$_m" >/dev/null 2>&1 || die "bench: mdadm --fail $_m"
+		grep -q "^$(basename "$DEV") : active.*(F)" /proc/mdstat ||
+			die "bench: $DEV did not mark $_m faulty"
+		;;
+	*)
+		dm_message bench fail "$2" || die "bench: fail $2"
+		[ "$(rl_state bench)" = degraded ] || die "bench: $CUR not degraded after fail $2"
+		;;
+	esac
+	say "fail $CUR: member $2 ($_m) failed, no spare"
 }
 
 # ----------------------------------------------------------------- fio ---
@@ -476,6 +499,9 @@ while read -r kind a rest <&3; do
 		;;
 	geom)
 		geom "$a" "$rest"
+		;;
+	fail)
+		fail "$a" "$rest"
 		;;
 	trace)
 		# shellcheck disable=SC2086

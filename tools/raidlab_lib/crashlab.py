@@ -128,7 +128,7 @@ PLOG_CHUNK = 16     # a log segment must hold a chunk's record and its header
 
 
 def kind(scheme):
-    """stripe, mirror or parity (ondisk.SCHEMES, and plog: parity)."""
+    """stripe, mirror, copyset or parity (ondisk.SCHEMES; plog: parity)."""
     return "parity" if scheme == "plog" else ondisk.SCHEMES[scheme]
 
 
@@ -176,8 +176,9 @@ class Rig:
         self.prefix = prefix
         self.stripe_cache = stripe_cache
         # plog: found by discover() (its capacity is in its status)
+        pairs = list(zip(self.opts[::2], self.opts[1::2]))
         self.length = None if scheme == "plog" else \
-            dm.max_length(scheme, nmembers, chunk, self.data_sectors)
+            dm.max_length(scheme, nmembers, chunk, self.data_sectors, pairs)
         self.used = self.md_sectors + (nmembers + spares) * self.member_sectors
 
     @property
@@ -282,6 +283,8 @@ class Rig:
         return t
 
     def row_blocks(self):
+        if kind(self.scheme) == "copyset":     # no row: chunks copied whole
+            return 0
         if self.scheme == "plog":      # a row: N - f * L - f data chunks
             cols = self.n - self.faults * (self.log_disks + 1)
         else:
@@ -937,9 +940,11 @@ def register(verbs):
         "the metadata slice's writes to LOG; the log is replayed point by point onto "
         "REPLAY, and every point is assembled on a throw-away snapshot (COW) and checked.")
     p.add_argument("--scheme", required=True,
-                   choices=("raid5", "raid4", "raid6", "mirror", "plog"))
+                   choices=("raid5", "raid4", "raid6", "mirror", "plog", "raid10",
+                            "chained"))
     p.add_argument("--members", type=int,
-                   help="default: 4 for raid4/raid5/raid6/plog, 2 for mirror")
+                   help="default: 4 for raid4/raid5/raid6/plog/raid10, 5 for chained, "
+                   "2 for mirror")
     p.add_argument("--opts", default=None, metavar="WORDS",
                    help="extra table words (e.g. 'journal on'), after plog's")
     g = p.add_mutually_exclusive_group()
@@ -994,7 +999,7 @@ def register(verbs):
 
 def cmd_crash_test(a):
     if a.members is None:
-        a.members = 2 if a.scheme == "mirror" else 4
+        a.members = {"mirror": 2, "chained": 5}.get(a.scheme, 4)
     if a.chunk is None:
         a.chunk = PLOG_CHUNK if a.scheme == "plog" else 32
     try:

@@ -64,6 +64,8 @@ class Gen:
         if scheme == "raid10" and r.random() < 0.7:
             t.add("layout", r.choice(("near", "far", "offset")))
             t.add("copies", r.randint(2, n))
+        if copyset and r.random() < 0.3:
+            t.add("reads", r.choice(("balance", "dup")))
         use_md = self.metadata and r.random() < 0.5
         if parity and r.random() < 0.3:
             t.add("assume_clean")

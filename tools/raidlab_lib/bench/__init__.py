@@ -15,7 +15,7 @@ import shlex
 import sys
 
 from . import plan as planmod
-from . import cpupath, plogcmp, plots, results, runner
+from . import cpupath, degraded, plogcmp, plots, results, runner
 
 DISK_MODELS = ("none", "lightning", "eagle", "st39133", "modern7200")
 # a preset of its own kind (cpupath.py): fixed-depth runs on brd members
@@ -160,6 +160,10 @@ def finish(out, desc, wall, command, log=sys.stdout):
         print("\n" + plogcmp.table(rows), file=log)
         for v in plogcmp.verdicts(rows):
             print(v, file=log)
+        pngs += [str(pathlib.Path(out) / f) for f in files]
+    rws, vs, files = degraded.write_all(pathlib.Path(out), res, desc)
+    if rws or vs:
+        print("\n" + degraded.markdown(rws, vs), file=log)
         pngs += [str(pathlib.Path(out) / f) for f in files]
     print(f"\n{len(points)} fio runs, wall {wall:.0f} s; files in {out}: points.csv results.csv "
           f"results.json summary.md " + " ".join(pathlib.Path(p).name for p in pngs), file=log)

@@ -2,10 +2,13 @@
 """Configurations, presets and the plan file the guest runs.
 
 A configuration name is ``rl-<scheme>`` (dm-raidlab raid0, mirror, raid4,
-raid5, raid6) or ``md-<level>`` (Linux md raid0, raid1, raid5, raid10 built with
-mdadm), optionally ``@N`` for N member disks. Mirrors (rl-mirror, md-raid1)
-default to two members, as Chen et al.'s RAID Level 1; everything else uses
-all ``--disks`` members.
+raid5, raid6, plog, raid10 in its default near-2 layout, chained) or
+``md-<level>`` (Linux md raid0, raid1, raid5, raid10 built with mdadm, near 2),
+optionally ``@N`` for N member disks. Mirrors (rl-mirror, md-raid1) default
+to two members, as Chen et al.'s RAID Level 1; everything else uses all
+``--disks`` members. Any configuration may end in ``[fail=I]``: member I is
+failed once the array is made (no spare, no rebuild), so that its jobs
+measure the array degraded, e.g. ``md-raid10@6[fail=2]``.
 
 dm-raidlab configurations may end in ``[OPT,...]`` (see rl_options):
 ``sched=POLICY``, ``depth=N`` (member queue_depth) and ``track`` (load the
@@ -20,17 +23,19 @@ outstanding requests), and with ``procs`` > 0 the saturation runs of paper
 000 section 8 (``run`` lines: PROCS closed-loop fio processes, one request
 outstanding each, ``ramp`` seconds unmeasured first).
 """
+import dataclasses
 from dataclasses import dataclass, field
 
 from . import geom as geommod
 
 from . import workloads as wl
 
-RL_SCHEMES = ("raid0", "mirror", "raid4", "raid5", "raid6", "plog")
+RL_SCHEMES = ("raid0", "mirror", "raid4", "raid5", "raid6", "plog", "raid10", "chained")
 MD_LEVELS = ("raid0", "raid1", "raid5", "raid10")
 MIRRORS = ("rl-mirror", "md-raid1")
 # RAID level of Chen's models (tools/raidlab_lib/models/p001_chen.py)
-CHEN_LEVEL = {"raid0": 0, "mirror": 1, "raid1": 1, "raid10": 1, "raid4": 5, "raid5": 5}
+CHEN_LEVEL = {"raid0": 0, "mirror": 1, "raid1": 1, "raid10": 1, "chained": 1, "raid4": 5,
+              "raid5": 5}
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,7 @@ class Config:
     opts: tuple = ()     # extra dm-raidlab table words, e.g. ("sched", "satf")
     track: bool = False  # load the disk model's geometry (geom message)
     plog: tuple = ()     # plog parameters as (key, value) pairs (plog_options)
+    fail: int = None     # member failed before the jobs (fail=I)
 
     @property
     def log_disks(self):
@@ -60,7 +66,7 @@ class Config:
     def data_cols(self):
         if self.level in ("mirror", "raid1"):
             return 1
-        if self.level == "raid10":
+        if self.level in ("raid10", "chained"):
             return self.disks // 2
         if self.level in ("raid4", "raid5"):
             return self.disks - 1
@@ -150,12 +156,31 @@ def plog_options(text):
     return tuple(words), tuple(pairs)
 
 
+def _take_fail(inner):
+    """(fail=I's I or None, the other options of @inner)."""
+    fail, rest = None, []
+    for item in [x for x in inner.split(",") if x]:
+        key, _, val = item.partition("=")
+        if key != "fail":
+            rest.append(item)
+        elif fail is not None or not val.isdigit():
+            raise ValueError(f"option {item!r}: fail=I once, I a member index")
+        else:
+            fail = int(val)
+    return fail, ",".join(rest)
+
+
 def parse_config(name, disks, chunk_kib):
-    opts, track, pl = (), False, ()
+    opts, track, pl, fail = (), False, (), None
     if name.endswith("]") and "[" in name:
         bare, _, inner = name[:-1].partition("[")
-        if not bare.startswith("rl-"):
-            raise ValueError(f"configuration {name!r}: [options] are for rl- configurations")
+        try:
+            fail, inner = _take_fail(inner)
+        except ValueError as e:
+            raise ValueError(f"configuration {name!r}: {e}") from None
+        if inner and not bare.startswith("rl-"):
+            raise ValueError(f"configuration {name!r}: [options] other than fail= are "
+                             "for rl- configurations")
         try:
             if bare.partition("@")[0] == "rl-plog":
                 opts, pl = plog_options(inner)
@@ -181,13 +206,17 @@ def parse_config(name, disks, chunk_kib):
     if nd > disks:
         raise ValueError(f"configuration {name!r}: {nd} disks, the lab has {disks}")
     need = {"raid0": 2, "mirror": 2, "raid1": 2, "raid4": 3, "raid5": 3, "raid6": 4, "raid10": 4,
-            "plog": 3}[level]
+            "plog": 3, "chained": 3}[level]
     if level == "plog":
         need = int(dict(pl).get("L", 1)) + 2      # L log disks and a row of 2 or more
     if nd < need or (level == "raid10" and nd % 2):
         raise ValueError(f"configuration {name!r}: {level} needs at least {need} disks"
                          + (" (an even number)" if level == "raid10" else ""))
-    return Config(name, kind, level, nd, chunk_kib, opts, track, pl)
+    if fail is not None and (fail >= nd or level == "raid0"):
+        raise ValueError(f"configuration {name!r}: fail={fail}: "
+                         + ("raid0 has no redundancy" if level == "raid0"
+                            else f"members are 0..{nd - 1}"))
+    return Config(name, kind, level, nd, chunk_kib, opts, track, pl, fail)
 
 
 # ---------------------------------------------------------------- presets
@@ -253,6 +282,21 @@ PRESETS["plog"] = dict(
     workloads=["2k-w", "2k-w-ws128m"],
     ladder=[1], refine=0, runtime=120, procs=30, ramp=20, disks=5, member_mb=64,
     disk_model="lightning", time_scale="2", chunk_kb=8)
+# Issue 15 (papers 002 and 004's baselines): six emulated Lightning disks,
+# raidlab raid10 (near 2) and chained declustering against md raid10 (near
+# 2) on the same members, 4 KiB random reads, writes and a 70/30 mix at
+# Chen's p90 target; each healthy and with member 2 failed (no spare), so
+# that degraded/healthy and raidlab/md are ratios of one run
+# (bench/degraded.py, with paper 004's model); raid10 and chained again
+# with the head tracker loaded ([track]: reads go to the copy with the
+# shortest predicted access).
+PRESETS["copyset"] = dict(
+    doc="issue 15: raid10 (near 2), chained and md raid10 over 6 disks, healthy and degraded",
+    configs=["rl-raid0", "rl-raid10", "rl-chained", "md-raid10",
+             "rl-raid10[fail=2]", "rl-chained[fail=2]", "md-raid10[fail=2]",
+             "rl-raid10[track]", "rl-chained[track]"],
+    workloads=["4k-r", "4k-w", "4k-r70"],
+    ladder=[1, 2, 4, 8, 16, 32], refine=1, runtime=3, disks=6, disk_model="lightning")
 PRESETS["full"] = dict(
     doc="everything: chen-fig5 + chen-fig9 + airline over every configuration",
     configs=PRESETS["chen-fig5"]["configs"],
@@ -305,8 +349,7 @@ def build(configs, workloads, ladder, refine, runtime, disks=4, chunk_kib=64,
     for i, c in enumerate(cfgs):
         # plog's track is the disk model's (Fig. 12: 48 sectors) unless ts= is given
         if c.level == "plog" and "ts" not in dict(c.plog) and spt:
-            cfgs[i] = Config(c.name, c.kind, c.level, c.disks, c.chunk_kib,
-                             c.opts + ("track_sectors", str(spt)), c.track, c.plog)
+            cfgs[i] = dataclasses.replace(c, opts=c.opts + ("track_sectors", str(spt)))
     if procs < 0 or ramp < 0 or member_mb < 0:
         raise ValueError("procs, ramp and member size must not be negative")
     if len({c.cid for c in cfgs}) != len(cfgs):
@@ -352,6 +395,8 @@ def plan_text(p):
                    + "".join(" " + w for w in c.opts))
         if c.track:
             out.append(f"geom {c.cid} {geommod.geom_line(p.disk_model, p.time_scale)}")
+        if c.fail is not None:
+            out.append(f"fail {c.cid} {c.fail}")
         for cc, w, args in p.jobs:
             if cc is not c:
                 continue
@@ -369,7 +414,8 @@ def describe(p):
     return {
         "configs": [dict(name=c.name, id=c.cid, kind=c.kind, level=c.level, disks=c.disks,
                          chunk_kib=c.chunk_kib, data_cols=c.data_cols, opts=list(c.opts),
-                         track=c.track, plog=dict(c.plog)) for c in p.configs],
+                         track=c.track, plog=dict(c.plog), fail=c.fail)
+                    for c in p.configs],
         "workloads": [dict(name=w.name, size=w.size, mean_kib=w.mean_kib, read_pct=w.read_pct,
                            aligned=w.aligned, locality=w.locality, ws_mib=w.ws_mib)
                       for w in p.workloads],
