@@ -84,8 +84,9 @@ while read -r kind rest; do
 			continue
 		fi
 		[ -e /dev/mapper/fz ] && command dmsetup remove fz >/dev/null 2>&1
-		new=$(dmesg_since "$before")
-		if ! echo "$new" | grep -q "device-mapper:"; then
+		# the table load's own lines: the live array's jobs log beside it
+		new=$(dmesg_since "$before" | grep -E "device-mapper: (table|ioctl):")
+		if [ -z "$new" ]; then
 			# dmsetup refused it before the kernel saw it
 			userspace=$((userspace + 1))
 		elif echo "$new" | grep -q "device-mapper: table: [0-9:]*: raidlab: [A-Za-z]"; then
