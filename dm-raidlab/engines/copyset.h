@@ -133,9 +133,15 @@ bool rl_cs_survives(const unsigned long *sets, unsigned int nr_sets,
 int rl_cs_chained_share(unsigned int nr, unsigned long failed,
 			unsigned int part, unsigned int *num,
 			unsigned int *den);
-bool rl_cs_chained_primary(unsigned int num, unsigned int den, u64 row);
-unsigned int rl_cs_chained_pick(const struct rl_cs_layout *l,
-				sector_t lsector, unsigned long out);
+int rl_cs_chained_load(unsigned int nr, unsigned long out, unsigned int m,
+		       unsigned int *num, unsigned int *den);
+/* reads a member may run ahead of its neighbour, over their loads */
+#define RL_CS_SHIFT_SLACK	16
+/* the engine's read counts are rebased before the products can overflow */
+#define RL_CS_SHIFT_MAX		BIT_ULL(32)
+unsigned int rl_cs_chained_prefer(unsigned int nr, unsigned long out,
+				  unsigned int choice, unsigned int other,
+				  u64 done_choice, u64 done_other);
 
 /*
  * How a read whose copies are all readable and alike is served: the

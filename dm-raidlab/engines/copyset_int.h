@@ -64,7 +64,11 @@ struct rl_copyset {
 	struct rl_mio_group copy_wg;	/* a copy's writes */
 	unsigned int check_sectors;	/* window of a check or repair */
 
-	/* duplicate-then-cancel reads (copyset_dup.c) */
+	/* chained with members out: reads served since shift_out changed */
+	unsigned long shift_out;
+	atomic64_t served[RL_MAX_MEMBERS];
+
+	/* duplicate-then-cancel reads (copyset_read.c) */
 	enum rl_cs_reads reads;
 	mempool_t dup_pool;		/* struct rl_dup, for reads dup */
 	atomic_t dups;			/* groups not yet released */
@@ -116,7 +120,9 @@ bool cs_bg_read_error(struct rl_array *a, unsigned int m,
 int cs_bg_no_source(struct rl_array *a, unsigned long bad,
 		    const struct rl_cs_piece *p, const char *job);
 
-/* copyset_dup.c */
+/* copyset_read.c */
+unsigned int cs_choose(struct rl_array *a, const struct rl_cs_piece *p,
+		       unsigned long unreadable, bool suspect, bool *free);
 bool cs_read_dup(struct rl_array *a, struct bio *bio,
 		 const struct rl_cs_piece *p, unsigned int first,
 		 unsigned long unreadable);

@@ -131,76 +131,18 @@ static bool cs_suspect(struct rl_array *a, const struct rl_cs_piece *p)
 }
 
 /*
- * The layout's own choice for piece @p, or RL_NONE: chained declustering
- * shifts reads along the chain while members are failed or being rebuilt
- * (rl_cs_chained_pick()); a copy the piece cannot be read from is left to
- * the balance.
- */
-static unsigned int cs_layout_pick(struct rl_array *a,
-				   const struct rl_cs_piece *p,
-				   unsigned long unreadable)
-{
-	const struct rl_cs_layout *l = &rl_copyset(a)->layout;
-	unsigned long out = READ_ONCE(a->failed) | READ_ONCE(a->rebuilding);
-	unsigned int m;
-
-	if (l->kind != RL_CS_CHAINED || !out)
-		return RL_NONE;
-	m = rl_cs_chained_pick(l, p->lsector, out);
-	return m != RL_NONE && !test_bit(m, &unreadable) ? m : RL_NONE;
-}
-
-/*
- * The member to read piece @p from, or RL_NONE. *@unreadable is set to the
- * members that must not read it; *@free to whether the balance chose,
- * among copies that are alike, with no rule of the layout's.
- */
-static unsigned int cs_choose(struct rl_array *a, const struct rl_cs_piece *p,
-			      unsigned long *unreadable, bool *free)
-{
-	struct rl_cs_view v[RL_MAX_MEMBERS];
-	sector_t off = a->geom.data_offset;
-	bool suspect = cs_suspect(a, p);
-	unsigned int m;
-
-	*unreadable = cs_unreadable(a, p);
-	*free = false;
-	if (!suspect) {
-		m = cs_layout_pick(a, p, *unreadable);
-		if (m != RL_NONE)
-			return m;
-		*free = true;
-	}
-	for (m = 0; m < a->geom.nr_members; m++) {
-		v[m].failed = rl_member_failed(a, m) ||
-			      test_bit(m, unreadable);
-		if (v[m].failed) {
-			v[m].predicted_ns = 0;
-			continue;
-		}
-		v[m].sector = off + p->sector[m];
-		v[m].head = READ_ONCE(a->members[m].head);
-		v[m].inflight = atomic_read(&a->members[m].inflight);
-		v[m].predicted_ns = rl_track_predict(a, m, v[m].sector, p->len);
-		if (v[m].predicted_ns == U64_MAX)
-			v[m].predicted_ns = 0;
-	}
-	return rl_cs_read_choose(v, a->geom.nr_members, *unreadable, suspect);
-}
-
-/*
  * Send a read, piece @p (all of it), to the chosen copy, through its
- * member's queue (with reads dup, to two: copyset_dup.c); false if none
+ * member's queue (with reads dup, to two: copyset_read.c); false if none
  * can serve it. Process context.
  */
 static bool cs_read_piece(struct rl_array *a, struct bio *bio,
 			  const struct rl_cs_piece *p)
 {
-	unsigned long unreadable;
+	unsigned long unreadable = cs_unreadable(a, p);
 	unsigned int m;
 	bool free;
 
-	m = cs_choose(a, p, &unreadable, &free);
+	m = cs_choose(a, p, unreadable, cs_suspect(a, p), &free);
 	if (m == RL_NONE)
 		return false;
 	if (free && rl_copyset(a)->reads == RL_CS_READS_DUP &&

@@ -349,47 +349,71 @@ int rl_cs_chained_share(unsigned int nr, unsigned long failed,
 	return 0;
 }
 
-/*
- * Whether a read in chunk row @row of a partition with share @num / @den
- * goes to its primary: @num rows in every @den consecutive ones do.
+/**
+ * rl_cs_chained_load() - a member's share of a chained array's reads
+ * @nr: members of the chain
+ * @out: members out of service (failed, or being rebuilt)
+ * @m: the member
+ * @num: set to its load in partitions (its share of its own partition
+ *	and what the member before it passes on),
+ * @den: over this
+ *
+ * (L + 1) / L for a survivor in a run of L (N / (N - 1) with one member
+ * out), 0 for a member out, 1 for every member with none out.
+ *
+ * Return: 0, or -ENODATA if a partition next to @m has lost both copies.
  */
-bool rl_cs_chained_primary(unsigned int num, unsigned int den, u64 row)
+int rl_cs_chained_load(unsigned int nr, unsigned long out, unsigned int m,
+		       unsigned int *num, unsigned int *den)
 {
-	u32 rem;
+	unsigned int on, od, pn, pd;
+	int r;
 
-	div_u64_rem(row, den, &rem);
-	return rem < num;
+	r = rl_cs_chained_share(nr, out, m, &on, &od);
+	if (!r)
+		r = rl_cs_chained_share(nr, out, (m + nr - 1) % nr, &pn, &pd);
+	if (r)
+		return r;
+	*num = on * pd + (pd - pn) * od;
+	*den = od * pd;
+	return 0;
 }
 
 /**
- * rl_cs_chained_pick() - the copy of a chained chunk a read goes to,
- *	while members are out
- * @l: a chained layout
- * @lsector: below l->capacity
- * @out: members out of service (failed, or being rebuilt)
+ * rl_cs_chained_prefer() - hold the balance's choice to the chain's loads
+ * @nr: members of the chain
+ * @out: members out of service (not 0)
+ * @choice: the copy the balance chose (shortest queue, nearest head)
+ * @other: the chunk's other copy, readable
+ * @done_choice: reads @choice has served since @out last changed
+ * @done_other: the same of @other
  *
- * Chunk k is row k / nr of partition k mod nr; the partition's share
- * (rl_cs_chained_share()) of its rows goes to the primary and the rest to
- * the backup, so that the read load shifts along the chain and every
- * survivor carries about 1 / (N - 1) more of it. With no member out the
- * layout has no preference: the caller balances by queue and head.
+ * Chained declustering shifts reads along the chain after a failure so
+ * that every survivor carries its load (rl_cs_chained_load()). A fixed
+ * split of each partition would do it, but takes away the choice of copy
+ * that makes the healthy array fast (the copy whose head is nearer). So
+ * the balance still chooses, and its choice stands while @choice has not
+ * served more than RL_CS_SHIFT_SLACK reads beyond @other, each member's
+ * count taken over its load; past that the read goes to @other. Every
+ * pair of neighbours then stays within the slack, and the load flows
+ * along the chain as far as the failure needs it to.
  *
- * Return: the member, or RL_NONE with no member out (or both copies).
+ * Return: @choice or @other.
  */
-unsigned int rl_cs_chained_pick(const struct rl_cs_layout *l,
-				sector_t lsector, unsigned long out)
+unsigned int rl_cs_chained_prefer(unsigned int nr, unsigned long out,
+				  unsigned int choice, unsigned int other,
+				  u64 done_choice, u64 done_other)
 {
-	unsigned int nr = l->nr, part, num, den;
-	u64 row;
+	unsigned int cn, cd, on, od;
 
-	if (nr < BITS_PER_LONG)
-		out &= BIT(nr) - 1;
-	if (!out)
-		return RL_NONE;
-	row = div_u64_rem(lsector >> l->chunk_shift, nr, &part);
-	if (rl_cs_chained_share(nr, out, part, &num, &den))
-		return RL_NONE;
-	return rl_cs_chained_primary(num, den, row) ? part : (part + 1) % nr;
+	if (rl_cs_chained_load(nr, out, choice, &cn, &cd) ||
+	    rl_cs_chained_load(nr, out, other, &on, &od) || !cn || !on)
+		return choice;
+	/* done_choice / (cn / cd) - done_other / (on / od) > slack */
+	if (done_choice * cd * on >
+	    done_other * od * cn + (u64)RL_CS_SHIFT_SLACK * cn * on)
+		return other;
+	return choice;
 }
 
 /**

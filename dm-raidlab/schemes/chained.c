@@ -11,7 +11,7 @@
  *
  * The I/O is the copy-set engine's (engines/copyset.c) over the "chained"
  * layout (engines/copyset_layout.c): reads go to one copy (with members
- * out, shifted along the chain: rl_cs_chained_pick()), writes and
+ * out, held to the chain's loads: rl_cs_chained_prefer()), writes and
  * discards to both.
  *
  * Table options, after the generic ones:

@@ -27,7 +27,7 @@
  *   copies <2..#members>       copies of each chunk (default 2)
  *   reads balance|dup          one copy chosen by tracker, queue and head
  *                              (default), or duplicate-then-cancel
- *                              (engines/copyset_dup.c)
+ *                              (engines/copyset_read.c)
  */
 #include <linux/string.h>
 

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-raidlab copy-set engine: which copy a read goes to. The balance
+ * (rl_cs_read_balance()) chooses over what each member's queue and head
+ * say (cs_views()); chained declustering with members out holds that
+ * choice to the chain's loads (cs_shift()); and with the "reads dup"
+ * option (paper 002, section 3.3) a read whose copies are all readable
+ * and alike is queued on two members (svc/dup.h): the copy the balance
+ * chose and, of the others, the one whose member has the fewest I/Os in
+ * flight. The first of the two queues to pick it issues the bio there;
+ * the other entry is cancelled. That pays off where reads wait in the
+ * member queues (a low queue_depth, as the paper's scheduler keeps the
+ * disk's): a member with free slots takes the read at once and the
+ * second entry is never queued.
+ *
+ * A duplicate group is a mempool element, not per-bio data: its losing
+ * entry may still wait in a queue when the bio has ended. The engine
+ * counts the groups alive and waits for them before it frees the pool.
+ */
+#include <linux/mempool.h>
+#include <linux/wait_bit.h>
+
+#include "../svc/dup.h"
+#include "copyset_int.h"
+
+#define RL_CS_DUP_MIN	16	/* groups reserved in the pool */
+
+/*
+ * Chained declustering with members out (failed, or being rebuilt):
+ * the balance's choice @m for piece @p, held to the chain's loads
+ * (rl_cs_chained_prefer()) against the chunk's other readable copy, and
+ * counted. The counts start again when the set of members out changes,
+ * and before they grow large enough to overflow the comparison.
+ */
+static unsigned int cs_shift(struct rl_array *a, const struct rl_cs_piece *p,
+			     unsigned int m, unsigned long unreadable,
+			     unsigned long out)
+{
+	struct rl_copyset *cs = rl_copyset(a);
+	unsigned long others = p->members & ~unreadable & ~BIT(m);
+	unsigned long seen = READ_ONCE(cs->shift_out);
+	unsigned int o, i;
+
+	if (seen != out && cmpxchg(&cs->shift_out, seen, out) == seen)
+		for (i = 0; i < a->geom.nr_members; i++)
+			atomic64_set(&cs->served[i], 0);
+	if (others) {
+		o = __ffs(others);
+		m = rl_cs_chained_prefer(a->geom.nr_members, out, m, o,
+					 atomic64_read(&cs->served[m]),
+					 atomic64_read(&cs->served[o]));
+	}
+	if (atomic64_inc_return(&cs->served[m]) > RL_CS_SHIFT_MAX)
+		WRITE_ONCE(cs->shift_out, 0);	/* the next read starts again */
+	return m;
+}
+
+/* What the balance knows of each member for piece @p. */
+static void cs_views(struct rl_array *a, const struct rl_cs_piece *p,
+		     unsigned long unreadable, struct rl_cs_view *v)
+{
+	sector_t off = a->geom.data_offset;
+	unsigned int m;
+
+	for (m = 0; m < a->geom.nr_members; m++) {
+		v[m].failed = rl_member_failed(a, m) ||
+			      test_bit(m, &unreadable);
+		if (v[m].failed) {
+			v[m].predicted_ns = 0;
+			continue;
+		}
+		v[m].sector = off + p->sector[m];
+		v[m].head = READ_ONCE(a->members[m].head);
+		v[m].inflight = atomic_read(&a->members[m].inflight);
+		v[m].predicted_ns = rl_track_predict(a, m, v[m].sector, p->len);
+		if (v[m].predicted_ns == U64_MAX)
+			v[m].predicted_ns = 0;
+	}
+}
+
+/*
+ * The member to read piece @p from, or RL_NONE: @unreadable are the
+ * members that must not read it (cs_unreadable()), @suspect whether its
+ * copies may differ (cs_suspect(): then the resync's source). *@free is
+ * set to whether the balance chose among copies that are alike, with no
+ * rule of the layout's.
+ */
+unsigned int cs_choose(struct rl_array *a, const struct rl_cs_piece *p,
+		       unsigned long unreadable, bool suspect, bool *free)
+{
+	struct rl_cs_view v[RL_MAX_MEMBERS];
+	unsigned long out;
+	unsigned int m;
+
+	cs_views(a, p, unreadable, v);
+	m = rl_cs_read_choose(v, a->geom.nr_members, unreadable, suspect);
+	*free = !suspect && m != RL_NONE;
+	if (!*free || rl_copyset(a)->layout.kind != RL_CS_CHAINED)
+		return m;
+	out = READ_ONCE(a->failed) | READ_ONCE(a->rebuilding);
+	if (!out)
+		return m;
+	*free = false;
+	return cs_shift(a, p, m, unreadable, out);
+}
+
+/* The winner: the bio goes to ent[@i]'s member, holding its slot. */
+static void cs_dup_issue(struct rl_dup *d, unsigned int i)
+{
+	struct bio *bio = d->private;
+	struct rl_bio *pb = rl_pb(bio);
+
+	rl_remap_prepare(d->a, bio, d->ent[i].member, d->ent[i].qe.sector);
+	pb->qe = d->ent[i].qe;		/* rl_member_done() at its end */
+	INIT_LIST_HEAD(&pb->qe.node);
+	submit_bio_noacct(bio);
+}
+
+static void cs_dup_release(struct rl_dup *d)
+{
+	struct rl_copyset *cs = rl_copyset(d->a);
+
+	mempool_free(d, &cs->dup_pool);
+	if (atomic_dec_and_test(&cs->dups))
+		wake_up_var(&cs->dups);
+}
+
+/*
+ * Queue read piece @p (all of @bio) on @first and on another readable
+ * copy, or return false (no other copy, no group free now: the caller
+ * reads @first alone). Process context.
+ */
+bool cs_read_dup(struct rl_array *a, struct bio *bio,
+		 const struct rl_cs_piece *p, unsigned int first,
+		 unsigned long unreadable)
+{
+	struct rl_copyset *cs = rl_copyset(a);
+	unsigned long others = p->members & ~unreadable & ~BIT(first);
+	unsigned int m, second = RL_NONE;
+	struct rl_dup *d;
+
+	for_each_set_bit(m, &others, a->geom.nr_members)
+		if (!rl_member_failed(a, m) &&
+		    (second == RL_NONE ||
+		     atomic_read(&a->members[m].inflight) <
+		     atomic_read(&a->members[second].inflight)))
+			second = m;
+	if (second == RL_NONE)
+		return false;
+	d = mempool_alloc(&cs->dup_pool, GFP_NOWAIT);
+	if (!d)
+		return false;
+	atomic_inc(&cs->dups);
+	d->a = a;
+	d->private = bio;
+	d->issue = cs_dup_issue;
+	d->release = cs_dup_release;
+	d->ent[0].member = first;
+	d->ent[0].qe.sector = a->geom.data_offset + p->sector[first];
+	d->ent[1].member = second;
+	d->ent[1].qe.sector = a->geom.data_offset + p->sector[second];
+	rl_dup_queue(d, p->len);
+	return true;
+}
+
+/* The pool, for "reads dup" only. Sets no ti->error. */
+int cs_dup_init(struct rl_copyset *cs, enum rl_cs_reads reads)
+{
+	cs->reads = reads;
+	atomic_set(&cs->dups, 0);
+	if (reads != RL_CS_READS_DUP)
+		return 0;
+	return mempool_init_kmalloc_pool(&cs->dup_pool, RL_CS_DUP_MIN,
+					 sizeof(struct rl_dup));
+}
+
+/*
+ * Wait for the groups still alive (losing entries left in queues whose
+ * bios have ended: each queue picks them as its slots free), then free
+ * the pool. The array is suspended. May sleep.
+ */
+void cs_dup_exit(struct rl_copyset *cs)
+{
+	wait_var_event(&cs->dups, !atomic_read(&cs->dups));
+	mempool_exit(&cs->dup_pool);
+}
