@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# The crash-test cases' common part (90-crash.sh, 94-copyset-crash.sh):
+# The crash-test cases' common part (90-crash.sh, 91-plog-crash.sh,
+# 94-copyset-crash.sh):
 # the guest's checks that crash-test can run (module version, dm-log-writes,
 # dm-snapshot, ext4, a brd COW device), and
 #   crash NAME MINPOINTS crash-test-options...
@@ -8,6 +9,10 @@
 # at least MINPOINTS points, a flush point among them, no failure, both
 # controls detected; its JSON is kept as $RL_OUT/$CRASH_TAG-NAME.json
 # (CRASH_TAG: the test's number, 90 unless set before this file is read).
+# A test with checks of its own for every case defines crash_more NAME
+# JSON (called after the common ones) and sets CRASH_MORE=crash_more;
+# CRASH_GREP widens the crash-test lines shown (default: results,
+# controls, failures).
 # shellcheck shell=sh
 need_raidlab
 command -v python3 >/dev/null || skip "no python3 in the guest (scripts/lab/mkinitramfs.sh)"
@@ -31,7 +36,7 @@ jcheck() {
 d = json.load(open(sys.argv[1]))
 ok = bool($2)
 if not ok:
-    print(json.dumps({k: d.get(k) for k in ('checked', 'failures', 'controls', 'log')})[:3000])
+    print(json.dumps({k: d.get(k) for k in ('checked', 'failures', 'controls', 'log', 'record')})[:3000])
 sys.exit(0 if ok else 1)" "$1"
 }
 
@@ -42,7 +47,7 @@ crash() {
 	_t0=$(cut -d' ' -f1 /proc/uptime)
 	$RL crash-test $DEVS --controls "$@" >/tmp/crash.log 2>&1
 	_rc=$?
-	grep -E "^crash: (RESULT|control|.*FAIL)" /tmp/crash.log
+	grep -E "${CRASH_GREP:-^crash: (RESULT|control|.*FAIL)}" /tmp/crash.log
 	_f=$(ls -t "$RL_OUT"/crash-*.json 2>/dev/null | head -1)
 	log "$_n: $(awk -v a="$_t0" '{ printf "%.0f", $1 - a }' /proc/uptime) s"
 	check "$_n: crash-test passes (exit $_rc)" test "$_rc" -eq 0
@@ -54,6 +59,7 @@ crash() {
 		jcheck "$RL_OUT/$CRASH_TAG-$_n.json" "d['controls']['late']['detected'] and d['controls']['late']['lost'] > 0"
 	check "$_n: corrupt-block control detected" \
 		jcheck "$RL_OUT/$CRASH_TAG-$_n.json" "d['controls']['corrupt']['detected']"
+	[ -z "$CRASH_MORE" ] || "$CRASH_MORE" "$_n" "$RL_OUT/$CRASH_TAG-$_n.json"
 	# a scheme whose check this module refuses is verified without scrub
 	jcheck "$RL_OUT/$CRASH_TAG-$_n.json" "d.get('check_supported') is not False" >/dev/null ||
 		log "NOTE: $_n: check refused by dm-raidlab $ver: points verified without scrub"
