@@ -192,6 +192,8 @@ enum rl_part rl_copyset_owner(struct rl_array *a, const struct rl_cs_layout *l,
 int rl_copyset_create(struct rl_array *a, const struct rl_cs_layout *l,
 		      enum rl_cs_reads reads);
 void rl_copyset_destroy(struct rl_array *a);
+void rl_copyset_status_table(struct rl_array *a, char *result,
+			     unsigned int maxlen, unsigned int *psz);
 int rl_copyset_map(struct rl_array *a, struct bio *bio);
 int rl_copyset_end_io(struct rl_array *a, struct bio *bio,
 		      blk_status_t *error);

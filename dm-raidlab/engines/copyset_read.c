@@ -139,11 +139,11 @@ bool cs_read_dup(struct rl_array *a, struct bio *bio,
 	unsigned int m, second = RL_NONE;
 	struct rl_dup *d;
 
+	/* @unreadable holds the failed members too (cs_unreadable()) */
 	for_each_set_bit(m, &others, a->geom.nr_members)
-		if (!rl_member_failed(a, m) &&
-		    (second == RL_NONE ||
-		     atomic_read(&a->members[m].inflight) <
-		     atomic_read(&a->members[second].inflight)))
+		if (second == RL_NONE ||
+		    atomic_read(&a->members[m].inflight) <
+		    atomic_read(&a->members[second].inflight))
 			second = m;
 	if (second == RL_NONE)
 		return false;
@@ -161,6 +161,21 @@ bool cs_read_dup(struct rl_array *a, struct bio *bio,
 	d->ent[1].qe.sector = a->geom.data_offset + p->sector[second];
 	rl_dup_queue(d, p->len);
 	return true;
+}
+
+/*
+ * The reads option's TABLE words, after the scheme's own: " reads dup"
+ * when it is not the default.
+ */
+void rl_copyset_status_table(struct rl_array *a, char *result,
+			     unsigned int maxlen, unsigned int *psz)
+{
+	enum rl_cs_reads reads = rl_copyset(a)->reads;
+	unsigned int sz = *psz;
+
+	if (reads != RL_CS_READS_BALANCE)
+		DMEMIT(" reads %s", rl_cs_reads_name(reads));
+	*psz = sz;
 }
 
 /* The pool, for "reads dup" only. Sets no ti->error. */

@@ -74,12 +74,8 @@ static void chained_io_hints(struct rl_array *a, struct queue_limits *limits)
 static void chained_status(struct rl_array *a, status_type_t type,
 			   char *result, unsigned int maxlen, unsigned int *psz)
 {
-	unsigned int sz = *psz;
-
-	if (type == STATUSTYPE_TABLE &&
-	    a->sopt[CHAINED_OPT_READS] != RL_CS_READS_BALANCE)
-		DMEMIT(" reads %s", rl_cs_reads_name(a->sopt[CHAINED_OPT_READS]));
-	*psz = sz;
+	if (type == STATUSTYPE_TABLE)
+		rl_copyset_status_table(a, result, maxlen, psz);
 }
 
 const struct rl_scheme_ops rl_chained_ops = {

@@ -137,10 +137,9 @@ static void raid10_status(struct rl_array *a, status_type_t type, char *result,
 	else if (type == STATUSTYPE_TABLE)
 		DMEMIT(" layout %s copies %u", rl_cs_kind_name(raid10_kind(a)),
 		       raid10_copies(a));
-	if (type == STATUSTYPE_TABLE &&
-	    a->sopt[RAID10_OPT_READS] != RL_CS_READS_BALANCE)
-		DMEMIT(" reads %s", rl_cs_reads_name(a->sopt[RAID10_OPT_READS]));
 	*psz = sz;
+	if (type == STATUSTYPE_TABLE)
+		rl_copyset_status_table(a, result, maxlen, psz);
 }
 
 const struct rl_scheme_ops rl_raid10_ops = {
