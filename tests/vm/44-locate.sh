@@ -3,8 +3,8 @@
 #
 # The layout methods against the members' bytes (issue 14's contract:
 # ->locate and ->owner on the instance, the "locate" and "owner"
-# messages): for raid0, mirror, raid10 (near, far, offset), chained,
-# raid4, raid5, raid6 and plog, random data
+# messages): for raid0, raid10 (near, far), chained, raid5, raid6 and
+# plog (and mirror, raid4 and raid10 offset in the long tier), random data
 # is written through the array, and for the first and a middle sector of
 # every chunk of it (locate.py) the data and each copy on the member that
 # "locate" names hold the array's bytes, "owner" names every location
@@ -33,8 +33,14 @@ layout() {
 	check "$2: locate and owner agree with the members' bytes" test $_r = 0
 }
 
+# mirror, raid4 and raid10's offset layout: the long tier only (their
+# maps are dm_raidlab_layout's in KUnit too, and the messages take the
+# same path for every scheme)
+long_only() { [ "$(tier 1 0)" = 1 ] && case $1 in mirror | raid4 | raid10-offset) true ;; *) false ;; esac; }
+
 for spec in "raid0 3" "mirror 3" "raid4 4" "raid5 4" "raid6 5"; do
 	set -- $spec
+	long_only "$1" && continue
 	for _d in $(disks "$2"); do wipe "$_d" 4 || die "wipe $_d"; done
 	# shellcheck disable=SC2046
 	RL_OPTS=$([ "$1" = raid0 ] || [ "$1" = mirror ] || echo assume_clean) \
@@ -49,6 +55,7 @@ for spec in "raid10:4:layout near copies 2" "raid10:5:layout far copies 3" \
 	s=${spec%%:*} rest=${spec#*:}
 	n=${rest%%:*} o=${rest#*:}
 	tag=$s${o:+-$(echo "$o" | cut -d' ' -f2)}
+	long_only "$tag" && continue
 	for _d in $(disks "$n"); do wipe "$_d" 4 || die "wipe $_d"; done
 	# shellcheck disable=SC2046
 	RL_LEN=16384 RL_OPTS=$o check "$tag: create" rl_create arr "$s" $CHUNK $(disks "$n")
