@@ -15,9 +15,10 @@
  * @v: one view per member, each with the sector its copy starts at
  * @nr: number of members
  *
- * Once head tracking predicts access times (an idle member with a
- * calibrated tracker has a nonzero predicted_ns), the member with the
- * shortest predicted seek + rotation + transfer wins. Without predictions,
+ * Once head tracking predicts (a member with a calibrated tracker and
+ * nothing waiting in its queue has a nonzero predicted_ns: the time until
+ * the read would complete, behind the I/Os it has issued), the member
+ * predicted to complete it first wins. Without predictions,
  * a member whose head sits exactly at its copy continues a sequential stream
  * and is taken at once; otherwise the member with the fewest I/Os queued or
  * in flight wins, and among those the one whose head is nearest, as md

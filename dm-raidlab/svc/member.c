@@ -275,6 +275,39 @@ static bool rl_queue_direct(struct rl_array *a, unsigned int m,
 }
 
 /*
+ * When an I/O issued to @q now would start on an in-order disk: now if
+ * nothing is issued, else when the last I/O issued is predicted to end.
+ * Under q->lock.
+ */
+static u64 rl_queue_start_ns(struct rl_queue *q, u64 now)
+{
+	return atomic_read(&q->issued) ? max(now, q->tail_ns) : now;
+}
+
+/*
+ * With a calibrated tracker, move @q's tail past @qe, about to be issued
+ * from the head at q->hs.sector, and return the prediction its completion
+ * is observed with (rl_tracker_observe()): its access time if the disk is
+ * idle, else U64_MAX (a queued I/O's time says nothing of the phase).
+ * Under q->lock.
+ */
+static u64 rl_queue_predict_tail(struct rl_queue *q, struct rl_qent *qe)
+{
+	bool idle = !atomic_read(&q->issued);
+	u64 start, t;
+
+	if (!rl_tracker_ready(q->trk))
+		return U64_MAX;
+	start = rl_queue_start_ns(q, qe->issue_ns);
+	t = rl_tracker_predict(q->trk, q->hs.sector, start, rl_qent_sector(qe),
+			       qe->sectors);
+	if (t == U64_MAX)
+		return U64_MAX;
+	q->tail_ns = start + t;
+	return idle ? t : U64_MAX;
+}
+
+/*
  * Take the next entry of @q to issue, or NULL if no slot is open or
  * nothing waits: the class by rl_sched_class(), the entry by the array's
  * policy. Under q->lock.
@@ -294,10 +327,7 @@ static struct rl_qent *rl_queue_pick(struct rl_array *a, struct rl_queue *q)
 	qe = READ_ONCE(a->policy)->pick(&q->wait[c], &q->hs);
 	list_del_init(&qe->node);
 	qe->issue_ns = q->hs.now_ns;
-	/* the tracker predicts for an I/O that starts at once: an idle disk */
-	qe->predicted_ns = !atomic_read(&q->issued) && rl_tracker_ready(q->trk) ?
-		rl_tracker_predict(q->trk, q->hs.sector, qe->issue_ns,
-				   rl_qent_sector(qe), qe->sectors) : U64_MAX;
+	qe->predicted_ns = rl_queue_predict_tail(q, qe);
 	WRITE_ONCE(q->queued[c], q->queued[c] - 1);
 	atomic_inc(&q->issued);
 	atomic64_inc(&q->dispatched[c]);
@@ -493,22 +523,31 @@ void rl_member_done(struct rl_array *a, unsigned int m,
 }
 
 /*
- * The tracker's predicted access time of @sectors at @sector on member @m
- * if it were issued now, or U64_MAX: not calibrated, or the member is busy
- * (the prediction holds for an I/O that starts at once).
+ * The tracker's predicted time from now until @sectors at @sector on
+ * member @m would complete if issued now, or U64_MAX: not calibrated, a
+ * reference read due or in flight, or I/Os waiting in the queue (their
+ * order is the policy's). An I/O issued to a busy member is predicted to
+ * start where and when the last one issued ends (the tail): the disk
+ * serves them in order, as a disk whose own queue is kept short does
+ * (paper 002, section 3; Documentation/dm-raidlab.rst, "Head tracking").
  */
 u64 __rl_track_predict(struct rl_array *a, unsigned int m, sector_t sector,
 		       unsigned int sectors)
 {
 	struct rl_queue *q = &a->members[m].q;
 	unsigned long flags;
-	u64 t = U64_MAX;
+	u64 now, start, t = U64_MAX;
 
 	spin_lock_irqsave(&q->lock, flags);
-	if (!atomic_read(&q->issued) && !q->ref_due && !q->ref_busy &&
-	    !rl_queue_waiting(q) && rl_tracker_ready(q->trk))
-		t = rl_tracker_predict(q->trk, q->hs.sector, ktime_get_ns(),
-				       sector, sectors);
+	if (!q->ref_due && !q->ref_busy && !rl_queue_waiting(q) &&
+	    rl_tracker_ready(q->trk)) {
+		now = ktime_get_ns();
+		start = rl_queue_start_ns(q, now);
+		t = rl_tracker_predict(q->trk, q->hs.sector, start, sector,
+				       sectors);
+		if (t != U64_MAX)
+			t += start - now;
+	}
 	spin_unlock_irqrestore(&q->lock, flags);
 	return t;
 }

@@ -5,16 +5,19 @@
  * to exactly what it was when it was mapped, so that it can be sent again;
  * and the member queues: at most queue_depth entries issued, the rest
  * issued by completions in the policy's order, the background floor, and
- * dispatch held while a reference read is due; and duplicate-then-cancel
+ * dispatch held while a reference read is due, the tracker's prediction
+ * behind the I/Os issued; and duplicate-then-cancel
  * (dup.c): the first queue to pick a read issues it, the other entry is
  * cancelled, and a group is released once.
  */
 #include <kunit/test.h>
 #include <linux/bio.h>
+#include <linux/ktime.h>
 #include <linux/slab.h>
 
 #include "../raidlab.h"
 #include "dup.h"
+#include "tracker.h"
 
 static void rl_member_restore_after_split(struct kunit *test)
 {
@@ -308,6 +311,73 @@ static void rl_member_queue_direct_path(struct kunit *test)
 	rl_qtest_done(t, 3);
 }
 
+/* sched_test.c's disk: 12 ms a rotation, 949 cylinders of 14 x 48 sectors */
+#define RL_QT_GEOM "period_ns=12000000,cylinders=949,heads=14,spt=48," \
+		   "track_skew=0,cyl_skew=0,head_switch_ns=100000," \
+		   "seek_a_ns=2000000,seek_b_ns=10000,seek_c_ns=460000,ref=0"
+
+/*
+ * The tracker's prediction on a busy member (the tail): behind an I/O
+ * issued to the last cylinder, a read at the start is predicted to end
+ * after what is left of that I/O and its own seek back; an I/O issued behind
+ * another is observed without a prediction (only an idle disk's says
+ * something of the phase); with an entry waiting, no prediction; idle
+ * again, no seek.
+ */
+static void rl_member_queue_tail_predict(struct kunit *test)
+{
+	struct rl_qtest *t = rl_qtest_init(test, &rl_sched_fifo, 2);
+	struct rl_tracker *trk = kunit_kzalloc(test, sizeof(*trk), GFP_KERNEL);
+	struct rl_queue *q = &t->a->members[0].q;
+	const u32 last = 948;
+	struct rl_disk_geom g;
+	char *error = NULL;
+	u64 seek, rot, p, tail, n0, n1;
+
+	KUNIT_ASSERT_NOT_NULL(test, trk);
+	KUNIT_ASSERT_EQ(test, rl_disk_geom_parse(RL_QT_GEOM, &g, &error), 0);
+	rl_tracker_set_geom(trk, &g);
+	trk->calibrated = true;
+	trk->slack = 0;
+	q->trk = trk;
+	seek = rl_disk_seek_ns(&g, 0, last);
+	rot = g.period_ns;
+
+	/* idle, the head on cylinder 0: a rotation and a transfer at most */
+	p = __rl_track_predict(t->a, 0, 8, 8);
+	KUNIT_EXPECT_LE(test, p, 2 * rot);
+
+	rl_qtest_add(t, 0, (sector_t)last * 14 * 48, RL_FG);
+	KUNIT_ASSERT_EQ(test, t->nr_issued, 1U);
+	KUNIT_EXPECT_GE(test, t->qe[0].predicted_ns, seek);
+	KUNIT_EXPECT_LE(test, t->qe[0].predicted_ns, seek + 2 * rot);
+	tail = q->tail_ns;
+
+	KUNIT_EXPECT_GE(test, tail, t->qe[0].issue_ns + seek);
+
+	/* behind it: what is left of it, then the seek back */
+	n0 = ktime_get_ns();
+	p = __rl_track_predict(t->a, 0, 8, 8);
+	n1 = ktime_get_ns();
+	KUNIT_EXPECT_GE(test, p, (tail > n1 ? tail - n1 : 0) + seek);
+	KUNIT_EXPECT_LE(test, p, (tail > n0 ? tail - n0 : 0) + seek + 2 * rot);
+
+	rl_qtest_add(t, 1, 8, RL_FG);		/* the second slot */
+	KUNIT_ASSERT_EQ(test, t->nr_issued, 2U);
+	KUNIT_EXPECT_EQ(test, t->qe[1].predicted_ns, U64_MAX);
+	KUNIT_EXPECT_GE(test, q->tail_ns, tail + seek);
+
+	rl_qtest_add(t, 2, 16, RL_FG);		/* waits */
+	KUNIT_EXPECT_EQ(test, __rl_track_predict(t->a, 0, 8, 8), U64_MAX);
+
+	rl_qtest_done(t, 0);
+	rl_qtest_done(t, 1);
+	rl_qtest_done(t, 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&q->issued), 0);
+	p = __rl_track_predict(t->a, 0, 48, 8);
+	KUNIT_EXPECT_LE(test, p, 2 * rot);
+}
+
 /* A duplicate-then-cancel group whose issue and release are counted. */
 struct rl_duptest {
 	struct rl_dup d;
@@ -431,6 +501,7 @@ static struct kunit_case rl_member_test_cases[] = {
 	KUNIT_CASE(rl_member_queue_background_floor),
 	KUNIT_CASE(rl_member_queue_ref_hold),
 	KUNIT_CASE(rl_member_queue_direct_path),
+	KUNIT_CASE(rl_member_queue_tail_predict),
 	KUNIT_CASE(rl_member_dup_claim),
 	{}
 };
