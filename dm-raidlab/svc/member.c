@@ -522,14 +522,52 @@ void rl_member_done(struct rl_array *a, unsigned int m,
 	rl_queue_release(a, m);
 }
 
+/* Entries walked behind the issued ones; a longer queue gets no prediction */
+#define RL_TRACK_WAIT_MAX	16
+
+/*
+ * When and where the disk would be free after what @q has issued and,
+ * in order, what waits in it (foreground first, as rl_sched_class() picks
+ * while both wait): *@start_ns and *@head. False if the policy reorders
+ * what waits, or too much waits, or the tracker cannot say. Under q->lock.
+ */
+static bool rl_queue_predict_free(struct rl_array *a, struct rl_queue *q,
+				  u64 *start_ns, sector_t *head)
+{
+	unsigned int c, n = 0;
+	struct rl_qent *qe;
+	u64 t;
+
+	*start_ns = rl_queue_start_ns(q, *start_ns);
+	*head = q->hs.sector;
+	if (!rl_queue_waiting(q))
+		return true;
+	if (!READ_ONCE(a->policy)->in_order)
+		return false;
+	for (c = 0; c < RL_NR_CLASSES; c++) {
+		list_for_each_entry(qe, &q->wait[c], node) {
+			if (++n > RL_TRACK_WAIT_MAX)
+				return false;
+			t = rl_tracker_predict(q->trk, *head, *start_ns,
+					       rl_qent_sector(qe), qe->sectors);
+			if (t == U64_MAX)
+				return false;
+			*start_ns += t;
+			*head = rl_qent_sector(qe) + qe->sectors;
+		}
+	}
+	return true;
+}
+
 /*
  * The tracker's predicted time from now until @sectors at @sector on
- * member @m would complete if issued now, or U64_MAX: not calibrated, a
- * reference read due or in flight, or I/Os waiting in the queue (their
- * order is the policy's). An I/O issued to a busy member is predicted to
- * start where and when the last one issued ends (the tail): the disk
- * serves them in order, as a disk whose own queue is kept short does
- * (paper 002, section 3; Documentation/dm-raidlab.rst, "Head tracking").
+ * member @m would complete if queued now, or U64_MAX: not calibrated, a
+ * reference read due or in flight, or entries waiting in a queue whose
+ * policy reorders them (or more than RL_TRACK_WAIT_MAX). The read is
+ * predicted to start where and when the disk is free of what the member
+ * has issued and of what waits before it: the disk serves its I/Os in
+ * order, as a disk whose own queue is kept short does (paper 002,
+ * section 3; Documentation/dm-raidlab.rst, "I/O behaviour").
  */
 u64 __rl_track_predict(struct rl_array *a, unsigned int m, sector_t sector,
 		       unsigned int sectors)
@@ -537,14 +575,15 @@ u64 __rl_track_predict(struct rl_array *a, unsigned int m, sector_t sector,
 	struct rl_queue *q = &a->members[m].q;
 	unsigned long flags;
 	u64 now, start, t = U64_MAX;
+	sector_t head;
 
 	spin_lock_irqsave(&q->lock, flags);
-	if (!q->ref_due && !q->ref_busy && !rl_queue_waiting(q) &&
-	    rl_tracker_ready(q->trk)) {
+	if (!q->ref_due && !q->ref_busy && rl_tracker_ready(q->trk)) {
 		now = ktime_get_ns();
-		start = rl_queue_start_ns(q, now);
-		t = rl_tracker_predict(q->trk, q->hs.sector, start, sector,
-				       sectors);
+		start = now;
+		if (rl_queue_predict_free(a, q, &start, &head))
+			t = rl_tracker_predict(q->trk, head, start, sector,
+					       sectors);
 		if (t != U64_MAX)
 			t += start - now;
 	}

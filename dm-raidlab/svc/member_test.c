@@ -321,8 +321,8 @@ static void rl_member_queue_direct_path(struct kunit *test)
  * issued to the last cylinder, a read at the start is predicted to end
  * after what is left of that I/O and its own seek back; an I/O issued behind
  * another is observed without a prediction (only an idle disk's says
- * something of the phase); with an entry waiting, no prediction; idle
- * again, no seek.
+ * something of the phase); behind an entry waiting in a fifo queue too,
+ * but not in a queue whose policy reorders; idle again, no seek.
  */
 static void rl_member_queue_tail_predict(struct kunit *test)
 {
@@ -367,7 +367,17 @@ static void rl_member_queue_tail_predict(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->qe[1].predicted_ns, U64_MAX);
 	KUNIT_EXPECT_GE(test, q->tail_ns, tail + seek);
 
-	rl_qtest_add(t, 2, 16, RL_FG);		/* waits */
+	/* one waits: fifo, behind it (at least the seek back from the tail) */
+	rl_qtest_add(t, 2, 16, RL_FG);
+	KUNIT_ASSERT_EQ(test, t->nr_issued, 2U);
+	tail = q->tail_ns;
+	n0 = ktime_get_ns();
+	p = __rl_track_predict(t->a, 0, 8, 8);
+	n1 = ktime_get_ns();
+	KUNIT_EXPECT_GE(test, p, (tail > n1 ? tail - n1 : 0));
+	KUNIT_EXPECT_LE(test, p, (tail > n0 ? tail - n0 : 0) + seek + 4 * rot);
+	/* a policy that reorders what waits: none */
+	rl_queue_set_policy(t->a, &rl_sched_look);
 	KUNIT_EXPECT_EQ(test, __rl_track_predict(t->a, 0, 8, 8), U64_MAX);
 
 	rl_qtest_done(t, 0);
