@@ -288,13 +288,14 @@ PRESETS["plog"] = dict(
 # Chen's p90 target; each healthy and with member 2 failed (no spare), so
 # that degraded/healthy and raidlab/md are ratios of one run
 # (bench/degraded.py, with paper 004's model); raid10 and chained again
-# with the head tracker loaded ([track]: reads go to the copy with the
-# shortest predicted access).
+# with the head tracker loaded ([track]: reads go to the copy predicted to
+# complete first), raid10 also with its member queues kept short
+# ([track,depth=2], as paper 002's scheduler keeps the disk's).
 PRESETS["copyset"] = dict(
     doc="issue 15: raid10 (near 2), chained and md raid10 over 6 disks, healthy and degraded",
     configs=["rl-raid0", "rl-raid10", "rl-chained", "md-raid10",
              "rl-raid10[fail=2]", "rl-chained[fail=2]", "md-raid10[fail=2]",
-             "rl-raid10[track]", "rl-chained[track]"],
+             "rl-raid10[track]", "rl-chained[track]", "rl-raid10[track,depth=2]"],
     workloads=["4k-r", "4k-w", "4k-r70"],
     ladder=[1, 2, 4, 8, 16, 32], refine=1, runtime=3, disks=6, disk_model="lightning")
 PRESETS["full"] = dict(
