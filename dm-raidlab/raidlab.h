@@ -183,8 +183,12 @@ struct rl_queue {
 	unsigned int fg_run;		/* foreground picks in a row */
 	u64 seq;			/* arrival counter */
 	struct rl_head_state hs;	/* the policy's view of the head */
-	/* the tracker's end of the last I/O issued: rl_queue_pick() */
-	u64 tail_ns;
+	/*
+	 * The tracker's end of the last I/O issued (rl_queue_pick()), and
+	 * what completions have moved the ends predicted so far (member.c,
+	 * "the tail").
+	 */
+	u64 tail_ns, tail_shift;
 	atomic64_t dispatched[RL_NR_CLASSES];
 	/* head tracking (trackio.c): NULL until a geometry is loaded */
 	struct rl_tracker *trk;
@@ -739,8 +743,9 @@ u64 __rl_track_predict(struct rl_array *a, unsigned int m, sector_t sector,
 /*
  * The tracker's predicted time, in ns from now, until a read of @sectors
  * at @sector on member @m would complete, queued behind the I/Os the
- * member has issued; U64_MAX when it cannot say (no geometry loaded, the
- * usual case, answered here without a call; I/Os waiting in the queue).
+ * member has issued and those waiting; U64_MAX when it cannot say (no
+ * geometry loaded, the usual case, answered here without a call; see
+ * __rl_track_predict()).
  */
 static inline u64 rl_track_predict(struct rl_array *a, unsigned int m,
 				   sector_t sector, unsigned int sectors)

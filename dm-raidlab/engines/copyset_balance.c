@@ -15,10 +15,13 @@
  * @v: one view per member, each with the sector its copy starts at
  * @nr: number of members
  *
- * Once head tracking predicts (a member with a calibrated tracker and
- * nothing waiting in its queue has a nonzero predicted_ns: the time until
- * the read would complete, behind the I/Os it has issued), the member
- * predicted to complete it first wins. Without predictions,
+ * Once head tracking predicts for every member that can read it (a
+ * nonzero predicted_ns: the time until the read would complete, behind
+ * the I/Os the member has issued and, in order, those waiting), the
+ * member predicted to complete it first wins. If one of them has no
+ * prediction (no geometry, not calibrated yet, a reference read due, or
+ * entries waiting that its policy reorders), none is compared: a busy
+ * member's prediction must not beat an idle member that has none. Then,
  * a member whose head sits exactly at its copy continues a sequential stream
  * and is taken at once; otherwise the member with the fewest I/Os queued or
  * in flight wins, and among those the one whose head is nearest, as md
@@ -31,10 +34,16 @@ unsigned int rl_cs_read_balance(const struct rl_cs_view *v, unsigned int nr)
 	unsigned int m, best = RL_NONE;
 	sector_t best_dist = 0;
 
-	for (m = 0; m < nr; m++)
-		if (!v[m].failed && v[m].predicted_ns &&
-		    (best == RL_NONE || v[m].predicted_ns < v[best].predicted_ns))
+	for (m = 0; m < nr; m++) {
+		if (v[m].failed)
+			continue;
+		if (!v[m].predicted_ns) {
+			best = RL_NONE;
+			break;
+		}
+		if (best == RL_NONE || v[m].predicted_ns < v[best].predicted_ns)
 			best = m;
+	}
 	if (best != RL_NONE)
 		return best;
 

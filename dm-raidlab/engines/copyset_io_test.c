@@ -86,14 +86,16 @@ static void rl_cs_io_failed_members_skipped(struct kunit *test)
 }
 
 /*
- * Once members have predicted access times, the shortest wins, over the
- * sequential stream, queue lengths and head distance; members without a
- * prediction (busy, or not calibrated) and failed ones are not compared.
+ * Once every member that can read has a predicted time, the shortest
+ * wins, over the sequential stream, queue lengths and head distance;
+ * failed members are not compared. If one that can read has none (not
+ * calibrated, or busy in a way the tracker cannot follow), no prediction
+ * counts: the head-position rules choose among them all.
  */
 static void rl_cs_io_predicted_time_wins(struct kunit *test)
 {
 	struct rl_cs_view v[4] = {
-		{ .head = 4000, .inflight = 0 },			/* at the sector */
+		{ .head = 4000, .inflight = 0, .predicted_ns = 3000000 },	/* at the sector */
 		{ .head = 900000, .inflight = 0, .predicted_ns = 900000 },
 		{ .head = 4100, .inflight = 0, .predicted_ns = 2500000 },
 		{ .head = 1, .inflight = 0, .predicted_ns = 100, .failed = true },
@@ -105,6 +107,16 @@ static void rl_cs_io_predicted_time_wins(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, balance_at(v, 4, 4000), 1);
 	v[2].predicted_ns = 899999;
 	KUNIT_EXPECT_EQ(test, balance_at(v, 4, 4000), 2);
+	/* one without a prediction: none counts, the head at the sector wins */
+	v[0].predicted_ns = 0;
+	KUNIT_EXPECT_EQ(test, balance_at(v, 4, 4000), 0);
+	/* nor does the best one's, against a member with fewer in flight */
+	v[0].head = 0;
+	v[0].inflight = 0;
+	v[1].inflight = 3;
+	v[1].predicted_ns = 1;
+	v[2].inflight = 3;
+	KUNIT_EXPECT_EQ(test, balance_at(v, 4, 4000), 0);
 	/* no predictions at all: the head-position rules again */
 	v[1].predicted_ns = 0;
 	v[2].predicted_ns = 0;
@@ -193,13 +205,19 @@ static void rl_cs_io_read_skips_unreadable(struct kunit *test)
 			choose_at(v, 3, 4000, GENMASK(2, 0), false),
 			RL_NONE);
 
-	/* an unreadable member's prediction does not count either */
+	/*
+	 * an unreadable member's prediction does not count either, nor does
+	 * its lack of one
+	 */
 	memset(v, 0, sizeof(v));
 	v[1].predicted_ns = 100;
 	v[2].predicted_ns = 5000;
-	KUNIT_EXPECT_EQ(test, choose_at(v, 3, 0, 0, false), 1U);
+	KUNIT_EXPECT_EQ(test, choose_at(v, 3, 0, BIT(0), false), 1U);
+	memset(v, 0, sizeof(v));
+	v[1].predicted_ns = 100;
+	v[2].predicted_ns = 5000;
 	KUNIT_EXPECT_EQ(test,
-			choose_at(v, 3, 0, BIT(1), false), 2U);
+			choose_at(v, 3, 0, BIT(0) | BIT(1), false), 2U);
 }
 
 /*

@@ -270,6 +270,7 @@ static bool rl_queue_direct(struct rl_array *a, unsigned int m,
 	qe->chosen = 0;
 	qe->issue_ns = U64_MAX;		/* none: the tracker ignores it */
 	qe->predicted_ns = U64_MAX;
+	qe->end_ns = U64_MAX;
 	qe->submit(qe);
 	return true;
 }
@@ -285,7 +286,15 @@ static u64 rl_queue_start_ns(struct rl_queue *q, u64 now)
 }
 
 /*
- * With a calibrated tracker, move @q's tail past @qe, about to be issued
+ * The tail: with a calibrated tracker, q->tail_ns is when the last I/O
+ * issued is predicted to end, each I/O starting when the one before it
+ * ends. Each I/O keeps its predicted end in end_ns, in a clock that
+ * q->tail_shift turns into the tail's: a completion earlier (or later)
+ * than its end moves the tail and every end still pending by as much
+ * (rl_queue_tail_done()), so errors do not add up while the member stays
+ * busy.
+ *
+ * rl_queue_predict_tail(): move @q's tail past @qe, about to be issued
  * from the head at q->hs.sector, and return the prediction its completion
  * is observed with (rl_tracker_observe()): its access time if the disk is
  * idle, else U64_MAX (a queued I/O's time says nothing of the phase).
@@ -296,6 +305,7 @@ static u64 rl_queue_predict_tail(struct rl_queue *q, struct rl_qent *qe)
 	bool idle = !atomic_read(&q->issued);
 	u64 start, t;
 
+	qe->end_ns = U64_MAX;
 	if (!rl_tracker_ready(q->trk))
 		return U64_MAX;
 	start = rl_queue_start_ns(q, qe->issue_ns);
@@ -304,7 +314,22 @@ static u64 rl_queue_predict_tail(struct rl_queue *q, struct rl_qent *qe)
 	if (t == U64_MAX)
 		return U64_MAX;
 	q->tail_ns = start + t;
+	qe->end_ns = q->tail_ns + q->tail_shift;
 	return idle ? t : U64_MAX;
+}
+
+/* @qe, in the tail, completed at @done_ns. Under q->lock. */
+static void rl_queue_tail_done(struct rl_queue *q, const struct rl_qent *qe,
+			       u64 done_ns)
+{
+	u64 early;
+
+	if (qe->end_ns == U64_MAX)
+		return;
+	/* modulo 2^64: a late completion moves them later */
+	early = qe->end_ns - q->tail_shift - done_ns;
+	q->tail_ns -= early;
+	q->tail_shift += early;
 }
 
 /*
@@ -514,9 +539,12 @@ void rl_member_done(struct rl_array *a, unsigned int m,
 	atomic_dec(&mb->inflight);
 	/* a tracker (never detached once loaded) learns from the timing */
 	if (READ_ONCE(q->trk)) {
+		u64 done = ktime_get_ns();
+
 		spin_lock_irqsave(&q->lock, flags);
 		rl_tracker_observe(q->trk, sector, qe->sectors, qe->issue_ns,
-				   ktime_get_ns(), qe->predicted_ns);
+				   done, qe->predicted_ns);
+		rl_queue_tail_done(q, qe, done);
 		spin_unlock_irqrestore(&q->lock, flags);
 	}
 	rl_queue_release(a, m);

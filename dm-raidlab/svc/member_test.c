@@ -324,22 +324,32 @@ static void rl_member_queue_direct_path(struct kunit *test)
  * something of the phase); behind an entry waiting in a fifo queue too,
  * but not in a queue whose policy reorders; idle again, no seek.
  */
+static const u32 rl_qt_last = 948;	/* the geometry's last cylinder */
+
+/* Give member 0 of @t a calibrated tracker; its geometry in *@g. */
+static void rl_qtest_track(struct kunit *test, struct rl_qtest *t,
+			   struct rl_disk_geom *g)
+{
+	struct rl_tracker *trk = kunit_kzalloc(test, sizeof(*trk), GFP_KERNEL);
+	char *error = NULL;
+
+	KUNIT_ASSERT_NOT_NULL(test, trk);
+	KUNIT_ASSERT_EQ(test, rl_disk_geom_parse(RL_QT_GEOM, g, &error), 0);
+	rl_tracker_set_geom(trk, g);
+	trk->calibrated = true;
+	trk->slack = 0;
+	t->a->members[0].q.trk = trk;
+}
+
 static void rl_member_queue_tail_predict(struct kunit *test)
 {
 	struct rl_qtest *t = rl_qtest_init(test, &rl_sched_fifo, 2);
-	struct rl_tracker *trk = kunit_kzalloc(test, sizeof(*trk), GFP_KERNEL);
 	struct rl_queue *q = &t->a->members[0].q;
-	const u32 last = 948;
+	const u32 last = rl_qt_last;
 	struct rl_disk_geom g;
-	char *error = NULL;
 	u64 seek, rot, p, tail, n0, n1;
 
-	KUNIT_ASSERT_NOT_NULL(test, trk);
-	KUNIT_ASSERT_EQ(test, rl_disk_geom_parse(RL_QT_GEOM, &g, &error), 0);
-	rl_tracker_set_geom(trk, &g);
-	trk->calibrated = true;
-	trk->slack = 0;
-	q->trk = trk;
+	rl_qtest_track(test, t, &g);
 	seek = rl_disk_seek_ns(&g, 0, last);
 	rot = g.period_ns;
 
@@ -386,6 +396,34 @@ static void rl_member_queue_tail_predict(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&q->issued), 0);
 	p = __rl_track_predict(t->a, 0, 48, 8);
 	KUNIT_EXPECT_LE(test, p, 2 * rot);
+}
+
+/*
+ * The tail follows the completions: an I/O that ends before its predicted
+ * end moves the tail back by as much, so that what is issued behind it is
+ * predicted from when the disk really was free.
+ */
+static void rl_member_queue_tail_done(struct kunit *test)
+{
+	struct rl_qtest *t = rl_qtest_init(test, &rl_sched_fifo, 2);
+	struct rl_queue *q = &t->a->members[0].q;
+	struct rl_disk_geom g;
+	u64 seek, rot, n;
+
+	rl_qtest_track(test, t, &g);
+	seek = rl_disk_seek_ns(&g, 0, rl_qt_last);
+	rot = g.period_ns;
+	/* out to the last cylinder and back: both seeks in the tail */
+	rl_qtest_add(t, 0, (sector_t)rl_qt_last * 14 * 48, RL_FG);
+	rl_qtest_add(t, 1, 8, RL_FG);
+	KUNIT_ASSERT_EQ(test, t->nr_issued, 2U);
+	KUNIT_EXPECT_GE(test, q->tail_ns, t->qe[0].issue_ns + 2 * seek);
+	/* the first ends at once, long before its end: the second's is left */
+	rl_qtest_done(t, 0);
+	n = ktime_get_ns();
+	KUNIT_EXPECT_LE(test, q->tail_ns, n + seek + rot + rot / 4);
+	rl_qtest_done(t, 1);
+	KUNIT_EXPECT_LE(test, q->tail_ns, ktime_get_ns());
 }
 
 /* A duplicate-then-cancel group whose issue and release are counted. */
@@ -512,6 +550,7 @@ static struct kunit_case rl_member_test_cases[] = {
 	KUNIT_CASE(rl_member_queue_ref_hold),
 	KUNIT_CASE(rl_member_queue_direct_path),
 	KUNIT_CASE(rl_member_queue_tail_predict),
+	KUNIT_CASE(rl_member_queue_tail_done),
 	KUNIT_CASE(rl_member_dup_claim),
 	{}
 };

@@ -60,6 +60,8 @@ struct rl_qent {
 	enum rl_class class;
 	u64 issue_ns;			/* at dispatch; U64_MAX: none */
 	u64 predicted_ns;		/* the tracker's access time, or U64_MAX */
+	/* its predicted end in the queue's tail clock (member.c); U64_MAX: none */
+	u64 end_ns;
 	/*
 	 * Issue the I/O at alt[chosen] (or sector). Called once, without the
 	 * queue lock, in process or softirq-free work context.
