@@ -554,6 +554,23 @@ void rl_member_done(struct rl_array *a, unsigned int m,
 #define RL_TRACK_WAIT_MAX	16
 
 /*
+ * One I/O of @sectors at @sector on an in-order disk free from *@start_ns
+ * with its head at *@head: both move past it. False if the tracker cannot
+ * say. Under q->lock.
+ */
+static bool rl_queue_step(struct rl_queue *q, u64 *start_ns, sector_t *head,
+			  sector_t sector, unsigned int sectors)
+{
+	u64 t = rl_tracker_predict(q->trk, *head, *start_ns, sector, sectors);
+
+	if (t == U64_MAX)
+		return false;
+	*start_ns += t;
+	*head = sector + sectors;
+	return true;
+}
+
+/*
  * When and where the disk would be free after what @q has issued and,
  * in order, what waits in it (foreground first, as rl_sched_class() picks
  * while both wait): *@start_ns and *@head. False if the policy reorders
@@ -564,7 +581,6 @@ static bool rl_queue_predict_free(struct rl_array *a, struct rl_queue *q,
 {
 	unsigned int c, n = 0;
 	struct rl_qent *qe;
-	u64 t;
 
 	*start_ns = rl_queue_start_ns(q, *start_ns);
 	*head = q->hs.sector;
@@ -574,14 +590,10 @@ static bool rl_queue_predict_free(struct rl_array *a, struct rl_queue *q,
 		return false;
 	for (c = 0; c < RL_NR_CLASSES; c++) {
 		list_for_each_entry(qe, &q->wait[c], node) {
-			if (++n > RL_TRACK_WAIT_MAX)
+			if (++n > RL_TRACK_WAIT_MAX ||
+			    !rl_queue_step(q, start_ns, head,
+					   rl_qent_sector(qe), qe->sectors))
 				return false;
-			t = rl_tracker_predict(q->trk, *head, *start_ns,
-					       rl_qent_sector(qe), qe->sectors);
-			if (t == U64_MAX)
-				return false;
-			*start_ns += t;
-			*head = rl_qent_sector(qe) + qe->sectors;
 		}
 	}
 	return true;
@@ -602,18 +614,16 @@ u64 __rl_track_predict(struct rl_array *a, unsigned int m, sector_t sector,
 {
 	struct rl_queue *q = &a->members[m].q;
 	unsigned long flags;
-	u64 now, start, t = U64_MAX;
+	u64 now, end, t = U64_MAX;
 	sector_t head;
 
 	spin_lock_irqsave(&q->lock, flags);
 	if (!q->ref_due && !q->ref_busy && rl_tracker_ready(q->trk)) {
 		now = ktime_get_ns();
-		start = now;
-		if (rl_queue_predict_free(a, q, &start, &head))
-			t = rl_tracker_predict(q->trk, head, start, sector,
-					       sectors);
-		if (t != U64_MAX)
-			t += start - now;
+		end = now;
+		if (rl_queue_predict_free(a, q, &end, &head) &&
+		    rl_queue_step(q, &end, &head, sector, sectors))
+			t = end - now;
 	}
 	spin_unlock_irqrestore(&q->lock, flags);
 	return t;
