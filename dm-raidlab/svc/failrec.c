@@ -37,17 +37,27 @@ static bool rl_failrec_pending(struct rl_array *a)
 	return atomic64_read(&a->fail_seq) != READ_ONCE(a->fail_committed);
 }
 
-/* Write every failed member as failed, events raised. Process context. */
+/*
+ * Write every failed member as failed, events raised. Process context.
+ *
+ * a->failed is read under the metadata lock: a spare that took a failed
+ * role (the sync worker's lifecycle) clears the role's bit before it
+ * writes the role as rebuilding under that lock, so a failure read here
+ * is never older than the state the last commit wrote. Read before the
+ * lock, a stale bit would write a rebuilding role back as failed, and
+ * skip the spare's superblock in every later commit.
+ */
 static int rl_failrec_commit(struct rl_array *a)
 {
 	struct rl_md_state *st;
-	unsigned long failed = READ_ONCE(a->failed);
+	unsigned long failed;
 	unsigned int m;
 	int r;
 
 	if (!a->md)
 		return 0;
 	rl_md_lock(a->md);
+	failed = READ_ONCE(a->failed);
 	st = rl_md_state(a->md);
 	/*
 	 * Only the failed members change: a rebuilding member's cursor is

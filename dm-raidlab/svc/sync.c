@@ -260,6 +260,11 @@ static unsigned long rl_sync_tell_scheme(struct rl_array *a)
  * replacements and spares: only roles whose failure the scheme was told
  * of, so that no failure goes untold; a later one is the next pass's (it
  * kicked the worker). Returns true if the membership changed.
+ *
+ * A role goes to a spare only once its failure is durable
+ * (rl_failrec_sync(), whether or not the scheme is told): until then the
+ * metadata may still hold the role in sync, and a crash after the spare's
+ * superblock took the role would assemble the blank spare as in sync.
  */
 static bool rl_sync_lifecycle(struct rl_array *a)
 {
@@ -276,7 +281,8 @@ static bool rl_sync_lifecycle(struct rl_array *a)
 		if (test_and_clear_bit(m, &a->rebuilding))
 			changed = true;
 
-	if (a->md && !rl_md_failed(a->md) && rl_array_alive(a)) {
+	if (a->md && failed && !rl_failrec_sync(a) && !rl_md_failed(a->md) &&
+	    rl_array_alive(a)) {
 		for_each_set_bit(m, &failed, a->geom.nr_members) {
 			if (test_and_clear_bit(m, &a->replacements)) {
 				rl_sync_start_rebuild(a, m, NULL);
