@@ -225,6 +225,12 @@ int rl_md_sb_check(const struct rl_md_state *st, u64 dev_blocks, char **error);
 u64 rl_md_used_blocks(const struct rl_md_state *st);
 void rl_msb_encode(const struct rl_msb_state *st, void *block);
 int rl_msb_decode(const void *block, struct rl_msb_state *st, char **error);
+/* A member superblock against the metadata (pure): what refuses it, or NULL */
+char *rl_md_member_mismatch(const struct rl_md_state *st, unsigned int i,
+			    const struct rl_msb_state *msb);
+/* Whether it may take failed role @i (rebuilt from the start) */
+bool rl_md_taking_role(const struct rl_md_state *st, unsigned int i,
+		       const struct rl_msb_state *msb);
 
 /*
  * The region of member sector @msector (relative to data_offset), and how

@@ -420,6 +420,39 @@ int rl_msb_decode(const void *block, struct rl_msb_state *st, char **error)
 	return 0;
 }
 
+/* What makes @msb not member @i of the array @st describes, or NULL. */
+char *rl_md_member_mismatch(const struct rl_md_state *st, unsigned int i,
+			    const struct rl_msb_state *msb)
+{
+	if (memcmp(msb->uuid, st->uuid, 16))
+		return "Member belongs to another array";
+	if (msb->role != i)
+		return "Member has another role in the array";
+	if (memcmp(msb->dev_uuid, st->members[i].dev_uuid, 16))
+		return "Member is not the disk the metadata knows in its role";
+	if (msb->events < st->events)
+		return "Member superblock is stale";
+	if (msb->events > st->events + 1)
+		return "Member superblock is newer than the metadata";
+	return NULL;
+}
+
+/*
+ * Whether @msb is a disk that may take failed role @i: a spare of this
+ * array, or the spare that was taking the role when the commit giving it
+ * was cut short (its superblock written, the metadata not: events one
+ * ahead). Either is rebuilt from the start. The failed disk itself is
+ * not: its superblock is behind the metadata's events.
+ */
+bool rl_md_taking_role(const struct rl_md_state *st, unsigned int i,
+		       const struct rl_msb_state *msb)
+{
+	if (memcmp(msb->uuid, st->uuid, 16))
+		return false;
+	return msb->role == RL_ROLE_SPARE ||
+	       (msb->role == i && msb->events == st->events + 1);
+}
+
 void rl_md_bitmap_encode(u64 blocknr, u64 seq, const unsigned long *bits,
 			 unsigned int nbits, void *block)
 {

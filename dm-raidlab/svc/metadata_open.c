@@ -252,23 +252,6 @@ static int rl_md_check_size(struct rl_md *md, char **error)
 	return 0;
 }
 
-/* What makes @msb not member @i of the array @st describes, or NULL. */
-static char *rl_md_member_mismatch(const struct rl_md_state *st, unsigned int i,
-				   const struct rl_msb_state *msb)
-{
-	if (memcmp(msb->uuid, st->uuid, 16))
-		return "Member belongs to another array";
-	if (msb->role != i)
-		return "Member has another role in the array";
-	if (memcmp(msb->dev_uuid, st->members[i].dev_uuid, 16))
-		return "Member is not the disk the metadata knows in its role";
-	if (msb->events < st->events)
-		return "Member superblock is stale";
-	if (msb->events > st->events + 1)
-		return "Member superblock is newer than the metadata";
-	return NULL;
-}
-
 /* Check member @i of an existing array against the metadata. */
 static int rl_md_check_member(struct rl_md *md, unsigned int i, char **error)
 {
@@ -291,8 +274,7 @@ static int rl_md_check_member(struct rl_md *md, unsigned int i, char **error)
 		if (r) {
 			set_bit(i, &a->replacements);
 			get_random_bytes(mm->dev_uuid, 16);
-		} else if (!memcmp(msb.uuid, md->st.uuid, 16) &&
-			   msb.role == RL_ROLE_SPARE) {
+		} else if (rl_md_taking_role(&md->st, i, &msb)) {
 			set_bit(i, &a->replacements);
 			memcpy(mm->dev_uuid, msb.dev_uuid, 16);
 		}

@@ -773,6 +773,64 @@ static void rl_md_test_bitmap_load(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, bitmap_empty(out, nbits));
 }
 
+/*
+ * A member superblock at assembly: the disk the metadata knows in its
+ * role, events equal or one ahead (a commit cut short); and what may take
+ * a failed role: a spare of this array, or the spare whose superblock got
+ * the role in a commit cut short (events one ahead), never the failed
+ * disk (events behind) nor a disk of another array.
+ */
+static void rl_md_test_member_roles(struct kunit *test)
+{
+	struct rl_md_state *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	struct rl_msb_state msb;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	rl_mdt_state(st);
+	memset(&msb, 0, sizeof(msb));
+	memcpy(msb.uuid, st->uuid, 16);
+	memcpy(msb.dev_uuid, st->members[1].dev_uuid, 16);
+	msb.role = 1;
+	msb.events = st->events;
+	KUNIT_EXPECT_NULL(test, rl_md_member_mismatch(st, 1, &msb));
+	msb.events = st->events + 1;
+	KUNIT_EXPECT_NULL(test, rl_md_member_mismatch(st, 1, &msb));
+	msb.events = st->events + 2;
+	KUNIT_EXPECT_STREQ(test, rl_md_member_mismatch(st, 1, &msb),
+			   "Member superblock is newer than the metadata");
+	msb.events = st->events - 1;
+	KUNIT_EXPECT_STREQ(test, rl_md_member_mismatch(st, 1, &msb),
+			   "Member superblock is stale");
+	msb.events = st->events;
+	KUNIT_EXPECT_STREQ(test, rl_md_member_mismatch(st, 0, &msb),
+			   "Member has another role in the array");
+	msb.dev_uuid[0] ^= 1;
+	KUNIT_EXPECT_STREQ(test, rl_md_member_mismatch(st, 1, &msb),
+			   "Member is not the disk the metadata knows in its role");
+	msb.uuid[0] ^= 1;
+	KUNIT_EXPECT_STREQ(test, rl_md_member_mismatch(st, 1, &msb),
+			   "Member belongs to another array");
+
+	/* failed role 2 */
+	memcpy(msb.uuid, st->uuid, 16);
+	msb.role = RL_ROLE_SPARE;
+	msb.events = 1;
+	KUNIT_EXPECT_TRUE(test, rl_md_taking_role(st, 2, &msb));
+	msb.role = 2;
+	msb.events = st->events + 1;
+	KUNIT_EXPECT_TRUE(test, rl_md_taking_role(st, 2, &msb));
+	msb.events = st->events;
+	KUNIT_EXPECT_FALSE(test, rl_md_taking_role(st, 2, &msb));
+	msb.events = st->events - 1;
+	KUNIT_EXPECT_FALSE(test, rl_md_taking_role(st, 2, &msb));
+	msb.role = 1;
+	msb.events = st->events + 1;
+	KUNIT_EXPECT_FALSE(test, rl_md_taking_role(st, 2, &msb));
+	msb.role = RL_ROLE_SPARE;
+	msb.uuid[15] ^= 1;
+	KUNIT_EXPECT_FALSE(test, rl_md_taking_role(st, 2, &msb));
+}
+
 static struct kunit_case rl_md_test_cases[] = {
 	KUNIT_CASE(rl_md_test_sb_roundtrip),
 	KUNIT_CASE(rl_md_test_msb_roundtrip),
@@ -787,6 +845,7 @@ static struct kunit_case rl_md_test_cases[] = {
 	KUNIT_CASE(rl_md_test_bitmap),
 	KUNIT_CASE(rl_md_test_sb_device),
 	KUNIT_CASE(rl_md_test_bitmap_load),
+	KUNIT_CASE(rl_md_test_member_roles),
 	{}
 };
 
