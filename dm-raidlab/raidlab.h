@@ -651,6 +651,7 @@ int rl_sync_init(struct rl_array *a, char **error);
  */
 int rl_sync_check_start(struct rl_array *a, char **error);
 void rl_sync_free(struct rl_array *a);
+void rl_sync_preresume(struct rl_array *a);	/* spares take failed roles */
 void rl_sync_start(struct rl_array *a);	/* resume */
 void rl_sync_stop(struct rl_array *a);	/* presuspend: no new range */
 void rl_sync_wait(struct rl_array *a);	/* postsuspend: range in flight done */

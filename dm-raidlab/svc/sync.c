@@ -753,6 +753,18 @@ void rl_sync_free(struct rl_array *a)
 	a->sync = NULL;
 }
 
+/*
+ * Before the table goes live: one pass of the lifecycle, the worker being
+ * stopped. A role failed at load (recorded by then, rl_failrec_load()) goes
+ * to its replacement or to a spare now, so that the first status after the
+ * load already shows the rebuild ('R', recover), not a failed member and
+ * idle until the worker's first pass.
+ */
+void rl_sync_preresume(struct rl_array *a)
+{
+	rl_sync_lifecycle(a);
+}
+
 void rl_sync_start(struct rl_array *a)
 {
 	struct rl_sync *s = rl_sync(a);

@@ -377,6 +377,13 @@ static void raidlab_presuspend_undo(struct dm_target *ti)
 	rl_track_start(a);
 }
 
+/* Failed roles go to replacements and spares before the table is live. */
+static int raidlab_preresume(struct dm_target *ti)
+{
+	rl_sync_preresume(ti->private);
+	return 0;
+}
+
 static void raidlab_resume(struct dm_target *ti)
 {
 	struct rl_array *a = ti->private;
@@ -786,7 +793,7 @@ static void raidlab_io_hints(struct dm_target *ti, struct queue_limits *limits)
 
 static struct target_type raidlab_target = {
 	.name = "raidlab",
-	.version = {1, 12, 1},
+	.version = {1, 12, 2},
 	.module = THIS_MODULE,
 	.ctr = raidlab_ctr,
 	.dtr = raidlab_dtr,
@@ -795,6 +802,7 @@ static struct target_type raidlab_target = {
 	.presuspend = raidlab_presuspend,
 	.presuspend_undo = raidlab_presuspend_undo,
 	.postsuspend = raidlab_postsuspend,
+	.preresume = raidlab_preresume,
 	.resume = raidlab_resume,
 	.status = raidlab_status,
 	.message = raidlab_message,
