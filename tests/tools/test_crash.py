@@ -3,6 +3,7 @@
 content, generations, the verifier on an in-memory device that loses
 unflushed writes, the file-system model, crash point selection."""
 import random
+import types
 
 import pytest
 
@@ -251,6 +252,11 @@ def test_select_points(tmp_path):
     assert crash.count_kinds(few)["flush"] + crash.count_kinds(few)["fua"] == 3
     assert crash.count_kinds(crash.select_points(ents, 0, 0, g0 + 1, max_flush=0))["flush"] == 0
     assert few[-1].k == len(ents)
+    flushes = [k + 1 for k, (f, _) in enumerate(ents) if k + 1 >= g0 + 1
+               and f & (crash.FLUSH | crash.FUA)]
+    head = crash.select_points(ents, 0, 0, g0 + 1, max_flush=1, keep_first=4)
+    hk = {x.k for x in head if x.kind in ("flush", "fua")}
+    assert set(flushes[:4]) <= hk and len(hk) <= 5
 
 
 def test_late_control_point(tmp_path):
@@ -345,7 +351,6 @@ def test_plog_rig_and_status_fields():
 
 def test_rig_degraded_and_rebuild_tables():
     # issue 13: the harness over raid6, a degraded array, an interrupted rebuild
-    import types
     from raidlab_lib import crashlab
     r6 = crashlab.Rig("raid6", 4, chunk=32, data_mib=4)
     assert r6.length == 2 * 8192 and r6.row_blocks() == 2 * 32 // 8
@@ -372,14 +377,55 @@ def test_rig_degraded_and_rebuild_tables():
                               base="b", log="l", replay="r", cow="c")
     ct = crashlab.CrashTest(a)
     assert ct.degraded and ct.sdd and ct.result["start_dirty_degraded"]
-    assert " - " in ct.replay_table(True).line() and \
-        "start_dirty_degraded" in ct.replay_table(True).line()
-    assert "start_dirty_degraded" not in ct.replay_table(False).line()
+    (name, t), = ct.replay_tables(True)
+    assert name == "as created" and " - " in t.line() and "start_dirty_degraded" in t.line()
+    assert "start_dirty_degraded" not in ct.replay_tables(False)[0][1].line()
     a.opts, a.fail, a.rebuild = "journal on", None, 1
     ct = crashlab.CrashTest(a)
     assert not ct.degraded and not ct.sdd and ct.rig.nspares == 1      # journal on
-    assert " journal on " in ct.replay_table(False).line()
-    assert "/dev/mapper/rlc-s0 /dev/mapper/rlc-m2" in ct.replay_table(False).line()
+    # the spare in its role first, then the array as created (a crash
+    # before the commit that gave the role)
+    (n1, t1), (n2, t2) = ct.replay_tables(False)
+    assert (n1, n2) == ("spare in role", "as created")
+    assert " journal on " in t1.line() and " spare " not in t1.line()
+    assert "/dev/mapper/rlc-s0 /dev/mapper/rlc-m2" in t1.line()
+    assert " spare /dev/mapper/rlc-s0 " in t2.line() and "rlc-m1 /dev/mapper/rlc-m2" in t2.line()
+
+
+def test_assemble_tries_each_line(monkeypatch):
+    # a point is assembled with the first line the kernel takes, each
+    # without start_dirty_degraded first; the first refusal is raised
+    from raidlab_lib import crashlab, dm
+    a = types.SimpleNamespace(scheme="raid5", members=4, chunk=32, data_mib=4, md_mib=4,
+                              region_size=None, prefix="rlc", no_metadata=False,
+                              plog_opts=None, opts=None, missing=None, fail=None, rebuild=1,
+                              workload="block", seed=1, generations=2, ops=4, max_run=2,
+                              base="b", log="l", replay="r", cow="c")
+    ct = crashlab.CrashTest(a)
+    assert ct.sdd
+    tried = []
+
+    def create(name, line, take):
+        tried.append(line)
+        if len(tried) != take:
+            raise dm.DmError(f"refused {len(tried)}")
+    for take, table, sdd in ((1, "spare in role", "not needed"),
+                             (2, "spare in role", "refused without it"),
+                             (3, "as created", "not needed"),
+                             (4, "as created", "refused without it")):
+        tried.clear()
+        monkeypatch.setattr(crashlab, "dm_create", lambda n, l: create(n, l, take))
+        r = {}
+        ct.assemble(r)
+        assert r == {"table": table, "start_dirty_degraded": sdd} and len(tried) == take
+        assert ("start_dirty_degraded" in tried[-1]) == (take % 2 == 0)
+    tried.clear()
+    monkeypatch.setattr(crashlab, "dm_create", lambda n, l: create(n, l, 0))
+    try:
+        ct.assemble({})
+        raise AssertionError("no refusal raised")
+    except dm.DmError as e:
+        assert str(e) == "refused 1" and len(tried) == 4
 
 
 def test_rig_copyset_schemes():

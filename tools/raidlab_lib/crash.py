@@ -364,7 +364,8 @@ class Point:
     gen: int            # the last mark g<N> before it
 
 
-def select_points(entries, random_n=0, seed=0, start=0, max_flush=None, total=None):
+def select_points(entries, random_n=0, seed=0, start=0, max_flush=None, total=None,
+                  keep_first=0):
     """The crash points of a log: just after every FLUSH and FUA entry,
     just after the first write after @start ("write": for an array without
     a write-intent bitmap, a row whose data or parity alone has landed),
@@ -373,7 +374,9 @@ def select_points(entries, random_n=0, seed=0, start=0, max_flush=None, total=No
     all >= @start (the mark g0: the array created and flushed), sorted,
     each once. Every point gets the generation of its last mark. @entries
     are (flags, mark name) pairs in log order. @max_flush keeps an evenly
-    spread subset of the flush and FUA points (None: all)."""
+    spread subset of the flush and FUA points (None: all), and every one
+    of the first @keep_first of them (a window that must be covered
+    whole, such as the commits that give a failed role to a spare)."""
     n = len(entries)
     gen_at = []             # gen_at[k]: last mark generation among entries [0, k)
     cur = None
@@ -397,6 +400,7 @@ def select_points(entries, random_n=0, seed=0, start=0, max_flush=None, total=No
         ks = sorted(kinds)
         keep = {ks[round(i * (len(ks) - 1) / max(max_flush - 1, 1))] for i in range(max_flush)} \
             if max_flush > 0 else set()
+        keep.update(ks[:keep_first])
         kinds = {k: v for k, v in kinds.items() if k in keep}
     first = next((i + 1 for i in range(max(start - 1, 0), n)
                   if not entries[i][0] & (MARK | FLUSH)), None)

@@ -601,9 +601,17 @@ class CrashTest:
         g0 = next((e.index for e in ents if e.mark == "g0"), None)
         if g0 is None:
             raise HarnessError("no mark g0 in the log")
+        # with --rebuild, every FLUSH and FUA point from the failure to
+        # the mark "spare" (the rebuild seen running), and as many after
+        # it: the commits of the failure and of the spare's role
+        spare = next((e.index for e in ents if e.mark == "spare"), None)
+        window = 0
+        if spare is not None:
+            window = 2 * sum(1 for f, _ in pairs[g0 + 1:spare] if f & (crash.FLUSH | crash.FUA))
         pts = crash.select_points(pairs, self.a.random, self.a.seed, start=g0 + 1,
-                                  max_flush=self.a.max_flush, total=self.a.total_points)
-        self.result["log"] = {"entries": len(ents),
+                                  max_flush=self.a.max_flush, total=self.a.total_points,
+                                  keep_first=window)
+        self.result["log"] = {"entries": len(ents), "lifecycle_window": window,
                               "flush": sum(1 for f, _ in pairs if f & crash.FLUSH),
                               "fua": sum(1 for f, _ in pairs if f & crash.FUA
                                          and not f & crash.FLUSH),
@@ -624,6 +632,11 @@ class CrashTest:
                 f"{dm_status(rig.name).health}")
         if self.rebuild is not None:
             dm_message(rig.name, "sync_rate", a.sync_rate)
+            if not self.fs:
+                # the points start before the failure: its record and the
+                # commit that gives the role to the spare are crash
+                # windows too (the data is generation 0 throughout)
+                dm_message("lw", "mark", "g0")
             dm_message(rig.name, "fail", self.rebuild)
             t0 = time.monotonic()
             while not sync_words(rig.name).startswith("recover "):
@@ -643,15 +656,45 @@ class CrashTest:
             os.fsync(fd)
         finally:
             os.close(fd)
+        if self.rebuild is not None and not self.fs:
+            dm_message("lw", "mark", "spare")
 
-    def replay_table(self, sdd):
-        """The line a point is assembled with: a failed member as "-", a
-        spare that took a role in that role."""
+    def replay_tables(self, sdd):
+        """The lines a point may be assembled with, in the order a user
+        tries them: a failed member as "-"; with --rebuild, the spare in
+        the failed role ("spare in role"), then the array as created
+        ("as created"), for a crash before the commit that gave the spare
+        the role (the kernel refuses the line that does not match)."""
         rig = self.rig
-        roles = {self.rebuild: f"{rig.prefix}-s0"} if self.rebuild is not None else None
-        return rig.table(missing=[self.fail] if self.fail is not None else [], roles=roles,
-                         spares=roles is None,
-                         flags=["start_dirty_degraded"] if sdd else [])
+        missing = [self.fail] if self.fail is not None else []
+        flags = ["start_dirty_degraded"] if sdd else []
+        if self.rebuild is None:
+            return [("as created", rig.table(missing=missing, flags=flags))]
+        return [("spare in role", rig.table(missing=missing, flags=flags, spares=False,
+                                            roles={self.rebuild: f"{rig.prefix}-s0"})),
+                ("as created", rig.table(missing=missing, flags=flags))]
+
+    def assemble(self, r):
+        """Create the array of a point with the first line the kernel
+        takes (replay_tables()), each without start_dirty_degraded first
+        when that may be needed (refused when dirty), as a user would.
+        Records which in @r; raises the first refusal if none is taken."""
+        first = None
+        for name, line in self.replay_tables(False):
+            tries = [(line, "not needed")]
+            if self.sdd:
+                tries.append((dict(self.replay_tables(True))[name], "refused without it"))
+            for t, sdd in tries:
+                try:
+                    dm_create(self.rig.name, t.line())
+                except dm.DmError as e:
+                    first = first or e
+                    continue
+                r["table"] = name
+                if self.sdd:
+                    r["start_dirty_degraded"] = sdd
+                return
+        raise first
 
     def snap_up(self):
         a = self.a
@@ -672,6 +715,36 @@ class CrashTest:
             finally:
                 os.close(fd)
 
+    def durable(self):
+        """What the replayed disks say before assembly, for the point's
+        JSON: the newest metadata slot's events and member states, and
+        each member and spare slice's superblock (role, events), or why
+        one does not decode. Without a metadata device: None."""
+        rig = self.rig
+        if not rig.metadata:
+            return None
+
+        def block(name, nr):
+            fd = os.open(f"/dev/mapper/{rig.prefix}-{name}", os.O_RDONLY)
+            try:
+                return os.pread(fd, ondisk.BLOCK, nr * ondisk.BLOCK)
+            finally:
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)   # the kernel writes next
+                os.close(fd)
+        _, st, errors = ondisk.newest_sb([block("md", s) for s in ondisk.SB_SLOTS])
+        out = {"events": st.events if st else None,
+               "members": [f"{ondisk.MEMBER_STATES.get(m.state, m.state)}"
+                           + (f"@{m.cursor}" if m.state == ondisk.MS_REBUILDING else "")
+                           for m in st.members] if st else [str(e) for e in errors],
+               "msb": {}}
+        for name in [f"m{i}" for i in range(rig.n)] + [f"s{j}" for j in range(rig.nspares)]:
+            try:
+                m = ondisk.decode_msb(block(name, 0))
+                out["msb"][name] = f"{'spare' if m.is_spare else m.role}@{m.events}"
+            except ondisk.FormatError as e:
+                out["msb"][name] = "blank" if isinstance(e, ondisk.BlankError) else str(e)
+        return out
+
     def check_point(self, p, against=None, corrupt=False):
         """Assemble over a snapshot of the replay disk and check point @p.
         Returns a dict (ok: no failure)."""
@@ -685,17 +758,10 @@ class CrashTest:
                 dm_create(name, line)
             if corrupt:
                 self.corrupt()
+            if self.rebuild is not None or self.fail is not None:
+                r["durable"] = self.durable()
             try:
-                if self.sdd:
-                    # as a user would: without the option first, then with it
-                    try:
-                        dm_create(rig.name, self.replay_table(False).line())
-                        r["start_dirty_degraded"] = "not needed"
-                    except dm.DmError:
-                        r["start_dirty_degraded"] = "refused without it"
-                        dm_create(rig.name, self.replay_table(True).line())
-                else:
-                    dm_create(rig.name, self.replay_table(False).line())
+                self.assemble(r)
             except dm.DmError as e:
                 r.update(ok=False, error=f"assemble: {e}")
                 return r
