@@ -333,7 +333,10 @@ md_stop_all() {
 #   alone (same arguments for both; fio_verify checks what the last fio_write
 #   to the same TARGET wrote, e.g. after failing a member or reassembling).
 #   fio_verify may be repeated: only fio_write saves the verify state, which
-#   lives in FIO_STATE_DIR (default /tmp/fio.state).
+#   lives in FIO_STATE_DIR (default /tmp/fio.state). A later fio_write to the
+#   same TARGET (another offset or size) replaces it, and a verify of the
+#   earlier writes then checks as many blocks as the later pass wrote: data
+#   verified after other writes keeps a FIO_STATE_DIR of its own.
 RL_FIO_N=0
 _rl_fio() { # PASS TARGET SIZE [opts]
 	_rl_pass=$1
