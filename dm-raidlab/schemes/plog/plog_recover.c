@@ -48,7 +48,9 @@ static int plog_twin_cmp(const void *x, const void *y)
 
 /*
  * Row @row of region @r: its P (and Q) in w->parity from its data. -EIO,
- * the row untouched, if one of its data chunks is on a @bad member.
+ * the row untouched, if one of its data chunks is on a @bad member; -EIO
+ * with the row's P (and Q) half computed if a read fails (the member is
+ * failed then: plog_recover_region() starts the region again).
  */
 static int plog_recompute_row(struct plog_ws *w, u32 r, u32 row,
 			      unsigned long bad)
@@ -258,6 +260,9 @@ static int plog_recover_rows(struct plog_ws *w, u32 r, u64 gen,
 		if (plog_recompute_row(w, r, row, bad) &&
 		    (!data_bad || test_bit(row, pend)))
 			lost++;
+	/* a member failed on the way: nothing written yet, start again */
+	if (rl_unreadable_at(p->a, p->keys[r]) != bad)
+		return -EAGAIN;
 	if (lost)
 		DMERR("%s: plog region %u: %u rows with a write in flight could not be recomputed",
 		      dm_table_device_name(p->a->ti->table), r, lost);
@@ -287,9 +292,9 @@ static int plog_recover_rows(struct plog_ws *w, u32 r, u64 gen,
  * in its data slot (written again first, plog_recover_pending()); rows
  * with a PENDING record without a slot are lost (counted).
  */
-static int plog_recover_region(struct plog_ws *w, u32 r, struct plog_twin *t,
-			       unsigned int nt, u64 gen,
-			       struct plog_rec_scratch *sc)
+static int __plog_recover_region(struct plog_ws *w, u32 r,
+				 struct plog_twin *t, unsigned int nt, u64 gen,
+				 struct plog_rec_scratch *sc)
 {
 	struct plog *p = w->p;
 	const struct rl_plog_layout *lo = &p->lo;
@@ -336,6 +341,33 @@ static int plog_recover_region(struct plog_ws *w, u32 r, struct plog_twin *t,
 		return 0;
 	}
 	return plog_recover_rows(w, r, gen, bad, data_bad, pend);
+}
+
+/*
+ * Region @r recovered (__plog_recover_region()) with the members known
+ * unreadable when it starts. A member that fails on the way (a parity or
+ * data read) was read as good: its log records would be missing from the
+ * parity, and its rows half recomputed. Nothing is written to the parity
+ * before the end (a data slot written again is written again the same),
+ * so the region starts again with that member known, at most once per
+ * member.
+ */
+static int plog_recover_region(struct plog_ws *w, u32 r, struct plog_twin *t,
+			       unsigned int nt, u64 gen,
+			       struct plog_rec_scratch *sc)
+{
+	struct plog *p = w->p;
+	unsigned int tries;
+	int ret = -EIO;
+
+	for (tries = 0; tries <= p->a->geom.nr_members; tries++) {
+		ret = __plog_recover_region(w, r, t, nt, gen, sc);
+		if (ret != -EAGAIN)
+			return ret;
+		DMWARN("%s: plog region %u: a member failed during its replay, starting it again",
+		       dm_table_device_name(p->a->ti->table), r);
+	}
+	return -EIO;
 }
 
 /*
