@@ -69,7 +69,7 @@ check "reintegrations counted" test "$(rl_plog arr 15)" -gt 0
 check "check after reintegration: 0" test "$(rl_scrub arr check 300)" = 0
 
 # full rows: L = 1, g = 4: a row is 3 chunks of 32 KiB
-FIO_RW=write FIO_BS=96k check "full-row writes verify" \
+FIO_STATE_DIR=/tmp/fio.rows FIO_RW=write FIO_BS=96k check "full-row writes verify" \
 	fio_write_then_verify /dev/mapper/arr 16M --offset=32M
 check "reintegrate after full rows" dm_message arr reintegrate
 check "check after full rows: 0" test "$(rl_scrub arr check 300)" = 0
@@ -82,7 +82,7 @@ rl_plog_fail_fixups arr 1 56M
 check "health ADAAA" test "$(rl_health arr)" = ADAAA
 FIO_STATE_DIR=/tmp/fio.r1 check "degraded reads verify the random writes" \
 	fio_verify /dev/mapper/arr $R1
-FIO_RW=write FIO_BS=96k check "degraded reads verify the full rows" \
+FIO_STATE_DIR=/tmp/fio.rows FIO_RW=write FIO_BS=96k check "degraded reads verify the full rows" \
 	fio_verify /dev/mapper/arr 16M --offset=32M
 FIO_RUNTIME=$(tier 6 10) check "degraded randwrite 4k verifies" \
 	fio_write_then_verify /dev/mapper/arr 8M --offset=48M

@@ -48,7 +48,7 @@ check "the table counts its options (faults 2 adds two)" rl_table_counted arr
 check "initial resync finishes" rl_wait_sync arr 600
 check "check after resync: 0" test "$(rl_scrub arr check 300)" = 0
 
-FIO_RUNTIME=$(tier 8 15) check "randwrite 4k verifies" fio_write_then_verify /dev/mapper/arr 16M
+FIO_STATE_DIR=/tmp/fio.r1 FIO_RUNTIME=$(tier 8 15) check "randwrite 4k verifies" fio_write_then_verify /dev/mapper/arr 16M
 log "status: $(dm_status arr)"
 check "regions hold a log" test "$(rl_plog arr 16)" -gt 0
 check "reintegrate" dm_message arr reintegrate
@@ -57,7 +57,7 @@ check "reintegrations counted" test "$(rl_plog arr 15)" -gt 0
 check "check after reintegration: 0" test "$(rl_scrub arr check 300)" = 0
 
 # full rows: L = 1, f = 2, g = 4: a row is 2 data chunks of 32 KiB
-FIO_RW=write FIO_BS=64k check "full-row writes verify" \
+FIO_STATE_DIR=/tmp/fio.rows FIO_RW=write FIO_BS=64k check "full-row writes verify" \
 	fio_write_then_verify /dev/mapper/arr 8M --offset=16M
 check "reintegrate after full rows" dm_message arr reintegrate
 check "check after full rows: 0" test "$(rl_scrub arr check 300)" = 0
@@ -76,25 +76,25 @@ check "check finds the damaged P" test "$(rl_scrub arr check 300)" -gt 0
 check "repair" dm_message arr repair
 rl_wait_sync arr 300
 check "check after repair: 0" test "$(rl_scrub arr check 300)" = 0
-check "the data still verifies" fio_verify /dev/mapper/arr 16M
+FIO_STATE_DIR=/tmp/fio.r1 check "the data still verifies" fio_verify /dev/mapper/arr 16M
 
 # ------------------------------------------------------------ degraded ---
 # The failure fixes up every region with a log at once, with no access
 # (the scheme's member_failed hook), at faults 2 too.
 rl_plog_fail_fixups arr 1 24M
 check "health ADAAAA" test "$(rl_health arr)" = ADAAAA
-check "one failed: the random writes verify" fio_verify /dev/mapper/arr 16M
-FIO_RW=write FIO_BS=64k check "one failed: the full rows verify" \
+FIO_STATE_DIR=/tmp/fio.r1 check "one failed: the random writes verify" fio_verify /dev/mapper/arr 16M
+FIO_STATE_DIR=/tmp/fio.rows FIO_RW=write FIO_BS=64k check "one failed: the full rows verify" \
 	fio_verify /dev/mapper/arr 8M --offset=16M
 check "fail member 4" dm_message arr fail 4
 check "health ADAADA" test "$(rl_health arr)" = ADAADA
 check "two failed: the array is degraded, not failed" test "$(rl_state arr)" != failed
-check "two failed: the random writes verify" fio_verify /dev/mapper/arr 16M
-FIO_RW=write FIO_BS=64k check "two failed: the full rows verify" \
+FIO_STATE_DIR=/tmp/fio.r1 check "two failed: the random writes verify" fio_verify /dev/mapper/arr 16M
+FIO_STATE_DIR=/tmp/fio.rows FIO_RW=write FIO_BS=64k check "two failed: the full rows verify" \
 	fio_verify /dev/mapper/arr 8M --offset=16M
 FIO_RUNTIME=$(tier 6 10) check "two failed: randwrite 4k verifies" \
 	fio_write_then_verify /dev/mapper/arr 8M --offset=24M
-check "two failed: the first data still verifies" fio_verify /dev/mapper/arr 16M
+FIO_STATE_DIR=/tmp/fio.r1 check "two failed: the first data still verifies" fio_verify /dev/mapper/arr 16M
 log "status: $(dm_status arr)"
 check "fail a third member" dm_message arr fail 2
 check "array failed" test "$(rl_state arr)" = failed
