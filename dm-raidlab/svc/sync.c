@@ -230,15 +230,16 @@ unsigned long rl_sync_untold(unsigned long *told, unsigned long failed)
 }
 
 /*
- * The failed members now, and the scheme told of those it was not
- * (->member_failed) once they are recorded. Read under fail_lock, where
- * rl_member_fail_io() sets a failure and counts it: every failure read
- * here is pending in failrec.c until recorded, so rl_failrec_sync() waits
- * for it. A record that could not be written leaves the metadata failed;
- * the scheme is then not told, as its fix-ups could not hold write-intent
- * bits for their writes.
+ * The failed members now, waited for until they are recorded (*@recorded:
+ * the record is durable), and the scheme told of those it was not
+ * (->member_failed). Read under fail_lock, where rl_member_fail_io() sets
+ * a failure and counts it: every failure read here is pending in
+ * failrec.c until recorded, so rl_failrec_sync() waits for it. A record
+ * that could not be written leaves the metadata failed; the scheme is
+ * then not told, as its fix-ups could not hold write-intent bits for
+ * their writes.
  */
-static unsigned long rl_sync_tell_scheme(struct rl_array *a)
+static unsigned long rl_sync_tell_scheme(struct rl_array *a, bool *recorded)
 {
 	struct rl_sync *s = rl_sync(a);
 	unsigned long failed, newly;
@@ -246,12 +247,13 @@ static unsigned long rl_sync_tell_scheme(struct rl_array *a)
 	spin_lock_irq(&a->fail_lock);
 	failed = a->failed;
 	spin_unlock_irq(&a->fail_lock);
+	*recorded = !failed ||
+		    (!rl_failrec_sync(a) && !(a->md && rl_md_failed(a->md)));
 	if (!a->ops->member_failed)
 		return failed;
 	newly = rl_sync_untold(&s->told, failed);
-	if (!newly || rl_failrec_sync(a) || (a->md && rl_md_failed(a->md)))
-		return failed;
-	a->ops->member_failed(a, newly);
+	if (newly && *recorded)
+		a->ops->member_failed(a, newly);
 	return failed;
 }
 
@@ -261,15 +263,15 @@ static unsigned long rl_sync_tell_scheme(struct rl_array *a)
  * of, so that no failure goes untold; a later one is the next pass's (it
  * kicked the worker). Returns true if the membership changed.
  *
- * A role goes to a spare only once its failure is durable
- * (rl_failrec_sync(), whether or not the scheme is told): until then the
- * metadata may still hold the role in sync, and a crash after the spare's
- * superblock took the role would assemble the blank spare as in sync.
+ * A role goes to a spare only once its failure is durable, whether or not
+ * the scheme is told: until then the metadata may still hold the role in
+ * sync, and a crash after the spare's superblock took the role would
+ * assemble the blank spare as in sync.
  */
 static bool rl_sync_lifecycle(struct rl_array *a)
 {
-	unsigned long failed = rl_sync_tell_scheme(a);
-	bool changed = false;
+	bool changed = false, recorded;
+	unsigned long failed = rl_sync_tell_scheme(a, &recorded);
 	unsigned int m, j;
 	u8 uuid[16];
 
@@ -281,8 +283,7 @@ static bool rl_sync_lifecycle(struct rl_array *a)
 		if (test_and_clear_bit(m, &a->rebuilding))
 			changed = true;
 
-	if (a->md && failed && !rl_failrec_sync(a) && !rl_md_failed(a->md) &&
-	    rl_array_alive(a)) {
+	if (a->md && recorded && rl_array_alive(a)) {
 		for_each_set_bit(m, &failed, a->geom.nr_members) {
 			if (test_and_clear_bit(m, &a->replacements)) {
 				rl_sync_start_rebuild(a, m, NULL);

@@ -680,10 +680,8 @@ class CrashTest:
         when that may be needed (refused when dirty), as a user would.
         Records which in @r; raises the first refusal if none is taken."""
         first = None
-        for name, line in self.replay_tables(False):
-            tries = [(line, "not needed")]
-            if self.sdd:
-                tries.append((dict(self.replay_tables(True))[name], "refused without it"))
+        for (name, line), (_, forced) in zip(self.replay_tables(False), self.replay_tables(True)):
+            tries = [(line, "not needed")] + ([(forced, "refused without it")] if self.sdd else [])
             for t, sdd in tries:
                 try:
                     dm_create(self.rig.name, t.line())

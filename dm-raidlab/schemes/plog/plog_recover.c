@@ -358,7 +358,7 @@ static int plog_recover_region(struct plog_ws *w, u32 r, struct plog_twin *t,
 {
 	struct plog *p = w->p;
 	unsigned int tries;
-	int ret = -EIO;
+	int ret;
 
 	for (tries = 0; tries <= p->a->geom.nr_members; tries++) {
 		ret = __plog_recover_region(w, r, t, nt, gen, sc);
