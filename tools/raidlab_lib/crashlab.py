@@ -125,6 +125,8 @@ def size_sectors(path):
 # within a few generations.
 PLOG_OPTS = "log_disks 1 log_ratio 0.25 track_sectors 32 log_buffers 4 regions 8"
 PLOG_CHUNK = 16     # a log segment must hold a chunk's record and its header
+# --rebuild: FLUSH and FUA points kept after the mark "spare"
+WINDOW_AFTER = 12
 
 
 def kind(scheme):
@@ -602,12 +604,15 @@ class CrashTest:
         if g0 is None:
             raise HarnessError("no mark g0 in the log")
         # with --rebuild, every FLUSH and FUA point from the failure to
-        # the mark "spare" (the rebuild seen running), and as many after
-        # it: the commits of the failure and of the spare's role
+        # the mark "spare" (the rebuild seen running), and WINDOW_AFTER
+        # after it: the commits of the failure and of the spare's role
+        # (the role's commit ends before the rebuild's first I/O; one
+        # commit is a handful of FLUSH/FUA writes)
         spare = next((e.index for e in ents if e.mark == "spare"), None)
         window = 0
         if spare is not None:
-            window = 2 * sum(1 for f, _ in pairs[g0 + 1:spare] if f & (crash.FLUSH | crash.FUA))
+            window = WINDOW_AFTER + sum(1 for f, _ in pairs[g0 + 1:spare]
+                                        if f & (crash.FLUSH | crash.FUA))
         pts = crash.select_points(pairs, self.a.random, self.a.seed, start=g0 + 1,
                                   max_flush=self.a.max_flush, total=self.a.total_points,
                                   keep_first=window)
