@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-raidlab rotational replicas on one disk (rrep.h): the layout of a
+ * member's Dr replicas from its geometry, and its inverse. Pure; KUnit
+ * suite dm_raidlab_rrep.
+ */
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/string.h>
+
+#include "rrep.h"
+
+/* Replica r's angle after replica 0's, in slots: round(r * spt / dr). */
+static u32 rl_rrep_angle(u32 spt, unsigned int r, unsigned int dr)
+{
+	return (2 * r * spt + dr) / (2 * dr);
+}
+
+/*
+ * The used cylinders of geometry zone @i: whole cylinders at or after
+ * @start that end at or before @end. Returns how many, with the first
+ * (counted in the zone) in *@c0.
+ */
+static u32 rl_rrep_zone_cyls(const struct rl_disk_geom *g, unsigned int i,
+			     u64 start, u64 end, u32 *c0)
+{
+	const struct rl_geom_zone *z = &g->zone[i];
+	u32 ncyl = (i + 1 < g->nr_zones ? g->zone[i + 1].first_cyl :
+		    g->cylinders) - z->first_cyl;
+	u64 cyl = (u64)g->heads * z->spt;
+	u64 first = 0, last = 0;
+
+	if (start > z->first_lba)
+		first = div64_u64(start - z->first_lba + cyl - 1, cyl);
+	if (end > z->first_lba)
+		last = div64_u64(end - z->first_lba, cyl);
+	first = min_t(u64, first, ncyl);
+	last = min_t(u64, last, ncyl);
+	*c0 = first;
+	return last > first ? last - first : 0;
+}
+
+static void rl_rrep_add_zone(struct rl_rrep *rr, const struct rl_disk_geom *g,
+			     unsigned int i, u32 c0, u32 cyls)
+{
+	const struct rl_geom_zone *gz = &g->zone[i];
+	struct rl_rrep_zone *z = &rr->zone[rr->nr_zones++];
+	unsigned int r;
+
+	z->first_y = rr->capacity;
+	z->first_cyl = gz->first_cyl + c0;
+	z->cyls = cyls;
+	z->spt = gz->spt;
+	z->first_lba = gz->first_lba + (u64)c0 * g->heads * gz->spt;
+	z->sectors = (u64)cyls * rr->k * gz->spt;
+	for (r = 0; r < rr->dr; r++) {
+		u32 skew = (u32)(((u64)r * rr->k * g->track_skew) % gz->spt);
+
+		z->off[r] = (rl_rrep_angle(gz->spt, r, rr->dr) + gz->spt - skew) %
+			    gz->spt;
+	}
+	rr->capacity += z->sectors;
+}
+
+/**
+ * rl_rrep_init() - a member's replica layout
+ * @rr: the result
+ * @g: the member's geometry, checked (rl_disk_geom_check()); its LBA 0 is
+ *     the member's sector 0
+ * @dr: replicas per sector, 1 to RL_RREP_MAX_DR and at most the heads
+ * @start: the first member sector the layout may use (data_offset)
+ * @end: the member's size in sectors; past the geometry's capacity only
+ *       the geometry's cylinders are used
+ * @error: set to a static message on failure
+ *
+ * Return: 0 with rr->capacity the logical sectors the member holds, or
+ * -EINVAL (no whole cylinder between @start and @end, or a bad @dr).
+ */
+int rl_rrep_init(struct rl_rrep *rr, const struct rl_disk_geom *g,
+		 unsigned int dr, u64 start, u64 end, char **error)
+{
+	unsigned int i;
+
+	memset(rr, 0, sizeof(*rr));
+	if (!dr || dr > RL_RREP_MAX_DR) {
+		*error = "Invalid dr (1 to 6 replicas)";
+		return -EINVAL;
+	}
+	if (dr > g->heads) {
+		*error = "dr is above the geometry's heads (replicas share a cylinder)";
+		return -EINVAL;
+	}
+	rr->dr = dr;
+	rr->heads = g->heads;
+	rr->k = g->heads / dr;
+	end = min(end, g->capacity);
+	for (i = 0; i < g->nr_zones; i++) {
+		u32 c0, cyls = rl_rrep_zone_cyls(g, i, start, end, &c0);
+
+		if (cyls)
+			rl_rrep_add_zone(rr, g, i, c0, cyls);
+	}
+	if (!rr->capacity) {
+		*error = "No whole cylinder of the geometry past the data offset";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * rl_rrep_map() - where a logical sector is
+ * @rr: the layout
+ * @y: the logical sector, below rr->capacity
+ * @l: the result: zone, cylinder, logical track, sector, and the sectors
+ *     to the logical track's end (a run of the caller's may not go past)
+ */
+void rl_rrep_map(const struct rl_rrep *rr, u64 y, struct rl_rrep_loc *l)
+{
+	const struct rl_rrep_zone *z;
+	unsigned int i = rr->nr_zones - 1;
+	u64 track;
+	u32 rem;
+
+	while (i && y < rr->zone[i].first_y)
+		i--;
+	z = &rr->zone[i];
+	track = div_u64_rem(y - z->first_y, z->spt, &rem);
+	l->zone = i;
+	l->sector = rem;
+	l->left = z->spt - rem;
+	l->cyl = div_u64_rem(track, rr->k, &l->track);
+}
+
+/* Replica @r's sector in its track. */
+static u32 rl_rrep_slot(const struct rl_rrep_zone *z,
+			const struct rl_rrep_loc *l, unsigned int r)
+{
+	u32 s = l->sector + z->off[r];
+
+	return s >= z->spt ? s - z->spt : s;
+}
+
+/**
+ * rl_rrep_sector() - the member sector of replica @r of a logical sector
+ * @rr: the layout
+ * @l: the logical sector (rl_rrep_map())
+ * @r: the replica, below rr->dr
+ *
+ * Return: the member sector (the geometry's LBA).
+ */
+u64 rl_rrep_sector(const struct rl_rrep *rr, const struct rl_rrep_loc *l,
+		   unsigned int r)
+{
+	const struct rl_rrep_zone *z = &rr->zone[l->zone];
+	u64 track = (u64)l->cyl * rr->heads + l->track + r * rr->k;
+
+	return z->first_lba + track * z->spt + rl_rrep_slot(z, l, r);
+}
+
+/**
+ * rl_rrep_fits() - whether replica @r of a run stays on its track
+ * @rr: the layout
+ * @l: the run's first sector (rl_rrep_map())
+ * @r: the replica
+ * @n: the run's sectors, at most l->left
+ *
+ * Return: true when the run's replica @r is @n consecutive member sectors
+ * of one track; always for replica 0.
+ */
+bool rl_rrep_fits(const struct rl_rrep *rr, const struct rl_rrep_loc *l,
+		  unsigned int r, u32 n)
+{
+	const struct rl_rrep_zone *z = &rr->zone[l->zone];
+
+	return rl_rrep_slot(z, l, r) + n <= z->spt;
+}
+
+/**
+ * rl_rrep_unmap() - the logical sector a member sector holds
+ * @rr: the layout
+ * @lba: the member sector
+ * @y: the logical sector
+ * @r: which of its replicas @lba is
+ *
+ * Return: 0, or -ENOENT for a sector outside the used cylinders or on an
+ * unused head.
+ */
+int rl_rrep_unmap(const struct rl_rrep *rr, u64 lba, u64 *y, unsigned int *r)
+{
+	const struct rl_rrep_zone *z = NULL;
+	unsigned int i;
+	u32 sec, head, j;
+	u64 track, cyl;
+
+	for (i = 0; i < rr->nr_zones; i++) {
+		const struct rl_rrep_zone *c = &rr->zone[i];
+
+		if (lba >= c->first_lba &&
+		    lba - c->first_lba < (u64)c->cyls * rr->heads * c->spt) {
+			z = c;
+			break;
+		}
+	}
+	if (!z)
+		return -ENOENT;
+	track = div_u64_rem(lba - z->first_lba, z->spt, &sec);
+	cyl = div_u64_rem(track, rr->heads, &head);
+	if (head >= rr->dr * rr->k)
+		return -ENOENT;
+	*r = head / rr->k;
+	j = head % rr->k;
+	sec = (sec + z->spt - z->off[*r]) % z->spt;
+	*y = z->first_y + (cyl * rr->k + j) * z->spt + sec;
+	return 0;
+}

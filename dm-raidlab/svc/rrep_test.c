@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for the rotational replica layout (suite dm_raidlab_rrep):
+ * on an ST39133-like disk (6 heads, 4 zones) every replica of a sector is
+ * on its cylinder, on head j + r * K, round(r * spt / Dr) slots after
+ * replica 0 by the geometry's own angle (rl_disk_geom_chs()), and maps
+ * back to its sector; the used cylinders start at the first whole one
+ * after the data offset and end at the member's end, zone by zone; a
+ * replica that would wrap its track is said so; hand-computed offsets on
+ * a small disk; refused layouts.
+ */
+#include <kunit/test.h>
+#include <linux/kernel.h>
+#include <linux/math64.h>
+
+#include "rrep.h"
+
+/* dm-hddsim's st39133 preset: 10 000 cylinders, 6 heads, 4 zones */
+#define ST39133 "period_ns=6000000,cylinders=10000,heads=6," \
+		"zones=0:334/2500:302/5000:270/7500:238,track_skew=34," \
+		"cyl_skew=35,head_switch_ns=600000,seek_a_ns=541000," \
+		"seek_b_ns=459,seek_c_ns=58740,ref=0"
+/* A small disk whose offsets are computed by hand below. */
+#define SMALL "period_ns=1000000,cylinders=20,heads=4,spt=10,track_skew=3," \
+	      "cyl_skew=4,head_switch_ns=0,seek_a_ns=0,seek_b_ns=0," \
+	      "seek_c_ns=0,ref=0"
+
+static void rl_rrep_geom(struct kunit *test, const char *line,
+			 struct rl_disk_geom *g)
+{
+	char *error = NULL;
+
+	KUNIT_ASSERT_EQ_MSG(test, rl_disk_geom_parse(line, g, &error), 0, "%s",
+			    error);
+}
+
+static struct rl_rrep *rl_rrep_new(struct kunit *test,
+				   const struct rl_disk_geom *g,
+				   unsigned int dr, u64 start, u64 end)
+{
+	struct rl_rrep *rr = kunit_kzalloc(test, sizeof(*rr), GFP_KERNEL);
+	char *error = NULL;
+
+	KUNIT_ASSERT_NOT_NULL(test, rr);
+	KUNIT_ASSERT_EQ_MSG(test, rl_rrep_init(rr, g, dr, start, end, &error),
+			    0, "%s", error);
+	return rr;
+}
+
+static u32 rl_rrep_test_rand(u32 *s)
+{
+	*s = *s * 1103515245 + 12345;
+	return *s >> 1;
+}
+
+/* Every replica of @y: same cylinder, head j + rK, angle, round trip. */
+static void rl_rrep_check_sector(struct kunit *test, const struct rl_rrep *rr,
+				 const struct rl_disk_geom *g, u64 y)
+{
+	struct rl_rrep_loc l;
+	struct rl_chs c0, c;
+	unsigned int r, rb;
+	u64 lba, yb;
+
+	rl_rrep_map(rr, y, &l);
+	KUNIT_ASSERT_LT(test, l.sector, rr->zone[l.zone].spt);
+	KUNIT_EXPECT_EQ(test, l.left, rr->zone[l.zone].spt - l.sector);
+	rl_disk_geom_chs(g, rl_rrep_sector(rr, &l, 0), &c0);
+	KUNIT_EXPECT_EQ(test, c0.head, l.track);
+	KUNIT_EXPECT_EQ(test, c0.sector, l.sector);
+	for (r = 0; r < rr->dr; r++) {
+		u32 want;
+
+		lba = rl_rrep_sector(rr, &l, r);
+		rl_disk_geom_chs(g, lba, &c);
+		want = (c0.slot + (2 * r * c0.spt + rr->dr) / (2 * rr->dr)) %
+		       c0.spt;
+		KUNIT_EXPECT_EQ_MSG(test, c.cyl, c0.cyl, "y %llu r %u", y, r);
+		KUNIT_EXPECT_EQ_MSG(test, c.head, l.track + r * rr->k,
+				    "y %llu r %u", y, r);
+		KUNIT_EXPECT_EQ_MSG(test, c.slot, want, "y %llu r %u", y, r);
+		KUNIT_ASSERT_EQ(test, rl_rrep_unmap(rr, lba, &yb, &rb), 0);
+		KUNIT_EXPECT_EQ(test, yb, y);
+		KUNIT_EXPECT_EQ(test, rb, r);
+	}
+}
+
+/* Random sectors and every zone's edges, for each Dr that divides 6 and 4. */
+static void rl_rrep_test_angles(struct kunit *test)
+{
+	static const unsigned int drs[] = { 1, 2, 3, 4, 6 };
+	struct rl_disk_geom g;
+	unsigned int i, n, z;
+	u32 seed = 77;
+
+	rl_rrep_geom(test, ST39133, &g);
+	for (i = 0; i < ARRAY_SIZE(drs); i++) {
+		struct rl_rrep *rr = rl_rrep_new(test, &g, drs[i], 2048,
+						 g.capacity);
+
+		KUNIT_EXPECT_EQ(test, rr->k, 6 / drs[i]);
+		KUNIT_EXPECT_EQ(test, rr->nr_zones, 4);
+		for (n = 0; n < 2000; n++) {
+			u64 y, x = (u64)rl_rrep_test_rand(&seed) << 20 ^
+				   rl_rrep_test_rand(&seed);
+
+			div64_u64_rem(x, rr->capacity, &y);
+			rl_rrep_check_sector(test, rr, &g, y);
+		}
+		for (z = 0; z < rr->nr_zones; z++) {
+			rl_rrep_check_sector(test, rr, &g, rr->zone[z].first_y);
+			if (z)
+				rl_rrep_check_sector(test, rr, &g,
+						     rr->zone[z].first_y - 1);
+		}
+		rl_rrep_check_sector(test, rr, &g, rr->capacity - 1);
+	}
+}
+
+/* The used cylinders: from the first whole one after start, per zone. */
+static void rl_rrep_test_zones(struct kunit *test)
+{
+	struct rl_disk_geom g;
+	struct rl_rrep *rr;
+	struct rl_rrep_loc l;
+	u64 zone1_lba;
+
+	rl_rrep_geom(test, ST39133, &g);
+	/* 2048 sectors: cylinder 0 and 1 (2004 sectors each) are skipped */
+	rr = rl_rrep_new(test, &g, 2, 2048, 524288);
+	KUNIT_EXPECT_EQ(test, rr->nr_zones, 1);
+	KUNIT_EXPECT_EQ(test, rr->zone[0].first_cyl, 2);
+	KUNIT_EXPECT_EQ(test, rr->zone[0].first_lba, 2 * 2004);
+	/* 524288 / 2004 = 261 whole cylinders; 259 used, 3 tracks of 334 */
+	KUNIT_EXPECT_EQ(test, rr->zone[0].cyls, 259);
+	KUNIT_EXPECT_EQ(test, rr->capacity, 259ULL * 3 * 334);
+	rl_rrep_map(rr, 0, &l);
+	KUNIT_EXPECT_EQ(test, rl_rrep_sector(rr, &l, 0), 4008);
+
+	/* across zones 0 and 1: the logical track follows the zone's spt */
+	zone1_lba = 2500ULL * 6 * 334;
+	rr = rl_rrep_new(test, &g, 3, zone1_lba - 6 * 334 + 1,
+			 zone1_lba + 2 * 6 * 302);
+	KUNIT_ASSERT_EQ(test, rr->nr_zones, 1);
+	KUNIT_EXPECT_EQ(test, rr->zone[0].first_cyl, 2500);
+	rr = rl_rrep_new(test, &g, 3, zone1_lba - 6 * 334,
+			 zone1_lba + 2 * 6 * 302 + 5);
+	KUNIT_ASSERT_EQ(test, rr->nr_zones, 2);
+	KUNIT_EXPECT_EQ(test, rr->zone[0].first_cyl, 2499);
+	KUNIT_EXPECT_EQ(test, rr->zone[0].sectors, 2 * 334);
+	KUNIT_EXPECT_EQ(test, rr->zone[1].first_y, 2 * 334);
+	KUNIT_EXPECT_EQ(test, rr->zone[1].spt, 302);
+	KUNIT_EXPECT_EQ(test, rr->capacity, 2 * 334 + 2 * 2 * 302);
+	rl_rrep_map(rr, 2 * 334 - 1, &l);
+	KUNIT_EXPECT_EQ(test, l.zone, 0);
+	KUNIT_EXPECT_EQ(test, l.left, 1);
+	rl_rrep_map(rr, 2 * 334, &l);
+	KUNIT_EXPECT_EQ(test, l.zone, 1);
+	KUNIT_EXPECT_EQ(test, l.left, 302);
+	KUNIT_EXPECT_EQ(test, rl_rrep_sector(rr, &l, 0), zone1_lba);
+}
+
+/*
+ * By hand, SMALL (4 heads, 10 sectors a track, track skew 3). Dr = 2,
+ * K = 2: replica 1 is on head j + 2, round(10 / 2) = 5 slots on and
+ * 2 * 3 = 6 back for the skew of two heads: s + 9 (mod 10). Dr = 4, K = 1:
+ * replica r is round(2.5 r) = 3, 5, 8 slots on and 3 r back: 0, 9, 9.
+ */
+static void rl_rrep_test_by_hand(struct kunit *test)
+{
+	static const u32 off4[] = { 0, 0, 9, 9 };
+	struct rl_disk_geom g;
+	struct rl_rrep *rr;
+	struct rl_rrep_loc l;
+	unsigned int r;
+
+	rl_rrep_geom(test, SMALL, &g);
+	rr = rl_rrep_new(test, &g, 2, 1, g.capacity);
+	KUNIT_EXPECT_EQ(test, rr->zone[0].off[1], 9);
+	KUNIT_EXPECT_EQ(test, rr->capacity, 19 * 2 * 10);
+	/* y 13: cylinder 1 (first used), track 1, sector 3 */
+	rl_rrep_map(rr, 13, &l);
+	KUNIT_EXPECT_EQ(test, l.cyl, 0);
+	KUNIT_EXPECT_EQ(test, l.track, 1);
+	KUNIT_EXPECT_EQ(test, l.sector, 3);
+	KUNIT_EXPECT_EQ(test, rl_rrep_sector(rr, &l, 0), 40 + 10 + 3);
+	KUNIT_EXPECT_EQ(test, rl_rrep_sector(rr, &l, 1), 40 + 30 + 2);
+	/* y 20: the next cylinder's track 0 */
+	rl_rrep_map(rr, 20, &l);
+	KUNIT_EXPECT_EQ(test, rl_rrep_sector(rr, &l, 0), 80);
+	KUNIT_EXPECT_EQ(test, rl_rrep_sector(rr, &l, 1), 80 + 20 + 9);
+
+	rr = rl_rrep_new(test, &g, 4, 0, g.capacity);
+	for (r = 0; r < 4; r++)
+		KUNIT_EXPECT_EQ_MSG(test, rr->zone[0].off[r], off4[r], "r %u", r);
+}
+
+/* A run that would wrap its track: replica 0 never, the others by angle. */
+static void rl_rrep_test_wrap(struct kunit *test)
+{
+	struct rl_disk_geom g;
+	struct rl_rrep *rr;
+	struct rl_rrep_loc l;
+
+	rl_rrep_geom(test, SMALL, &g);
+	rr = rl_rrep_new(test, &g, 2, 0, g.capacity);
+	/* sector 0: replica 1 starts at 9, so only one sector fits */
+	rl_rrep_map(rr, 0, &l);
+	KUNIT_EXPECT_EQ(test, l.left, 10);
+	KUNIT_EXPECT_TRUE(test, rl_rrep_fits(rr, &l, 0, 10));
+	KUNIT_EXPECT_TRUE(test, rl_rrep_fits(rr, &l, 1, 1));
+	KUNIT_EXPECT_FALSE(test, rl_rrep_fits(rr, &l, 1, 2));
+	/* sector 1: replica 1 at 0, the whole rest of the track fits */
+	rl_rrep_map(rr, 1, &l);
+	KUNIT_EXPECT_EQ(test, l.left, 9);
+	KUNIT_EXPECT_TRUE(test, rl_rrep_fits(rr, &l, 1, 9));
+	KUNIT_EXPECT_TRUE(test, rl_rrep_fits(rr, &l, 0, 9));
+}
+
+/* Heads left over by Dr, and sectors outside the used cylinders. */
+static void rl_rrep_test_unused(struct kunit *test)
+{
+	struct rl_disk_geom g;
+	struct rl_rrep *rr;
+	unsigned int r;
+	u64 y;
+
+	rl_rrep_geom(test, ST39133, &g);
+	rr = rl_rrep_new(test, &g, 4, 2048, 524288);
+	KUNIT_EXPECT_EQ(test, rr->k, 1);
+	/* cylinder 2: heads 0-3 hold replicas, 4 and 5 nothing */
+	KUNIT_EXPECT_EQ(test, rl_rrep_unmap(rr, 4008 + 3 * 334, &y, &r), 0);
+	KUNIT_EXPECT_EQ(test, r, 3);
+	KUNIT_EXPECT_EQ(test, rl_rrep_unmap(rr, 4008 + 4 * 334, &y, &r), -ENOENT);
+	KUNIT_EXPECT_EQ(test, rl_rrep_unmap(rr, 4007, &y, &r), -ENOENT);
+	KUNIT_EXPECT_EQ(test, rl_rrep_unmap(rr, 261 * 2004, &y, &r), -ENOENT);
+	KUNIT_EXPECT_EQ(test, rr->capacity, 259ULL * 334);
+}
+
+static void rl_rrep_test_refused(struct kunit *test)
+{
+	struct rl_rrep *rr = kunit_kzalloc(test, sizeof(*rr), GFP_KERNEL);
+	struct rl_disk_geom g;
+	char *error = NULL;
+
+	KUNIT_ASSERT_NOT_NULL(test, rr);
+	rl_rrep_geom(test, SMALL, &g);
+	KUNIT_EXPECT_EQ(test, rl_rrep_init(rr, &g, 0, 0, g.capacity, &error),
+			-EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "Invalid dr (1 to 6 replicas)");
+	KUNIT_EXPECT_EQ(test, rl_rrep_init(rr, &g, 7, 0, g.capacity, &error),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, rl_rrep_init(rr, &g, 5, 0, g.capacity, &error),
+			-EINVAL);
+	KUNIT_EXPECT_STREQ(test, error,
+			   "dr is above the geometry's heads (replicas share a cylinder)");
+	/* 41 .. 79: no whole cylinder (40 sectors each) */
+	KUNIT_EXPECT_EQ(test, rl_rrep_init(rr, &g, 2, 41, 79, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error,
+			   "No whole cylinder of the geometry past the data offset");
+	KUNIT_EXPECT_EQ(test, rl_rrep_init(rr, &g, 2, 41, 120, &error), 0);
+	KUNIT_EXPECT_EQ(test, rr->capacity, 2 * 10);
+}
+
+static struct kunit_case rl_rrep_test_cases[] = {
+	KUNIT_CASE(rl_rrep_test_angles),
+	KUNIT_CASE(rl_rrep_test_zones),
+	KUNIT_CASE(rl_rrep_test_by_hand),
+	KUNIT_CASE(rl_rrep_test_wrap),
+	KUNIT_CASE(rl_rrep_test_unused),
+	KUNIT_CASE(rl_rrep_test_refused),
+	{}
+};
+
+static struct kunit_suite rl_rrep_test_suite = {
+	.name = "dm_raidlab_rrep",
+	.test_cases = rl_rrep_test_cases,
+};
+
+kunit_test_suite(rl_rrep_test_suite);
