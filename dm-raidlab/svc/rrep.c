@@ -4,11 +4,13 @@
  * member's Dr replicas from its geometry, and its inverse. Pure; KUnit
  * suite dm_raidlab_rrep.
  */
+#include <linux/crc32c.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/string.h>
+#include <asm/byteorder.h>
 
 #include "rrep.h"
 
@@ -175,6 +177,61 @@ bool rl_rrep_fits(const struct rl_rrep *rr, const struct rl_rrep_loc *l,
 	const struct rl_rrep_zone *z = &rr->zone[l->zone];
 
 	return rl_rrep_slot(z, l, r) + n <= z->spt;
+}
+
+/* One number into a digest, little endian: the same on every machine. */
+static u32 rl_rrep_crc(u32 crc, u64 x)
+{
+	__le64 v = cpu_to_le64(x);
+
+	return crc32c(crc, &v, sizeof(v));
+}
+
+/**
+ * rl_rrep_digest() - a digest of where a layout puts every replica
+ * @rr: the layout (rl_rrep_init() with the same @end at every load)
+ *
+ * Return: a CRC32C over the replicas, the heads and every used zone's
+ * place, size and angles; never 0 (0 stands for no replicas).
+ */
+u32 rl_rrep_digest(const struct rl_rrep *rr)
+{
+	u32 crc = rl_rrep_crc(~0U, rr->dr);
+	unsigned int i, r;
+
+	crc = rl_rrep_crc(crc, rr->heads);
+	for (i = 0; i < rr->nr_zones; i++) {
+		const struct rl_rrep_zone *z = &rr->zone[i];
+
+		crc = rl_rrep_crc(crc, z->first_lba);
+		crc = rl_rrep_crc(crc, z->sectors);
+		crc = rl_rrep_crc(crc, z->spt);
+		for (r = 0; r < rr->dr; r++)
+			crc = rl_rrep_crc(crc, z->off[r]);
+	}
+	return crc ?: 1;
+}
+
+/**
+ * rl_rrep_unwrapped() - the longest run no replica wraps
+ * @rr: the layout
+ * @l: the run's first sector (rl_rrep_map())
+ * @n: sectors wanted
+ *
+ * Return: the sectors from @l, at most @n and l->left (1 at least), whose
+ * every replica is one run of member sectors: where a write to all of
+ * them is cut.
+ */
+u32 rl_rrep_unwrapped(const struct rl_rrep *rr, const struct rl_rrep_loc *l,
+		      u32 n)
+{
+	const struct rl_rrep_zone *z = &rr->zone[l->zone];
+	unsigned int r;
+
+	n = min(n, l->left);
+	for (r = 1; r < rr->dr; r++)
+		n = min(n, z->spt - rl_rrep_slot(z, l, r));
+	return n;
 }
 
 /**

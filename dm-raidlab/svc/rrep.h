@@ -23,7 +23,9 @@
  * run would end on the next track) when s_r + n > spt, and
  * rl_rrep_fits() says so: the caller leaves it out of the choice for that
  * run (schemes-spec section 4.4(3)). A run never crosses a logical track:
- * rl_rrep_map() gives the sectors left to its end.
+ * rl_rrep_map() gives the sectors left to its end. A write goes to every
+ * replica, so it is cut where one would wrap (rl_rrep_unwrapped()): at
+ * most Dr - 1 more cuts a track.
  *
  * Pure: no locks, no allocation, no I/O; 64-bit maths through div64
  * helpers. KUnit suite dm_raidlab_rrep.
@@ -75,6 +77,9 @@ u64 rl_rrep_sector(const struct rl_rrep *rr, const struct rl_rrep_loc *l,
 		   unsigned int r);
 bool rl_rrep_fits(const struct rl_rrep *rr, const struct rl_rrep_loc *l,
 		  unsigned int r, u32 n);
+u32 rl_rrep_unwrapped(const struct rl_rrep *rr, const struct rl_rrep_loc *l,
+		      u32 n);
+u32 rl_rrep_digest(const struct rl_rrep *rr);
 int rl_rrep_unmap(const struct rl_rrep *rr, u64 lba, u64 *y, unsigned int *r);
 
 #endif

@@ -215,6 +215,20 @@ static void rl_rrep_test_wrap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, l.left, 9);
 	KUNIT_EXPECT_TRUE(test, rl_rrep_fits(rr, &l, 1, 9));
 	KUNIT_EXPECT_TRUE(test, rl_rrep_fits(rr, &l, 0, 9));
+	KUNIT_EXPECT_EQ(test, rl_rrep_unwrapped(rr, &l, 100), 9);
+	KUNIT_EXPECT_EQ(test, rl_rrep_unwrapped(rr, &l, 4), 4);
+	/* a write at sector 0 is cut after 1, where replica 1 wraps */
+	rl_rrep_map(rr, 0, &l);
+	KUNIT_EXPECT_EQ(test, rl_rrep_unwrapped(rr, &l, 8), 1);
+
+	/* Dr 4 (offsets 0, 0, 9, 9): from sector 0, replicas 2, 3 wrap at 1 */
+	rr = rl_rrep_new(test, &g, 4, 0, g.capacity);
+	rl_rrep_map(rr, 0, &l);
+	KUNIT_EXPECT_EQ(test, rl_rrep_unwrapped(rr, &l, 10), 1);
+	KUNIT_EXPECT_TRUE(test, rl_rrep_fits(rr, &l, 1, 10));
+	KUNIT_EXPECT_FALSE(test, rl_rrep_fits(rr, &l, 2, 2));
+	rl_rrep_map(rr, 5, &l);
+	KUNIT_EXPECT_EQ(test, rl_rrep_unwrapped(rr, &l, 10), 5);
 }
 
 /* Heads left over by Dr, and sectors outside the used cylinders. */
