@@ -91,6 +91,8 @@ struct rl_locset {
  * @def: the value when the table line does not give it
  * @parse: for a value that is not a plain number (a decimal, a word):
  *	returns 0 with *@val set, or -EINVAL. Pure. Optional.
+ * @word: the value is a word the scheme reads itself (a geometry line):
+ *	kept as given in rl_array.sopt_word[] (@parse checks it)
  * @invalid: the message when @parse refuses the value
  * @dup: "Duplicate <name>"
  * @refused: the message when another scheme's line gives it,
@@ -105,6 +107,7 @@ struct rl_opt {
 	struct dm_arg range;
 	unsigned int def;
 	int (*parse)(const char *word, unsigned int *val);
+	bool word;
 	const char *invalid;
 	const char *dup;
 	const char *refused;
@@ -319,6 +322,7 @@ struct rl_array {
 
 	atomic64_t logical[2];		/* logical reads, writes */
 	unsigned int sopt[RL_MAX_SCHEME_OPTS];	/* the scheme's ->opts values */
+	char *sopt_word[RL_MAX_SCHEME_OPTS];	/* a word option's, or NULL */
 
 	void *scheme;			/* scheme-private state */
 	struct rl_member members[];
@@ -568,6 +572,7 @@ struct rl_args {
 	unsigned int region_sectors;	/* region_size, or 0: the default */
 	enum rl_jnl_mode journal;	/* journal on|off, or auto */
 	unsigned int sopt[RL_MAX_SCHEME_OPTS];	/* the scheme's ->opts values */
+	const char *sopt_word[RL_MAX_SCHEME_OPTS];	/* word options', in argv */
 	unsigned long sopt_given;	/* those in the line: a bit each */
 };
 
@@ -636,6 +641,8 @@ void rl_queue_counts(struct rl_array *a, unsigned int m,
 		     unsigned int queued[RL_NR_CLASSES], unsigned int *issued);
 void rl_remap(struct rl_array *a, struct bio *bio, unsigned int m,
 	      sector_t msector);
+void rl_remap_alts(struct rl_array *a, struct bio *bio, unsigned int m,
+		   const sector_t *alt, unsigned int nr);
 void rl_remap_prepare(struct rl_array *a, struct bio *bio, unsigned int m,
 		      sector_t msector);
 

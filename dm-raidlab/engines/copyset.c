@@ -139,6 +139,8 @@ int rl_copyset_end_io(struct rl_array *a, struct bio *bio, blk_status_t *error)
 		queue_work(cs->fix_wq, &cs->fix_work);
 		return DM_ENDIO_INCOMPLETE;
 	}
+	if (!*error && bio_op(bio) == REQ_OP_READ)
+		cs_rep_read_done(a, bio);
 	if (!rl_end_remapped(a, bio, *error))
 		return DM_ENDIO_DONE;
 
@@ -332,7 +334,7 @@ static void cs_free(struct rl_array *a, struct rl_copyset *cs)
 	cs_dup_exit(cs);
 	if (cs->fix_wq)
 		destroy_workqueue(cs->fix_wq);
-	for (m = 0; m < a->geom.nr_members; m++)
+	for (m = 0; m < a->geom.nr_members + !!cs->dr; m++)
 		vfree(cs->buf[m].data);
 	kfree(cs->copy_rg);
 	bioset_exit(&cs->mio_bs);
@@ -340,10 +342,13 @@ static void cs_free(struct rl_array *a, struct rl_copyset *cs)
 	kfree(cs);
 }
 
-/* The background buffers: a check window a member, a slot over all. */
+/*
+ * The background buffers: a check window a member, a slot over all; with
+ * replicas one more, for the replica a check compares.
+ */
 static int cs_alloc_bufs(struct rl_array *a, struct rl_copyset *cs)
 {
-	unsigned int nr = a->geom.nr_members, m;
+	unsigned int nr = a->geom.nr_members + !!cs->dr, m;
 
 	cs->check_sectors = clamp_t(unsigned int,
 				    rounddown_pow_of_two(RL_CS_CHECK_BUDGET /
@@ -421,6 +426,10 @@ static int cs_layout_record(struct rl_array *a, const struct rl_cs_layout *l)
 		      dm_table_device_name(a->ti->table),
 		      rl_cs_kind_name(found.kind), found.copies, found.nr,
 		      (unsigned long long)found.used);
+		if (found.place != l->place)
+			DMERR("%s: the metadata holds replica placement %x, the line gives %x",
+			      dm_table_device_name(a->ti->table), found.place,
+			      l->place);
 		a->ti->error = "The metadata holds another copy layout";
 		r = -EINVAL;
 	}
@@ -434,15 +443,18 @@ static int cs_layout_record(struct rl_array *a, const struct rl_cs_layout *l)
  * @l: the layout, over member sectors after data_offset (base 0)
  * @reads: how reads whose copies are alike are served (the scheme's
  *	"reads" option; a mirror's are balanced)
+ * @rr: the rotational replicas on each member (sr), or NULL for one
+ *	copy a member at its column sector (copyset_rep.c); copied
  *
  * Sets a->scheme to the instance. Sets a->ti->error on failure.
  *
  * Return: 0 or a negative errno.
  */
 int rl_copyset_create(struct rl_array *a, const struct rl_cs_layout *l,
-		      enum rl_cs_reads reads)
+		      enum rl_cs_reads reads, const struct rl_rrep *rr)
 {
 	unsigned int nr = a->geom.nr_members;
+	struct rl_cs_layout lr = *l;
 	struct rl_copyset *cs;
 	int r;
 
@@ -451,13 +463,20 @@ int rl_copyset_create(struct rl_array *a, const struct rl_cs_layout *l,
 		a->ti->error = "Copy-set layout not over the array's members";
 		return -EINVAL;
 	}
+	if (rr)
+		lr.place = rl_rrep_digest(rr);
+	l = &lr;
 	r = cs_layout_record(a, l);
 	if (r)
 		return r;
-	cs = kzalloc(struct_size(cs, buf, nr), GFP_KERNEL);
+	cs = kzalloc(struct_size(cs, buf, nr + !!rr), GFP_KERNEL);
 	if (!cs) {
 		a->ti->error = "Cannot allocate copy-set state";
 		return -ENOMEM;
+	}
+	if (rr) {
+		cs->rr = *rr;
+		cs->dr = rr->dr;
 	}
 	r = bioset_init(&cs->bs, BIO_POOL_SIZE * nr,
 			offsetof(struct rl_cs_clone, clone),
@@ -468,7 +487,7 @@ int rl_copyset_create(struct rl_array *a, const struct rl_cs_layout *l,
 		return r;
 	}
 	/* a window's reads from every member, or its writes to all but one */
-	r = rl_mio_bioset_init(&cs->mio_bs, 2 * nr);
+	r = rl_mio_bioset_init(&cs->mio_bs, 2 * nr * cs_rep_count(cs));
 	cs->copy_rg = kcalloc(nr, sizeof(*cs->copy_rg), GFP_KERNEL);
 	if (r || !cs->copy_rg) {
 		r = r ?: -ENOMEM;

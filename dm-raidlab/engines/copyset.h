@@ -33,6 +33,7 @@
 #include <linux/types.h>
 
 #include "../raidlab.h"
+#include "../svc/rrep.h"
 
 enum rl_cs_kind {
 	RL_CS_MIRROR,
@@ -54,6 +55,12 @@ struct rl_cs_layout {
 	sector_t stride;		/* far: copy to copy; chained: the half */
 	sector_t chunks;		/* logical chunks (whole ones) */
 	sector_t capacity;		/* logical sectors */
+	/*
+	 * how each member places its column sectors: 0 at the sector
+	 * itself, else the digest of its rotational replicas
+	 * (rl_rrep_digest(), the sr scheme); recorded and compared
+	 */
+	u32 place;
 };
 
 /* One copy of a logical sector. */
@@ -94,7 +101,7 @@ struct rl_cs_layout_disk {
 	__le32 nr;
 	__le32 copies;
 	__le32 chunk_shift;
-	__le32 reserved;
+	__le32 place;			/* 0, or the replicas' digest (sr) */
 	__le64 used;			/* member sectors */
 } __packed;
 
@@ -177,6 +184,8 @@ struct rl_cs_bio {
 	atomic_t pending;		/* copies not ended, + 1 while cloning */
 	atomic_t ok;			/* copies that landed */
 	unsigned long bb_landed;	/* copies that landed over bad blocks */
+	sector_t alt[RL_RREP_MAX_DR];	/* a read's replicas (copyset_rep.c) */
+	u8 rep[RL_RREP_MAX_DR];		/* which replica each alt[] is */
 };
 
 struct rl_locset;
@@ -190,10 +199,13 @@ enum rl_part rl_copyset_owner(struct rl_array *a, const struct rl_cs_layout *l,
 			      unsigned int member, sector_t msector,
 			      sector_t *lsector);
 int rl_copyset_create(struct rl_array *a, const struct rl_cs_layout *l,
-		      enum rl_cs_reads reads);
+		      enum rl_cs_reads reads, const struct rl_rrep *rr);
 void rl_copyset_destroy(struct rl_array *a);
 void rl_copyset_status_table(struct rl_array *a, char *result,
 			     unsigned int maxlen, unsigned int *psz);
+void rl_copyset_status_replicas(struct rl_array *a, char *result,
+				unsigned int maxlen, unsigned int *psz);
+const struct rl_rrep *rl_copyset_rrep(struct rl_array *a);
 int rl_copyset_map(struct rl_array *a, struct bio *bio);
 int rl_copyset_end_io(struct rl_array *a, struct bio *bio,
 		      blk_status_t *error);

@@ -15,6 +15,7 @@
 #include <linux/workqueue.h>
 
 #include "../svc/mio.h"
+#include "../svc/rrep.h"
 #include "copyset.h"
 
 #define RL_CS_CHECK_BUDGET	(4U << 20)	/* check buffers, all members */
@@ -72,6 +73,14 @@ struct rl_copyset {
 	enum rl_cs_reads reads;
 	mempool_t dup_pool;		/* struct rl_dup, for reads dup */
 	atomic_t dups;			/* groups not yet released */
+	/*
+	 * rotational replicas on each member (copyset_rep.c): dr of them
+	 * (sr), or 0 for none (mirror, raid10, chained); with them buf[]
+	 * has one more buffer, for a check's replicas
+	 */
+	unsigned int dr;
+	struct rl_rrep rr;
+	atomic64_t rep_reads[RL_RREP_MAX_DR];	/* reads each replica served */
 	DECLARE_BITMAP(diff, RL_CS_SLOT_SECTORS);	/* mismatching sectors */
 	struct rl_cs_buf buf[];
 };
@@ -110,6 +119,9 @@ void cs_window_open(struct rl_copyset *cs, sector_t s, sector_t len);
 void cs_window_close(struct rl_copyset *cs);
 int cs_io(struct rl_array *a, unsigned int m, blk_opf_t opf, void *data,
 	  sector_t s, sector_t len, enum rl_class class);
+int cs_io_rep(struct rl_array *a, unsigned int m, blk_opf_t opf,
+	      unsigned long reps, void *data, sector_t s, sector_t len,
+	      enum rl_class class);
 unsigned long cs_read_all(struct rl_array *a, unsigned long members,
 			  const struct rl_cs_piece *p);
 int cs_copy_window(struct rl_array *a, unsigned long unreadable,
@@ -119,6 +131,19 @@ bool cs_bg_read_error(struct rl_array *a, unsigned int m,
 		      const struct rl_cs_piece *p, const char *job);
 int cs_bg_no_source(struct rl_array *a, unsigned long bad,
 		    const struct rl_cs_piece *p, const char *job);
+
+/* copyset_rep.c */
+#define CS_REP_ALL	(~0UL)
+sector_t cs_rep_left(const struct rl_copyset *cs, sector_t y, sector_t max,
+		     bool write);
+sector_t cs_rep_sector(struct rl_array *a, sector_t y, unsigned int r);
+unsigned int cs_rep_count(const struct rl_copyset *cs);
+unsigned int cs_rep_alts(struct rl_array *a, sector_t y, sector_t len,
+			 sector_t *alt, u8 *rep);
+void cs_rep_read_done(struct rl_array *a, struct bio *bio);
+void cs_rep_mio(struct rl_mio_group *g, unsigned int m, blk_opf_t opf,
+		unsigned long reps, sector_t y, void *buf, sector_t len,
+		enum rl_class class, enum rl_io_kind kind);
 
 /* copyset_read.c */
 unsigned int cs_choose(struct rl_array *a, const struct rl_cs_piece *p,

@@ -74,11 +74,24 @@ unsigned long cs_unreadable(struct rl_array *a, const struct rl_cs_piece *p)
 	return cs_unavailable(a, p) | cs_bb_members(a, p);
 }
 
-/* The piece of @len sectors at logical sector @lsector. */
+/*
+ * The piece of @len sectors at logical sector @lsector; with replicas,
+ * within one logical track of each copy (copyset_rep.c).
+ */
 sector_t cs_piece(struct rl_array *a, sector_t lsector, sector_t len,
 		  struct rl_cs_piece *p)
 {
-	return rl_cs_piece(&rl_copyset(a)->layout, lsector, len, p);
+	struct rl_copyset *cs = rl_copyset(a);
+	unsigned long members;
+	unsigned int m;
+
+	rl_cs_piece(&cs->layout, lsector, len, p);
+	if (!cs->dr)
+		return p->len;
+	members = p->members;
+	for_each_set_bit(m, &members, a->geom.nr_members)
+		p->len = cs_rep_left(cs, p->sector[m], p->len, false);
+	return p->len;
 }
 
 /* Intent regions are 1 << shift member sectors. */
@@ -142,13 +155,16 @@ static bool cs_read_piece(struct rl_array *a, struct bio *bio,
 	unsigned int m;
 	bool free;
 
+	struct rl_cs_bio *mb = cs_pb(bio);
+
 	m = cs_choose(a, p, unreadable, cs_suspect(a, p), &free);
 	if (m == RL_NONE)
 		return false;
 	if (free && rl_copyset(a)->reads == RL_CS_READS_DUP &&
 	    cs_read_dup(a, bio, p, m, unreadable))
 		return true;
-	rl_remap(a, bio, m, a->geom.data_offset + p->sector[m]);
+	rl_remap_alts(a, bio, m, mb->alt,
+		      cs_rep_alts(a, p->sector[m], p->len, mb->alt, mb->rep));
 	return true;
 }
 
@@ -409,12 +425,12 @@ static bool cs_copy_bb(struct rl_array *a, const struct rl_cs_copy *c,
 	return test_bit(c->member, &here);
 }
 
-/* Set up and queue write clone @c of @bio to its copy @cp. */
+/* Set up and queue write clone @c of @bio to replica @r of its copy @cp. */
 static void cs_write_queue(struct rl_array *a, struct bio *bio,
 			   struct rl_cs_clone *c, const struct rl_cs_copy *cp,
-			   bool clears)
+			   unsigned int r, bool clears)
 {
-	sector_t msector = a->geom.data_offset + cp->sector;
+	sector_t msector = cs_rep_sector(a, cp->sector, r);
 
 	bio_clear_polled(&c->clone);	/* nobody polls the copies */
 	c->orig = bio;
@@ -434,6 +450,41 @@ static void cs_write_queue(struct rl_array *a, struct bio *bio,
 }
 
 /*
+ * Allocate @k clones of @bio in @mc, one a replica of each copy (clone i:
+ * copy i / replicas, replica i % replicas), NULL for a copy whose member
+ * has failed. Returns false, with none allocated, if @gfp could not get
+ * them all.
+ */
+static bool cs_write_alloc(struct rl_array *a, struct bio *bio, gfp_t gfp,
+			   struct rl_cs_clone **mc, unsigned int k)
+{
+	struct rl_copyset *cs = rl_copyset(a);
+	unsigned int i, nr = cs_rep_count(cs);
+	struct rl_cs_copy c;
+
+	for (i = 0; i < k; i++) {
+		struct dm_dev *dev;
+		struct bio *clone;
+
+		mc[i] = NULL;
+		rl_cs_copy(&cs->layout, rl_pb(bio)->lsector, i / nr, &c);
+		if (rl_member_failed(a, c.member))
+			continue;
+		dev = READ_ONCE(a->members[c.member].dev);
+		clone = bio_alloc_clone(dev->bdev, bio, gfp, &cs->bs);
+		if (!clone) {
+			while (i--)
+				if (mc[i])
+					bio_put(&mc[i]->clone);
+			return false;
+		}
+		mc[i] = container_of(clone, struct rl_cs_clone, clone);
+		mc[i]->dev = dev;
+	}
+	return true;
+}
+
+/*
  * Clone a write, within one piece, for every copy whose member has not
  * failed (members being rebuilt included: they must get every write)
  * and queue the clones. All clones are allocated before any is queued:
@@ -445,33 +496,17 @@ static bool cs_write_clones(struct rl_array *a, struct bio *bio, gfp_t gfp)
 {
 	struct rl_copyset *cs = rl_copyset(a);
 	const struct rl_cs_layout *l = &cs->layout;
+	unsigned int j, r, nr = cs_rep_count(cs), k = l->copies * nr;
 	sector_t lsector = rl_pb(bio)->lsector;
 	struct rl_cs_bio *mb = cs_pb(bio);
-	struct rl_cs_clone *mc[RL_MAX_MEMBERS];
+	struct rl_cs_clone *mc[RL_MAX_LOCS];
 	unsigned long bb = 0, *one = NULL;
 	struct rl_cs_copy c;
-	unsigned int j;
+	bool clears;
 
-	for (j = 0; j < l->copies; j++) {
-		struct dm_dev *dev;
-		struct bio *clone;
-
-		mc[j] = NULL;
-		rl_cs_copy(l, lsector, j, &c);
-		if (rl_member_failed(a, c.member))
-			continue;
-		dev = READ_ONCE(a->members[c.member].dev);
-		clone = bio_alloc_clone(dev->bdev, bio, gfp, &cs->bs);
-		if (!clone) {
-			while (j--)
-				if (mc[j])
-					bio_put(&mc[j]->clone);
-			return false;
-		}
-		mc[j] = container_of(clone, struct rl_cs_clone, clone);
-		mc[j]->dev = dev;
-	}
-
+	/* clone i: copy i / nr, replica i % nr */
+	if (!cs_write_alloc(a, bio, gfp, mc, k))
+		return false;
 	atomic_set(&mb->pending, 1);
 	atomic_set(&mb->ok, 0);
 	mb->bb_landed = 0;
@@ -480,13 +515,14 @@ static bool cs_write_clones(struct rl_array *a, struct bio *bio, gfp_t gfp)
 		one = &bb;
 	}
 	for (j = 0; j < l->copies; j++) {
-		if (!mc[j])
-			continue;
 		rl_cs_copy(l, lsector, j, &c);
 		/* a discard lands no data: it clears no entry */
-		cs_write_queue(a, bio, mc[j], &c,
-			       bio_op(bio) == REQ_OP_WRITE &&
-			       cs_copy_bb(a, &c, bio_sectors(bio), one));
+		clears = bio_op(bio) == REQ_OP_WRITE &&
+			 cs_copy_bb(a, &c, bio_sectors(bio), one);
+		for (r = 0; r < nr; r++)
+			if (mc[j * nr + r])
+				cs_write_queue(a, bio, mc[j * nr + r], &c, r,
+					       clears);
 	}
 	cs_write_put(a, bio);
 	return true;
@@ -512,6 +548,18 @@ static void cs_write_ready(struct rl_array *a, struct bio *bio)
 	}
 }
 
+/* With replicas, @len cut where a replica of a copy would wrap its track. */
+static sector_t cs_write_rep_len(struct rl_copyset *cs, sector_t lsector,
+				 sector_t len)
+{
+	unsigned int j;
+
+	for (j = 0; cs->dr && j < cs->layout.copies; j++)
+		len = cs_rep_left(cs, cs_copy_sector(&cs->layout, lsector, j),
+				  len, true);
+	return len;
+}
+
 /*
  * A write, split to one chunk, one slot and one intent region (so that
  * each copy lies in one slot and one region: copies are chunk-aligned,
@@ -534,6 +582,7 @@ int cs_map_write(struct rl_array *a, struct bio *bio)
 	len = rl_cs_split_len(pb->lsector, bio_sectors(bio),
 			      cs_split_shift(a));
 	len = min(len, rl_cs_left(&cs->layout, pb->lsector));
+	len = cs_write_rep_len(cs, pb->lsector, len);
 	if (len < bio_sectors(bio))
 		dm_accept_partial_bio(bio, len);
 
@@ -645,12 +694,23 @@ void cs_window_close(struct rl_copyset *cs)
 int cs_io(struct rl_array *a, unsigned int m, blk_opf_t opf, void *data,
 	  sector_t s, sector_t len, enum rl_class class)
 {
+	return cs_io_rep(a, m, opf, CS_REP_ALL, data, s, len, class);
+}
+
+/*
+ * cs_io() of the replicas in @reps (cs_rep_mio(): a read reads the
+ * first). Sleeps.
+ */
+int cs_io_rep(struct rl_array *a, unsigned int m, blk_opf_t opf,
+	      unsigned long reps, void *data, sector_t s, sector_t len,
+	      enum rl_class class)
+{
 	struct rl_mio_group g;
 	bool write = op_is_write(opf);
 
 	rl_mio_init(&g, a, &rl_copyset(a)->mio_bs);
-	rl_mio(&g, m, opf, s, data, len, class,
-	       write ? RL_DATA_WRITE : RL_DATA_READ);
+	cs_rep_mio(&g, m, opf, reps, s, data, len, class,
+		   write ? RL_DATA_WRITE : RL_DATA_READ);
 	if (rl_mio_wait(&g))
 		return -EIO;
 	if (!write)
@@ -673,8 +733,8 @@ unsigned long cs_read_all(struct rl_array *a, unsigned long members,
 
 	rl_mio_init(&g, a, &cs->mio_bs);
 	for_each_set_bit(m, &members, a->geom.nr_members)
-		rl_mio(&g, m, REQ_OP_READ, p->sector[m], cs->buf[m].data,
-		       p->len, RL_BG, RL_DATA_READ);
+		cs_rep_mio(&g, m, REQ_OP_READ, CS_REP_ALL, p->sector[m],
+			   cs->buf[m].data, p->len, RL_BG, RL_DATA_READ);
 	failed = rl_mio_wait(&g);
 	for_each_set_bit(m, &members, a->geom.nr_members)
 		if (!test_bit(m, &failed))
@@ -725,8 +785,9 @@ int cs_bg_no_source(struct rl_array *a, unsigned long bad,
  * every read queued on @src at once, back to back, and each part's
  * writes queued as soon as it is read. Fails the members whose disks
  * could not write (a disk replaced meanwhile is the new one's rebuild's
- * business); returns 0 or -EIO. @read_err: set (to BIT(@src)) if @src
- * could not read it. Sleeps.
+ * business); returns 0 or -EIO. @src may be in @dests where members hold
+ * replicas: its replicas other than the one read are written then.
+ * @read_err: set (to BIT(@src)) if @src could not read it. Sleeps.
  */
 static int cs_copy(struct rl_array *a, unsigned int src, unsigned long dests,
 		   const struct rl_cs_piece *p, const char *job,
@@ -745,9 +806,10 @@ static int cs_copy(struct rl_array *a, unsigned int src, unsigned long dests,
 	k = DIV_ROUND_UP(len, part);
 	for (i = 0; i < k; i++) {
 		rl_mio_init(&cs->copy_rg[i], a, &cs->mio_bs);
-		rl_mio(&cs->copy_rg[i], src, REQ_OP_READ,
-		       p->sector[src] + i * part, cs->buf[(src + i) % nr].data,
-		       min(part, len - i * part), RL_BG, RL_DATA_READ);
+		cs_rep_mio(&cs->copy_rg[i], src, REQ_OP_READ, CS_REP_ALL,
+			   p->sector[src] + i * part,
+			   cs->buf[(src + i) % nr].data,
+			   min(part, len - i * part), RL_BG, RL_DATA_READ);
 	}
 	rl_mio_init(wg, a, &cs->mio_bs);
 	for (i = 0; i < k; i++) {
@@ -759,9 +821,12 @@ static int cs_copy(struct rl_array *a, unsigned int src, unsigned long dests,
 		if (bad)
 			continue;
 		rl_mio_read_done(buf, n);
+		/* @src itself in @dests: its other replicas */
 		for_each_set_bit(m, &dests, nr)
-			rl_mio(wg, m, REQ_OP_WRITE, p->sector[m] + i * part,
-			       buf, n, RL_BG, RL_DATA_WRITE);
+			cs_rep_mio(wg, m, REQ_OP_WRITE,
+				   m == src ? ~1UL : CS_REP_ALL,
+				   p->sector[m] + i * part, buf, n, RL_BG,
+				   RL_DATA_WRITE);
 	}
 	rl_mio_wait(wg);
 	*read_err = bad ? BIT(src) : 0;
@@ -809,7 +874,10 @@ int cs_copy_window(struct rl_array *a, unsigned long unreadable,
 			cs_bg_no_source(a, fix, p, job);
 			return -ENODATA;
 		}
-		dests = (dests | fix) & ~BIT(src) & ~READ_ONCE(a->failed);
+		dests = (dests | fix) & ~READ_ONCE(a->failed);
+		/* with replicas the source's others are copied over too */
+		if (!rl_copyset(a)->dr || rl_copyset(a)->dr == 1)
+			dests &= ~BIT(src);
 		if (!dests)
 			return 0;
 		r = cs_copy(a, src, dests, p, job, &read_err);

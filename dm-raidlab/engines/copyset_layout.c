@@ -31,15 +31,18 @@ const char *rl_cs_kind_name(enum rl_cs_kind kind)
 static int rl_cs_check(enum rl_cs_kind kind, unsigned int nr,
 		       unsigned int copies, char **error)
 {
+	/* near alone takes a single copy: sr's striping (dm 1) */
+	unsigned int least = kind == RL_CS_NEAR ? 1 : 2;
+
 	if (kind >= RL_CS_NR_KINDS) {
 		*error = "Unknown copy layout";
 		return -EINVAL;
 	}
-	if (nr < 2 || nr > RL_MAX_MEMBERS) {
+	if (nr < least || nr > RL_MAX_MEMBERS) {
 		*error = "A copy layout needs 2 to 32 members";
 		return -EINVAL;
 	}
-	if (copies < 2 || copies > nr) {
+	if (copies < least || copies > nr) {
 		*error = "Copies must be at least 2 and at most the members";
 		return -EINVAL;
 	}
@@ -541,6 +544,7 @@ void rl_cs_layout_encode(const struct rl_cs_layout *l, void *block)
 	d->nr = cpu_to_le32(l->nr);
 	d->copies = cpu_to_le32(l->copies);
 	d->chunk_shift = cpu_to_le32(l->chunk_shift);
+	d->place = cpu_to_le32(l->place);
 	d->used = cpu_to_le64(l->used);
 	d->csum = cpu_to_le32(rl_md_csum(block, RL_MD_BLOCK, RL_CS_MD_CSUM_XOR));
 }
@@ -548,7 +552,8 @@ void rl_cs_layout_encode(const struct rl_cs_layout *l, void *block)
 /**
  * rl_cs_layout_decode() - read a layout's metadata record
  * @block: the 4 KiB block
- * @l: filled with what it records (kind, nr, copies, chunk_shift, used)
+ * @l: filled with what it records (kind, nr, copies, chunk_shift, used,
+ *	place)
  *
  * Return: 0; -ENODATA for a block of zeroes (none recorded yet); -EINVAL
  * for a bad magic, checksum, version or kind.
@@ -570,6 +575,7 @@ int rl_cs_layout_decode(const void *block, struct rl_cs_layout *l)
 	l->nr = le32_to_cpu(d->nr);
 	l->copies = le32_to_cpu(d->copies);
 	l->chunk_shift = le32_to_cpu(d->chunk_shift);
+	l->place = le32_to_cpu(d->place);
 	l->used = le64_to_cpu(d->used);
 	return 0;
 }
@@ -579,5 +585,6 @@ bool rl_cs_layout_same(const struct rl_cs_layout *a,
 		       const struct rl_cs_layout *b)
 {
 	return a->kind == b->kind && a->nr == b->nr && a->copies == b->copies &&
-	       a->chunk_shift == b->chunk_shift && a->used == b->used;
+	       a->chunk_shift == b->chunk_shift && a->used == b->used &&
+	       a->place == b->place;
 }

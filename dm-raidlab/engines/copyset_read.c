@@ -55,11 +55,36 @@ static unsigned int cs_shift(struct rl_array *a, const struct rl_cs_piece *p,
 	return m;
 }
 
+/*
+ * The tracker's access time of member @m's copy of piece @p, 0 for none:
+ * with replicas, of the replica it would reach first (paper 002 section
+ * 3.3, "the idle disk head that is closest to a copy"), v->sector that
+ * replica's.
+ */
+static void cs_view_predict(struct rl_array *a, unsigned int m,
+			    const struct rl_cs_piece *p, struct rl_cs_view *v)
+{
+	sector_t alt[RL_RREP_MAX_DR];
+	unsigned int i, n = cs_rep_alts(a, p->sector[m], p->len, alt, NULL);
+	u64 t;
+
+	v->sector = alt[0];
+	v->predicted_ns = U64_MAX;
+	for (i = 0; i < n; i++) {
+		t = rl_track_predict(a, m, alt[i], p->len);
+		if (t < v->predicted_ns) {
+			v->predicted_ns = t;
+			v->sector = alt[i];
+		}
+	}
+	if (v->predicted_ns == U64_MAX)
+		v->predicted_ns = 0;
+}
+
 /* What the balance knows of each member for piece @p. */
 static void cs_views(struct rl_array *a, const struct rl_cs_piece *p,
 		     unsigned long unreadable, struct rl_cs_view *v)
 {
-	sector_t off = a->geom.data_offset;
 	unsigned int m;
 
 	for (m = 0; m < a->geom.nr_members; m++) {
@@ -69,12 +94,9 @@ static void cs_views(struct rl_array *a, const struct rl_cs_piece *p,
 			v[m].predicted_ns = 0;
 			continue;
 		}
-		v[m].sector = off + p->sector[m];
 		v[m].head = READ_ONCE(a->members[m].head);
 		v[m].inflight = atomic_read(&a->members[m].inflight);
-		v[m].predicted_ns = rl_track_predict(a, m, v[m].sector, p->len);
-		if (v[m].predicted_ns == U64_MAX)
-			v[m].predicted_ns = 0;
+		cs_view_predict(a, m, p, &v[m]);
 	}
 }
 
@@ -156,9 +178,9 @@ bool cs_read_dup(struct rl_array *a, struct bio *bio,
 	d->issue = cs_dup_issue;
 	d->release = cs_dup_release;
 	d->ent[0].member = first;
-	d->ent[0].qe.sector = a->geom.data_offset + p->sector[first];
+	d->ent[0].qe.sector = cs_rep_sector(a, p->sector[first], 0);
 	d->ent[1].member = second;
-	d->ent[1].qe.sector = a->geom.data_offset + p->sector[second];
+	d->ent[1].qe.sector = cs_rep_sector(a, p->sector[second], 0);
 	rl_dup_queue(d, p->len);
 	return true;
 }

@@ -52,6 +52,50 @@ static unsigned int cs_check_fix(struct rl_array *a, unsigned long unreadable,
 }
 
 /*
+ * With replicas, a check of piece @p also compares replicas 1.. of each
+ * member in @members with the source's replica 0 (in its buffer), into
+ * cs->diff; a repair rewrites a replica that differs. A replica that
+ * cannot be read is rewritten from the source (it is a bad sector, not a
+ * disk: cs_bg_read_error() counts it). Returns 0 or -EIO (a member whose
+ * rewrite failed has failed). Sleeps; the window is open.
+ */
+static int cs_check_replicas(struct rl_array *a, unsigned int src,
+			     unsigned long members,
+			     const struct rl_cs_piece *p, bool repair)
+{
+	struct rl_copyset *cs = rl_copyset(a);
+	unsigned int nr = a->geom.nr_members, m, rep, first, last;
+	const u8 *good = cs->buf[src].data;
+	u8 *buf = cs->buf[nr].data;	/* the replicas' own */
+	const char *job = repair ? "repair" : "check";
+	int r = 0;
+
+	for (rep = 1; rep < cs->dr; rep++) {
+		for_each_set_bit(m, &members, nr) {
+			sector_t s = p->sector[m];
+
+			if (cs_io_rep(a, m, REQ_OP_READ, BIT(rep), buf, s,
+				      p->len, RL_BG)) {
+				first = 0;
+				last = p->len - 1;
+				if (!cs_bg_read_error(a, m, p, job))
+					continue;
+			} else if (!rl_cs_diff(good, buf, p->len, cs->diff,
+					       &first, &last) || !repair) {
+				continue;
+			}
+			if (cs_io_rep(a, m, REQ_OP_WRITE, BIT(rep),
+				      (void *)good + ((size_t)first << SECTOR_SHIFT),
+				      s + first, last - first + 1, RL_BG)) {
+				rl_member_fail(a, m, "replica rewrite failed");
+				r = -EIO;
+			}
+		}
+	}
+	return r;
+}
+
+/*
  * Check (and with @repair, repair) piece @p: read it from every member
  * not in @unreadable, compare each copy with @src's, count the sectors
  * where any differs in req->mismatches, and for repair write @src's copy
@@ -85,9 +129,12 @@ static int cs_check(struct rl_array *a, unsigned int src,
 			       cs->diff, &first[m], &last[m]))
 			__set_bit(m, &differ);
 	}
+	if (cs->dr > 1)
+		r = cs_check_replicas(a, src, GENMASK(nr - 1, 0) & ~unreadable,
+				      p, repair);
 	req->mismatches += bitmap_weight(cs->diff, len);
 	if (!repair)
-		return 0;
+		return r;
 
 	for_each_set_bit(m, &differ, nr) {
 		sector_t off = first[m];

@@ -688,6 +688,27 @@ void rl_remap(struct rl_array *a, struct bio *bio, unsigned int m,
 }
 
 /*
+ * rl_remap() with rotational replicas: @bio may be served at any of the
+ * @nr member sectors @alt (alt[0] first; the caller keeps @alt until the
+ * bio ends), the queue policy picks one (rlook, rsatf; the others take
+ * alt[0]) and the bio is issued there.
+ */
+void rl_remap_alts(struct rl_array *a, struct bio *bio, unsigned int m,
+		   const sector_t *alt, unsigned int nr)
+{
+	struct rl_bio *pb = rl_pb(bio);
+
+	__rl_remap_prepare(a, bio, pb, m, alt[0]);
+	rl_qent_init(&pb->qe, alt[0], bio_sectors(bio), op_is_write(bio_op(bio)),
+		     RL_FG, rl_submit_remapped);
+	if (nr > 1) {
+		pb->qe.alt = alt;
+		pb->qe.nr_alts = nr;
+	}
+	rl_queue_add(a, m, &pb->qe);
+}
+
+/*
  * The first half of rl_remap(), for a caller that issues @bio through a
  * queue entry of its own (svc/dup.h).
  */

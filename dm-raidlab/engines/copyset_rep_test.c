@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for the copy-set engine's replica translation
+ * (copyset_rep.c, suite dm_raidlab_copyset_rep), on an instance with a
+ * hand-computable replica layout (4 heads, 10 sectors a track, track skew
+ * 3, Dr 2: replica 1 on head j + 2 at s + 9 mod 10) and on one without
+ * replicas: where an access is cut, which replicas a read is offered
+ * (replica 0 first, those that wrap left out) and their numbers, each
+ * replica's member sector, and the identity without replicas.
+ */
+#include <kunit/test.h>
+
+#include "copyset_int.h"
+
+#define SMALL "period_ns=1000000,cylinders=20,heads=4,spt=10,track_skew=3," \
+	      "cyl_skew=4,head_switch_ns=0,seek_a_ns=0,seek_b_ns=0," \
+	      "seek_c_ns=0,ref=0"
+
+/* An array whose engine instance has Dr @dr over SMALL (0: no replicas). */
+static struct rl_array *rl_rep_array(struct kunit *test, unsigned int dr,
+				     sector_t data_offset)
+{
+	struct rl_array *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	struct rl_copyset *cs = kunit_kzalloc(test, sizeof(*cs), GFP_KERNEL);
+	struct rl_disk_geom g;
+	char *error = NULL;
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, cs);
+	a->geom.data_offset = data_offset;
+	a->scheme = cs;
+	if (!dr)
+		return a;
+	KUNIT_ASSERT_EQ(test, rl_disk_geom_parse(SMALL, &g, &error), 0);
+	KUNIT_ASSERT_EQ_MSG(test, rl_rrep_init(&cs->rr, &g, dr, data_offset,
+					       g.capacity, &error), 0, "%s", error);
+	cs->dr = dr;
+	return a;
+}
+
+/* Reads are cut at the logical track, writes where a replica wraps. */
+static void rl_cs_rep_left(struct kunit *test)
+{
+	struct rl_array *a = rl_rep_array(test, 2, 0);
+	struct rl_copyset *cs = rl_copyset(a);
+
+	/* column sector 0: track 0 sector 0; replica 1 starts at 9 */
+	KUNIT_EXPECT_EQ(test, cs_rep_left(cs, 0, 64, false), 10);
+	KUNIT_EXPECT_EQ(test, cs_rep_left(cs, 0, 64, true), 1);
+	KUNIT_EXPECT_EQ(test, cs_rep_left(cs, 1, 64, true), 9);
+	KUNIT_EXPECT_EQ(test, cs_rep_left(cs, 1, 4, true), 4);
+	KUNIT_EXPECT_EQ(test, cs_rep_left(cs, 13, 64, false), 7);
+	/* without replicas: only @max */
+	cs = rl_copyset(rl_rep_array(test, 0, 2048));
+	KUNIT_EXPECT_EQ(test, cs_rep_left(cs, 13, 64, true), 64);
+}
+
+/* The replicas a read is offered, and each one's member sector. */
+static void rl_cs_rep_alts(struct kunit *test)
+{
+	struct rl_array *a = rl_rep_array(test, 2, 0);
+	sector_t alt[RL_RREP_MAX_DR];
+	u8 rep[RL_RREP_MAX_DR];
+
+	/* column 13: cylinder 0, track 1, sector 3 -> 13 and 30 + 2 */
+	KUNIT_EXPECT_EQ(test, cs_rep_alts(a, 13, 7, alt, rep), 2);
+	KUNIT_EXPECT_EQ(test, alt[0], 13);
+	KUNIT_EXPECT_EQ(test, alt[1], 32);
+	KUNIT_EXPECT_EQ(test, rep[1], 1);
+	KUNIT_EXPECT_EQ(test, cs_rep_sector(a, 13, 1), 32);
+	/* column 10 (track 1, sector 0): replica 1 at 9, one sector fits */
+	KUNIT_EXPECT_EQ(test, cs_rep_alts(a, 10, 2, alt, rep), 1);
+	KUNIT_EXPECT_EQ(test, alt[0], 10);
+	KUNIT_EXPECT_EQ(test, cs_rep_alts(a, 10, 1, alt, NULL), 2);
+	KUNIT_EXPECT_EQ(test, alt[1], 39);
+	/* the next cylinder's first track */
+	KUNIT_EXPECT_EQ(test, cs_rep_sector(a, 20, 0), 40);
+	KUNIT_EXPECT_EQ(test, cs_rep_sector(a, 20, 1), 69);
+
+	/* without replicas: data_offset + the column sector, one place */
+	a = rl_rep_array(test, 0, 2048);
+	KUNIT_EXPECT_EQ(test, cs_rep_alts(a, 13, 8, alt, rep), 1);
+	KUNIT_EXPECT_EQ(test, alt[0], 2048 + 13);
+	KUNIT_EXPECT_EQ(test, rep[0], 0);
+	KUNIT_EXPECT_EQ(test, cs_rep_sector(a, 13, 0), 2048 + 13);
+	KUNIT_EXPECT_EQ(test, cs_rep_count(rl_copyset(a)), 1);
+}
+
+static struct kunit_case rl_cs_rep_test_cases[] = {
+	KUNIT_CASE(rl_cs_rep_left),
+	KUNIT_CASE(rl_cs_rep_alts),
+	{}
+};
+
+static struct kunit_suite rl_cs_rep_test_suite = {
+	.name = "dm_raidlab_copyset_rep",
+	.test_cases = rl_cs_rep_test_cases,
+};
+
+kunit_test_suite(rl_cs_rep_test_suite);
