@@ -546,6 +546,7 @@ extern const struct rl_scheme_ops rl_raid0_ops;
 extern const struct rl_scheme_ops rl_mirror_ops;
 extern const struct rl_scheme_ops rl_raid10_ops;
 extern const struct rl_scheme_ops rl_chained_ops;
+extern const struct rl_scheme_ops rl_sr_ops;
 extern const struct rl_scheme_ops rl_raid4_ops;
 extern const struct rl_scheme_ops rl_raid5_ops;
 extern const struct rl_scheme_ops rl_raid6_ops;

@@ -64,6 +64,7 @@ static const struct rl_scheme_ops *const rl_schemes[] = {
 	&rl_mirror_ops,
 	&rl_raid10_ops,
 	&rl_chained_ops,
+	&rl_sr_ops,
 	&rl_raid4_ops,
 	&rl_raid5_ops,
 	&rl_raid6_ops,
@@ -245,6 +246,7 @@ static int rl_parse_sopt(const char *key, struct dm_arg_set *as,
 			 struct rl_args *args, char **error)
 {
 	const struct rl_opt *o;
+	const char *word;
 	unsigned int s;
 	int i = rl_sopt_index(args->ops, key);
 
@@ -266,10 +268,13 @@ static int rl_parse_sopt(const char *key, struct dm_arg_set *as,
 	if (!o->parse)
 		return dm_read_arg(&o->range, as, &args->sopt[i], error) ?
 		       -EINVAL : 0;
-	if (o->parse(dm_shift_arg(as), &args->sopt[i])) {
+	word = dm_shift_arg(as);
+	if (o->parse(word, &args->sopt[i])) {
 		*error = (char *)o->invalid;
 		return -EINVAL;
 	}
+	if (o->word)
+		args->sopt_word[i] = word;
 	return 0;
 }
 

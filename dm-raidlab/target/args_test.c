@@ -291,6 +291,49 @@ static void rl_args_raid10(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, args.sopt[0], RL_CS_READS_DUP);
 }
 
+#define RL_SR_GEOM "period_ns=6000000,cylinders=100,heads=6,spt=300," \
+		   "track_skew=3,cyl_skew=5,head_switch_ns=0,seek_a_ns=0," \
+		   "seek_b_ns=0,seek_c_ns=0,ref=0"
+
+/*
+ * sr: dr, dm and the geometry line, a word option kept as given (it is
+ * checked here, used by the scheme); its redundancy is dm - 1.
+ */
+static void rl_args_sr(struct kunit *test)
+{
+	static const char geom[] = RL_SR_GEOM;
+	char line[512], *argv[RL_ARGS_MAX], *error = NULL;
+	struct rl_args args;
+	unsigned int argc;
+
+	snprintf(line, sizeof(line), "sr 6 dr 3 dm 2 geom %s 6 a b c d e f", geom);
+	argc = rl_split(test, line, argv);
+	KUNIT_ASSERT_EQ_MSG(test, rl_parse_args(argc, argv, &args, &error), 0,
+			    "%s", error);
+	KUNIT_EXPECT_EQ(test, args.sopt[0], 3);
+	KUNIT_EXPECT_EQ(test, args.sopt[1], 2);
+	KUNIT_EXPECT_STREQ(test, args.sopt_word[2], geom);
+	KUNIT_EXPECT_NULL(test, args.sopt_word[0]);
+	KUNIT_EXPECT_EQ(test, rl_args_redundancy(&args), 1U);
+
+	snprintf(line, sizeof(line), "sr 2 geom %s 2 a b", geom);
+	argc = rl_split(test, line, argv);
+	KUNIT_ASSERT_EQ(test, rl_parse_args(argc, argv, &args, &error), 0);
+	KUNIT_EXPECT_EQ(test, args.sopt[0], 1);
+	KUNIT_EXPECT_EQ(test, rl_args_redundancy(&args), 0U);
+
+	argc = rl_split(test, "sr 2 geom heads=6 2 a b", argv);
+	KUNIT_EXPECT_EQ(test, rl_parse_args(argc, argv, &args, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error,
+			   "Invalid geom: a geometry line (raidlab-sched.rst)");
+	argc = rl_split(test, "sr 2 dr 2 2 a b", argv);
+	KUNIT_EXPECT_EQ(test, rl_parse_args(argc, argv, &args, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "sr needs geom (the members' geometry)");
+	argc = rl_split(test, "raid10 2 geom x 2 a b", argv);
+	KUNIT_EXPECT_EQ(test, rl_parse_args(argc, argv, &args, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "geom needs the sr scheme");
+}
+
 /* log_ratio: decimals with up to three places, in thousandths. */
 static void rl_args_log_ratio(struct kunit *test)
 {
@@ -448,6 +491,7 @@ static struct kunit_case rl_args_test_cases[] = {
 	KUNIT_CASE(rl_args_journal),
 	KUNIT_CASE(rl_args_log_ratio),
 	KUNIT_CASE(rl_args_raid10),
+	KUNIT_CASE(rl_args_sr),
 	KUNIT_CASE(rl_args_plog),
 	KUNIT_CASE(rl_args_chunk_vs_page),
 	{}

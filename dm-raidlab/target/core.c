@@ -137,6 +137,15 @@ static int rl_check_spares(struct rl_array *a)
  * Construct a raidlab mapping; see the grammar at the top of this file.
  */
 /* The array context from a parsed line: no device opened yet. */
+static void rl_array_free(struct rl_array *a)
+{
+	unsigned int i;
+
+	for (i = 0; i < RL_MAX_SCHEME_OPTS; i++)
+		kfree(a->sopt_word[i]);
+	kfree(a);
+}
+
 static struct rl_array *rl_array_alloc(struct dm_target *ti,
 				       const struct rl_args *args)
 {
@@ -164,6 +173,15 @@ static struct rl_array *rl_array_alloc(struct dm_target *ti,
 	a->queue_depth = args->queue_depth;
 	a->journal = args->journal;
 	memcpy(a->sopt, args->sopt, sizeof(a->sopt));
+	for (i = 0; i < RL_MAX_SCHEME_OPTS; i++) {
+		if (!args->sopt_word[i])
+			continue;
+		a->sopt_word[i] = kstrdup(args->sopt_word[i], GFP_KERNEL);
+		if (!a->sopt_word[i]) {
+			rl_array_free(a);
+			return NULL;
+		}
+	}
 	a->track_stopped = true;	/* until the first resume */
 	INIT_WORK(&a->event_work, rl_event_work);
 	rl_failrec_init(a);
@@ -270,7 +288,7 @@ bad_wq:
 bad_put:
 	rl_put_members(a, a->geom.nr_members + 1 + a->nr_spares);
 bad_free:
-	kfree(a);
+	rl_array_free(a);
 	return r;
 }
 
@@ -300,7 +318,7 @@ static void raidlab_dtr(struct dm_target *ti)
 	for (i = 0; i < a->nr_spares; i++)
 		if (a->retired[i])
 			dm_put_device(ti, a->retired[i]);
-	kfree(a);
+	rl_array_free(a);
 }
 
 static int raidlab_map(struct dm_target *ti, struct bio *bio)
@@ -793,7 +811,7 @@ static void raidlab_io_hints(struct dm_target *ti, struct queue_limits *limits)
 
 static struct target_type raidlab_target = {
 	.name = "raidlab",
-	.version = {1, 12, 2},
+	.version = {1, 13, 0},
 	.module = THIS_MODULE,
 	.ctr = raidlab_ctr,
 	.dtr = raidlab_dtr,

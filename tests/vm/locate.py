@@ -68,7 +68,9 @@ def main():
             ls = lchunk * chunk + off
             want = arr[ls * 512:(ls + 1) * 512]
             d = dm.locate(name, ls)
-            if d["len"] != chunk - off and t.scheme != "mirror":
+            # sr: to the end of the chunk or of the logical track
+            if (d["len"] != chunk - off and t.scheme not in ("mirror", "sr")
+                    or not 0 < d["len"] <= chunk - off):
                 say(False, f"sector {ls}: placement holds {d['len']} sectors, "
                     f"not to the end of its chunk ({chunk - off})")
             data = None

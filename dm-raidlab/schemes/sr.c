@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-raidlab sr: SR-Array and SR-Mirror (Yu et al., "Trading Capacity for
+ * Performance in a Disk Array", paper 002). D = Ds x Dr x Dm members: the
+ * data is striped over Ds x Dr columns in chunks (64 KiB by default),
+ * each column is kept on Dm members (mirrors, side by side as raid10's
+ * near layout), and on each member every sector has Dr rotational
+ * replicas, evenly spaced in angle on the tracks of one cylinder
+ * (svc/rrep.h), so that a read waits about R / (2 Dr) for the platter
+ * instead of R / 2; each member uses only the outer cylinders it needs.
+ * sr Ds x 1 x 2 is RAID-10, D x 1 x 1 striping, 1 x 1 x D a D-way mirror.
+ *
+ * The I/O is the copy-set engine's with replicas (engines/copyset.c,
+ * engines/copyset_rep.c): a read goes to one member and is offered
+ * every replica of its run that stays on its track, and the member's
+ * queue policy picks one (rlook or rsatf; the sched option); a write
+ * goes to every replica of every mirror before it completes
+ * (foreground propagation, the paper's Fig. 5 and 13); resync copies
+ * replica 0 over the others, check compares every replica of every
+ * copy, rebuild writes every replica of the new member. Each member's
+ * tracker is loaded with the table's geometry (the geom message
+ * recalibrates it).
+ *
+ * Table options, after the generic ones:
+ *
+ *   dr <1..6>          rotational replicas on a member (default 1)
+ *   dm <1..32>         members holding each column (default 1)
+ *   geom <line>        the members' geometry, in the tracker's format
+ *                      (raidlab-sched.rst), required; Dr at most its
+ *                      heads
+ *
+ * Ds is the members over Dr x Dm. The layout (Ds, Dr, Dm, the chunk and
+ * where the geometry puts the replicas) is recorded in the copy layout
+ * record of the metadata, so another line is refused.
+ */
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "../engines/copyset.h"
+#include "../svc/layout.h"
+#include "../svc/rrep.h"
+#include "../svc/tracker.h"
+
+enum sr_opt {
+	SR_OPT_DR,
+	SR_OPT_DM,
+	SR_OPT_GEOM,
+	SR_NR_OPTS,
+};
+
+/* Any geometry line the tracker takes (rl_disk_geom_parse()). */
+static int sr_parse_geom(const char *word, unsigned int *val)
+{
+	struct rl_disk_geom g;
+	char *error;
+
+	if (rl_disk_geom_parse(word, &g, &error))
+		return -EINVAL;
+	*val = 1;
+	return 0;
+}
+
+/* In enum sr_opt's order. */
+static const struct rl_opt sr_opts[SR_NR_OPTS] = {
+	[SR_OPT_DR] = RL_OPT("sr", dr, 1, RL_RREP_MAX_DR, .def = 1),
+	[SR_OPT_DM] = RL_OPT("sr", dm, 1, RL_MAX_MEMBERS, .def = 1),
+	[SR_OPT_GEOM] = RL_OPT("sr", geom, 0, 1, .def = 0,
+		.parse = sr_parse_geom, .word = true,
+		.invalid = "Invalid geom: a geometry line (raidlab-sched.rst)"),
+};
+
+/* Before the members are read: their count is checked by ->capacity. */
+static int sr_check_args(const struct rl_args *args, char **error)
+{
+	if (!args->sopt[SR_OPT_GEOM]) {
+		*error = "sr needs geom (the members' geometry)";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Any dm - 1 members may fail. */
+static unsigned int sr_redundancy_of(const struct rl_args *args)
+{
+	return args->sopt[SR_OPT_DM] - 1;
+}
+
+static unsigned int sr_dm(const struct rl_array *a)
+{
+	return a->sopt[SR_OPT_DM];
+}
+
+/*
+ * The replica layout of a member from the table's geometry, over member
+ * sectors [data_offset, @end). Allocates *@rr (kfree() it). Sets *@error.
+ */
+static int sr_rrep(struct rl_array *a, u64 end, struct rl_rrep **rr,
+		   char **error)
+{
+	struct rl_disk_geom *g = kmalloc(sizeof(*g), GFP_KERNEL);
+	int r = -ENOMEM;
+
+	*rr = kmalloc(sizeof(**rr), GFP_KERNEL);
+	*error = "Cannot allocate the replica layout";
+	if (!g || !*rr)
+		goto out;
+	r = rl_disk_geom_parse(a->sopt_word[SR_OPT_GEOM], g, error) ?:
+	    rl_rrep_init(*rr, g, a->sopt[SR_OPT_DR], a->geom.data_offset,
+			 end ?: g->capacity, error);
+out:
+	kfree(g);
+	if (r) {
+		kfree(*rr);
+		*rr = NULL;
+	}
+	return r;
+}
+
+/*
+ * Ds x Dr x Dm members. Each holds what the geometry's whole cylinders
+ * hold between the data offset and its end; the columns are sized from
+ * @len as raid10 near's with dm copies.
+ */
+static int sr_capacity(struct rl_array *a, sector_t len, char **error)
+{
+	struct rl_rrep *rr;
+	int r;
+
+	if (a->geom.nr_members % (a->sopt[SR_OPT_DR] * sr_dm(a))) {
+		*error = "sr: the members must be a multiple of dr times dm";
+		return -EINVAL;
+	}
+	r = sr_rrep(a, a->geom.data_offset + a->member_sectors, &rr, error);
+	if (r)
+		return r;
+	a->member_sectors = rr->capacity;
+	kfree(rr);
+	return rl_copyset_capacity(a, RL_CS_NEAR, sr_dm(a), len, error);
+}
+
+/* Every replica of every copy: replica 0 of the first copy the data. */
+static void sr_locate(struct rl_array *a, sector_t lsector,
+		      struct rl_locset *ls)
+{
+	const struct rl_rrep *rr = rl_copyset_rrep(a);
+	struct rl_cs_copy c[RL_MAX_LOCS];
+	struct rl_rrep_loc l;
+	struct rl_cs_layout cl;
+	sector_t len;
+	unsigned int j, r;
+
+	rl_copyset_layout(a, RL_CS_NEAR, sr_dm(a), &cl);
+	len = rl_cs_map(&cl, lsector, c);
+	rl_rrep_map(rr, c[0].sector, &l);
+	rl_locset_init(ls, min_t(sector_t, len, l.left), 0, 0);
+	for (j = 0; j < cl.copies; j++) {
+		rl_rrep_map(rr, c[j].sector, &l);
+		for (r = 0; r < rr->dr; r++)
+			rl_locset_add(ls, c[j].member, rl_rrep_sector(rr, &l, r),
+				      j || r ? RL_PART_COPY : RL_PART_DATA);
+	}
+}
+
+static enum rl_part sr_owner(struct rl_array *a, unsigned int member,
+			     sector_t msector, sector_t *lsector)
+{
+	const struct rl_rrep *rr = rl_copyset_rrep(a);
+	struct rl_cs_layout cl;
+	unsigned int r;
+	u64 y;
+	int j;
+
+	if (rl_rrep_unmap(rr, msector, &y, &r))
+		return RL_PART_NONE;
+	rl_copyset_layout(a, RL_CS_NEAR, sr_dm(a), &cl);
+	j = rl_cs_unmap(&cl, member, y, lsector);
+	if (j < 0)
+		return RL_PART_NONE;
+	return j || r ? RL_PART_COPY : RL_PART_DATA;
+}
+
+/* Spares take a member's role: they must hold its cylinders too. */
+static int sr_check_spares(struct rl_array *a, const struct rl_rrep *rr)
+{
+	const struct rl_rrep_zone *z = &rr->zone[rr->nr_zones - 1];
+	u64 end = z->first_lba + (u64)z->cyls * rr->heads * z->spt;
+	unsigned int i;
+
+	for (i = 0; i < a->nr_spares; i++) {
+		if (bdev_nr_sectors(a->spares[i]->bdev) < end) {
+			a->ti->error = "Spare device too small for the replica layout";
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* The table's geometry in every member's tracker (rlook, rsatf). */
+static int sr_load_trackers(struct rl_array *a)
+{
+	unsigned int m;
+	int r;
+
+	for (m = 0; m < a->geom.nr_members; m++) {
+		if (!a->members[m].dev)
+			continue;
+		r = rl_track_set_geom(a, m, a->sopt_word[SR_OPT_GEOM],
+				      &a->ti->error);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static int sr_ctr(struct rl_array *a)
+{
+	struct rl_cs_layout l;
+	struct rl_rrep *rr;
+	int r;
+
+	/* the whole geometry: the same zones at every load */
+	r = sr_rrep(a, 0, &rr, &a->ti->error);
+	if (r)
+		return r;
+	r = sr_check_spares(a, rr) ?: sr_load_trackers(a);
+	if (!r) {
+		rl_copyset_layout(a, RL_CS_NEAR, sr_dm(a), &l);
+		a->ti->num_discard_bios = 1;
+		r = rl_copyset_create(a, &l, RL_CS_READS_BALANCE, rr);
+	}
+	kfree(rr);
+	return r;
+}
+
+/* A chunk the smallest I/O worth it; a row of chunks over the columns. */
+static void sr_io_hints(struct rl_array *a, struct queue_limits *limits)
+{
+	unsigned int chunk_bytes = rl_chunk_sectors(&a->geom) << SECTOR_SHIFT;
+	unsigned int cols = max(a->geom.nr_members / sr_dm(a), 1U);
+
+	blk_limits_io_min(limits, chunk_bytes);
+	blk_limits_io_opt(limits, chunk_bytes * cols);
+}
+
+static void sr_status(struct rl_array *a, status_type_t type, char *result,
+		      unsigned int maxlen, unsigned int *psz)
+{
+	unsigned int dr = a->sopt[SR_OPT_DR], dm = sr_dm(a);
+	unsigned int sz = *psz;
+
+	if (type == STATUSTYPE_INFO)
+		DMEMIT(" %u %u %u", a->geom.nr_members / (dr * dm), dr, dm);
+	else if (type == STATUSTYPE_TABLE)
+		DMEMIT(" dr %u dm %u geom %s", dr, dm,
+		       a->sopt_word[SR_OPT_GEOM]);
+	*psz = sz;
+	if (type == STATUSTYPE_INFO)
+		rl_copyset_status_replicas(a, result, maxlen, psz);
+}
+
+const struct rl_scheme_ops rl_sr_ops = {
+	.name = "sr",
+	.per_bio_size = sizeof(struct rl_cs_bio),
+	.min_members = 1,
+	.redundancy = 1,
+	.parity = false,
+	.opts = sr_opts,
+	.nr_opts = SR_NR_OPTS,
+	.check_args = sr_check_args,
+	.redundancy_of = sr_redundancy_of,
+	.capacity = sr_capacity,
+	.locate = sr_locate,
+	.owner = sr_owner,
+	.ctr = sr_ctr,
+	.dtr = rl_copyset_destroy,
+	.map = rl_copyset_map,
+	.end_io = rl_copyset_end_io,
+	.io_hints = sr_io_hints,
+	.status = sr_status,
+	.sync_range = rl_copyset_sync_range,
+	.survives = rl_copyset_survives,
+};

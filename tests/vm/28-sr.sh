@@ -1,0 +1,135 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# sr (SR-Array / SR-Mirror, paper 002) end to end (Documentation/dm-raidlab.rst,
+# "SR-Array and SR-Mirror"), over 6 lab disks with the ST39133 geometry
+# (dm-hddsim's st39133 preset) in the table and the metadata on the pmem:
+#   - 2x3x1, 3x2x1, 3x1x2 and 1x3x2 (Ds x Dr x Dm): created under rlook,
+#     resynced (check finds 0: every replica of every copy alike), the
+#     status group "Ds Dr Dm" and the reads each replica served, the table
+#     line; 16 MiB of fio verify data, and check finds 0 after it (every
+#     write reached every replica); every location "locate" names
+#     (each replica of each copy) holds the array's bytes and "owner"
+#     names it back (locate.py); with Dr > 1, reads were served by
+#     replicas other than 0 (the policy chose them); the printed table
+#     assembles it again and the data verifies;
+#   - negative control (2x3x1): garbage written under the array over one
+#     replica of a block makes check count it, repair rewrites it, check
+#     then finds 0 and the data verifies;
+#   - the layout is recorded: the same metadata with another dr is
+#     refused ("The metadata holds another copy layout");
+#   - 1x3x2: a member fails under a write load: degraded, the load and the
+#     16 MiB verify;
+#   - refused tables, with their messages.
+# vm-opts: --disks 6 --disk-size 256M --timeout 1200
+. "$RL_TESTS/lib.sh"
+. "$RL_TESTS/raidlab.sh"
+need_raidlab
+
+MD=$(pmem_dev)
+CHUNK=128
+LEN=131072		# 64 MiB: at most 43 MiB of a member's replica layout
+LOADT=$(tier 6 15)
+# dm-hddsim's st39133 (Documentation/dm-hddsim.rst): 6 heads, 4 zones
+GEOM=period_ns=6000000,cylinders=10000,heads=6,zones=0:334/2500:302/5000:270/7500:238
+GEOM=$GEOM,track_skew=34,cyl_skew=35,head_switch_ns=600000,seek_a_ns=541000
+GEOM=$GEOM,seek_b_ns=459,seek_c_ns=58740,ref=0
+
+fresh() {
+	for _d in $(disks 6); do wipe "$_d" 4 || die "wipe $_d"; done
+	wipe "$MD" 16 || die "wipe pmem"
+}
+
+# line OPTS: an sr line at LEN over the 6 disks, pmem metadata, rlook
+line() {
+	_o="chunk_size $CHUNK sched rlook metadata $MD $1 geom $GEOM"
+	# shellcheck disable=SC2046
+	echo "0 $LEN raidlab sr $(echo "$_o" | wc -w) $_o 6 $(disks 6)"
+}
+
+# reads served by replicas other than 0 (the status group's last word)
+other_reads() {
+	rl_scheme_field arr 4 | awk -F: '{ s = 0; for (i = 2; i <= NF; i++) s += $i; print s }'
+}
+
+# ---- every shape: create, resync, verify, locate, reload ----
+for spec in "2 3 1" "3 2 1" "3 1 2" "1 3 2"; do
+	# shellcheck disable=SC2086
+	set -- $spec
+	ds=$1 dr=$2 dm=$3 what="sr $1x$2x$3"
+	fresh
+	check "$what: created" dm_create arr "$(line "dr $dr dm $dm")"
+	check "$what: resynced" rl_wait_sync arr 300
+	check "$what: check finds 0 after the resync (every replica alike)" \
+		test "$(rl_scrub arr check 300)" = 0
+	_g=$(rl_scheme_fields arr)
+	check "$what: status group '$_g' is Ds Dr Dm and the replicas' reads" \
+		test "$(echo "$_g" | cut -d' ' -f1-3) $(echo "$_g" | awk '{ print NF }')" = "$ds $dr $dm 4"
+	check "$what: the table line keeps the options" \
+		sh -c "dmsetup table arr | grep -q ' sr .*dr $dr dm $dm geom $GEOM'"
+	check "$what: fio writes 16 MiB" fio_write /dev/mapper/arr 16M
+	check "$what: the 16 MiB verify" fio_verify /dev/mapper/arr 16M
+	check "$what: check finds 0 after the writes" test "$(rl_scrub arr check 300)" = 0
+	if [ "$dr" -gt 1 ]; then
+		check "$what: replicas other than 0 served reads ($(rl_scheme_field arr 4))" \
+			test "$(other_reads)" -gt 0
+	fi
+	python3 "$RL_TESTS/locate.py" arr 4096 $CHUNK 0 77 >/out/locate-$ds$dr$dm.txt 2>&1
+	_r=$?
+	grep '^# ' /out/locate-$ds$dr$dm.txt | head -5
+	check "$what: every replica locate names holds the data, owner names it back" \
+		test $_r = 0
+	_t=$(dmsetup table arr)
+	run dm_remove arr
+	check "$what: the printed table assembles it again" dm_create arr "$_t"
+	check "$what: optimal again" test "$(rl_state arr)" = optimal
+	check "$what: the 16 MiB verify after the reassembly" fio_verify /dev/mapper/arr 16M
+	if [ "$spec" = "2 3 1" ]; then
+		# negative control: one replica of one block overwritten under it
+		_loc=$(dmsetup message arr 0 locate 1000 | tr ' ' '\n' | grep '^copy:' | head -1)
+		_m=$(echo "$_loc" | cut -d: -f2) _s=$(echo "$_loc" | cut -d: -f3)
+		head -c 4096 /dev/urandom >/tmp/junk
+		check "$what: garbage over replica $_loc" dio_write "$(disk "$_m")" "$_s" /tmp/junk
+		check "$what: check counts the replica that differs" \
+			test "$(rl_scrub arr check 300)" -gt 0
+		check "$what: repair rewrites it" test "$(rl_scrub arr repair 300)" -gt 0
+		check "$what: then check finds 0" test "$(rl_scrub arr check 300)" = 0
+		check "$what: the 16 MiB verify after the repair" fio_verify /dev/mapper/arr 16M
+		run dm_remove arr
+		dm_refused raidlab "$(line "dr 2 dm 1")" "The metadata holds another copy layout"
+		continue
+	fi
+	if [ "$spec" = "1 3 2" ]; then
+		rl_load_start arr 16M 32M "$LOADT"
+		sleep 1
+		run dm_message arr fail 1
+		rl_load_done "$what: member 1 failed under load"
+		check "$what: degraded" test "$(rl_health arr) $(rl_state arr)" = "ADAAAA degraded"
+		check "$what: the 16 MiB verify degraded" fio_verify /dev/mapper/arr 16M
+	fi
+	run dm_remove arr
+done
+
+# ---- refused tables ----
+fresh
+# shellcheck disable=SC2046
+dm_refused raidlab "0 $LEN raidlab sr 2 dr 3 6 $(disks 6)" \
+	"sr needs geom (the members' geometry)"
+# shellcheck disable=SC2046
+dm_refused raidlab "0 $LEN raidlab sr 2 geom heads=6 6 $(disks 6)" \
+	"Invalid geom: a geometry line (raidlab-sched.rst)"
+# shellcheck disable=SC2046
+dm_refused raidlab "0 $LEN raidlab sr 6 dr 4 dm 1 geom $GEOM 6 $(disks 6)" \
+	"sr: the members must be a multiple of dr times dm"
+# shellcheck disable=SC2046
+dm_refused raidlab "0 $LEN raidlab sr 4 dr 7 geom $GEOM 6 $(disks 6)" "Invalid dr"
+_g=$(echo "$GEOM" | sed 's/heads=6/heads=2/')
+# shellcheck disable=SC2046
+dm_refused raidlab "0 $LEN raidlab sr 4 dr 3 geom $_g 6 $(disks 6)" \
+	"dr is above the geometry's heads (replicas share a cylinder)"
+# shellcheck disable=SC2046
+dm_refused raidlab "0 $LEN raidlab raid10 2 dr 2 4 $(disks 4)" "dr needs the sr scheme"
+# shellcheck disable=SC2046
+dm_refused raidlab "0 $((1 << 30)) raidlab sr 2 geom $GEOM 6 $(disks 6)" \
+	"Target length exceeds the members' capacity"
+finish
