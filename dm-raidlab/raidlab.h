@@ -267,6 +267,11 @@ struct rl_array {
 	const struct rl_scheme_ops *ops;
 	struct rl_geom geom;
 	sector_t member_sectors;	/* usable sectors on each member */
+	/*
+	 * member sectors after data_offset the placement reaches, where it
+	 * goes past member_sectors (sr's replicas: rl_member_span()); 0 if not
+	 */
+	sector_t member_span;
 	unsigned int redundancy;	/* member failures the data survives */
 	unsigned int stripe_cache;	/* stripe contexts (parity schemes) */
 	unsigned int opt_stripes_set:1;
@@ -327,6 +332,12 @@ struct rl_array {
 	void *scheme;			/* scheme-private state */
 	struct rl_member members[];
 };
+
+/* Member sectors after data_offset the layout places anything in. */
+static inline sector_t rl_member_span(const struct rl_array *a)
+{
+	return max(a->member_sectors, a->member_span);
+}
 
 /* What a bio was before it was remapped, to serve it again (dm-bio-record). */
 struct rl_bio_record {

@@ -71,6 +71,27 @@ static unsigned int cs_fix_source(struct rl_array *a, unsigned int bad,
 }
 
 /*
+ * Write @good over member @bad's copy at [s, s + len) (every replica of
+ * it) and read each replica back to compare. Returns false if a write or
+ * a read failed or read back wrong. Sleeps.
+ */
+static bool cs_fix_rewrite(struct rl_array *a, unsigned int bad,
+			   const u8 *good, sector_t s, sector_t len)
+{
+	struct rl_copyset *cs = rl_copyset(a);
+	unsigned int r;
+
+	if (cs_io(a, bad, REQ_OP_WRITE, (void *)good, s, len, RL_FG))
+		return false;
+	for (r = 0; r < cs_rep_count(cs); r++)
+		if (cs_io_rep(a, bad, REQ_OP_READ, BIT(r), cs->buf[bad].data, s,
+			      len, RL_FG) ||
+		    memcmp(cs->buf[bad].data, good, (size_t)len << SECTOR_SHIFT))
+			return false;
+	return true;
+}
+
+/*
  * Fix piece @p of a read that member @bad's disk @dev could not serve:
  * read it from another copy and write it back over @bad's, then read it
  * back from @bad and compare (md's fix_read_error). A rewrite that
@@ -98,9 +119,7 @@ static const u8 *cs_fix_piece(struct rl_array *a, unsigned int bad,
 	    rl_member_failed(a, bad) || READ_ONCE(a->members[bad].dev) != dev)
 		return good;
 	s = p->sector[bad];
-	if (cs_io(a, bad, REQ_OP_WRITE, (void *)good, s, len, RL_FG) ||
-	    cs_io(a, bad, REQ_OP_READ, cs->buf[bad].data, s, len, RL_FG) ||
-	    memcmp(cs->buf[bad].data, good, (size_t)len << SECTOR_SHIFT))
+	if (!cs_fix_rewrite(a, bad, good, s, len))
 		rl_member_fail_io(a, bad, dev, "read error, rewrite failed");
 	return good;
 }

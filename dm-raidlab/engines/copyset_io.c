@@ -152,19 +152,19 @@ static bool cs_read_piece(struct rl_array *a, struct bio *bio,
 			  const struct rl_cs_piece *p)
 {
 	unsigned long unreadable = cs_unreadable(a, p);
-	unsigned int m;
-	bool free;
-
 	struct rl_cs_bio *mb = cs_pb(bio);
+	bool free, suspect = cs_suspect(a, p);
+	unsigned int m, n;
 
-	m = cs_choose(a, p, unreadable, cs_suspect(a, p), &free);
+	m = cs_choose(a, p, unreadable, suspect, &free);
 	if (m == RL_NONE)
 		return false;
 	if (free && rl_copyset(a)->reads == RL_CS_READS_DUP &&
 	    cs_read_dup(a, bio, p, m, unreadable))
 		return true;
-	rl_remap_alts(a, bio, m, mb->alt,
-		      cs_rep_alts(a, p->sector[m], p->len, mb->alt, mb->rep));
+	n = cs_rep_alts(a, p->sector[m], p->len, mb->alt, mb->rep);
+	/* where copies may differ, the resync's source: replica 0 only */
+	rl_remap_alts(a, bio, m, mb->alt, suspect ? 1 : n);
 	return true;
 }
 

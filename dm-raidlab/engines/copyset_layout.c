@@ -122,6 +122,7 @@ int rl_cs_init(struct rl_cs_layout *l, enum rl_cs_kind kind, unsigned int nr,
 	l->copies = copies;
 	l->chunk_shift = chunk_shift;
 	l->base = base;
+	l->place = 0;		/* the engine's, with replicas */
 	rl_cs_size(l, member_len);
 	if (!l->capacity) {
 		*error = "Members too small for the copy layout";

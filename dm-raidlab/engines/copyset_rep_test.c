@@ -6,10 +6,12 @@
  * 3, Dr 2: replica 1 on head j + 2 at s + 9 mod 10) and on one without
  * replicas: where an access is cut, which replicas a read is offered
  * (replica 0 first, those that wrap left out) and their numbers, each
- * replica's member sector, and the identity without replicas.
+ * replica's member sector, the identity without replicas, and the
+ * place word of the copy layout record.
  */
 #include <kunit/test.h>
 
+#include "../svc/metadata.h"
 #include "copyset_int.h"
 
 #define SMALL "period_ns=1000000,cylinders=20,heads=4,spt=10,track_skew=3," \
@@ -86,9 +88,36 @@ static void rl_cs_rep_alts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cs_rep_count(rl_copyset(a)), 1);
 }
 
+/*
+ * The copy layout record's place word: 0 from rl_cs_init() whatever the
+ * memory held (raid10's record must not change from load to load), and
+ * kept through the record.
+ */
+static void rl_cs_rep_place(struct kunit *test)
+{
+	void *block = kunit_kzalloc(test, RL_MD_BLOCK, GFP_KERNEL);
+	struct rl_cs_layout l, back;
+	char *error = NULL;
+
+	KUNIT_ASSERT_NOT_NULL(test, block);
+	memset(&l, 0xa5, sizeof(l));
+	KUNIT_ASSERT_EQ(test, rl_cs_init(&l, RL_CS_NEAR, 4, 2, 7, 0, 1 << 20,
+					 &error), 0);
+	KUNIT_EXPECT_EQ(test, l.place, 0);
+	l.place = 0x1234abcd;
+	rl_cs_layout_encode(&l, block);
+	KUNIT_ASSERT_EQ(test, rl_cs_layout_decode(block, &back), 0);
+	KUNIT_EXPECT_EQ(test, back.place, 0x1234abcd);
+	back.used = l.used;
+	KUNIT_EXPECT_TRUE(test, rl_cs_layout_same(&l, &back));
+	back.place = 0;
+	KUNIT_EXPECT_FALSE(test, rl_cs_layout_same(&l, &back));
+}
+
 static struct kunit_case rl_cs_rep_test_cases[] = {
 	KUNIT_CASE(rl_cs_rep_left),
 	KUNIT_CASE(rl_cs_rep_alts),
+	KUNIT_CASE(rl_cs_rep_place),
 	{}
 };
 

@@ -119,7 +119,9 @@ out:
 /*
  * Ds x Dr x Dm members. Each holds what the geometry's whole cylinders
  * hold between the data offset and its end; the columns are sized from
- * @len as raid10 near's with dm copies.
+ * @len as raid10 near's with dm copies, and the replicas reach to the end
+ * of the cylinder that holds a column's last sector (member_span: what
+ * the members and spares must hold, and what "owner" answers for).
  */
 static int sr_capacity(struct rl_array *a, sector_t len, char **error)
 {
@@ -134,8 +136,12 @@ static int sr_capacity(struct rl_array *a, sector_t len, char **error)
 	if (r)
 		return r;
 	a->member_sectors = rr->capacity;
+	r = rl_copyset_capacity(a, RL_CS_NEAR, sr_dm(a), len, error);
+	if (!r)
+		a->member_span = rl_rrep_end(rr, a->member_sectors) -
+				 a->geom.data_offset;
 	kfree(rr);
-	return rl_copyset_capacity(a, RL_CS_NEAR, sr_dm(a), len, error);
+	return r;
 }
 
 /* Every replica of every copy: replica 0 of the first copy the data. */
@@ -151,8 +157,12 @@ static void sr_locate(struct rl_array *a, sector_t lsector,
 
 	rl_copyset_layout(a, RL_CS_NEAR, sr_dm(a), &cl);
 	len = rl_cs_map(&cl, lsector, c);
-	rl_rrep_map(rr, c[0].sector, &l);
-	rl_locset_init(ls, min_t(sector_t, len, l.left), 0, 0);
+	/* as far as every replica of every copy is one run */
+	for (j = 0; j < cl.copies; j++) {
+		rl_rrep_map(rr, c[j].sector, &l);
+		len = rl_rrep_unwrapped(rr, &l, min_t(sector_t, len, U32_MAX));
+	}
+	rl_locset_init(ls, len, 0, 0);
 	for (j = 0; j < cl.copies; j++) {
 		rl_rrep_map(rr, c[j].sector, &l);
 		for (r = 0; r < rr->dr; r++)
@@ -177,22 +187,6 @@ static enum rl_part sr_owner(struct rl_array *a, unsigned int member,
 	if (j < 0)
 		return RL_PART_NONE;
 	return j || r ? RL_PART_COPY : RL_PART_DATA;
-}
-
-/* Spares take a member's role: they must hold its cylinders too. */
-static int sr_check_spares(struct rl_array *a, const struct rl_rrep *rr)
-{
-	const struct rl_rrep_zone *z = &rr->zone[rr->nr_zones - 1];
-	u64 end = z->first_lba + (u64)z->cyls * rr->heads * z->spt;
-	unsigned int i;
-
-	for (i = 0; i < a->nr_spares; i++) {
-		if (bdev_nr_sectors(a->spares[i]->bdev) < end) {
-			a->ti->error = "Spare device too small for the replica layout";
-			return -EINVAL;
-		}
-	}
-	return 0;
 }
 
 /* The table's geometry in every member's tracker (rlook, rsatf). */
@@ -222,13 +216,16 @@ static int sr_ctr(struct rl_array *a)
 	r = sr_rrep(a, 0, &rr, &a->ti->error);
 	if (r)
 		return r;
-	r = sr_check_spares(a, rr) ?: sr_load_trackers(a);
-	if (!r) {
-		rl_copyset_layout(a, RL_CS_NEAR, sr_dm(a), &l);
-		a->ti->num_discard_bios = 1;
-		r = rl_copyset_create(a, &l, RL_CS_READS_BALANCE, rr);
-	}
+	rl_copyset_layout(a, RL_CS_NEAR, sr_dm(a), &l);
+	a->ti->num_discard_bios = 1;
+	r = rl_copyset_create(a, &l, RL_CS_READS_BALANCE, rr);
 	kfree(rr);
+	if (r)
+		return r;
+	/* the core frees the trackers if the constructor fails later */
+	r = sr_load_trackers(a);
+	if (r)
+		rl_copyset_destroy(a);
 	return r;
 }
 

@@ -109,7 +109,7 @@ enum rl_part rl_owner(struct rl_array *a, unsigned int member,
 	const struct rl_geom *g = &a->geom;
 
 	if (member >= g->nr_members || msector < g->data_offset ||
-	    msector - g->data_offset >= a->member_sectors)
+	    msector - g->data_offset >= rl_member_span(a))
 		return RL_PART_NONE;
 	return a->ops->owner(a, member, msector, lsector);
 }

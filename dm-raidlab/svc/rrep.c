@@ -213,6 +213,24 @@ u32 rl_rrep_digest(const struct rl_rrep *rr)
 }
 
 /**
+ * rl_rrep_end() - where the replicas of the first @n logical sectors end
+ * @rr: the layout
+ * @n: logical sectors, 1 to rr->capacity
+ *
+ * Return: the member sector after the cylinder that holds logical sector
+ * @n - 1: every replica of the first @n lies below it.
+ */
+u64 rl_rrep_end(const struct rl_rrep *rr, u64 n)
+{
+	struct rl_rrep_loc l;
+	const struct rl_rrep_zone *z;
+
+	rl_rrep_map(rr, n - 1, &l);
+	z = &rr->zone[l.zone];
+	return z->first_lba + (u64)(l.cyl + 1) * rr->heads * z->spt;
+}
+
+/**
  * rl_rrep_unwrapped() - the longest run no replica wraps
  * @rr: the layout
  * @l: the run's first sector (rl_rrep_map())

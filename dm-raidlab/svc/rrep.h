@@ -80,6 +80,7 @@ bool rl_rrep_fits(const struct rl_rrep *rr, const struct rl_rrep_loc *l,
 u32 rl_rrep_unwrapped(const struct rl_rrep *rr, const struct rl_rrep_loc *l,
 		      u32 n);
 u32 rl_rrep_digest(const struct rl_rrep *rr);
+u64 rl_rrep_end(const struct rl_rrep *rr, u64 n);
 int rl_rrep_unmap(const struct rl_rrep *rr, u64 lba, u64 *y, unsigned int *r);
 
 #endif

@@ -190,6 +190,11 @@ static void rl_rrep_test_by_hand(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rl_rrep_sector(rr, &l, 0), 80);
 	KUNIT_EXPECT_EQ(test, rl_rrep_sector(rr, &l, 1), 80 + 20 + 9);
 
+	/* the replicas of the first n sectors end with n - 1's cylinder */
+	KUNIT_EXPECT_EQ(test, rl_rrep_end(rr, 1), 80);
+	KUNIT_EXPECT_EQ(test, rl_rrep_end(rr, 20), 80);
+	KUNIT_EXPECT_EQ(test, rl_rrep_end(rr, 21), 120);
+
 	rr = rl_rrep_new(test, &g, 4, 0, g.capacity);
 	for (r = 0; r < 4; r++)
 		KUNIT_EXPECT_EQ_MSG(test, rr->zone[0].off[r], off4[r], "r %u", r);

@@ -125,7 +125,7 @@ static int rl_check_spares(struct rl_array *a)
 
 	for (j = 0; j < a->nr_spares; j++) {
 		if (bdev_nr_sectors(a->spares[j]->bdev) <
-		    a->geom.data_offset + a->member_sectors) {
+		    a->geom.data_offset + rl_member_span(a)) {
 			a->ti->error = "Spare device too small";
 			return -EINVAL;
 		}
@@ -279,6 +279,8 @@ bad_scheme:
 	a->ops->dtr(a);
 	rl_sync_free(a);	/* after ->dtr, which drains its work items; if any */
 bad_md:
+	rl_track_quiesce(a);		/* a scheme may have loaded trackers */
+	rl_track_free(a);
 	flush_workqueue(a->wq);		/* a failure record uses the metadata */
 	cancel_work_sync(&a->event_work);	/* and raises an event */
 	rl_bbl_close(a);
@@ -797,7 +799,7 @@ static int raidlab_iterate_devices(struct dm_target *ti,
 	for (i = 0; !r && i < a->geom.nr_members; i++)
 		if (a->members[i].dev)
 			r = fn(ti, a->members[i].dev, a->geom.data_offset,
-			       a->member_sectors, data);
+			       rl_member_span(a), data);
 	return r;
 }
 

@@ -4,13 +4,18 @@
 # sr (SR-Array / SR-Mirror, paper 002) end to end (Documentation/dm-raidlab.rst,
 # "SR-Array and SR-Mirror"), over 6 lab disks with the ST39133 geometry
 # (dm-hddsim's st39133 preset) in the table and the metadata on the pmem:
-#   - 2x3x1, 3x2x1, 3x1x2 and 1x3x2 (Ds x Dr x Dm): created under rlook,
+#   - 2x3x1 and 1x3x2 (Ds x Dr x Dm; the long tier adds 3x2x1 and 3x1x2,
+#     placed as raid10 near 2, and checks 4 times the sectors through
+#     locate.py, at two offsets of each chunk): created under rlook,
 #     resynced (check finds 0: every replica of every copy alike), the
 #     status group "Ds Dr Dm" and the reads each replica served, the table
 #     line; 16 MiB of fio verify data, and check finds 0 after it (every
 #     write reached every replica); every location "locate" names
 #     (each replica of each copy) holds the array's bytes and "owner"
-#     names it back (locate.py); with Dr > 1, reads were served by
+#     names it back, at the start of the array and at its end (whose
+#     replicas lie past the column sectors in use: 1.13.0's owner
+#     answered "none" there), each for the whole run locate gives
+#     (locate.py); with Dr > 1, reads were served by
 #     replicas other than 0 (the policy chose them); the printed table
 #     assembles it again and the data verifies;
 #   - negative control (2x3x1): garbage written under the array over one
@@ -18,10 +23,11 @@
 #     then finds 0 and the data verifies;
 #   - the layout is recorded: the same metadata with another dr is
 #     refused ("The metadata holds another copy layout");
-#   - 1x3x2: a member fails under a write load: degraded, the load and the
-#     16 MiB verify;
+#   - 1x3x2 with a spare of the members' size: a member fails under a
+#     write load, the spare takes its role and is rebuilt (every replica),
+#     the load verifies, check finds 0, the 16 MiB verify;
 #   - refused tables, with their messages.
-# vm-opts: --disks 6 --disk-size 256M --timeout 1200
+# vm-opts: --disks 7 --disk-size 256M --timeout 1200
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
 need_raidlab
@@ -30,21 +36,30 @@ MD=$(pmem_dev)
 CHUNK=128
 LEN=131072		# 64 MiB: at most 43 MiB of a member's replica layout
 LOADT=$(tier 6 15)
+# the shapes (Ds Dr Dm); 3x2x1 and 3x1x2 (placed as raid10 near 2) in
+# the long tier
+SHAPES=$(tier "2 3 1,1 3 2" "2 3 1,3 2 1,3 1 2,1 3 2")
+# locate.py's area (sectors) and chunk offsets: each location costs two
+# messages (locate, owner), 6 a sector with 6 replicas
+LOC_AREA=$(tier 1024 4096)
+LOC_OFFS=$(tier 77 "0 77")
 # dm-hddsim's st39133 (Documentation/dm-hddsim.rst): 6 heads, 4 zones
 GEOM=period_ns=6000000,cylinders=10000,heads=6,zones=0:334/2500:302/5000:270/7500:238
 GEOM=$GEOM,track_skew=34,cyl_skew=35,head_switch_ns=600000,seek_a_ns=541000
 GEOM=$GEOM,seek_b_ns=459,seek_c_ns=58740,ref=0
 
 fresh() {
-	for _d in $(disks 6); do wipe "$_d" 4 || die "wipe $_d"; done
+	for _d in $(disks 7); do wipe "$_d" 4 || die "wipe $_d"; done
 	wipe "$MD" 16 || die "wipe pmem"
 }
 
-# line OPTS: an sr line at LEN over the 6 disks, pmem metadata, rlook
+# line OPTS: an sr line at LEN over the first 6 disks, pmem metadata, rlook
 line() {
 	_o="chunk_size $CHUNK sched rlook metadata $MD $1 geom $GEOM"
 	# shellcheck disable=SC2046
-	echo "0 $LEN raidlab sr $(echo "$_o" | wc -w) $_o 6 $(disks 6)"
+	set -- $(disks 6)
+	# shellcheck disable=SC2046
+	echo "0 $LEN raidlab sr $(echo "$_o" | wc -w) $_o 6 $*"
 }
 
 # reads served by replicas other than 0 (the status group's last word)
@@ -53,7 +68,9 @@ other_reads() {
 }
 
 # ---- every shape: create, resync, verify, locate, reload ----
-for spec in "2 3 1" "3 2 1" "3 1 2" "1 3 2"; do
+IFS=,
+for spec in $SHAPES; do
+	unset IFS
 	# shellcheck disable=SC2086
 	set -- $spec
 	ds=$1 dr=$2 dm=$3 what="sr $1x$2x$3"
@@ -74,11 +91,15 @@ for spec in "2 3 1" "3 2 1" "3 1 2" "1 3 2"; do
 		check "$what: replicas other than 0 served reads ($(rl_scheme_field arr 4))" \
 			test "$(other_reads)" -gt 0
 	fi
-	python3 "$RL_TESTS/locate.py" arr 4096 $CHUNK 0 77 >/out/locate-$ds$dr$dm.txt 2>&1
-	_r=$?
-	grep '^# ' /out/locate-$ds$dr$dm.txt | head -5
-	check "$what: every replica locate names holds the data, owner names it back" \
-		test $_r = 0
+	for _a in "$LOC_AREA" "$((LEN - LOC_AREA))+$LOC_AREA"; do
+		# shellcheck disable=SC2086
+		python3 "$RL_TESTS/locate.py" arr "$_a" $CHUNK $LOC_OFFS \
+			>/out/locate-$ds$dr$dm.txt 2>&1
+		_r=$?
+		grep '^# ' /out/locate-$ds$dr$dm.txt | head -5
+		check "$what: sectors $_a: every replica locate names holds the data, owner names it back" \
+			test $_r = 0
+	done
 	_t=$(dmsetup table arr)
 	run dm_remove arr
 	check "$what: the printed table assembles it again" dm_create arr "$_t"
@@ -100,12 +121,20 @@ for spec in "2 3 1" "3 2 1" "3 1 2" "1 3 2"; do
 		continue
 	fi
 	if [ "$spec" = "1 3 2" ]; then
+		run dm_remove arr
+		# the same array with a spare of the members' size
+		check "$what: assembled with a spare" \
+			dm_create arr "$(line "dr $dr dm $dm spare $(disk 6)")"
 		rl_load_start arr 16M 32M "$LOADT"
 		sleep 1
 		run dm_message arr fail 1
-		rl_load_done "$what: member 1 failed under load"
-		check "$what: degraded" test "$(rl_health arr) $(rl_state arr)" = "ADAAAA degraded"
-		check "$what: the 16 MiB verify degraded" fio_verify /dev/mapper/arr 16M
+		sleep 2
+		check "$what: the spare took role 1 and rebuilt it" rl_wait_sync arr 300
+		rl_load_done "$what: member 1 failed under load, rebuilt onto the spare"
+		check "$what: all in sync after the rebuild" test "$(rl_health arr)" = AAAAAA
+		check "$what: check finds 0 after the rebuild (every replica)" \
+			test "$(rl_scrub arr check 300)" = 0
+		check "$what: the 16 MiB verify after the rebuild" fio_verify /dev/mapper/arr 16M
 	fi
 	run dm_remove arr
 done

@@ -5,9 +5,13 @@ array NAME, "locate" names where each sector lives; the data and every
 copy must hold the sector's bytes read through the array, "owner" must
 name each location back, and each P (Q) must be the XOR (the raid6
 syndrome) of the data sectors that name it. Prints one line per finding,
-"# good: ..." or "# BAD: ...", and exits 1 on any BAD.
+"# good: ..." or "# BAD: ...", and exits 1 on any BAD. Each data and copy
+location must hold the array's bytes for the whole run "locate" gives
+(its <len>, within the area).
 
 usage: locate.py NAME AREA CHUNK [OFFSET...]
+AREA: sectors from the start of the array, or START+SECTORS (START a
+multiple of CHUNK)
 """
 import mmap
 import os
@@ -56,17 +60,20 @@ def syndromes(cols):
 
 
 def main():
-    name, area, chunk = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    name, chunk = sys.argv[1], int(sys.argv[3])
+    start, _, area = sys.argv[2].rpartition("+")
+    start, area = int(start or 0), int(area)
     offs = [int(x) for x in sys.argv[4:]] or [0]
     t = dm.table(name)
     devs = [dm.dev_path(d) for d in t.devs]
-    arr = pread(f"/dev/mapper/{name}", 0, area)
+    arr = pread(f"/dev/mapper/{name}", start, area)
     groups = {}      # (part, member, sector) -> {column: data}
     checked = {"data": 0, "copy": 0}
     for lchunk in range(area // chunk):
         for off in offs:
-            ls = lchunk * chunk + off
-            want = arr[ls * 512:(ls + 1) * 512]
+            ls = start + lchunk * chunk + off
+            at = (ls - start) * 512
+            want = arr[at:at + 512]
             d = dm.locate(name, ls)
             # sr: to the end of the chunk or of the logical track
             if (d["len"] != chunk - off and t.scheme not in ("mirror", "sr")
@@ -83,6 +90,11 @@ def main():
                     got = pread(devs[m], ms)
                     if got != want:
                         say(False, f"sector {ls}: {part} at {m}:{ms} differs from the array")
+                    # the whole run the placement holds for, within the area
+                    n = max(min(d["len"], start + area - ls), 1)
+                    if pread(devs[m], ms, n) != arr[at:at + n * 512]:
+                        say(False, f"sector {ls}: {part} at {m}:{ms} does not hold the "
+                            f"array's {n} sectors from there")
                     checked[part] += 1
                     data = data or got
                 else:
