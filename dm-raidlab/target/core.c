@@ -211,6 +211,21 @@ static int rl_scheme_ctr(struct rl_array *a, const struct rl_args *args)
 	return -EINVAL;
 }
 
+/*
+ * Undo a failed construction's work after the trackers and the metadata
+ * were set up (the scheme gone already): its trackers, which a scheme
+ * may have loaded, the work items, the bad-block lists, the metadata.
+ */
+static void rl_ctr_unwind(struct rl_array *a)
+{
+	rl_track_quiesce(a);
+	rl_track_free(a);
+	flush_workqueue(a->wq);		/* a failure record uses the metadata */
+	cancel_work_sync(&a->event_work);	/* and raises an event */
+	rl_bbl_close(a);
+	rl_md_close(a->md);
+}
+
 static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
 	struct rl_args args;
@@ -279,12 +294,7 @@ bad_scheme:
 	a->ops->dtr(a);
 	rl_sync_free(a);	/* after ->dtr, which drains its work items; if any */
 bad_md:
-	rl_track_quiesce(a);		/* a scheme may have loaded trackers */
-	rl_track_free(a);
-	flush_workqueue(a->wq);		/* a failure record uses the metadata */
-	cancel_work_sync(&a->event_work);	/* and raises an event */
-	rl_bbl_close(a);
-	rl_md_close(a->md);
+	rl_ctr_unwind(a);
 bad_wq:
 	destroy_workqueue(a->wq);
 bad_put:
