@@ -34,7 +34,7 @@ need_raidlab
 
 MD=$(pmem_dev)
 CHUNK=128
-LEN=131072		# 64 MiB: at most 43 MiB of a member's replica layout
+LEN=65536		# 32 MiB: a resync or a check reads every replica of it
 LOADT=$(tier 6 15)
 # the shapes (Ds Dr Dm); 3x2x1 and 3x1x2 (placed as raid10 near 2) in
 # the long tier
@@ -125,7 +125,7 @@ for spec in $SHAPES; do
 		# the same array with a spare of the members' size
 		check "$what: assembled with a spare" \
 			dm_create arr "$(line "dr $dr dm $dm spare $(disk 6)")"
-		rl_load_start arr 16M 32M "$LOADT"
+		rl_load_start arr 16M 16M "$LOADT"
 		sleep 1
 		run dm_message arr fail 1
 		sleep 2
