@@ -467,7 +467,8 @@ static bool cs_write_alloc(struct rl_array *a, struct bio *bio, gfp_t gfp,
 		struct bio *clone;
 
 		mc[i] = NULL;
-		rl_cs_copy(&cs->layout, rl_pb(bio)->lsector, i / nr, &c);
+		if (i % nr == 0)	/* the copy's first replica */
+			rl_cs_copy(&cs->layout, rl_pb(bio)->lsector, i / nr, &c);
 		if (rl_member_failed(a, c.member))
 			continue;
 		dev = READ_ONCE(a->members[c.member].dev);
@@ -876,7 +877,7 @@ int cs_copy_window(struct rl_array *a, unsigned long unreadable,
 		}
 		dests = (dests | fix) & ~READ_ONCE(a->failed);
 		/* with replicas the source's others are copied over too */
-		if (!rl_copyset(a)->dr || rl_copyset(a)->dr == 1)
+		if (cs_rep_count(rl_copyset(a)) == 1)
 			dests &= ~BIT(src);
 		if (!dests)
 			return 0;

@@ -150,6 +150,7 @@ void cs_rep_mio(struct rl_mio_group *g, unsigned int m, blk_opf_t opf,
 	const struct rl_copyset *cs = rl_copyset(a);
 	bool write = op_is_write(opf);
 	unsigned int r, nr = cs_rep_count(cs);
+	struct rl_rrep_loc l;
 	sector_t n;
 
 	reps &= GENMASK(nr - 1, 0);
@@ -161,9 +162,10 @@ void cs_rep_mio(struct rl_mio_group *g, unsigned int m, blk_opf_t opf,
 		return;
 	}
 	for (; len; y += n, len -= n, buf += n << SECTOR_SHIFT) {
-		n = cs_rep_left(cs, y, len, true);
+		rl_rrep_map(&cs->rr, y, &l);
+		n = rl_rrep_unwrapped(&cs->rr, &l, min_t(sector_t, len, U32_MAX));
 		for_each_set_bit(r, &reps, nr)
-			rl_mio(g, m, opf, cs_rep_sector(a, y, r) -
+			rl_mio(g, m, opf, rl_rrep_sector(&cs->rr, &l, r) -
 			       a->geom.data_offset, buf, n, class, kind);
 	}
 }

@@ -101,9 +101,10 @@ static int sr_rrep(struct rl_array *a, u64 end, struct rl_rrep **rr,
 	int r = -ENOMEM;
 
 	*rr = kmalloc(sizeof(**rr), GFP_KERNEL);
-	*error = "Cannot allocate the replica layout";
-	if (!g || !*rr)
+	if (!g || !*rr) {
+		*error = "Cannot allocate the replica layout";
 		goto out;
+	}
 	r = rl_disk_geom_parse(a->sopt_word[SR_OPT_GEOM], g, error) ?:
 	    rl_rrep_init(*rr, g, a->sopt[SR_OPT_DR], a->geom.data_offset,
 			 end ?: g->capacity, error);

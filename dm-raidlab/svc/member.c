@@ -679,19 +679,15 @@ static void __rl_remap_prepare(struct rl_array *a, struct bio *bio,
 void rl_remap(struct rl_array *a, struct bio *bio, unsigned int m,
 	      sector_t msector)
 {
-	struct rl_bio *pb = rl_pb(bio);
-
-	__rl_remap_prepare(a, bio, pb, m, msector);
-	rl_qent_init(&pb->qe, msector, bio_sectors(bio), op_is_write(bio_op(bio)),
-		     RL_FG, rl_submit_remapped);
-	rl_queue_add(a, m, &pb->qe);
+	/* one place: the entry keeps no pointer to it */
+	rl_remap_alts(a, bio, m, &msector, 1);
 }
 
 /*
  * rl_remap() with rotational replicas: @bio may be served at any of the
- * @nr member sectors @alt (alt[0] first; the caller keeps @alt until the
- * bio ends), the queue policy picks one (rlook, rsatf; the others take
- * alt[0]) and the bio is issued there.
+ * @nr member sectors @alt (alt[0] first; with more than one the caller
+ * keeps @alt until the bio ends), the queue policy picks one (rlook,
+ * rsatf; the others take alt[0]) and the bio is issued there.
  */
 void rl_remap_alts(struct rl_array *a, struct bio *bio, unsigned int m,
 		   const sector_t *alt, unsigned int nr)
