@@ -382,12 +382,45 @@ static void cs_init_state(struct rl_array *a, struct rl_copyset *cs,
 	cs->nr_sets = rl_cs_sets(l, cs->sets);
 }
 
+/* Write the layout record (with @words) into @area. May sleep. */
+static int cs_layout_write(struct rl_array *a, const struct rl_md_area *area,
+			   const struct rl_cs_layout *l, const char *words,
+			   void *block)
+{
+	int r;
+
+	rl_cs_layout_encode(l, words, block);
+	r = rl_md_area_write(a->md, area, 0, block, RL_MD_BLOCK) ?:
+	    rl_md_persist(a->md);
+	if (r)
+		a->ti->error = "Cannot write the copy layout record";
+	return r;
+}
+
+/* The table's layout is not the recorded one: say both, and refuse it. */
+static int cs_layout_other(struct rl_array *a, const struct rl_cs_layout *l,
+			   const struct rl_cs_layout *found)
+{
+	/* the table's own values are on its line */
+	DMERR("%s: the metadata holds layout %s, %u copies over %u members of %llu sectors",
+	      dm_table_device_name(a->ti->table), rl_cs_kind_name(found->kind),
+	      found->copies, found->nr, (unsigned long long)found->used);
+	if (found->place != l->place)
+		DMERR("%s: the metadata holds replica placement %x, the line gives %x",
+		      dm_table_device_name(a->ti->table), found->place,
+		      l->place);
+	a->ti->error = "The metadata holds another copy layout";
+	return -EINVAL;
+}
+
 /*
  * With a metadata device, the layout the array was made with (copyset.h):
- * recorded at the first load, compared at every other. A mirror records
- * none. Sets a->ti->error on failure. May sleep.
+ * recorded at the first load, compared at every other; the scheme's
+ * @words (or NULL) are recorded with it, again when they differ. A mirror
+ * records none. Sets a->ti->error on failure. May sleep.
  */
-static int cs_layout_record(struct rl_array *a, const struct rl_cs_layout *l)
+static int cs_layout_record(struct rl_array *a, const struct rl_cs_layout *l,
+			    const char *words)
 {
 	struct rl_cs_layout found;
 	struct rl_md_area area;
@@ -411,28 +444,15 @@ static int cs_layout_record(struct rl_array *a, const struct rl_cs_layout *l)
 	r = rl_md_area_read(a->md, &area, 0, block, RL_MD_BLOCK);
 	if (!r)
 		r = rl_cs_layout_decode(block, &found);
-	if (r == -ENODATA) {
-		rl_cs_layout_encode(l, block);
-		r = rl_md_area_write(a->md, &area, 0, block, RL_MD_BLOCK) ?:
-		    rl_md_persist(a->md);
-		if (r)
-			a->ti->error = "Cannot write the copy layout record";
-	} else if (r) {
+	if (r == -ENODATA)
+		r = cs_layout_write(a, &area, l, words, block);
+	else if (r)
 		a->ti->error = r == -EINVAL ? "Damaged copy layout record" :
 					      "Cannot read the copy layout record";
-	} else if (!rl_cs_layout_same(l, &found)) {
-		/* the table's own values are on its line */
-		DMERR("%s: the metadata holds layout %s, %u copies over %u members of %llu sectors",
-		      dm_table_device_name(a->ti->table),
-		      rl_cs_kind_name(found.kind), found.copies, found.nr,
-		      (unsigned long long)found.used);
-		if (found.place != l->place)
-			DMERR("%s: the metadata holds replica placement %x, the line gives %x",
-			      dm_table_device_name(a->ti->table), found.place,
-			      l->place);
-		a->ti->error = "The metadata holds another copy layout";
-		r = -EINVAL;
-	}
+	else if (!rl_cs_layout_same(l, &found))
+		r = cs_layout_other(a, l, &found);
+	else if (!rl_cs_layout_words_same(block, words))
+		r = cs_layout_write(a, &area, l, words, block);
 	kfree(block);
 	return r;
 }
@@ -445,13 +465,16 @@ static int cs_layout_record(struct rl_array *a, const struct rl_cs_layout *l)
  *	"reads" option; a mirror's are balanced)
  * @rr: the rotational replicas on each member (sr), or NULL for one
  *	copy a member at its column sector (copyset_rep.c); copied
+ * @words: the scheme's own table words for the layout record (copyset.h),
+ *	or NULL; at most RL_CS_WORDS_MAX - 1 bytes
  *
  * Sets a->scheme to the instance. Sets a->ti->error on failure.
  *
  * Return: 0 or a negative errno.
  */
 int rl_copyset_create(struct rl_array *a, const struct rl_cs_layout *l,
-		      enum rl_cs_reads reads, const struct rl_rrep *rr)
+		      enum rl_cs_reads reads, const struct rl_rrep *rr,
+		      const char *words)
 {
 	unsigned int nr = a->geom.nr_members;
 	struct rl_cs_layout lr = *l;
@@ -463,10 +486,14 @@ int rl_copyset_create(struct rl_array *a, const struct rl_cs_layout *l,
 		a->ti->error = "Copy-set layout not over the array's members";
 		return -EINVAL;
 	}
+	if (words && strlen(words) >= RL_CS_WORDS_MAX) {
+		a->ti->error = "Scheme words too long for the copy layout record";
+		return -EINVAL;
+	}
 	if (rr)
 		lr.place = rl_rrep_digest(rr);
 	l = &lr;
-	r = cs_layout_record(a, l);
+	r = cs_layout_record(a, l, words);
 	if (r)
 		return r;
 	cs = kzalloc(struct_size(cs, buf, nr + !!rr), GFP_KERNEL);

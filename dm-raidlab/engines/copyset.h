@@ -87,11 +87,19 @@ const char *rl_cs_kind_name(enum rl_cs_kind kind);
  * first load, checked at every other, so that a table line with another
  * layout, copy count or size is refused rather than read through another
  * map. Little endian; csum as every metadata record (rl_md_csum()).
+ *
+ * @words holds the scheme's own table words when the fields do not say
+ * them all (sr: "dr 2 dm 1 geom <line>"), NUL-terminated, so that the
+ * tools can build the table line from the metadata alone; empty
+ * otherwise. They are not compared (kind, copies, used and place are): a
+ * load whose words differ rewrites the record with its own, and a record
+ * written before 1.14.0 (zeroes there) is given them at its next load.
  */
 #define RL_CS_AREA_ID		0x4c534352U	/* "RCSL" */
 #define RL_CS_MD_MAGIC		0x4c534352U
 #define RL_CS_MD_VERSION	1U
 #define RL_CS_MD_CSUM_XOR	0x6c73636cU
+#define RL_CS_WORDS_MAX		2048	/* with the NUL */
 
 struct rl_cs_layout_disk {
 	__le32 csum;
@@ -103,9 +111,12 @@ struct rl_cs_layout_disk {
 	__le32 chunk_shift;
 	__le32 place;			/* 0, or the replicas' digest (sr) */
 	__le64 used;			/* member sectors */
+	char words[RL_CS_WORDS_MAX];	/* the scheme's own table words */
 } __packed;
 
-void rl_cs_layout_encode(const struct rl_cs_layout *l, void *block);
+void rl_cs_layout_encode(const struct rl_cs_layout *l, const char *words,
+			 void *block);
+bool rl_cs_layout_words_same(const void *block, const char *words);
 int rl_cs_layout_decode(const void *block, struct rl_cs_layout *l);
 bool rl_cs_layout_same(const struct rl_cs_layout *a,
 		       const struct rl_cs_layout *b);
@@ -199,7 +210,8 @@ enum rl_part rl_copyset_owner(struct rl_array *a, const struct rl_cs_layout *l,
 			      unsigned int member, sector_t msector,
 			      sector_t *lsector);
 int rl_copyset_create(struct rl_array *a, const struct rl_cs_layout *l,
-		      enum rl_cs_reads reads, const struct rl_rrep *rr);
+		      enum rl_cs_reads reads, const struct rl_rrep *rr,
+		      const char *words);
 void rl_copyset_destroy(struct rl_array *a);
 void rl_copyset_status_table(struct rl_array *a, char *result,
 			     unsigned int maxlen, unsigned int *psz);

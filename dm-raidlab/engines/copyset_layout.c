@@ -532,9 +532,12 @@ bool rl_cs_piece_owner(const struct rl_cs_piece *p, unsigned int member)
 /**
  * rl_cs_layout_encode() - the metadata record of a layout
  * @l: the layout (base 0)
+ * @words: the scheme's own table words, or NULL (copyset.h); cut to
+ *	RL_CS_WORDS_MAX - 1 bytes (the caller checks that they fit)
  * @block: a 4 KiB block, filled (zeroed first)
  */
-void rl_cs_layout_encode(const struct rl_cs_layout *l, void *block)
+void rl_cs_layout_encode(const struct rl_cs_layout *l, const char *words,
+			 void *block)
 {
 	struct rl_cs_layout_disk *d = block;
 
@@ -547,6 +550,8 @@ void rl_cs_layout_encode(const struct rl_cs_layout *l, void *block)
 	d->chunk_shift = cpu_to_le32(l->chunk_shift);
 	d->place = cpu_to_le32(l->place);
 	d->used = cpu_to_le64(l->used);
+	if (words)
+		strscpy(d->words, words, sizeof(d->words));
 	d->csum = cpu_to_le32(rl_md_csum(block, RL_MD_BLOCK, RL_CS_MD_CSUM_XOR));
 }
 
@@ -557,7 +562,7 @@ void rl_cs_layout_encode(const struct rl_cs_layout *l, void *block)
  *	place)
  *
  * Return: 0; -ENODATA for a block of zeroes (none recorded yet); -EINVAL
- * for a bad magic, checksum, version or kind.
+ * for a bad magic, checksum, version or kind, or words without their NUL.
  */
 int rl_cs_layout_decode(const void *block, struct rl_cs_layout *l)
 {
@@ -569,7 +574,8 @@ int rl_cs_layout_decode(const void *block, struct rl_cs_layout *l)
 	    le32_to_cpu(d->csum) != rl_md_csum(block, RL_MD_BLOCK,
 					       RL_CS_MD_CSUM_XOR) ||
 	    le32_to_cpu(d->version) != RL_CS_MD_VERSION ||
-	    le32_to_cpu(d->kind) >= RL_CS_NR_KINDS)
+	    le32_to_cpu(d->kind) >= RL_CS_NR_KINDS ||
+	    !memchr(d->words, 0, sizeof(d->words)))
 		return -EINVAL;
 	memset(l, 0, sizeof(*l));
 	l->kind = le32_to_cpu(d->kind);
@@ -579,6 +585,20 @@ int rl_cs_layout_decode(const void *block, struct rl_cs_layout *l)
 	l->place = le32_to_cpu(d->place);
 	l->used = le64_to_cpu(d->used);
 	return 0;
+}
+
+/**
+ * rl_cs_layout_words_same() - whether a record holds these scheme words
+ * @block: a record rl_cs_layout_decode() took
+ * @words: the scheme's own table words, or NULL for none
+ *
+ * Return: true if the record's words are @words (or empty for NULL).
+ */
+bool rl_cs_layout_words_same(const void *block, const char *words)
+{
+	const struct rl_cs_layout_disk *d = block;
+
+	return !strcmp(d->words, words ?: "");
 }
 
 /* Whether two layouts place every copy alike: what the record holds. */

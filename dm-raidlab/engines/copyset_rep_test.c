@@ -105,7 +105,7 @@ static void rl_cs_rep_place(struct kunit *test)
 					 &error), 0);
 	KUNIT_EXPECT_EQ(test, l.place, 0);
 	l.place = 0x1234abcd;
-	rl_cs_layout_encode(&l, block);
+	rl_cs_layout_encode(&l, NULL, block);
 	KUNIT_ASSERT_EQ(test, rl_cs_layout_decode(block, &back), 0);
 	KUNIT_EXPECT_EQ(test, back.place, 0x1234abcd);
 	back.used = l.used;

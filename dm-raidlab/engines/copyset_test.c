@@ -782,7 +782,7 @@ static void rl_cs_layout_record(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rl_cs_layout_decode(block, &back), -ENODATA);
 	KUNIT_ASSERT_EQ(test, rl_cs_init(&l, RL_CS_FAR, 5, 3, 7, 0, 128 * 60,
 					 &error), 0);
-	rl_cs_layout_encode(&l, block);
+	rl_cs_layout_encode(&l, NULL, block);
 	KUNIT_ASSERT_EQ(test, rl_cs_layout_decode(block, &back), 0);
 	KUNIT_EXPECT_TRUE(test, rl_cs_layout_same(&l, &back));
 	KUNIT_EXPECT_EQ(test, back.kind, RL_CS_FAR);
@@ -806,6 +806,41 @@ static void rl_cs_layout_record(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rl_cs_layout_decode(block, &back), -EINVAL);
 }
 
+/* The scheme's words in the record: kept, compared, and NUL-terminated. */
+static void rl_cs_layout_record_words(struct kunit *test)
+{
+	struct rl_cs_layout_disk *d = kunit_kzalloc(test, RL_MD_BLOCK,
+						    GFP_KERNEL);
+	struct rl_cs_layout l, back;
+	char *error = NULL;
+
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	KUNIT_ASSERT_EQ(test, rl_cs_init(&l, RL_CS_NEAR, 4, 2, 7, 0, 128 * 60,
+					 &error), 0);
+	/* none: the words are empty, as a record of before 1.14.0 */
+	rl_cs_layout_encode(&l, NULL, d);
+	KUNIT_ASSERT_EQ(test, rl_cs_layout_decode(d, &back), 0);
+	KUNIT_EXPECT_TRUE(test, rl_cs_layout_words_same(d, NULL));
+	KUNIT_EXPECT_TRUE(test, rl_cs_layout_words_same(d, ""));
+	KUNIT_EXPECT_FALSE(test, rl_cs_layout_words_same(d, "dr 2"));
+	rl_cs_layout_encode(&l, "dr 2 dm 1 geom heads=6", d);
+	KUNIT_ASSERT_EQ(test, rl_cs_layout_decode(d, &back), 0);
+	KUNIT_EXPECT_TRUE(test, rl_cs_layout_same(&l, &back));
+	KUNIT_EXPECT_STREQ(test, d->words, "dr 2 dm 1 geom heads=6");
+	KUNIT_EXPECT_TRUE(test, rl_cs_layout_words_same(d, "dr 2 dm 1 geom heads=6"));
+	KUNIT_EXPECT_FALSE(test, rl_cs_layout_words_same(d, "dr 3 dm 1 geom heads=6"));
+	KUNIT_EXPECT_FALSE(test, rl_cs_layout_words_same(d, NULL));
+	/* words filling the field without their NUL: a damaged record */
+	memset(d->words, 'x', sizeof(d->words));
+	d->csum = cpu_to_le32(rl_md_csum(d, RL_MD_BLOCK, RL_CS_MD_CSUM_XOR));
+	KUNIT_EXPECT_EQ(test, rl_cs_layout_decode(d, &back), -EINVAL);
+	/* the longest that fits is kept whole */
+	d->words[sizeof(d->words) - 1] = 0;
+	d->csum = cpu_to_le32(rl_md_csum(d, RL_MD_BLOCK, RL_CS_MD_CSUM_XOR));
+	KUNIT_EXPECT_EQ(test, rl_cs_layout_decode(d, &back), 0);
+	KUNIT_EXPECT_EQ(test, strlen(d->words), (size_t)RL_CS_WORDS_MAX - 1);
+}
+
 static struct kunit_case rl_cs_test_cases[] = {
 	KUNIT_CASE(rl_cs_matches_md_raid10),
 	KUNIT_CASE_PARAM(rl_cs_map_unmap, rl_cs_gen_params),
@@ -821,6 +856,7 @@ static struct kunit_case rl_cs_test_cases[] = {
 	KUNIT_CASE(rl_cs_chained_shares),
 	KUNIT_CASE(rl_cs_chained_prefers),
 	KUNIT_CASE(rl_cs_layout_record),
+	KUNIT_CASE(rl_cs_layout_record_words),
 	{}
 };
 

@@ -58,7 +58,8 @@ static int chained_ctr(struct rl_array *a)
 
 	rl_copyset_layout(a, RL_CS_CHAINED, 2, &l);
 	a->ti->num_discard_bios = 1;
-	return rl_copyset_create(a, &l, a->sopt[CHAINED_OPT_READS], NULL);
+	return rl_copyset_create(a, &l, a->sopt[CHAINED_OPT_READS], NULL,
+				 NULL);
 }
 
 /* A chunk the smallest I/O worth it; a row of chunks, one a member. */

@@ -47,7 +47,7 @@ static int mirror_ctr(struct rl_array *a)
 	int r;
 
 	rl_copyset_layout(a, RL_CS_MIRROR, a->geom.nr_members, &l);
-	r = rl_copyset_create(a, &l, RL_CS_READS_BALANCE, NULL);
+	r = rl_copyset_create(a, &l, RL_CS_READS_BALANCE, NULL, NULL);
 	if (r)
 		return r;
 	a->ti->num_discard_bios = a->geom.nr_members;

@@ -113,7 +113,8 @@ static int raid10_ctr(struct rl_array *a)
 
 	rl_copyset_layout(a, raid10_kind(a), raid10_copies(a), &l);
 	a->ti->num_discard_bios = 1;
-	return rl_copyset_create(a, &l, a->sopt[RAID10_OPT_READS], NULL);
+	return rl_copyset_create(a, &l, a->sopt[RAID10_OPT_READS], NULL,
+				 NULL);
 }
 
 /* A chunk the smallest I/O worth it; a row of chunks over the copies. */

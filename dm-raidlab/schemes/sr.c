@@ -31,7 +31,8 @@
  *
  * Ds is the members over Dr x Dm. The layout (Ds, Dr, Dm, the chunk and
  * where the geometry puts the replicas) is recorded in the copy layout
- * record of the metadata, so another line is refused.
+ * record of the metadata, so another line is refused; the record keeps
+ * these options' words too (sr_words()), for "raidlab assemble".
  */
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -69,11 +70,21 @@ static const struct rl_opt sr_opts[SR_NR_OPTS] = {
 		.invalid = "Invalid geom: a geometry line (raidlab-sched.rst)"),
 };
 
+/*
+ * The longest geom line: the layout record keeps "dr N dm N geom <line>"
+ * (RL_CS_WORDS_MAX with its NUL), for the tools to assemble the array.
+ */
+#define SR_GEOM_MAX	(RL_CS_WORDS_MAX - 32)
+
 /* Before the members are read: their count is checked by ->capacity. */
 static int sr_check_args(const struct rl_args *args, char **error)
 {
 	if (!args->sopt[SR_OPT_GEOM]) {
 		*error = "sr needs geom (the members' geometry)";
+		return -EINVAL;
+	}
+	if (strlen(args->sopt_word[SR_OPT_GEOM]) > SR_GEOM_MAX) {
+		*error = "sr: geom is too long (at most 2016 characters)";
 		return -EINVAL;
 	}
 	return 0;
@@ -207,19 +218,37 @@ static int sr_load_trackers(struct rl_array *a)
 	return 0;
 }
 
+/*
+ * The scheme's words of the layout record: what "raidlab assemble" puts
+ * on the line (as sr_status()'s TABLE). kfree() them.
+ */
+static char *sr_words(const struct rl_array *a)
+{
+	return kasprintf(GFP_KERNEL, "dr %u dm %u geom %s", a->sopt[SR_OPT_DR],
+			 sr_dm(a), a->sopt_word[SR_OPT_GEOM]);
+}
+
 static int sr_ctr(struct rl_array *a)
 {
 	struct rl_cs_layout l;
 	struct rl_rrep *rr;
+	char *words;
 	int r;
 
 	/* the whole geometry: the same zones at every load */
 	r = sr_rrep(a, 0, &rr, &a->ti->error);
 	if (r)
 		return r;
+	words = sr_words(a);
+	if (!words) {
+		kfree(rr);
+		a->ti->error = "Cannot allocate the layout record's words";
+		return -ENOMEM;
+	}
 	rl_copyset_layout(a, RL_CS_NEAR, sr_dm(a), &l);
 	a->ti->num_discard_bios = 1;
-	r = rl_copyset_create(a, &l, RL_CS_READS_BALANCE, rr);
+	r = rl_copyset_create(a, &l, RL_CS_READS_BALANCE, rr, words);
+	kfree(words);
 	kfree(rr);
 	if (r)
 		return r;
