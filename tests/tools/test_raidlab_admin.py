@@ -10,7 +10,7 @@ import pathlib
 
 import pytest
 
-from raidlab_lib import admin, blockdev, cli, dm, ondisk as od
+from raidlab_lib import admin, blockdev, cli, dm, ondisk as od, srlayout
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 UUID = bytes(range(16))
@@ -432,7 +432,14 @@ def test_copyset_lengths():
 def test_copyset_layout_record():
     blk = od.encode_cs_layout("far", 5, 3, 7, 768)
     assert od.decode_cs_layout(blk) == {"kind": "far", "nr": 5, "copies": 3,
-                                        "chunk_shift": 7, "used": 768}
+                                        "chunk_shift": 7, "used": 768, "place": 0,
+                                        "words": ""}
+    # words filling the field without their NUL: damaged, as the kernel says
+    bad = bytearray(blk)
+    bad[40:40 + od.CS_WORDS_MAX] = b"x" * od.CS_WORDS_MAX
+    bad[0:4] = od.block_csum(bad, od.CS_MD_CSUM_XOR).to_bytes(4, "little")
+    with pytest.raises(od.FormatError, match="damaged"):
+        od.decode_cs_layout(bytes(bad))
     with pytest.raises(od.BlankError):
         od.decode_cs_layout(bytes(od.BLOCK))
     bad = bytearray(blk)
@@ -492,3 +499,133 @@ def test_plan_assemble_raid10_layout(tmp_path):
     md2 = img(tmp_path, "md2", 4, od.encode_sb(st))
     with pytest.raises(admin.ToolError, match="no copy layout record"):
         admin.plan_assemble(md2, devs)
+
+
+# ------------------------------------------------------------------ sr ---
+ST39133 = ("period_ns=6000000,cylinders=10000,heads=6,zones=0:334/2500:302/5000:270/7500:238,"
+           "track_skew=34,cyl_skew=35,head_switch_ns=600000,seek_a_ns=541000,seek_b_ns=459,"
+           "seek_c_ns=58740,ref=0")
+
+
+def test_sr_capacity_by_hand():
+    # 8 MiB members from sector 2048: ST39133's cylinders hold 6 x 334 =
+    # 2004 sectors; the whole ones are 2 .. 7 (4008 .. 16032), six of them,
+    # each K = 6 // dr logical tracks of 334
+    g = srlayout.parse_geom(ST39133)
+    assert srlayout.zone_cyls(g, 0, 2048, 16384) == (2, 6)
+    for dr, k in ((1, 6), (2, 3), (3, 2), (6, 1)):
+        assert srlayout.column_sectors(g, dr, 2048, 16384) == 6 * k * 334
+    # 6 members dr 2 dm 1: 6012 // 128 = 46 chunks a column, 6 columns
+    assert srlayout.max_length(6, 128, 16384 - 2048, 2, 1, ST39133, 2048) == 46 * 6 * 128
+    # dm 2: three columns of two copies
+    assert srlayout.max_length(6, 128, 16384 - 2048, 1, 2, ST39133, 2048) == \
+        (6 * 6 * 334 // 128) * 3 * 128
+    # past zone 0 (2500 cylinders of 2004): zone 1 adds its own spt
+    end = 2500 * 2004 + 10 * 6 * 302
+    assert srlayout.zone_cyls(g, 1, 2048, end) == (0, 10)
+    assert srlayout.column_sectors(g, 3, 2048, end) == 2498 * 2 * 334 + 10 * 2 * 302
+    with pytest.raises(srlayout.SrError, match="multiple of dr times dm"):
+        srlayout.max_length(6, 128, 14336, 4, 1, ST39133, 2048)
+    with pytest.raises(srlayout.SrError, match="at most the heads"):
+        srlayout.column_sectors(g, 7, 2048, 16384)
+    with pytest.raises(srlayout.SrError, match="no whole cylinder"):
+        srlayout.column_sectors(g, 1, 2048, 4000)
+
+
+def test_sr_geom_models_and_refusals():
+    assert srlayout.resolve_geom("st39133") == ST39133
+    assert "period_ns=60000000," in srlayout.resolve_geom("st39133@1/10")
+    assert srlayout.resolve_geom(ST39133) == ST39133
+    with pytest.raises(srlayout.SrError, match="hddcalib"):
+        srlayout.resolve_geom("wd800")
+    with pytest.raises(srlayout.SrError, match="zones must start"):
+        srlayout.parse_geom("cylinders=10,heads=2,zones=1:10")
+    with pytest.raises(srlayout.SrError, match="need cylinders"):
+        srlayout.parse_geom("heads=2,spt=10")
+    assert srlayout.words_to_opts("dr 2 dm 1 geom " + ST39133) == \
+        [("dr", "2"), ("dm", "1"), ("geom", ST39133)]
+    with pytest.raises(srlayout.SrError, match="unexpected words"):
+        srlayout.words_to_opts("dr 2 layout near")
+
+
+def test_plan_create_sr(tmp_path):
+    m = [img(tmp_path, f"m{i}", 8) for i in range(6)]
+    md = img(tmp_path, "md", 4)
+    p = admin.plan_create("sr", m, md, opts=[("geom", "st39133"), ("dr", "2")])
+    assert p.table.length == 46 * 6 * 128
+    assert p.table.get("dr") == "2" and p.table.get("dm") == "1"
+    assert p.table.get("geom") == ST39133      # the model's line, for the kernel
+    assert " dr 2 dm 1 geom " + ST39133 + " " in p.table.line()
+    # dm - 1 may be missing
+    p = admin.plan_create("sr", [m[0], "-", m[2], m[3], m[4], m[5]], md,
+                          opts=[("geom", ST39133), ("dm", "2")])
+    assert p.table.length == (6 * 6 * 334 // 128) * 3 * 128
+    with pytest.raises(admin.ToolError, match="more than sr survives"):
+        admin.plan_create("sr", [m[0], "-", m[2], m[3], m[4], m[5]], md,
+                          opts=[("geom", ST39133)])
+    with pytest.raises(admin.ToolError, match="sr needs --opt geom"):
+        admin.plan_create("sr", m, md, opts=[("dr", "2")])
+    with pytest.raises(admin.ToolError, match="no option 'layout'"):
+        admin.plan_create("sr", m, md, opts=[("geom", ST39133), ("layout", "far")])
+    with pytest.raises(admin.ToolError, match="multiple of dr times dm"):
+        admin.plan_create("sr", m, md, opts=[("geom", ST39133), ("dr", "4")])
+
+
+def test_plan_assemble_sr_words(tmp_path):
+    # sr's options come back from the words of its copy layout record
+    ms = 6 * 2 * 334 // 128 * 128
+    shift = od.default_region_shift(ms, 128)
+    nr = od.nr_regions_of(ms, shift)
+    st = od.MdState(
+        scheme="sr", nr_members=6, chunk_sectors=128, seq=4, events=5, uuid=UUID,
+        member_sectors=ms, array_sectors=46 * 6 * 128 // 2,
+        region_shift=shift, nr_regions=nr, bitmap_start=2, bitmap_blocks=od.bitmap_blocks_of(nr),
+        areas=[od.Area(od.CS_AREA_ID, 40, 1)],
+        members=[od.MemberDisk(od.MS_IN_SYNC, 0, bytes([i]) * 16) for i in range(6)])
+    md = img(tmp_path, "md", 4, od.encode_sb(st))
+    words = "dr 3 dm 2 geom " + ST39133
+
+    def record(w):
+        with open(md, "r+b") as f:
+            f.seek(40 * od.BLOCK)
+            f.write(od.encode_cs_layout("near", 6, 2, 7, ms, place=0x1234, words=w))
+
+    def sr_msb(role):
+        return od.encode_msb(od.MsbState(role=role, uuid=UUID, dev_uuid=bytes([role]) * 16,
+                                         events=5, nr_members=6, chunk_sectors=128,
+                                         member_sectors=ms, scheme="sr"))
+    devs = [img(tmp_path, f"m{i}", 8, sr_msb(i)) for i in range(6)]
+    record(words)
+    t = admin.plan_assemble(md, devs).table
+    assert t.scheme == "sr" and t.length == st.array_sectors
+    assert (t.get("dr"), t.get("dm"), t.get("geom")) == ("3", "2", ST39133)
+    # dm 2: one missing member is survived, two are not
+    t = admin.plan_assemble(md, devs[1:]).table
+    assert t.devs[0] == dm.MISSING
+    with pytest.raises(admin.ToolError, match="more than sr survives"):
+        admin.plan_assemble(md, devs[2:])
+    # a record of 1.13.0 has no words: say how to mend it
+    record("")
+    with pytest.raises(admin.ToolError, match="before dm-raidlab 1.14.0"):
+        admin.plan_assemble(md, devs)
+    assert od.decode_cs_layout(od.encode_cs_layout("near", 6, 2, 7, ms, words=words))["words"] \
+        == words
+
+
+def test_create_sr_auto_opts(capsys):
+    # --auto: dr from paper 002's configurator; dm kept; the choice said
+    a = cli.build_parser().parse_args(
+        ["create", "arr", *[f"/dev/m{i}" for i in range(6)], "--scheme", "sr", "--auto",
+         "--workload", "cello-base", "--opt", "geom=st39133", "--opt", "dr=1",
+         "--metadata", "/dev/md"])
+    opts = admin.auto_opts(a, admin.parse_opts(a.opt))
+    assert opts == [("geom", "st39133"), ("dr", "3"), ("dm", "1")]
+    assert "sr 2x3x1" in capsys.readouterr().err
+    a.opt = ["geom=st39133", "dm=2"]
+    assert admin.auto_opts(a, admin.parse_opts(a.opt))[1:] == [("dr", "1"), ("dm", "2")]
+    a.scheme = "raid10"
+    with pytest.raises(admin.ToolError, match="--scheme sr"):
+        admin.auto_opts(a, [])
+    a.scheme = "sr"
+    with pytest.raises(admin.ToolError, match="needs --opt geom"):
+        admin.auto_opts(a, [("dr", "2")])

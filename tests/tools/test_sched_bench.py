@@ -36,9 +36,19 @@ def test_lightning_line_matches_70_tracker():
     assert "period_ns=16600000," in geom.geom_line("eagle")
 
 
+def test_zoned_line_matches_28_sr():
+    # tests/vm/28-sr.sh spells out the ST39133 line dm-hddsim's preset gives
+    want = ("period_ns=6000000,cylinders=10000,heads=6,zones=0:334/2500:302/5000:270/7500:238,"
+            "track_skew=34,cyl_skew=35,head_switch_ns=600000,seek_a_ns=541000,seek_b_ns=459,"
+            "seek_c_ns=58740,ref=0")
+    assert geom.geom_line("st39133") == want
+    assert "zones=0:2000/25000:1875/50000:1750/" in geom.geom_line("modern7200")
+    assert geom.geometry("st39133", "1/10")["period_ns"] == 60_000_000
+
+
 def test_geometry_refuses():
     with pytest.raises(ValueError, match="hddcalib"):
-        geom.geom_line("st39133")
+        geom.geom_line("wd800")
     with pytest.raises(ValueError, match="outside"):
         geom.geom_line("lightning", "1/100")     # 1.39 s period: beyond the tracker
 

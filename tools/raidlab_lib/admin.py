@@ -12,7 +12,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from . import blockdev, dm, ondisk
+from . import blockdev, dm, ondisk, srlayout
 from .progress import Progress
 
 REDUNDANCY = {"raid0": 0, "mirror": None, "raid10": 1, "chained": 1, "raid4": 1,
@@ -22,7 +22,8 @@ COPYSET_OPTS = {"raid10": ("layout", "copies"), "chained": ()}
 # plog sizes itself (its layout is the kernel's): create loads it at one
 # chunk, reads capacity_sectors from its status group, and loads it again
 SELF_SIZED = {"plog": {"min_members": 3, "redundancy": 1}}
-CREATE_SCHEMES = sorted(ondisk.SCHEMES) + sorted(SELF_SIZED)
+# sr sizes itself by its geometry (srlayout.py): dr, dm and geom its options
+CREATE_SCHEMES = sorted(ondisk.SCHEMES) + sorted(SELF_SIZED) + ["sr"]
 RATE_MESSAGE = "sync_rate"  # KiB/s bound of background work (resync, rebuild, check, repair)
 SCAN_GLOBS = ("/dev/rl/*", "/dev/sd*", "/dev/vd*", "/dev/mapper/*")
 WRITE_VERBS_NEED = (1, 3)   # dm-raidlab version with metadata, spares, check/repair
@@ -40,6 +41,8 @@ def redundancy(scheme, n, opts=()):
             else SELF_SIZED[scheme]["redundancy"]
     if scheme == "raid10":      # any copies - 1 (more where no chunk loses every copy)
         return min(dm.copyset_layout(scheme, opts)[1] - 1, n - 1)
+    if scheme == "sr":          # any dm - 1
+        return int(dict(opts).get("dm", 1)) - 1
     r = REDUNDANCY[scheme]
     return n - 1 if r is None else min(r, n - 1)
 
@@ -101,6 +104,19 @@ def parse_opts(words):
     return out
 
 
+def sr_opts(opts, n):
+    """sr's --opt pairs checked, in the line's order: dr, dm, and geom as
+    a geometry line (a disk model's name resolved)."""
+    try:
+        dr, dmc, line = srlayout.options(opts)
+    except srlayout.SrError as e:
+        raise ToolError(str(e)) from None
+    if dmc < 1 or n % (dr * dmc):
+        raise ToolError(f"sr: the members must be a multiple of dr times dm ({n} members, "
+                        f"dr {dr}, dm {dmc})")
+    return [("dr", str(dr)), ("dm", str(dmc)), ("geom", line)]
+
+
 def plan_create(scheme, members, metadata, spares=(), chunk=128, region_size=None,
                 assume_clean=False, sched=None, queue_depth=None, force=False,
                 size=blockdev.size_sectors, probe=blockdev.signatures, busy=blockdev.busy,
@@ -114,8 +130,8 @@ def plan_create(scheme, members, metadata, spares=(), chunk=128, region_size=Non
         raise ToolError(f"unknown scheme {scheme!r} (one of {', '.join(CREATE_SCHEMES)})")
     n = len(members)
     least = SELF_SIZED[scheme]["min_members"] if scheme in SELF_SIZED \
-        else ondisk.MIN_MEMBERS[scheme]
-    parity = scheme in SELF_SIZED or ondisk.SCHEMES[scheme] == "parity"
+        else 1 if scheme == "sr" else ondisk.MIN_MEMBERS[scheme]
+    parity = scheme in SELF_SIZED or ondisk.SCHEMES.get(scheme) == "parity"
     if not least <= n <= ondisk.MD_MAX_MEMBERS:
         raise ToolError(f"{scheme} needs {least}..{ondisk.MD_MAX_MEMBERS} "
                         f"members, got {n}")
@@ -139,6 +155,8 @@ def plan_create(scheme, members, metadata, spares=(), chunk=128, region_size=Non
             raise ToolError("--opt copies: a number") from None
         if kind not in ("near", "far", "offset", "chained") or not 2 <= copies <= n:
             raise ToolError(f"{scheme}: layout near, far or offset and 2..{n} copies")
+    elif scheme == "sr":
+        opts = sr_opts(opts, n)
     elif opts and scheme not in SELF_SIZED:
         raise ToolError(f"--opt: {scheme} has no options of its own")
     present = [m for m in members if m != dm.MISSING]
@@ -172,6 +190,13 @@ def plan_create(scheme, members, metadata, spares=(), chunk=128, region_size=Non
         length = chunk
         notes.append(f"{scheme} sizes itself: the line has one chunk's length; create "
                      "loads it, reads the capacity from the status, and loads it again")
+    elif scheme == "sr":
+        d = dict(opts)
+        try:
+            length = srlayout.max_length(n, chunk, member_sectors, int(d["dr"]),
+                                         int(d["dm"]), d["geom"], offset)
+        except srlayout.SrError as e:
+            raise ToolError(str(e)) from None
     else:
         length = dm.max_length(scheme, n, chunk, member_sectors, opts)
     if length <= 0 or chunk > member_sectors:
@@ -240,6 +265,31 @@ def size_self(name, plan):
     dm.create(name, t)
 
 
+def auto_opts(a, opts):
+    """--auto: sr's dr from paper 002's configurator over the members, the
+    --opt geom's disk and the workload; dm kept (the copies the user wants).
+    A note on stderr says the choice and the model's numbers."""
+    import argparse
+    from .models import p002_sr_array as p002
+    if a.scheme != "sr":
+        raise ToolError("--auto chooses an sr shape: use it with --scheme sr")
+    d = dict(opts)
+    if "geom" not in d:
+        raise ToolError("--auto needs --opt geom=LINE or a disk model (S, R and the heads)")
+    try:
+        ns = argparse.Namespace(seek_max=p002.S_DEFAULT, rotation=p002.R_DEFAULT, max_dr=None,
+                                geom=d["geom"], workload=a.workload, locality=1.0, q=None,
+                                p=1.0, trace=a.trace, propagate="bg", capacity=None,
+                                copies=int(d.get("dm", 1)))
+        c = p002.configure_args(ns, len(a.members))
+    except (ValueError, OSError) as e:
+        raise ToolError(f"--auto: {e}") from None
+    print(f"raidlab: --auto: sr {c['Ds']}x{c['Dr']}x{c['Dm']} (paper 002: L {c['L']}, "
+          f"Dr* {c['Dr_opt']}, model {c['T_ms']} ms a request)", file=sys.stderr)
+    return [(k, v) for k, v in opts if k not in ("dr", "dm")] + \
+        [("dr", str(c["Dr"])), ("dm", str(c["Dm"]))]
+
+
 def cmd_create(a):
     metadata = None if a.no_metadata else a.metadata
     if not metadata and not a.no_metadata:
@@ -247,7 +297,7 @@ def cmd_create(a):
                         "superblocks)")
     plan = plan_create(a.scheme, a.members, metadata, a.spare or [], a.chunk, a.region_size,
                        a.assume_clean, a.sched, a.queue_depth, a.force, dry_run=a.dry_run,
-                       opts=parse_opts(a.opt))
+                       opts=auto_opts(a, parse_opts(a.opt)) if a.auto else parse_opts(a.opt))
     for note in plan.notes:
         print("raidlab: " + note, file=sys.stderr)
     if a.dry_run:
@@ -310,6 +360,24 @@ def read_cs_layout(metadata, md, read_at=blockdev.read_at):
         return ondisk.decode_cs_layout(read_at(metadata, area.start * ondisk.BLOCK,
                                                ondisk.BLOCK))
     except ondisk.FormatError as e:
+        raise ToolError(f"{metadata}: {e}") from None
+
+
+def record_opts(metadata, md, read_at=blockdev.read_at):
+    """The scheme's own options from its copy layout record: raid10's layout
+    and copies, sr's words (dr, dm, geom); none for another scheme."""
+    if md.scheme == "raid10":
+        cs = read_cs_layout(metadata, md, read_at)
+        return [("layout", cs["kind"]), ("copies", str(cs["copies"]))]
+    if md.scheme != "sr":
+        return []
+    cs = read_cs_layout(metadata, md, read_at)
+    if not cs["words"]:
+        raise ToolError(f"{metadata}: the sr layout record has no options (written before "
+                        "dm-raidlab 1.14.0): load the array once with its table line")
+    try:
+        return srlayout.words_to_opts(cs["words"])
+    except srlayout.SrError as e:
         raise ToolError(f"{metadata}: {e}") from None
 
 
@@ -385,16 +453,15 @@ def plan_assemble(metadata, devices, spares=(), scanned=False, force=False,
         spare_paths = spare_paths[:dm.MAX_SPARES]
     missing = sum(1 for r in roles if r == dm.MISSING)
     plan = AssemblePlan(md, slot, roles, spare_paths, cands, problems=problems)
-    if missing > redundancy(md.scheme, md.nr_members) and not force:
+    own = record_opts(metadata, md, read_at)
+    if missing > redundancy(md.scheme, md.nr_members, own) and not force:
         raise ToolError(f"{missing} of {md.nr_members} members missing, more than {md.scheme} "
                         "survives: " + json.dumps(plan.to_json()["roles"]) + "".join(
                             "\n  " + p for p in problems))
     t = dm.Table(scheme=md.scheme, devs=roles, length=md.array_sectors)
     t.add("chunk_size", md.chunk_sectors)
-    if md.scheme == "raid10":
-        cs = read_cs_layout(metadata, md, read_at)
-        t.add("layout", cs["kind"])
-        t.add("copies", cs["copies"])
+    for name, value in own:
+        t.add(name, value)
     if sched:
         t.add("sched", sched)
     t.add("metadata", metadata)
@@ -797,7 +864,15 @@ def register(verbs):
     p.add_argument("--scheme", required=True, choices=CREATE_SCHEMES)
     p.add_argument("--opt", action="append", metavar="NAME=VALUE",
                    help="a scheme option of the table line (plog: log_disks=1, "
-                   "faults=2, ...), passed to the kernel as it is; repeatable")
+                   "faults=2, ...; sr: dr=, dm=, geom=LINE or a disk model), passed to "
+                   "the kernel as it is; repeatable")
+    p.add_argument("--auto", action="store_true",
+                   help="sr: choose dr (and keep dm) by paper 002's model (raidlab model "
+                   "p002 --configure) for the members, the geom and the workload")
+    p.add_argument("--workload", help="--auto: a workload of paper 002's Table 3 "
+                   "(cello-base, cello-disk6, tpcc): its seek locality")
+    p.add_argument("--trace", help="--auto: blkparse text of the real workload (its "
+                   "locality and queue depth)")
     p.add_argument("--chunk", type=int, default=128, help="chunk in sectors (default 128)")
     p.add_argument("--metadata", help="metadata device (pmem or any block device)")
     p.add_argument("--no-metadata", action="store_true",

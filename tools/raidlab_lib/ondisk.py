@@ -76,28 +76,34 @@ CS_MD_VERSION = 1
 CS_MD_CSUM_XOR = 0x6C73636C
 CS_KINDS = ("mirror", "near", "far", "offset", "chained")
 _CS = struct.Struct("<IIIIIIIIQ")
+CS_WORDS_MAX = 2048                 # RL_CS_WORDS_MAX, with the NUL
 
 
-def encode_cs_layout(kind, nr, copies, chunk_shift, used):
+def encode_cs_layout(kind, nr, copies, chunk_shift, used, place=0, words=""):
     """The 4 KiB record of a copy layout (rl_cs_layout_encode())."""
     blk = bytearray(BLOCK)
     _CS.pack_into(blk, 0, 0, CS_MD_MAGIC, CS_MD_VERSION, CS_KINDS.index(kind), nr, copies,
-                  chunk_shift, 0, used)
+                  chunk_shift, place, used)
+    w = words.encode()[:CS_WORDS_MAX - 1]
+    blk[_CS.size:_CS.size + len(w)] = w
     struct.pack_into("<I", blk, 0, block_csum(blk, CS_MD_CSUM_XOR))
     return bytes(blk)
 
 
 def decode_cs_layout(block):
-    """rl_cs_layout_decode(): {kind, nr, copies, chunk_shift, used}; raises
+    """rl_cs_layout_decode(): {kind, nr, copies, chunk_shift, used, place,
+    words} (words: the scheme's own table words, "" if none); raises
     BlankError for zeroes, FormatError for a damaged record."""
     if not any(block):
         raise BlankError("copy layout record: empty")
-    csum, magic, version, kind, nr, copies, shift, _, used = _CS.unpack_from(block)
+    csum, magic, version, kind, nr, copies, shift, place, used = _CS.unpack_from(block)
+    words = bytes(block[_CS.size:_CS.size + CS_WORDS_MAX])
     if magic != CS_MD_MAGIC or csum != block_csum(block, CS_MD_CSUM_XOR) or \
-            version != CS_MD_VERSION or kind >= len(CS_KINDS):
+            version != CS_MD_VERSION or kind >= len(CS_KINDS) or b"\0" not in words:
         raise FormatError("copy layout record: damaged")
     return {"kind": CS_KINDS[kind], "nr": nr, "copies": copies, "chunk_shift": shift,
-            "used": used}
+            "used": used, "place": place,
+            "words": words.split(b"\0", 1)[0].decode(errors="replace")}
 
 
 # ------------------------------------------------------------------ crc32c ---
@@ -398,7 +404,9 @@ def check_sb_for_tools(st):
     """Checks the kernel leaves to the table comparison at open; the tools
     need them to build a table from the superblock. Returns problems."""
     out = []
-    if st.scheme not in SCHEMES:
+    if st.scheme == "sr":       # sized by its geometry: the kernel compares the record
+        pass
+    elif st.scheme not in SCHEMES:
         out.append(f"unknown scheme {st.scheme!r}")
     elif st.nr_members < MIN_MEMBERS[st.scheme]:
         out.append(f"{st.nr_members} members is too few for {st.scheme}")

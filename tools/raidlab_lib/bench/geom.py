@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Geometry lines (the dm-raidlab ``geom`` message) for dm-hddsim presets.
 
-Numbers from Documentation/dm-hddsim.rst's preset table (single-zone presets
-only; the zoned ones, st39133 and modern7200, are measured with
-tools/calib/hddcalib instead). dm-hddsim's ``time_scale N/M`` makes emulated
+Numbers from Documentation/dm-hddsim.rst's preset table (dm-hddsim/args.c):
+the zoned ones, st39133 and modern7200, as ``zones=first_cyl:spt/...``; a disk
+of another model is measured with tools/calib/hddcalib. dm-hddsim's ``time_scale N/M`` makes emulated
 time run N/M times as fast as wall time, so the disk the tracker sees (wall
 clock) has every time of the preset multiplied by M/N
 (tests/vm/70-tracker.sh does the same for 1/5). The line format is
@@ -18,9 +18,17 @@ PRESETS = {
     "eagle": dict(period_ns=16_600_000, cylinders=840, heads=20, spt=64, track_skew=4,
                   cyl_skew=22, head_switch_ns=1_000_000, seek_a_ns=4_927_000,
                   seek_b_ns=17_720, seek_c_ns=525_000),
+    "st39133": dict(period_ns=6_000_000, cylinders=10_000, heads=6,
+                    zones=((0, 334), (2500, 302), (5000, 270), (7500, 238)), track_skew=34,
+                    cyl_skew=35, head_switch_ns=600_000, seek_a_ns=541_000, seek_b_ns=459,
+                    seek_c_ns=58_740),
+    "modern7200": dict(period_ns=8_333_333, cylinders=200_000, heads=4,
+                       zones=tuple((25_000 * i, 2000 - 125 * i) for i in range(8)),
+                       track_skew=193, cyl_skew=200, head_switch_ns=800_000,
+                       seek_a_ns=800_000, seek_b_ns=20, seek_c_ns=25_000),
 }
 TIME_KEYS = ("period_ns", "head_switch_ns", "seek_a_ns", "seek_b_ns", "seek_c_ns")
-ORDER = ("period_ns", "cylinders", "heads", "spt", "track_skew", "cyl_skew",
+ORDER = ("period_ns", "cylinders", "heads", "spt", "zones", "track_skew", "cyl_skew",
          "head_switch_ns", "seek_a_ns", "seek_b_ns", "seek_c_ns", "ref")
 PERIOD_MIN, PERIOD_MAX = 100_000, 1_000_000_000     # the geom message's range
 
@@ -52,4 +60,6 @@ def geometry(preset, ts="1", ref=0):
 def geom_line(preset, ts="1", ref=0):
     """``period_ns=..,cylinders=..,...,ref=..`` for ``dmsetup message D 0 geom M LINE``."""
     g = geometry(preset, ts, ref)
-    return ",".join(f"{k}={g[k]}" for k in ORDER)
+    if "zones" in g:
+        g["zones"] = "/".join(f"{c}:{spt}" for c, spt in g["zones"])
+    return ",".join(f"{k}={g[k]}" for k in ORDER if k in g)
