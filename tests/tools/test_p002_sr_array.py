@@ -2,12 +2,14 @@
 """Yu et al., OSDI 2000: the SR-Array models (section 2) and the paper's own
 aspect-ratio examples (/work/shared/papers/002_fccdb35a058fdb10.txt)."""
 import itertools
+import json
 import math
 
 import pytest
 
-from raidlab_lib import cli
+from raidlab_lib import cli, srlayout
 from raidlab_lib.models import p002_sr_array as m
+from raidlab_lib.trace import blkparse
 
 R = m.R_DEFAULT
 LOC = m.LOCALITY
@@ -199,3 +201,90 @@ def test_cli_runs(capsys):
     assert args.func(args) == 0
     out = capsys.readouterr().out
     assert "2x3" in out and "5.79" in out
+
+
+# ------------------------------------------------------------ configurator
+def test_configure_paper_examples():
+    # section 4.1: 2x3 for Cello base on six disks, 9x4 for TPC-C on 36
+    c = m.configure(6, L=LOC["cello-base"])
+    assert (c["Ds"], c["Dr"], c["Dm"]) == (2, 3, 1)
+    assert c["T_ms"] == pytest.approx(m.latency(2, 3, L=LOC["cello-base"]), abs=1e-3)
+    assert (m.configure(36, L=LOC["tpcc"])["Ds"], m.configure(36, L=LOC["tpcc"])["Dr"]) == (9, 4)
+    # every shape of the copy's disks is listed with its model latency
+    assert set(c["shapes_T_ms"]) == {"6x1x1", "3x2x1", "2x3x1", "1x6x1"}
+    # two copies: the mirrors count as replicas (section 2.5), Dr* halves
+    c2 = m.configure(6, L=LOC["cello-base"], copies=2)
+    assert (c2["Ds"], c2["Dr"], c2["Dm"]) == (3, 1, 2)
+    assert c2["Dr_opt"] == pytest.approx(c["Dr_opt"] / 2, abs=1e-3)
+    # the capacity's floor on Ds wins over the optimum
+    c3 = m.configure(6, L=LOC["cello-base"], min_ds=3)
+    assert (c3["Ds"], c3["Dr"]) == (3, 2)
+    # the heads (or the prototype's 6) cap Dr
+    assert m.configure(36, L=LOC["cello-disk6"], max_dr=2)["Dr"] == 2
+    with pytest.raises(ValueError, match="holds the capacity"):
+        m.configure(6, min_ds=7)
+    with pytest.raises(ValueError, match="copies"):
+        m.configure(6, copies=4)
+
+
+def test_disk_times_from_geometry():
+    g = srlayout.parse_geom(srlayout.resolve_geom("st39133"))
+    S, R = m.disk_times(g)
+    assert R == pytest.approx(6.0)
+    # 0.541 + 0.000459 x 9999 + 0.05874 x sqrt(9999): 11 ms, the datasheet's full stroke
+    assert S == pytest.approx(0.541 + 0.000459 * 9999 + 0.05874 * math.sqrt(9999), rel=1e-9)
+
+
+def _trace_lines(reqs):
+    """blkparse lines: (time, kind, sector, n, done) each a D and a C."""
+    out = []
+    for i, (t, kind, sector, n, done) in enumerate(reqs):
+        out.append(f"8,16 0 {2 * i} {t:.9f} 1 D {kind} {sector} + {n} [fio]")
+        out.append(f"8,16 0 {2 * i + 1} {done:.9f} 1 C {kind} {sector} + {n} [0]")
+    return "\n".join(sorted(out, key=lambda ln: float(ln.split()[3]))) + "\n"
+
+
+def test_trace_workload():
+    # sequential-ish: seeks of 0 over an extent of 1000 -> L from the floor
+    # of one sector; three reads, one write; one request in flight at a time
+    reqs = [(0.0, "R", 0, 8, 0.01), (0.01, "R", 8, 8, 0.02), (0.02, "W", 16, 8, 0.03),
+            (0.03, "R", 992, 8, 0.04)]
+    wl = m.trace_workload(blkparse.parse(_trace_lines(reqs))["8,16"])
+    assert wl["read_share"] == pytest.approx(0.75)
+    assert wl["q"] == pytest.approx(1.0)
+    # seeks 0, 0, 968: mean 322.7; a random one over 1000 sectors 333.3
+    assert wl["L"] == pytest.approx((1000 / 3) / (968 / 3))
+    # two at a time: q 2
+    reqs2 = [(0.0, "R", 0, 8, 0.02), (0.0, "R", 500, 8, 0.02), (0.02, "R", 1000, 8, 0.04),
+             (0.02, "R", 100, 8, 0.04)]
+    assert m.trace_workload(blkparse.parse(_trace_lines(reqs2))["8,16"])["q"] == \
+        pytest.approx(2.0)
+    with pytest.raises(ValueError, match="fewer than two"):
+        m.trace_workload(blkparse.parse(_trace_lines(reqs[:1]))["8,16"])
+
+
+def test_cli_configure(capsys, tmp_path):
+    args = cli.build_parser().parse_args(
+        ["model", "p002", "--configure", "--disks", "6", "--geom", "st39133", "--workload",
+         "cello-base", "--json"])
+    assert args.func(args) == 0
+    c = json.loads(capsys.readouterr().out)
+    assert (c["Ds"], c["Dr"], c["Dm"], c["R_ms"]) == (2, 3, 1, 6.0)
+    tr = tmp_path / "t.txt"
+    tr.write_text(_trace_lines([(0.0, "R", 0, 8, 0.01), (0.01, "W", 4000000, 8, 0.02),
+                                (0.02, "R", 8, 8, 0.03)]))
+    args = cli.build_parser().parse_args(
+        ["model", "p002", "--configure", "--disks", "6", "--geom", "st39133", "--trace",
+         str(tr), "--propagate", "fg"])
+    assert args.func(args) == 0
+    out = capsys.readouterr().out
+    assert "p=0.667" in out and "chosen: " in out and "table options: dr " in out
+
+
+def test_cli_configure_refuses(capsys):
+    for argv, msg in ((["--disks", "6", "9"], "one --disks value"),
+                      (["--disks", "6", "--geom", "nope"], "no geometry for disk model"),
+                      (["--disks", "6", "--copies", "4"], "copies")):
+        args = cli.build_parser().parse_args(["model", "p002", "--configure", *argv])
+        assert args.func(args) == 1
+        assert msg in capsys.readouterr().err

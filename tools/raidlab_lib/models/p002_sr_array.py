@@ -175,8 +175,143 @@ def array_throughput(Ds, Dr, q, S=S_DEFAULT, R=R_DEFAULT, p=1.0, L=1.0, Dm=1,
     return 1000.0 * throughput_array(D, q, throughput_one(T, T_o))
 
 
+# ------------------------------------------------------------ configurator
+def disk_times(g):
+    """S (the full-stroke seek) and R, in ms, of a geometry (srlayout's
+    parse_geom() dict, the tracker's seek curve a + b d + c sqrt(d))."""
+    d = g["cylinders"] - 1
+    seek = g.get("seek_a_ns", 0) + g.get("seek_b_ns", 0) * d + g.get("seek_c_ns", 0) * math.sqrt(d)
+    return seek / 1e6, g["period_ns"] / 1e6
+
+
+def trace_workload(events):
+    """A workload's model inputs from a blktrace of it (trace/blkparse.py
+    events of one device, the array or a disk under the real workload):
+    the seek locality L (a random workload's mean seek, a third of the
+    extent, over this one's), the read share, and the mean outstanding
+    requests q (Little: busy request-time over the span)."""
+    issue = "D" if any(ev.act == "D" for ev in events) else "Q"
+    ios = [ev for ev in events if ev.act == issue and ev.kind in ("read", "write") and ev.n > 0]
+    if len(ios) < 2:
+        raise ValueError("the trace has fewer than two reads or writes")
+    lo = min(ev.sector for ev in ios)
+    hi = max(ev.sector + ev.n for ev in ios)
+    seeks = [abs(b.sector - (a.sector + a.n)) for a, b in zip(ios, ios[1:])]
+    mean_seek = max(sum(seeks) / len(seeks), 1.0)
+    reads = sum(ev.kind == "read" for ev in ios)
+    pending, inflight = {}, 0.0
+    for ev in events:
+        key = (ev.sector, ev.n)
+        if ev.act == issue and ev.kind:
+            pending.setdefault(key, []).append(ev.time)
+        elif ev.act == "C" and pending.get(key):
+            inflight += ev.time - pending[key].pop(0)
+    span = max(ev.time for ev in events) - min(ev.time for ev in events)
+    return {"L": max((hi - lo) / 3.0 / mean_seek, 1.0), "read_share": reads / len(ios),
+            "q": inflight / span if span > 0 else 1.0, "requests": len(ios)}
+
+
+def configure(D, S=S_DEFAULT, R=R_DEFAULT, p=1.0, L=1.0, q=None, max_dr=MAX_DR, copies=1,
+              min_ds=1):
+    """Ds x Dr x Dm for D disks (paper section 2.3-2.5): Dm = @copies (the
+    copies the user's reliability needs), and Ds x Dr over the D / Dm disks
+    of each copy by the paper's rule (choose_config(): the largest factor
+    of D / Dm at or below the optimum of eq. 5, 10 or 13, with the mirrors
+    counted as replicas, as section 2.5 does), Ds at least @min_ds (the
+    capacity wanted over what a disk holds). Returns a dict with the model's
+    latency (eq. 9 or 12) and throughput (eq. 16); ValueError if no shape
+    fits."""
+    if copies < 1 or D % copies:
+        raise ValueError(f"{D} disks do not split into {copies} copies")
+    per = D // copies
+    _, drm_opt, _ = optimal_continuous(D, S, R, p, L, q)
+    cands = [d for d in factors(per) if per // d >= min_ds and d <= max_dr]
+    if not cands:
+        raise ValueError(f"no Ds x Dr of {per} disks holds the capacity (Ds >= {min_ds})")
+    below = [d for d in cands if d * copies <= drm_opt + 1e-9]
+    Dr = max(below) if below else min(cands)
+    Ds = per // Dr
+    T = latency(Ds, Dr, S, R, p, L, copies, q)
+    shapes = {f"{per // d}x{d}x{copies}": round(latency(per // d, d, S, R, p, L, copies, q), 3)
+              for d in cands}
+    return {"Ds": Ds, "Dr": Dr, "Dm": copies, "Dr_opt": round(drm_opt / copies, 3),
+            "T_ms": round(T, 3),
+            "iops": round(array_throughput(Ds, Dr, q or 1, S, R, p, L, copies), 1),
+            "shapes_T_ms": shapes}
+
+
+def _parse_size(text):
+    units = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+    t = text.strip().upper().removesuffix("B").removesuffix("I")
+    num = t.rstrip("KMGT")
+    if not num or t[len(num):] not in units:
+        raise ValueError(f"size {text!r}: a number with K, M, G or T")
+    return int(float(num) * units[t[len(num):]])
+
+
+def configure_args(args, D, disk_bytes=None):
+    """configure()'s inputs from the CLI: the disk from --geom (S, R, the
+    heads capping Dr), the workload from --trace or --workload/--locality,
+    p from the read share with --propagate fg (1 with bg: every write is
+    one foreground write), the capacity over the disk size as Ds's floor."""
+    from .. import srlayout
+    from ..trace import blkparse
+    S, R, max_dr, wl = args.seek_max, args.rotation, args.max_dr or MAX_DR, {}
+    if getattr(args, "geom", None):
+        g = srlayout.parse_geom(srlayout.resolve_geom(args.geom))
+        S, R = disk_times(g)
+        max_dr = min(max_dr, g["heads"])
+        if disk_bytes is None:
+            disk_bytes = sum(((b if b else g["cylinders"]) - a) * g["heads"] * spt * 512
+                             for (a, spt), b in zip(g["zones"], [z[0] for z in g["zones"][1:]]
+                                                    + [None]))
+    L = LOCALITY.get(args.workload, args.locality) if args.workload else args.locality
+    q, p = args.q, args.p
+    if getattr(args, "trace", None):
+        with open(args.trace) as f:
+            traces = blkparse.parse(f.read())
+        events = max(traces.values(), key=len) if traces else []
+        wl = trace_workload(events)
+        L, q = wl["L"], args.q or wl["q"]
+    if getattr(args, "propagate", "bg") == "fg" and "read_share" in wl:
+        p = wl["read_share"]
+    min_ds = 1
+    if getattr(args, "capacity", None):
+        if not disk_bytes:
+            raise ValueError("--capacity needs --geom (or the members' size)")
+        min_ds = -(-_parse_size(args.capacity) // disk_bytes)
+    c = configure(D, S, R, p, L, q, max_dr, getattr(args, "copies", 1) or 1, min_ds)
+    c.update(S_ms=round(S, 3), R_ms=round(R, 3), L=round(L, 3), p=round(p, 3), q=q,
+             min_ds=min_ds, trace=wl or None)
+    return c
+
+
+def _run_configure(args):
+    import json
+    import sys
+    try:
+        if len(args.disks) != 1:
+            raise ValueError("--configure takes one --disks value")
+        c = configure_args(args, args.disks[0])
+    except (ValueError, OSError) as e:
+        print(f"raidlab model p002: {e}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(c, indent=2))
+        return 0
+    print(f"D={args.disks[0]} S={c['S_ms']} ms R={c['R_ms']} ms L={c['L']} p={c['p']} "
+          f"q={c['q']} Ds>={c['min_ds']}")
+    print(f"chosen: {c['Ds']}x{c['Dr']}x{c['Dm']} (Dr* {c['Dr_opt']}), T {c['T_ms']} ms, "
+          f"{c['iops']} IO/s (eq. 9/12, 16)")
+    print("shapes: " + ", ".join(f"{k} {v} ms" for k, v in c["shapes_T_ms"].items()))
+    print(f"table options: dr {c['Dr']} dm {c['Dm']} geom <line>")
+    return 0
+
+
 # ------------------------------------------------------------ CLI
 def _run(args):
+    if args.configure:
+        return _run_configure(args)
     S, R = args.seek_max, args.rotation
     L = LOCALITY.get(args.workload, args.locality) if args.workload else args.locality
     print(f"SR-Array models: S={S} ms (max seek), R={R} ms, L={L}, p={args.p}, "
@@ -220,4 +355,16 @@ def register(subparsers):
                    help="queue per disk (RLOOK stroke); omit for the low-load model")
     p.add_argument("--max-dr", type=int, default=None, help="cap on Dr (prototype: 6)")
     p.add_argument("--overhead", type=float, default=OVERHEAD_MS, help="T_o, ms")
+    c = p.add_argument_group("configurator (--configure: the sr shape for one --disks value)")
+    c.add_argument("--configure", action="store_true",
+                   help="choose Ds x Dr x Dm for the disks, the workload and the capacity")
+    c.add_argument("--geom", help="the disks' geometry line or model (st39133, ...): S, R and "
+                   "the heads from it")
+    c.add_argument("--capacity", help="the data to hold (e.g. 20G): Ds at least it over a disk")
+    c.add_argument("--copies", type=int, default=1, help="Dm: copies on other disks (default 1)")
+    c.add_argument("--trace", help="blkparse text of the real workload (raidlab trace's "
+                   "members.txt or blkparse output): L, the read share and q from it")
+    c.add_argument("--propagate", choices=("bg", "fg"), default="bg",
+                   help="fg: writes propagate in the foreground, p = the read share")
+    c.add_argument("--json", action="store_true")
     p.set_defaults(func=_run)
