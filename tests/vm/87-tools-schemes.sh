@@ -18,7 +18,14 @@
 #   with --opt layout=far), the initial resync, fio verify, the same
 #   detail and add-spare (raid10's group: its layout and copies), then
 #   stop and `raidlab assemble` from the metadata alone: the layout comes
-#   back from the copy layout record, and the data verifies.
+#   back from the copy layout record, and the data verifies;
+#   sr (issue 16) over six 16 MiB slices: `raidlab create --opt
+#   geom=st39133 --opt dr=2` at the length the tools compute from the
+#   geometry (one chunk more is refused by the kernel), fio verify, its
+#   group, stop and `raidlab assemble` (dr, dm and the geom line from the
+#   layout record's words); a record without words (1.13.0) is named by
+#   assemble and mended by a load with the line; `--auto` picks 2 x 3 x 1
+#   for Cello base's locality.
 # vm-opts: --disks 6 --disk-size 256M --timeout 1200
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
@@ -132,5 +139,81 @@ for spec in "raid10 2 --opt layout=far" "chained 0"; do
 	fio_verify /dev/mapper/arr 16M || not_ok "$s: fio verify after assemble"
 	run $RL stop arr
 done
+
+# ---- sr: sized by its geometry, assembled from the layout record's words ----
+fresh
+# six 16 MiB slices: ST39133 cylinders 2 .. 15 of each after the 1 MiB offset
+_sl=
+for i in 0 1 2 3 4 5; do
+	echo "0 32768 linear $(disk $i) 0" | dmsetup create "rlsr$i" || die "slice $i"
+	_sl="$_sl /dev/mapper/rlsr$i"
+done
+# shellcheck disable=SC2086
+$RL create arr --scheme sr --chunk 64 --metadata "$MD" --opt geom=st39133 --opt dr=2 \
+	--dry-run --json $_sl >/tmp/sr.json || die "sr: raidlab create --dry-run"
+_len=$(python3 -c "import json; print(json.load(open('/tmp/sr.json'))['array_sectors'])")
+_line=$(python3 -c "import json; print(json.load(open('/tmp/sr.json'))['table'])")
+# the tools' capacity is the kernel's: one chunk more is refused
+dm_refused raidlab "0 $((_len + 64)) ${_line#* * }" "Target length exceeds the members' capacity"
+fresh
+# shellcheck disable=SC2086
+$RL create arr --scheme sr --chunk 64 --metadata "$MD" --opt geom=st39133 --opt dr=2 \
+	--json $_sl >/tmp/sr.json || die "sr: raidlab create"
+check "sr: created at the tools' length ($_len sectors), the model's geom line on it" \
+	sh -c "dmsetup table arr | grep -q '^0 $_len raidlab sr .* dr 2 dm 1 geom period_ns=6000000,cylinders=10000,heads=6,zones=0:334/'"
+rl_wait_sync arr 600 || not_ok "sr: initial resync"
+fio_write_then_verify /dev/mapper/arr 16M || not_ok "sr: fio verify on the created array"
+$RL detail arr --json >/tmp/det.json || not_ok "sr: detail --json"
+check "sr: detail: its group Ds 3, Dr 2, Dm 1" \
+	rl_jcheck "d['status']['scheme_fields'][:3] == ['3', '2', '1']" </tmp/det.json
+run $RL stop arr
+# shellcheck disable=SC2086
+$RL assemble arr --metadata "$MD" $_sl >/tmp/asm.txt 2>/tmp/asm.err ||
+	{ not_ok "sr: assemble from the metadata"; cat /tmp/asm.err; }
+check "sr: assembled with dr, dm and geom from the layout record, all members" \
+	sh -c "test '$(rl_health arr)' = AAAAAA && dmsetup table arr | grep -q ' dr 2 dm 1 geom period_ns=6000000,'"
+fio_verify /dev/mapper/arr 16M || not_ok "sr: fio verify after assemble"
+run $RL stop arr
+# a record of 1.13.0 (no words): assemble says so; a load with the line
+# gives the record its words
+python3 - "$MD" <<'PY' || die "sr: clearing the record's words"
+import os, sys
+sys.path.insert(0, os.environ["RL_TOOLS"])
+from raidlab_lib import blockdev, ondisk
+md = blockdev.read_md(sys.argv[1])[1]
+area = next(a for a in md.areas if a.id == ondisk.CS_AREA_ID)
+at = area.start * ondisk.BLOCK
+rec = ondisk.decode_cs_layout(blockdev.read_at(sys.argv[1], at, ondisk.BLOCK))
+assert rec["words"].startswith("dr 2 dm 1 geom "), rec
+rec["words"] = ""
+with open(sys.argv[1], "r+b") as f:
+    f.seek(at)
+    f.write(ondisk.encode_cs_layout(**rec))
+    f.flush()
+PY
+# shellcheck disable=SC2086
+if $RL assemble arr --metadata "$MD" $_sl >/tmp/asm.txt 2>/tmp/asm.err; then
+	not_ok "sr: assembled from a record without words"
+	dm_remove arr
+else
+	check "sr: a record without words: assemble names the 1.14.0 change" \
+		grep -q "before dm-raidlab 1.14.0" /tmp/asm.err
+fi
+echo "0 $_len ${_line#* * }" | dmsetup create arr || not_ok "sr: load with its line"
+dm_remove arr
+# shellcheck disable=SC2086
+$RL assemble arr --metadata "$MD" $_sl >/tmp/asm.txt 2>/tmp/asm.err ||
+	{ not_ok "sr: assemble after the load that wrote the words"; cat /tmp/asm.err; }
+fio_verify /dev/mapper/arr 16M || not_ok "sr: fio verify after the record was mended"
+run $RL stop arr
+# --auto: paper 002's shape for six disks, Cello base's locality: 2 x 3 x 1
+# (--force: the slices hold the array above)
+# shellcheck disable=SC2086
+$RL create arr --scheme sr --auto --workload cello-base --opt geom=st39133 --metadata "$MD" \
+	--force --dry-run --json $_sl >/tmp/auto.json 2>/tmp/auto.err ||
+	{ not_ok "sr: create --auto"; cat /tmp/auto.err; }
+check "sr: --auto chose dr 3 dm 1 (2x3x1) and said so" \
+	sh -c "grep -q ' dr 3 dm 1 geom ' /tmp/auto.json && grep -q 'sr 2x3x1' /tmp/auto.err"
+for i in 0 1 2 3 4 5; do dm_remove "rlsr$i"; done
 
 finish
