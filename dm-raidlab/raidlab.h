@@ -644,6 +644,17 @@ static inline bool rl_queue_waiting(const struct rl_queue *q)
 	return READ_ONCE(q->queued[RL_FG]) || READ_ONCE(q->queued[RL_BG]);
 }
 
+/*
+ * Whether member @m's queue is idle: nothing waits and nothing is issued.
+ * Any context; a hint (it may change at once).
+ */
+static inline bool rl_queue_idle(struct rl_array *a, unsigned int m)
+{
+	const struct rl_queue *q = &a->members[m].q;
+
+	return !rl_queue_waiting(q) && !atomic_read(&q->issued);
+}
+
 void rl_queue_init(struct rl_array *a, unsigned int m);
 void rl_queue_add(struct rl_array *a, unsigned int m, struct rl_qent *qe);
 bool rl_queue_cancel(struct rl_array *a, unsigned int m, struct rl_qent *qe);

@@ -50,11 +50,18 @@
  * The engine's files, each calling only the ones below it:
  *
  *   copyset.c          the entry points: create, destroy, map, end_io
- *   copyset_sync.c     background jobs: resync, rebuild, check, repair
+ *   copyset_prop.c     delayed propagation of rotational replicas (sr's
+ *                      propagate bg), as the array's background items
+ *   copyset_sync.c     background jobs: resync, rebuild, check, repair,
+ *                      their copies (svc/mio.h), and a propagation's
  *   copyset_fix.c      read-error fixes (fix_work)
- *   copyset_io.c       reads, the write fan-out, the window lock, and the
- *                      background copies and reads (svc/mio.h)
+ *   copyset_io.c       reads, the write fan-out, the window lock, and
+ *                      background I/O (svc/mio.h)
+ *   copyset_pwait.c    the writes and reads' side of delayed propagation
+ *   copyset_rep.c      rotational replicas' places (sr)
+ *   copyset_read.c     the read choice, and reads dup
  *   copyset_balance.c  read balancing, windows, compare (pure)
+ *   copyset_ptab.c     the propagation table (pure)
  *   copyset_layout.c   the layouts and their pieces (pure)
  */
 #include <linux/log2.h>
@@ -549,5 +556,6 @@ bad:
 /* Free the instance (the array is suspended: no I/O is in flight). */
 void rl_copyset_destroy(struct rl_array *a)
 {
+	cs_prop_free(a);
 	cs_free(a, rl_copyset(a));
 }

@@ -191,12 +191,15 @@ const char *rl_cs_reads_name(enum rl_cs_reads reads);
  * array's scheme state (a->scheme). A write's per-bio data of the
  * engine's own, beside struct rl_bio: the scheme's ->per_bio_size.
  */
+struct rl_cs_pent;
+
 struct rl_cs_bio {
 	atomic_t pending;		/* copies not ended, + 1 while cloning */
 	atomic_t ok;			/* copies that landed */
 	unsigned long bb_landed;	/* copies that landed over bad blocks */
 	sector_t alt[RL_RREP_MAX_DR];	/* a read's replicas (copyset_rep.c) */
 	u8 rep[RL_RREP_MAX_DR];		/* which replica each alt[] is */
+	struct rl_cs_pent *prop;	/* a write's delayed propagation */
 };
 
 struct rl_locset;
@@ -213,6 +216,13 @@ int rl_copyset_create(struct rl_array *a, const struct rl_cs_layout *l,
 		      enum rl_cs_reads reads, const struct rl_rrep *rr,
 		      const char *words);
 void rl_copyset_destroy(struct rl_array *a);
+int rl_copyset_propagation(struct rl_array *a, unsigned int entries);
+bool rl_copyset_get_work(struct rl_array *a, struct rl_work *w);
+void rl_copyset_do_work(struct rl_array *a, const struct rl_work *w);
+void rl_copyset_postsuspend(struct rl_array *a);
+void rl_copyset_resume(struct rl_array *a);
+void rl_copyset_status_prop(struct rl_array *a, char *result,
+			    unsigned int maxlen, unsigned int *psz);
 void rl_copyset_status_table(struct rl_array *a, char *result,
 			     unsigned int maxlen, unsigned int *psz);
 void rl_copyset_status_replicas(struct rl_array *a, char *result,

@@ -17,6 +17,7 @@
 #include "../svc/mio.h"
 #include "../svc/rrep.h"
 #include "copyset.h"
+#include "copyset_ptab.h"
 
 #define RL_CS_CHECK_BUDGET	(4U << 20)	/* check buffers, all members */
 #define RL_CS_CHECK_MIN	128		/* sectors a member, at least */
@@ -24,6 +25,22 @@
 /* A member's check buffer: a window of a check, a copy or a read fix. */
 struct rl_cs_buf {
 	u8 *data;			/* check_sectors, vmalloc()ed */
+};
+
+/*
+ * Delayed propagation (copyset_prop.c, copyset_pwait.c): the table of
+ * writes whose replicas other than 0 wait, and its service's state.
+ */
+struct rl_cs_prop {
+	spinlock_t lock;		/* the table, force and stopped */
+	struct rl_cs_ptab tab;
+	bool force;			/* suspending: start without idleness */
+	bool stopped;			/* suspended: no pass */
+	struct delayed_work kick;	/* asks the service for a pass */
+	struct rl_array *a;
+	atomic64_t forced;		/* started before the members were idle */
+	atomic64_t full;		/* writes the full table sent to all */
+	atomic64_t discarded;		/* entries a covering write dropped */
 };
 
 struct rl_copyset {
@@ -81,6 +98,7 @@ struct rl_copyset {
 	unsigned int dr;
 	struct rl_rrep rr;
 	atomic64_t rep_reads[RL_RREP_MAX_DR];	/* reads each replica served */
+	struct rl_cs_prop *prop;	/* delayed propagation, or NULL */
 	DECLARE_BITMAP(diff, RL_CS_SLOT_SECTORS);	/* mismatching sectors */
 	struct rl_cs_buf buf[];
 };
@@ -106,6 +124,8 @@ static inline struct rl_copyset *rl_copyset(struct rl_array *a)
 }
 
 /* copyset_io.c */
+void cs_write_intent_end(struct rl_array *a, sector_t lsector);
+unsigned long cs_bb_members(struct rl_array *a, const struct rl_cs_piece *p);
 unsigned long cs_unavailable(struct rl_array *a, const struct rl_cs_piece *p);
 unsigned long cs_unreadable(struct rl_array *a, const struct rl_cs_piece *p);
 sector_t cs_piece(struct rl_array *a, sector_t lsector, sector_t len,
@@ -159,5 +179,18 @@ void cs_fix_work(struct work_struct *ws);
 
 /* copyset_sync.c */
 int cs_sync_range(struct rl_array *a, struct rl_sync_req *req);
+int cs_propagate(struct rl_array *a, sector_t lsector, sector_t len);
+
+/* copyset_prop.c */
+void cs_prop_free(struct rl_array *a);
+
+/* copyset_pwait.c */
+struct rl_cs_pent *cs_prop_begin(struct rl_array *a, struct bio *bio);
+unsigned int cs_prop_cover(struct rl_array *a, struct rl_cs_pent *e,
+			   struct list_head *dropped);
+void cs_prop_put_list(struct rl_array *a, struct list_head *dropped);
+void cs_prop_cancel(struct rl_array *a, struct rl_cs_pent *e);
+void cs_prop_written(struct rl_array *a, struct rl_cs_pent *e);
+bool cs_prop_pending(struct rl_array *a, sector_t lsector, sector_t len);
 
 #endif /* DM_RAIDLAB_COPYSET_INT_H */

@@ -49,8 +49,7 @@ static unsigned long cs_out_at(struct rl_array *a, sector_t s, sector_t len)
 }
 
 /* Members of piece @p whose copy has bad-block entries in its range. */
-static unsigned long cs_bb_members(struct rl_array *a,
-				   const struct rl_cs_piece *p)
+unsigned long cs_bb_members(struct rl_array *a, const struct rl_cs_piece *p)
 {
 	return cs_copies(a, p, rl_bbl_members);
 }
@@ -163,8 +162,13 @@ static bool cs_read_piece(struct rl_array *a, struct bio *bio,
 	    cs_read_dup(a, bio, p, m, unreadable))
 		return true;
 	n = cs_rep_alts(a, p->sector[m], p->len, mb->alt, mb->rep);
-	/* where copies may differ, the resync's source: replica 0 only */
-	rl_remap_alts(a, bio, m, mb->alt, suspect ? 1 : n);
+	/*
+	 * where copies may differ, the resync's source; where a write's
+	 * other replicas wait (copyset_prop.c), its copy: replica 0 only
+	 */
+	if (suspect || cs_prop_pending(a, p->lsector, p->len))
+		n = 1;
+	rl_remap_alts(a, bio, m, mb->alt, n);
 	return true;
 }
 
@@ -311,13 +315,44 @@ static int cs_intent_start(struct rl_array *a, sector_t lsector)
 	return 0;
 }
 
-/* End a write: release its intent (it holds one with a metadata device). */
+/* Release the intent a write at @lsector holds (with a metadata device). */
+void cs_write_intent_end(struct rl_array *a, sector_t lsector)
+{
+	if (a->md)
+		cs_intent_end(a, lsector, cs_counted(&rl_copyset(a)->layout));
+}
+
+/*
+ * A write whose other replicas wait (copyset_pwait.c) is cloned: the
+ * waiting entries it covers go, with the intent they held (its own
+ * propagation copies the newer data over their replicas).
+ */
+static void cs_write_cover(struct rl_array *a, struct rl_cs_pent *e)
+{
+	struct rl_cs_pent *o;
+	LIST_HEAD(dropped);
+
+	if (!cs_prop_cover(a, e, &dropped))
+		return;
+	list_for_each_entry(o, &dropped, node)
+		cs_write_intent_end(a, o->lsector);
+	cs_prop_put_list(a, &dropped);
+}
+
+/*
+ * End a write: release its intent, or hand it to its propagation entry
+ * (copyset_prop.c), which releases it once the other replicas are
+ * written.
+ */
 static void cs_write_end(struct rl_array *a, struct bio *bio,
 			 blk_status_t status)
 {
-	if (a->md)
-		cs_intent_end(a, rl_pb(bio)->lsector,
-			      cs_counted(&rl_copyset(a)->layout));
+	struct rl_cs_pent *e = cs_pb(bio)->prop;
+
+	if (e)
+		cs_prop_written(a, e);
+	else
+		cs_write_intent_end(a, rl_pb(bio)->lsector);
 	bio->bi_status = status;
 	bio_endio(bio);
 }
@@ -452,11 +487,12 @@ static void cs_write_queue(struct rl_array *a, struct bio *bio,
 /*
  * Allocate @k clones of @bio in @mc, one a replica of each copy (clone i:
  * copy i / replicas, replica i % replicas), NULL for a copy whose member
- * has failed. Returns false, with none allocated, if @gfp could not get
- * them all.
+ * has failed and for replicas @reps and up. Returns false, with none
+ * allocated, if @gfp could not get them all.
  */
 static bool cs_write_alloc(struct rl_array *a, struct bio *bio, gfp_t gfp,
-			   struct rl_cs_clone **mc, unsigned int k)
+			   struct rl_cs_clone **mc, unsigned int k,
+			   unsigned int reps)
 {
 	struct rl_copyset *cs = rl_copyset(a);
 	unsigned int i, nr = cs_rep_count(cs);
@@ -469,7 +505,7 @@ static bool cs_write_alloc(struct rl_array *a, struct bio *bio, gfp_t gfp,
 		mc[i] = NULL;
 		if (i % nr == 0)	/* the copy's first replica */
 			rl_cs_copy(&cs->layout, rl_pb(bio)->lsector, i / nr, &c);
-		if (rl_member_failed(a, c.member))
+		if (i % nr >= reps || rl_member_failed(a, c.member))
 			continue;
 		dev = READ_ONCE(a->members[c.member].dev);
 		clone = bio_alloc_clone(dev->bdev, bio, gfp, &cs->bs);
@@ -505,9 +541,17 @@ static bool cs_write_clones(struct rl_array *a, struct bio *bio, gfp_t gfp)
 	struct rl_cs_copy c;
 	bool clears;
 
+	/* replica 0 of each copy only, if the others may wait */
+	mb->prop = cs_prop_begin(a, bio);
 	/* clone i: copy i / nr, replica i % nr */
-	if (!cs_write_alloc(a, bio, gfp, mc, k))
+	if (!cs_write_alloc(a, bio, gfp, mc, k, mb->prop ? 1 : nr)) {
+		if (mb->prop)
+			cs_prop_cancel(a, mb->prop);
+		mb->prop = NULL;
 		return false;
+	}
+	if (mb->prop)
+		cs_write_cover(a, mb->prop);
 	atomic_set(&mb->pending, 1);
 	atomic_set(&mb->ok, 0);
 	mb->bb_landed = 0;
@@ -580,6 +624,7 @@ int cs_map_write(struct rl_array *a, struct bio *bio)
 
 	if (!rl_array_alive(a) || (a->md && rl_md_failed(a->md)))
 		return DM_MAPIO_KILL;
+	cs_pb(bio)->prop = NULL;	/* cs_write_end() may come first */
 	len = rl_cs_split_len(pb->lsector, bio_sectors(bio),
 			      cs_split_shift(a));
 	len = min(len, rl_cs_left(&cs->layout, pb->lsector));
@@ -741,154 +786,4 @@ unsigned long cs_read_all(struct rl_array *a, unsigned long members,
 		if (!test_bit(m, &failed))
 			rl_mio_read_done(cs->buf[m].data, p->len);
 	return failed;
-}
-
-/*
- * Member @m could not read its copy of piece @p in a background job, and
- * another member can: the caller rewrites @m's copy from it. Returns true
- * if it may (the error is counted), false once @m has had more than
- * RL_MAX_READ_ERRORS: then @m has failed, unless no other member holding
- * a copy of @p is in sync.
- */
-bool cs_bg_read_error(struct rl_array *a, unsigned int m,
-		      const struct rl_cs_piece *p, const char *job)
-{
-	struct dm_dev *dev = READ_ONCE(a->members[m].dev);
-	char why[32];
-
-	if (rl_member_read_error(a, m, dev, p->sector[m]))
-		return true;
-	/* md keeps its last working device: the sectors are lost instead */
-	if (!(p->members & ~BIT(m) & ~READ_ONCE(a->failed) &
-	      ~READ_ONCE(a->rebuilding)))
-		return false;
-	snprintf(why, sizeof(why), "%s read error", job);
-	rl_member_fail_io(a, m, dev, why);
-	return false;
-}
-
-/* A piece no member could read: the job stops there (sync.c logs where). */
-int cs_bg_no_source(struct rl_array *a, unsigned long bad,
-		    const struct rl_cs_piece *p, const char *job)
-{
-	DMERR_LIMIT("%s: %s: no member can read member sector %llu (%*pbl tried)",
-		    dm_table_device_name(a->ti->table), job,
-		    (unsigned long long)p->sector[__ffs(p->members)],
-		    a->geom.nr_members, &bad);
-	return -EIO;
-}
-
-/*
- * Copy piece @p from member @src's copy over those of the members in
- * @dests, as dm-kcopyd overlaps its sub-jobs: the piece in two parts or
- * more, each in a check buffer of its own (the members' buffers hold a
- * window: nr * check_sectors >= RL_CS_SLOT_SECTORS, rl_copyset_create()),
- * every read queued on @src at once, back to back, and each part's
- * writes queued as soon as it is read. Fails the members whose disks
- * could not write (a disk replaced meanwhile is the new one's rebuild's
- * business); returns 0 or -EIO. @src may be in @dests where members hold
- * replicas: its replicas other than the one read are written then.
- * @read_err: set (to BIT(@src)) if @src could not read it. Sleeps.
- */
-static int cs_copy(struct rl_array *a, unsigned int src, unsigned long dests,
-		   const struct rl_cs_piece *p, const char *job,
-		   unsigned long *read_err)
-{
-	struct rl_copyset *cs = rl_copyset(a);
-	unsigned int nr = a->geom.nr_members, i, k, m;
-	sector_t len = p->len, part = min_t(sector_t, cs->check_sectors,
-					    round_up(DIV_ROUND_UP(len, 2), 8));
-	struct rl_mio_group *wg = &cs->copy_wg;
-	bool bad = false;
-	char why[32];
-	sector_t n;
-	u8 *buf;
-
-	k = DIV_ROUND_UP(len, part);
-	for (i = 0; i < k; i++) {
-		rl_mio_init(&cs->copy_rg[i], a, &cs->mio_bs);
-		cs_rep_mio(&cs->copy_rg[i], src, REQ_OP_READ, CS_REP_ALL,
-			   p->sector[src] + i * part,
-			   cs->buf[(src + i) % nr].data,
-			   min(part, len - i * part), RL_BG, RL_DATA_READ);
-	}
-	rl_mio_init(wg, a, &cs->mio_bs);
-	for (i = 0; i < k; i++) {
-		buf = cs->buf[(src + i) % nr].data;
-		n = min(part, len - i * part);
-		/* wait for every read, even after one failed: they use buf */
-		if (rl_mio_wait(&cs->copy_rg[i]))
-			bad = true;
-		if (bad)
-			continue;
-		rl_mio_read_done(buf, n);
-		/* @src itself in @dests: its other replicas */
-		for_each_set_bit(m, &dests, nr)
-			cs_rep_mio(wg, m, REQ_OP_WRITE,
-				   m == src ? ~1UL : CS_REP_ALL,
-				   p->sector[m] + i * part, buf, n, RL_BG,
-				   RL_DATA_WRITE);
-	}
-	rl_mio_wait(wg);
-	*read_err = bad ? BIT(src) : 0;
-	if (!(wg->failed & dests))
-		return 0;
-	snprintf(why, sizeof(why), "%s write error", job);
-	for_each_set_bit(m, &wg->failed, nr)
-		rl_member_fail_io(a, m, wg->fdev[m], why);
-	return -EIO;
-}
-
-/*
- * Copied over @dests: their bad-block entries in piece @p go (durable at
- * the end of the window, cs_sync_range()). Process context.
- */
-static void cs_copied(struct rl_array *a, unsigned long dests,
-		      const struct rl_cs_piece *p)
-{
-	unsigned long bb = cs_bb_members(a, p) & dests;
-	unsigned int m;
-
-	for_each_set_bit(m, &bb, a->geom.nr_members)
-		rl_bbl_clear(a, m, p->sector[m], p->len);
-}
-
-/*
- * A copy job's piece: copy it over @dests from the first readable member.
- * A source that cannot read it is rewritten, with @dests, from the next
- * one, as md's raid1 does with a sync read error: a bad sector costs no
- * disk (past RL_MAX_READ_ERRORS it does). With no member left to read it
- * returns -ENODATA (a resync then stops; a rebuild loses the sectors,
- * cs_rebuild_lost()). Sleeps; the window is open.
- */
-int cs_copy_window(struct rl_array *a, unsigned long unreadable,
-		   unsigned long dests, const struct rl_cs_piece *p,
-		   const char *job)
-{
-	unsigned long fix = 0, read_err;
-	unsigned int src;
-	int r;
-
-	for (;;) {
-		src = rl_cs_source(unreadable | fix, a->geom.nr_members);
-		if (src == RL_NONE) {
-			cs_bg_no_source(a, fix, p, job);
-			return -ENODATA;
-		}
-		dests = (dests | fix) & ~READ_ONCE(a->failed);
-		/* with replicas the source's others are copied over too */
-		if (cs_rep_count(rl_copyset(a)) == 1)
-			dests &= ~BIT(src);
-		if (!dests)
-			return 0;
-		r = cs_copy(a, src, dests, p, job, &read_err);
-		if (!r && !read_err)
-			cs_copied(a, dests, p);
-		if (r || !read_err)
-			return r;
-		if (cs_bg_read_error(a, src, p, job))
-			__set_bit(src, &fix);
-		else
-			__set_bit(src, &unreadable);
-	}
 }

@@ -25,6 +25,156 @@
 #include "copyset_int.h"
 
 /*
+ * Member @m could not read its copy of piece @p in a background job, and
+ * another member can: the caller rewrites @m's copy from it. Returns true
+ * if it may (the error is counted), false once @m has had more than
+ * RL_MAX_READ_ERRORS: then @m has failed, unless no other member holding
+ * a copy of @p is in sync.
+ */
+bool cs_bg_read_error(struct rl_array *a, unsigned int m,
+		      const struct rl_cs_piece *p, const char *job)
+{
+	struct dm_dev *dev = READ_ONCE(a->members[m].dev);
+	char why[32];
+
+	if (rl_member_read_error(a, m, dev, p->sector[m]))
+		return true;
+	/* md keeps its last working device: the sectors are lost instead */
+	if (!(p->members & ~BIT(m) & ~READ_ONCE(a->failed) &
+	      ~READ_ONCE(a->rebuilding)))
+		return false;
+	snprintf(why, sizeof(why), "%s read error", job);
+	rl_member_fail_io(a, m, dev, why);
+	return false;
+}
+
+/* A piece no member could read: the job stops there (sync.c logs where). */
+int cs_bg_no_source(struct rl_array *a, unsigned long bad,
+		    const struct rl_cs_piece *p, const char *job)
+{
+	DMERR_LIMIT("%s: %s: no member can read member sector %llu (%*pbl tried)",
+		    dm_table_device_name(a->ti->table), job,
+		    (unsigned long long)p->sector[__ffs(p->members)],
+		    a->geom.nr_members, &bad);
+	return -EIO;
+}
+
+/*
+ * Copy piece @p from member @src's copy over those of the members in
+ * @dests, as dm-kcopyd overlaps its sub-jobs: the piece in two parts or
+ * more, each in a check buffer of its own (the members' buffers hold a
+ * window: nr * check_sectors >= RL_CS_SLOT_SECTORS, rl_copyset_create()),
+ * every read queued on @src at once, back to back, and each part's
+ * writes queued as soon as it is read. Fails the members whose disks
+ * could not write (a disk replaced meanwhile is the new one's rebuild's
+ * business); returns 0 or -EIO. @src may be in @dests where members hold
+ * replicas: its replicas other than the one read are written then.
+ * @read_err: set (to BIT(@src)) if @src could not read it. Sleeps.
+ */
+static int cs_copy(struct rl_array *a, unsigned int src, unsigned long dests,
+		   const struct rl_cs_piece *p, const char *job,
+		   unsigned long *read_err)
+{
+	struct rl_copyset *cs = rl_copyset(a);
+	unsigned int nr = a->geom.nr_members, i, k, m;
+	sector_t len = p->len, part = min_t(sector_t, cs->check_sectors,
+					    round_up(DIV_ROUND_UP(len, 2), 8));
+	struct rl_mio_group *wg = &cs->copy_wg;
+	bool bad = false;
+	char why[32];
+	sector_t n;
+	u8 *buf;
+
+	k = DIV_ROUND_UP(len, part);
+	for (i = 0; i < k; i++) {
+		rl_mio_init(&cs->copy_rg[i], a, &cs->mio_bs);
+		cs_rep_mio(&cs->copy_rg[i], src, REQ_OP_READ, CS_REP_ALL,
+			   p->sector[src] + i * part,
+			   cs->buf[(src + i) % nr].data,
+			   min(part, len - i * part), RL_BG, RL_DATA_READ);
+	}
+	rl_mio_init(wg, a, &cs->mio_bs);
+	for (i = 0; i < k; i++) {
+		buf = cs->buf[(src + i) % nr].data;
+		n = min(part, len - i * part);
+		/* wait for every read, even after one failed: they use buf */
+		if (rl_mio_wait(&cs->copy_rg[i]))
+			bad = true;
+		if (bad)
+			continue;
+		rl_mio_read_done(buf, n);
+		/* @src itself in @dests: its other replicas */
+		for_each_set_bit(m, &dests, nr)
+			cs_rep_mio(wg, m, REQ_OP_WRITE,
+				   m == src ? ~1UL : CS_REP_ALL,
+				   p->sector[m] + i * part, buf, n, RL_BG,
+				   RL_DATA_WRITE);
+	}
+	rl_mio_wait(wg);
+	*read_err = bad ? BIT(src) : 0;
+	if (!(wg->failed & dests))
+		return 0;
+	snprintf(why, sizeof(why), "%s write error", job);
+	for_each_set_bit(m, &wg->failed, nr)
+		rl_member_fail_io(a, m, wg->fdev[m], why);
+	return -EIO;
+}
+
+/*
+ * Copied over @dests: their bad-block entries in piece @p go (durable at
+ * the end of the window, cs_sync_range()). Process context.
+ */
+static void cs_copied(struct rl_array *a, unsigned long dests,
+		      const struct rl_cs_piece *p)
+{
+	unsigned long bb = cs_bb_members(a, p) & dests;
+	unsigned int m;
+
+	for_each_set_bit(m, &bb, a->geom.nr_members)
+		rl_bbl_clear(a, m, p->sector[m], p->len);
+}
+
+/*
+ * A copy job's piece: copy it over @dests from the first readable member.
+ * A source that cannot read it is rewritten, with @dests, from the next
+ * one, as md's raid1 does with a sync read error: a bad sector costs no
+ * disk (past RL_MAX_READ_ERRORS it does). With no member left to read it
+ * returns -ENODATA (a resync then stops; a rebuild loses the sectors,
+ * cs_rebuild_lost()). Sleeps; the window is open.
+ */
+int cs_copy_window(struct rl_array *a, unsigned long unreadable,
+		   unsigned long dests, const struct rl_cs_piece *p,
+		   const char *job)
+{
+	unsigned long fix = 0, read_err;
+	unsigned int src;
+	int r;
+
+	for (;;) {
+		src = rl_cs_source(unreadable | fix, a->geom.nr_members);
+		if (src == RL_NONE) {
+			cs_bg_no_source(a, fix, p, job);
+			return -ENODATA;
+		}
+		dests = (dests | fix) & ~READ_ONCE(a->failed);
+		/* with replicas the source's others are copied over too */
+		if (cs_rep_count(rl_copyset(a)) == 1)
+			dests &= ~BIT(src);
+		if (!dests)
+			return 0;
+		r = cs_copy(a, src, dests, p, job, &read_err);
+		if (!r && !read_err)
+			cs_copied(a, dests, p);
+		if (r || !read_err)
+			return r;
+		if (cs_bg_read_error(a, src, p, job))
+			__set_bit(src, &fix);
+		else
+			__set_bit(src, &unreadable);
+	}
+}
+
+/*
  * Check or repair read piece @p from every member not in @unreadable;
  * those in @rerr could not. Rewrite their copies from the first member
  * that could (a check too, as md's raid1 does: a bad sector is fixed
@@ -129,7 +279,8 @@ static int cs_check(struct rl_array *a, unsigned int src,
 			       cs->diff, &first[m], &last[m]))
 			__set_bit(m, &differ);
 	}
-	if (cs->dr > 1)
+	/* replicas a write's propagation has still to write differ: not yet */
+	if (cs->dr > 1 && !cs_prop_pending(a, p->lsector, p->len))
 		r = cs_check_replicas(a, src, GENMASK(nr - 1, 0) & ~unreadable,
 				      p, repair);
 	req->mismatches += bitmap_weight(cs->diff, len);
@@ -340,5 +491,38 @@ int cs_sync_range(struct rl_array *a, struct rl_sync_req *req)
 	/* entries recorded or cleared: durable before the cursor moves */
 	if (r == -ENODATA || rl_bbl_persist(a))
 		r = -EIO;
+	return r;
+}
+
+/*
+ * Propagate a delayed write (copyset_prop.c): copy replica 0 of logical
+ * [lsector, lsector + len) over the other replicas of every copy, as a
+ * resync of those pieces does, each under its window (the copies of a
+ * near layout's chunk share their member sector). Returns 0; -ENODATA if
+ * no member could read a piece (it stops there); -EIO if a member failed
+ * writing (the others have it: the pieces after go on). Sleeps.
+ */
+int cs_propagate(struct rl_array *a, sector_t lsector, sector_t len)
+{
+	struct rl_copyset *cs = rl_copyset(a);
+	struct rl_cs_piece p;
+	sector_t off, n;
+	int r = 0, rp;
+
+	for (off = 0; off < len; off += n) {
+		cs_piece(a, lsector + off, len - off, &p);
+		cs_window_open(cs, p.sector[__ffs(p.members)], p.len);
+		n = cs_clip_piece(a, &p);
+		/* every copy that has not failed, rebuilt ones included */
+		rp = cs_copy_window(a, cs_unreadable(a, &p),
+				    p.members & ~READ_ONCE(a->failed), &p,
+				    "propagate");
+		cs_window_close(cs);
+		if (rl_bbl_persist(a) && !rp)
+			rp = -EIO;
+		if (rp == -ENODATA)
+			return rp;
+		r = r ?: rp;
+	}
 	return r;
 }

@@ -28,6 +28,14 @@
  *   geom <line>        the members' geometry, in the tracker's format
  *                      (raidlab-sched.rst), required; Dr at most its
  *                      heads
+ *   propagate fg|bg    fg: a write goes to every replica before it
+ *                      completes; bg: to replica 0 of each copy, the
+ *                      others written when the members are idle
+ *                      (engines/copyset_prop.c); bg needs a metadata
+ *                      device (default: bg with one, fg without)
+ *   table_entries <n>  writes whose replicas may wait, 1 to 100000
+ *                      (default 10000, the paper's); past them a write
+ *                      propagates in the foreground
  *
  * Ds is the members over Dr x Dm. The layout (Ds, Dr, Dm, the chunk and
  * where the geometry puts the replicas) is recorded in the copy layout
@@ -46,8 +54,19 @@ enum sr_opt {
 	SR_OPT_DR,
 	SR_OPT_DM,
 	SR_OPT_GEOM,
+	SR_OPT_PROPAGATE,
+	SR_OPT_TABLE_ENTRIES,
 	SR_NR_OPTS,
 };
+
+/* propagate's values; auto (not given) is bg with a metadata device */
+enum sr_propagate {
+	SR_PROP_AUTO,
+	SR_PROP_FG,
+	SR_PROP_BG,
+};
+
+#define SR_TABLE_ENTRIES	10000	/* paper 002 section 3.4 */
 
 /* Any geometry line the tracker takes (rl_disk_geom_parse()). */
 static int sr_parse_geom(const char *word, unsigned int *val)
@@ -61,6 +80,17 @@ static int sr_parse_geom(const char *word, unsigned int *val)
 	return 0;
 }
 
+static int sr_parse_propagate(const char *word, unsigned int *val)
+{
+	if (!strcasecmp(word, "fg"))
+		*val = SR_PROP_FG;
+	else if (!strcasecmp(word, "bg"))
+		*val = SR_PROP_BG;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 /* In enum sr_opt's order. */
 static const struct rl_opt sr_opts[SR_NR_OPTS] = {
 	[SR_OPT_DR] = RL_OPT("sr", dr, 1, RL_RREP_MAX_DR, .def = 1),
@@ -68,6 +98,11 @@ static const struct rl_opt sr_opts[SR_NR_OPTS] = {
 	[SR_OPT_GEOM] = RL_OPT("sr", geom, 0, 1, .def = 0,
 		.parse = sr_parse_geom, .word = true,
 		.invalid = "Invalid geom: a geometry line (raidlab-sched.rst)"),
+	[SR_OPT_PROPAGATE] = RL_OPT("sr", propagate, 0, 0, .def = SR_PROP_AUTO,
+		.parse = sr_parse_propagate,
+		.invalid = "Invalid propagate: fg or bg"),
+	[SR_OPT_TABLE_ENTRIES] = RL_OPT("sr", table_entries, 1, 100000,
+		.def = SR_TABLE_ENTRIES),
 };
 
 /*
@@ -228,6 +263,28 @@ static char *sr_words(const struct rl_array *a)
 			 sr_dm(a), a->sopt_word[SR_OPT_GEOM]);
 }
 
+/*
+ * Delayed propagation, as the propagate option and the metadata device
+ * say (the write-intent bitmap covers the replicas that wait); the
+ * option is set to what it resolves to. Sets ti->error on failure.
+ */
+static int sr_propagation(struct rl_array *a)
+{
+	unsigned int *mode = &a->sopt[SR_OPT_PROPAGATE];
+
+	if (*mode == SR_PROP_BG && !a->md) {
+		a->ti->error = "propagate bg needs a metadata device (its write-intent bitmap)";
+		return -EINVAL;
+	}
+	/* with one replica there is nothing to delay */
+	if (*mode == SR_PROP_AUTO || a->sopt[SR_OPT_DR] < 2)
+		*mode = a->md && a->sopt[SR_OPT_DR] > 1 ? SR_PROP_BG :
+							  SR_PROP_FG;
+	if (*mode == SR_PROP_FG)
+		return 0;
+	return rl_copyset_propagation(a, a->sopt[SR_OPT_TABLE_ENTRIES]);
+}
+
 static int sr_ctr(struct rl_array *a)
 {
 	struct rl_cs_layout l;
@@ -253,7 +310,7 @@ static int sr_ctr(struct rl_array *a)
 	if (r)
 		return r;
 	/* the core frees the trackers if the constructor fails later */
-	r = sr_load_trackers(a);
+	r = sr_propagation(a) ?: sr_load_trackers(a);
 	if (r)
 		rl_copyset_destroy(a);
 	return r;
@@ -275,14 +332,21 @@ static void sr_status(struct rl_array *a, status_type_t type, char *result,
 	unsigned int dr = a->sopt[SR_OPT_DR], dm = sr_dm(a);
 	unsigned int sz = *psz;
 
-	if (type == STATUSTYPE_INFO)
+	if (type == STATUSTYPE_INFO) {
 		DMEMIT(" %u %u %u", a->geom.nr_members / (dr * dm), dr, dm);
-	else if (type == STATUSTYPE_TABLE)
-		DMEMIT(" dr %u dm %u geom %s", dr, dm,
-		       a->sopt_word[SR_OPT_GEOM]);
+	} else if (type == STATUSTYPE_TABLE) {
+		DMEMIT(" dr %u dm %u geom %s propagate %s", dr, dm,
+		       a->sopt_word[SR_OPT_GEOM],
+		       a->sopt[SR_OPT_PROPAGATE] == SR_PROP_BG ? "bg" : "fg");
+		if (a->sopt[SR_OPT_TABLE_ENTRIES] != SR_TABLE_ENTRIES)
+			DMEMIT(" table_entries %u",
+			       a->sopt[SR_OPT_TABLE_ENTRIES]);
+	}
 	*psz = sz;
-	if (type == STATUSTYPE_INFO)
+	if (type == STATUSTYPE_INFO) {
 		rl_copyset_status_replicas(a, result, maxlen, psz);
+		rl_copyset_status_prop(a, result, maxlen, psz);
+	}
 }
 
 const struct rl_scheme_ops rl_sr_ops = {
@@ -306,4 +370,8 @@ const struct rl_scheme_ops rl_sr_ops = {
 	.status = sr_status,
 	.sync_range = rl_copyset_sync_range,
 	.survives = rl_copyset_survives,
+	.postsuspend = rl_copyset_postsuspend,
+	.resume = rl_copyset_resume,
+	.get_work = rl_copyset_get_work,
+	.do_work = rl_copyset_do_work,
 };

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for the table of delayed propagations (copyset_ptab.c,
+ * suite dm_raidlab_copyset_ptab): entries copied in the order their
+ * writes ended, the pending question by range and chunk, overwrite (a
+ * covering write drops the waiting and stuck entries it covers, and only
+ * those), in-flight exclusion (an entry being written or copied is never
+ * dropped), a full table, and stuck entries that keep their range
+ * pending until they are tried again.
+ */
+#include <kunit/test.h>
+
+#include "copyset_ptab.h"
+
+#define CHUNK_SHIFT	7	/* 128 sectors */
+
+static struct rl_cs_ptab *rl_ptab_new(struct kunit *test, unsigned int nr)
+{
+	struct rl_cs_ptab *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_EQ(test, rl_cs_ptab_init(t, nr, CHUNK_SHIFT), 0);
+	return t;
+}
+
+/* Entries are copied in the order their writes ended. */
+static void rl_cs_ptab_order(struct kunit *test)
+{
+	struct rl_cs_ptab *t = rl_ptab_new(test, 8);
+	struct rl_cs_pent *e[3];
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		e[i] = rl_cs_ptab_get(t, 1000 * i, 8);
+	KUNIT_EXPECT_EQ(test, t->used, 3U);
+	/* none is ready while its write is in flight */
+	KUNIT_EXPECT_PTR_EQ(test, rl_cs_ptab_next(t), NULL);
+	/* ready out of order: copied in the order they ended */
+	rl_cs_ptab_ready(t, e[2]);
+	rl_cs_ptab_ready(t, e[0]);
+	KUNIT_EXPECT_PTR_EQ(test, rl_cs_ptab_next(t), e[2]);
+	rl_cs_ptab_start(t, e[2]);
+	KUNIT_EXPECT_EQ(test, e[2]->state, RL_PENT_COPYING);
+	KUNIT_EXPECT_PTR_EQ(test, rl_cs_ptab_next(t), e[0]);
+	rl_cs_ptab_start(t, e[0]);
+	KUNIT_EXPECT_PTR_EQ(test, rl_cs_ptab_next(t), NULL);
+	for (i = 0; i < 3; i++)
+		rl_cs_ptab_put(t, e[i]);
+	KUNIT_EXPECT_EQ(test, t->used, 0U);
+	rl_cs_ptab_exit(t);
+}
+
+/* Pending: any entry not free that overlaps, in its chunk only. */
+static void rl_cs_ptab_pending_ranges(struct kunit *test)
+{
+	struct rl_cs_ptab *t = rl_ptab_new(test, 4);
+	struct rl_cs_pent *e = rl_cs_ptab_get(t, 128 + 16, 8);
+
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	KUNIT_EXPECT_TRUE(test, rl_cs_ptab_pending(t, 128, 128));
+	KUNIT_EXPECT_TRUE(test, rl_cs_ptab_pending(t, 128 + 23, 1));
+	KUNIT_EXPECT_FALSE(test, rl_cs_ptab_pending(t, 128 + 24, 8));
+	KUNIT_EXPECT_FALSE(test, rl_cs_ptab_pending(t, 128, 16));
+	/* another chunk, even one that hashes alike */
+	KUNIT_EXPECT_FALSE(test, rl_cs_ptab_pending(t, 0, 128));
+	KUNIT_EXPECT_FALSE(test, rl_cs_ptab_pending(t, 128 + (128 << 4) + 16,
+						    8));
+	/* every state but free is pending */
+	rl_cs_ptab_ready(t, e);
+	KUNIT_EXPECT_TRUE(test, rl_cs_ptab_pending(t, 128 + 20, 1));
+	rl_cs_ptab_start(t, e);
+	KUNIT_EXPECT_TRUE(test, rl_cs_ptab_pending(t, 128 + 20, 1));
+	rl_cs_ptab_stuck(t, e);
+	KUNIT_EXPECT_TRUE(test, rl_cs_ptab_pending(t, 128 + 20, 1));
+	rl_cs_ptab_put(t, e);
+	KUNIT_EXPECT_FALSE(test, rl_cs_ptab_pending(t, 128 + 20, 1));
+	rl_cs_ptab_exit(t);
+}
+
+/*
+ * Overwrite: a new write drops the READY entries its range covers; not
+ * those it covers only in part, nor those WRITING or COPYING (in flight).
+ */
+static void rl_cs_ptab_overwrite(struct kunit *test)
+{
+	struct rl_cs_ptab *t = rl_ptab_new(test, 8);
+	struct rl_cs_pent *in = rl_cs_ptab_get(t, 8, 8);	/* covered */
+	struct rl_cs_pent *part = rl_cs_ptab_get(t, 28, 8);	/* in part */
+	struct rl_cs_pent *wr = rl_cs_ptab_get(t, 16, 8);	/* WRITING */
+	struct rl_cs_pent *cp = rl_cs_ptab_get(t, 0, 8);	/* COPYING */
+	struct rl_cs_pent *other = rl_cs_ptab_get(t, 128 + 8, 8);
+	struct rl_cs_pent *e;
+	LIST_HEAD(dropped);
+
+	rl_cs_ptab_ready(t, in);
+	rl_cs_ptab_ready(t, part);
+	rl_cs_ptab_ready(t, cp);
+	rl_cs_ptab_start(t, cp);
+	rl_cs_ptab_ready(t, other);
+	e = rl_cs_ptab_get(t, 0, 32);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	KUNIT_EXPECT_EQ(test, rl_cs_ptab_cover(t, e, &dropped), 1U);
+	KUNIT_EXPECT_PTR_EQ(test, list_first_entry(&dropped, struct rl_cs_pent,
+						   node), in);
+	KUNIT_EXPECT_EQ(test, wr->state, RL_PENT_WRITING);
+	KUNIT_EXPECT_EQ(test, cp->state, RL_PENT_COPYING);
+	/* the dropped one is off the ready list; the rest keep their order */
+	KUNIT_EXPECT_PTR_EQ(test, rl_cs_ptab_next(t), part);
+	rl_cs_ptab_put(t, in);
+	KUNIT_EXPECT_EQ(test, t->used, 5U);
+	/* its range is still pending: the new entry covers it */
+	KUNIT_EXPECT_TRUE(test, rl_cs_ptab_pending(t, 8, 8));
+	rl_cs_ptab_exit(t);
+}
+
+/* A full table gives no entry until one is put back. */
+static void rl_cs_ptab_full_table(struct kunit *test)
+{
+	struct rl_cs_ptab *t = rl_ptab_new(test, 2);
+	struct rl_cs_pent *a = rl_cs_ptab_get(t, 0, 8);
+
+	KUNIT_EXPECT_FALSE(test, rl_cs_ptab_full(t));
+	KUNIT_EXPECT_NOT_NULL(test, rl_cs_ptab_get(t, 8, 8));
+	KUNIT_EXPECT_TRUE(test, rl_cs_ptab_full(t));
+	KUNIT_EXPECT_PTR_EQ(test, rl_cs_ptab_get(t, 16, 8), NULL);
+	/* a WRITING entry cancelled (its write not sent) is free again */
+	rl_cs_ptab_put(t, a);
+	KUNIT_EXPECT_FALSE(test, rl_cs_ptab_full(t));
+	KUNIT_EXPECT_FALSE(test, rl_cs_ptab_pending(t, 0, 8));
+	KUNIT_EXPECT_NOT_NULL(test, rl_cs_ptab_get(t, 16, 8));
+	rl_cs_ptab_exit(t);
+}
+
+/*
+ * A stuck entry keeps its range pending and its slot; a covering write
+ * drops it; a retry makes the others wait again, after the READY ones.
+ */
+static void rl_cs_ptab_stuck_entries(struct kunit *test)
+{
+	struct rl_cs_ptab *t = rl_ptab_new(test, 4);
+	struct rl_cs_pent *s1 = rl_cs_ptab_get(t, 0, 8);
+	struct rl_cs_pent *s2 = rl_cs_ptab_get(t, 256, 8);
+	struct rl_cs_pent *r = rl_cs_ptab_get(t, 512, 8);
+	struct rl_cs_pent *e;
+	LIST_HEAD(dropped);
+
+	rl_cs_ptab_ready(t, s1);
+	rl_cs_ptab_ready(t, s2);
+	rl_cs_ptab_start(t, s1);
+	rl_cs_ptab_start(t, s2);
+	rl_cs_ptab_stuck(t, s1);
+	rl_cs_ptab_stuck(t, s2);
+	KUNIT_EXPECT_TRUE(test, rl_cs_ptab_pending(t, 0, 8));
+	KUNIT_EXPECT_PTR_EQ(test, rl_cs_ptab_next(t), NULL);
+	/* a write over the first drops it */
+	e = rl_cs_ptab_get(t, 0, 16);
+	KUNIT_EXPECT_EQ(test, rl_cs_ptab_cover(t, e, &dropped), 1U);
+	KUNIT_EXPECT_PTR_EQ(test, list_first_entry(&dropped, struct rl_cs_pent,
+						   node), s1);
+	rl_cs_ptab_put(t, s1);
+	/* the other waits again, after the one that was ready */
+	rl_cs_ptab_ready(t, r);
+	rl_cs_ptab_retry(t);
+	KUNIT_EXPECT_EQ(test, s2->state, RL_PENT_READY);
+	KUNIT_EXPECT_PTR_EQ(test, rl_cs_ptab_next(t), r);
+	rl_cs_ptab_start(t, r);
+	KUNIT_EXPECT_PTR_EQ(test, rl_cs_ptab_next(t), s2);
+	rl_cs_ptab_exit(t);
+}
+
+static struct kunit_case rl_cs_ptab_test_cases[] = {
+	KUNIT_CASE(rl_cs_ptab_order),
+	KUNIT_CASE(rl_cs_ptab_pending_ranges),
+	KUNIT_CASE(rl_cs_ptab_overwrite),
+	KUNIT_CASE(rl_cs_ptab_full_table),
+	KUNIT_CASE(rl_cs_ptab_stuck_entries),
+	{}
+};
+
+static struct kunit_suite rl_cs_ptab_test_suite = {
+	.name = "dm_raidlab_copyset_ptab",
+	.test_cases = rl_cs_ptab_test_cases,
+};
+
+kunit_test_suite(rl_cs_ptab_test_suite);
