@@ -567,6 +567,11 @@ def test_plan_create_sr(tmp_path):
         admin.plan_create("sr", m, md, opts=[("dr", "2")])
     with pytest.raises(admin.ToolError, match="no option 'layout'"):
         admin.plan_create("sr", m, md, opts=[("geom", ST39133), ("layout", "far")])
+    # the propagation's options go through as given, after the layout's
+    p = admin.plan_create("sr", m, md, opts=[("propagate", "fg"), ("geom", "st39133"),
+                                             ("dr", "3"), ("table_entries", "64")])
+    assert p.table.line().split(" 6 ")[0].endswith(
+        " dr 3 dm 1 geom " + ST39133 + " propagate fg table_entries 64")
     with pytest.raises(admin.ToolError, match="multiple of dr times dm"):
         admin.plan_create("sr", m, md, opts=[("geom", ST39133), ("dr", "4")])
 

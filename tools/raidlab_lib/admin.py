@@ -106,7 +106,8 @@ def parse_opts(words):
 
 def sr_opts(opts, n):
     """sr's --opt pairs checked, in the line's order: dr, dm, and geom as
-    a geometry line (a disk model's name resolved)."""
+    a geometry line (a disk model's name resolved), then the others
+    (propagate, table_entries) as given, for the kernel to check."""
     try:
         dr, dmc, line = srlayout.options(opts)
     except srlayout.SrError as e:
@@ -114,7 +115,8 @@ def sr_opts(opts, n):
     if dmc < 1 or n % (dr * dmc):
         raise ToolError(f"sr: the members must be a multiple of dr times dm ({n} members, "
                         f"dr {dr}, dm {dmc})")
-    return [("dr", str(dr)), ("dm", str(dmc)), ("geom", line)]
+    rest = [(k.lower(), v) for k, v in opts if k.lower() not in srlayout.LAYOUT_OPTS]
+    return [("dr", str(dr)), ("dm", str(dmc)), ("geom", line)] + rest
 
 
 def plan_create(scheme, members, metadata, spares=(), chunk=128, region_size=None,

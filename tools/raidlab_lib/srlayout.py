@@ -13,7 +13,8 @@ its column sectors. The columns are raid10's near layout with Dm copies.
 """
 from .bench import geom as geommod
 
-OPTS = ("dr", "dm", "geom")
+OPTS = ("dr", "dm", "geom", "propagate", "table_entries")
+LAYOUT_OPTS = ("dr", "dm", "geom")     # the layout record's words
 MAX_DR = 6                      # RL_RREP_MAX_DR
 MAX_WORDS = 2048 - 32           # sr.c's SR_GEOM_MAX
 
@@ -129,6 +130,6 @@ def words_to_opts(words):
     """The layout record's words ("dr 2 dm 1 geom LINE") as (name, value)
     pairs."""
     w = words.split()
-    if len(w) % 2 or any(k not in OPTS for k in w[::2]):
+    if len(w) % 2 or any(k not in LAYOUT_OPTS for k in w[::2]):
         raise SrError(f"sr layout record: unexpected words {words!r}")
     return list(zip(w[::2], w[1::2]))
