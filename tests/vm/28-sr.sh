@@ -21,6 +21,16 @@
 #   - negative control (2x3x1): garbage written under the array over one
 #     replica of a block makes check count it, repair rewrites it, check
 #     then finds 0 and the data verifies;
+#   - delayed propagation (propagate bg, the default with a metadata
+#     device; 2x3x1): over members whose reads take 200 ms (dm-delay),
+#     while a read load of 64 keeps them busy, a 1 MiB write's replicas
+#     wait (pending > 0) and are written once the members are idle
+#     (pending 0; then check 0, the data); a crash image taken
+#     with them waiting assembles, resyncs its dirty regions, and then
+#     every replica is alike and the acknowledged write is there; with
+#     table_entries 1 writes go to every replica (full > 0) and
+#     propagations start while busy (forced > 0); propagate fg keeps
+#     nothing waiting;
 #   - the layout is recorded: the same metadata with another dr is
 #     refused ("The metadata holds another copy layout");
 #   - 1x3x2 with a spare of the members' size: a member fails under a
@@ -53,16 +63,120 @@ fresh() {
 	wipe "$MD" 16 || die "wipe pmem"
 }
 
-# line OPTS: an sr line at LEN over the first 6 disks, pmem metadata, rlook
+# line OPTS [DEVS]: an sr line at LEN over DEVS (the first 6 disks),
+# pmem metadata, rlook
 line() {
 	_o="chunk_size $CHUNK sched rlook metadata $MD $1 geom $GEOM"
-	# shellcheck disable=SC2046
-	set -- $(disks 6)
+	# shellcheck disable=SC2046,SC2086
+	set -- ${2:-$(disks 6)}
 	# shellcheck disable=SC2046
 	echo "0 $LEN raidlab sr $(echo "$_o" | wc -w) $_o 6 $*"
 }
 
-# reads served by replicas other than 0 (the status group's last word)
+# the propagation's status words: mode, pending, forced, full, discarded
+prop() { rl_scheme_field arr $((4 + $1)); }
+
+# drained [SECS]: wait until no write's replicas wait (default 60 s)
+drained() {
+	_dn=0
+	while [ "$(prop 2)" != 0 ]; do
+		_dn=$((_dn + 1))
+		[ "$_dn" -gt $((${1:-60} * 5)) ] && return 1
+		sleep 0.2
+	done
+}
+
+# busy: a read load of 64 in flight over the array, so that its members
+# are never idle (a propagation waits for its members to be)
+busy_start() {
+	fio --name=busy --filename=/dev/mapper/arr --direct=1 --ioengine=libaio \
+		--rw=randread --bs=4k --iodepth=64 --time_based --runtime=120 \
+		>/tmp/busy.log 2>&1 &
+	BUSY=$!
+	sleep 1
+}
+busy_stop() { kill "$BUSY" 2>/dev/null; wait "$BUSY" 2>/dev/null; }
+
+# pattern_at MIB: the 1 MiB pattern reads back at MIB MiB of the array
+pattern_at() {
+	dd if=/dev/mapper/arr of=/tmp/back bs=64k skip=$(($1 * 16)) count=16 \
+		iflag=direct 2>/dev/null && cmp -s /tmp/pat /tmp/back
+}
+
+# prop_bg WHAT: delayed propagation on the array loaded as arr (dr > 1),
+# which it removes. Over members whose reads take 200 ms (dm-delay), a
+# read load keeps them busy (the lab's disks answer at once: without the
+# delay a member is idle between completions): a write's replicas wait;
+# a crash image taken then assembles with every replica alike and the
+# write there; a full table sends writes to every replica and starts
+# propagations while busy; propagate fg keeps nothing waiting
+prop_bg() {
+	run dm_remove arr
+	_dl=
+	for _i in 0 1 2 3 4 5; do
+		_d=$(disk $_i)
+		dm_create "dly$_i" "0 $(sectors "$_d") delay $_d 0 200 $_d 0 0" ||
+			die "$1: delay member $_i"
+		_dl="$_dl /dev/mapper/dly$_i"
+	done
+	# shellcheck disable=SC2086
+	check "$1: assembled over read-delayed members" \
+		dm_create arr "$(line "dr $dr dm $dm" "$_dl")"
+	head -c 1048576 /dev/urandom >/tmp/pat
+	busy_start
+	dd if=/tmp/pat of=/dev/mapper/arr bs=64k seek=128 oflag=direct \
+		conv=notrunc 2>/dev/null || not_ok "$1: 1 MiB written at 8 MiB"
+	# past two passes of the bitmap's clear work (RL_MD_CLEAR_PERIOD,
+	# 5 s): a region whose write let go of its intent is clean by now
+	sleep 16
+	_p=$(prop 2)
+	check "$1: while the members are busy the writes' replicas wait ($_p pending)" \
+		test "$_p" -gt 0
+	PM=$MD
+	# shellcheck disable=SC2046
+	rl_image_save_idle 20 $(disks 6) || die "$1: crash image"
+	busy_stop
+	check "$1: propagated once the members were idle" drained 120
+	run dm_remove arr
+	# one entry: the table is full at once
+	check "$1: assembled with table_entries 1" \
+		dm_create arr "$(line "dr $dr dm $dm table_entries 1" "$_dl")"
+	check "$1: the table line keeps table_entries 1" \
+		sh -c "dmsetup table arr | grep -q 'propagate bg table_entries 1'"
+	busy_start
+	dd if=/tmp/pat of=/dev/mapper/arr bs=64k seek=0 oflag=direct \
+		conv=notrunc 2>/dev/null || not_ok "$1: 1 MiB written at 0"
+	check "$1: a full table: writes to every replica ($(prop 4)), propagations forced ($(prop 3))" \
+		test "$(prop 4)" -gt 0 -a "$(prop 3)" -gt 0
+	busy_stop
+	check "$1: full table: drained" drained 120
+	run dm_remove arr
+	for _i in 0 1 2 3 4 5; do run dm_remove "dly$_i"; done
+	check "$1: assembled over the disks" dm_create arr "$(line "dr $dr dm $dm")"
+	check "$1: the write at 8 MiB reads back" pattern_at 8
+	check "$1: the write at 0 reads back" pattern_at 0
+	check "$1: check finds 0 after the propagations" \
+		test "$(rl_scrub arr check 300)" = 0
+	run dm_remove arr
+	# shellcheck disable=SC2046
+	rl_image_restore $(disks 6) || die "$1: restore the crash image"
+	check "$1: the crash image (replicas waiting) assembles" \
+		dm_create arr "$(line "dr $dr dm $dm")"
+	check "$1: its dirty regions resynced" rl_wait_sync arr 300
+	check "$1: after the crash every replica is alike (check finds 0)" \
+		test "$(rl_scrub arr check 300)" = 0
+	check "$1: after the crash the acknowledged 1 MiB is there" pattern_at 8
+	run dm_remove arr
+	check "$1: created with propagate fg" dm_create arr "$(line "dr $dr dm $dm propagate fg")"
+	dd if=/tmp/pat of=/dev/mapper/arr bs=64k seek=256 oflag=direct \
+		conv=notrunc 2>/dev/null || not_ok "$1: 1 MiB written at 16 MiB"
+	check "$1: propagate fg: nothing waits ($(prop 1) $(prop 2))" \
+		test "$(prop 1) $(prop 2)" = "fg 0"
+	check "$1: propagate fg: the 1 MiB reads back" pattern_at 16
+	run dm_remove arr
+}
+
+# reads served by replicas other than 0 (the status group's 4th word)
 other_reads() {
 	rl_scheme_field arr 4 | awk -F: '{ s = 0; for (i = 2; i <= NF; i++) s += $i; print s }'
 }
@@ -80,12 +194,15 @@ for spec in $SHAPES; do
 	check "$what: check finds 0 after the resync (every replica alike)" \
 		test "$(rl_scrub arr check 300)" = 0
 	_g=$(rl_scheme_fields arr)
-	check "$what: status group '$_g' is Ds Dr Dm and the replicas' reads" \
-		test "$(echo "$_g" | cut -d' ' -f1-3) $(echo "$_g" | awk '{ print NF }')" = "$ds $dr $dm 4"
+	_mode=fg
+	[ "$dr" -gt 1 ] && _mode=bg
+	check "$what: status group '$_g': Ds Dr Dm, the replicas' reads, propagation $_mode" \
+		test "$(echo "$_g" | cut -d' ' -f1-3,5) $(echo "$_g" | awk '{ print NF }')" = "$ds $dr $dm $_mode 9"
 	check "$what: the table line keeps the options" \
 		sh -c "dmsetup table arr | grep -q ' sr .*dr $dr dm $dm geom $GEOM'"
 	check "$what: fio writes 16 MiB" fio_write /dev/mapper/arr 16M
 	check "$what: the 16 MiB verify" fio_verify /dev/mapper/arr 16M
+	check "$what: every write's replicas propagated once idle" drained 120
 	check "$what: check finds 0 after the writes" test "$(rl_scrub arr check 300)" = 0
 	if [ "$dr" -gt 1 ]; then
 		check "$what: replicas other than 0 served reads ($(rl_scheme_field arr 4))" \
@@ -116,7 +233,7 @@ for spec in $SHAPES; do
 		check "$what: repair rewrites it" test "$(rl_scrub arr repair 300)" -gt 0
 		check "$what: then check finds 0" test "$(rl_scrub arr check 300)" = 0
 		check "$what: the 16 MiB verify after the repair" fio_verify /dev/mapper/arr 16M
-		run dm_remove arr
+		prop_bg "$what"
 		dm_refused raidlab "$(line "dr 2 dm 1")" "The metadata holds another copy layout"
 		continue
 	fi
@@ -161,4 +278,13 @@ dm_refused raidlab "0 $LEN raidlab raid10 2 dr 2 4 $(disks 4)" "dr needs the sr 
 # shellcheck disable=SC2046
 dm_refused raidlab "0 $((1 << 30)) raidlab sr 2 geom $GEOM 6 $(disks 6)" \
 	"Target length exceeds the members' capacity"
+# shellcheck disable=SC2046
+dm_refused raidlab "0 $LEN raidlab sr 4 propagate later geom $GEOM 6 $(disks 6)" \
+	"Invalid propagate: fg or bg"
+# shellcheck disable=SC2046
+dm_refused raidlab "0 $LEN raidlab sr 6 dr 2 propagate bg geom $GEOM 6 $(disks 6)" \
+	"propagate bg needs a metadata device (its write-intent bitmap)"
+# shellcheck disable=SC2046
+dm_refused raidlab "0 $LEN raidlab sr 4 table_entries 0 geom $GEOM 6 $(disks 6)" \
+	"Invalid table_entries"
 finish
