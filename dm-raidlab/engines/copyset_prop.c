@@ -16,7 +16,9 @@
  *    over the others (the spec's fallback without a pmem table: the
  *    first write is the canonical replica's, never the nearest one);
  *  - a propagation starts only when every member of its piece is idle
- *    (nothing queued, nothing in flight): the idle class of the paper,
+ *    (nothing queued, nothing in flight; the first such entry of the
+ *    oldest CS_PROP_SCAN, so that an idle member's writes do not wait
+ *    behind a busy one's): the idle class of the paper,
  *    decided here rather than in the member queue, because the copy
  *    holds the window lock (which parks new writes to its bucket) and
  *    must not wait behind foreground work while it does;
@@ -40,6 +42,8 @@
 
 /* A propagation waits this long for its members to go idle, then looks. */
 #define CS_PROP_POLL	1	/* jiffies */
+/* Waiting entries a look goes through for one whose members are idle. */
+#define CS_PROP_SCAN	32
 
 static void cs_prop_kick(struct work_struct *ws)
 {
@@ -107,43 +111,66 @@ static bool cs_prop_idle(struct rl_array *a, const struct rl_cs_piece *pc)
 	return true;
 }
 
+/*
+ * The first of the first CS_PROP_SCAN waiting entries whose members are
+ * idle, or NULL: each member's waiting writes go when that member is
+ * idle, as the paper's per-disk delayed-write queues, not behind another
+ * member's. Under p->lock.
+ */
+static struct rl_cs_pent *cs_prop_idle_entry(struct rl_array *a,
+					     struct rl_cs_prop *p)
+{
+	struct rl_cs_piece pc;
+	struct rl_cs_pent *e;
+	unsigned int n = 0;
+
+	list_for_each_entry(e, &p->tab.ready, node) {
+		if (n++ == CS_PROP_SCAN)
+			break;
+		cs_piece(a, e->lsector, e->len, &pc);
+		if (cs_prop_idle(a, &pc))
+			return e;
+	}
+	return NULL;
+}
+
 /**
  * rl_copyset_get_work() - the next propagation to do (->get_work)
  * @a: the array
  * @w: filled with the entry's index
  *
- * The oldest waiting entry, once the members of its piece are idle (or
- * at once with the table full, or while suspending); when they are busy
- * the service is asked again a little later. Process context.
+ * A waiting entry whose members are idle (cs_prop_idle_entry()); with
+ * the table full, or while suspending, the oldest at once. With none the
+ * service is asked again a little later. Process context.
  *
  * Return: true with @w filled, false if there is none to do now.
  */
 bool rl_copyset_get_work(struct rl_array *a, struct rl_work *w)
 {
 	struct rl_cs_prop *p = rl_copyset(a)->prop;
-	struct rl_cs_piece pc;
-	struct rl_cs_pent *e;
-	bool idle = false, force;
+	struct rl_cs_pent *e = NULL;
+	bool waiting, forced = false;
 
 	if (!p)
 		return false;
 	spin_lock_irq(&p->lock);
-	e = p->stopped ? NULL : rl_cs_ptab_next(&p->tab);
-	force = p->force || rl_cs_ptab_full(&p->tab);
-	if (e) {
-		cs_piece(a, e->lsector, e->len, &pc);
-		idle = cs_prop_idle(a, &pc);
-		if (idle || force)
+	waiting = !p->stopped && rl_cs_ptab_next(&p->tab);
+	if (waiting) {
+		e = cs_prop_idle_entry(a, p);
+		if (!e && (p->force || rl_cs_ptab_full(&p->tab))) {
+			e = rl_cs_ptab_next(&p->tab);
+			forced = true;
+		}
+		if (e)
 			rl_cs_ptab_start(&p->tab, e);
 	}
 	spin_unlock_irq(&p->lock);
-	if (!e)
-		return false;
-	if (!idle && !force) {
-		mod_delayed_work(a->wq, &p->kick, CS_PROP_POLL);
+	if (!e) {
+		if (waiting)
+			mod_delayed_work(a->wq, &p->kick, CS_PROP_POLL);
 		return false;
 	}
-	if (!idle)
+	if (forced)
 		atomic64_inc(&p->forced);
 	w->op = 0;
 	w->key = e - p->tab.ent;
