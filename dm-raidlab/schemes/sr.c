@@ -105,6 +105,9 @@ static const struct rl_opt sr_opts[SR_NR_OPTS] = {
 		.def = SR_TABLE_ENTRIES),
 };
 
+/* The layout's options as the line and the layout record give them. */
+#define SR_WORDS	"dr %u dm %u geom %s"
+
 /*
  * The longest geom line: the layout record keeps "dr N dm N geom <line>"
  * (RL_CS_WORDS_MAX with its NUL), for the tools to assemble the array.
@@ -259,8 +262,8 @@ static int sr_load_trackers(struct rl_array *a)
  */
 static char *sr_words(const struct rl_array *a)
 {
-	return kasprintf(GFP_KERNEL, "dr %u dm %u geom %s", a->sopt[SR_OPT_DR],
-			 sr_dm(a), a->sopt_word[SR_OPT_GEOM]);
+	return kasprintf(GFP_KERNEL, SR_WORDS, a->sopt[SR_OPT_DR], sr_dm(a),
+			 a->sopt_word[SR_OPT_GEOM]);
 }
 
 /*
@@ -335,7 +338,7 @@ static void sr_status(struct rl_array *a, status_type_t type, char *result,
 	if (type == STATUSTYPE_INFO) {
 		DMEMIT(" %u %u %u", a->geom.nr_members / (dr * dm), dr, dm);
 	} else if (type == STATUSTYPE_TABLE) {
-		DMEMIT(" dr %u dm %u geom %s propagate %s", dr, dm,
+		DMEMIT(" " SR_WORDS " propagate %s", dr, dm,
 		       a->sopt_word[SR_OPT_GEOM],
 		       a->sopt[SR_OPT_PROPAGATE] == SR_PROP_BG ? "bg" : "fg");
 		if (a->sopt[SR_OPT_TABLE_ENTRIES] != SR_TABLE_ENTRIES)

@@ -104,17 +104,15 @@ def parse_opts(words):
     return out
 
 
-def sr_opts(opts, n):
+def sr_opts(opts):
     """sr's --opt pairs checked, in the line's order: dr, dm, and geom as
     a geometry line (a disk model's name resolved), then the others
-    (propagate, table_entries) as given, for the kernel to check."""
+    (propagate, table_entries) as given, for the kernel to check; the
+    shape over the members is srlayout.max_length()'s to check."""
     try:
         dr, dmc, line = srlayout.options(opts)
     except srlayout.SrError as e:
         raise ToolError(str(e)) from None
-    if dmc < 1 or n % (dr * dmc):
-        raise ToolError(f"sr: the members must be a multiple of dr times dm ({n} members, "
-                        f"dr {dr}, dm {dmc})")
     rest = [(k.lower(), v) for k, v in opts if k.lower() not in srlayout.LAYOUT_OPTS]
     return [("dr", str(dr)), ("dm", str(dmc)), ("geom", line)] + rest
 
@@ -158,7 +156,7 @@ def plan_create(scheme, members, metadata, spares=(), chunk=128, region_size=Non
         if kind not in ("near", "far", "offset", "chained") or not 2 <= copies <= n:
             raise ToolError(f"{scheme}: layout near, far or offset and 2..{n} copies")
     elif scheme == "sr":
-        opts = sr_opts(opts, n)
+        opts = sr_opts(opts)
     elif opts and scheme not in SELF_SIZED:
         raise ToolError(f"--opt: {scheme} has no options of its own")
     present = [m for m in members if m != dm.MISSING]

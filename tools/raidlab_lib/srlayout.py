@@ -66,14 +66,26 @@ def resolve_geom(word):
         raise SrError(f"geom {word!r}: {e}") from None
 
 
+def zone_spans(g):
+    """Each zone's (cylinders, sectors per track, first LBA), as
+    rl_disk_geom_check() fills them; and the disk's sectors after them."""
+    zones, lba, out = g["zones"], 0, []
+    for i, (first_cyl, spt) in enumerate(zones):
+        ncyl = (zones[i + 1][0] if i + 1 < len(zones) else g["cylinders"]) - first_cyl
+        out.append((ncyl, spt, lba))
+        lba += ncyl * g["heads"] * spt
+    return out, lba
+
+
+def disk_sectors(g):
+    """The geometry's capacity in sectors."""
+    return zone_spans(g)[1]
+
+
 def zone_cyls(g, i, start, end):
     """Zone @i's used cylinders (rl_rrep_zone_cyls()): (first, count) of the
     whole ones at or after sector @start that end at or before @end."""
-    zones = g["zones"]
-    first_cyl, spt = zones[i]
-    ncyl = (zones[i + 1][0] if i + 1 < len(zones) else g["cylinders"]) - first_cyl
-    first_lba = sum((b - a) * g["heads"] * s
-                    for (a, s), (b, _) in zip(zones[:i], zones[1:i + 1]))
+    ncyl, spt, first_lba = zone_spans(g)[0][i]
     cyl = g["heads"] * spt
     first = -(-(start - first_lba) // cyl) if start > first_lba else 0
     last = (end - first_lba) // cyl if end > first_lba else 0

@@ -262,9 +262,7 @@ def configure_args(args, D, disk_bytes=None):
         S, R = disk_times(g)
         max_dr = min(max_dr, g["heads"])
         if disk_bytes is None:
-            disk_bytes = sum(((b if b else g["cylinders"]) - a) * g["heads"] * spt * 512
-                             for (a, spt), b in zip(g["zones"], [z[0] for z in g["zones"][1:]]
-                                                    + [None]))
+            disk_bytes = srlayout.disk_sectors(g) * 512
     L = LOCALITY.get(args.workload, args.locality) if args.workload else args.locality
     q, p = args.q, args.p
     if getattr(args, "trace", None):
