@@ -448,3 +448,25 @@ def test_rig_copyset_schemes():
     t = ch.table(missing=[1]).line()
     assert t.endswith("5 /dev/mapper/rlc-m0 - /dev/mapper/rlc-m2 /dev/mapper/rlc-m3 "
                       "/dev/mapper/rlc-m4")
+
+
+def test_sr_rig_sized_by_its_geometry():
+    from raidlab_lib import crashlab, srlayout
+    r = crashlab.Rig("sr", 4, chunk=32, data_mib=4)
+    assert crashlab.kind("sr") == "copyset" and r.row_blocks() == 0
+    d = dict(zip(r.opts[::2], r.opts[1::2]))
+    # dr 2 over st39133 unless given, the model resolved to its line
+    assert d["dr"] == "2" and d["dm"] == "1" and d["geom"].startswith("period_ns=6000000,")
+    assert r.length == srlayout.max_length(4, 32, 8192, 2, 1, d["geom"], 2048)
+    assert r.length > 0 and r.length % 32 == 0
+    t = r.table().line()
+    assert t.startswith(f"0 {r.length} raidlab sr ") and "assume_clean" not in t
+    assert f" dr 2 dm 1 geom {d['geom']} " in t and " metadata /dev/mapper/rlc-md " in t
+    # the corrupt control's block: the first whole cylinder after 1 MiB
+    # (st39133's zone 0: 6 heads x 334 sectors a track)
+    assert r.first_data_sector() == 2 * 6 * 334
+    assert crashlab.Rig("raid5", 4).first_data_sector() == 2048
+    r3 = crashlab.Rig("sr", 6, chunk=32, data_mib=4, opts="dr 3 propagate fg")
+    d3 = dict(zip(r3.opts[::2], r3.opts[1::2]))
+    assert d3["dr"] == "3" and d3["propagate"] == "fg"
+    assert r3.opts[:4] == ["dr", "3", "dm", "1"]

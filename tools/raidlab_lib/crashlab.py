@@ -29,7 +29,7 @@ import sys
 import threading
 import time
 
-from . import crash, dm, dmioctl, logwrites, ondisk
+from . import crash, dm, dmioctl, logwrites, ondisk, srlayout
 
 MiB = 1 << 20
 
@@ -127,11 +127,29 @@ PLOG_OPTS = "log_disks 1 log_ratio 0.25 track_sectors 32 log_buffers 4 regions 8
 PLOG_CHUNK = 16     # a log segment must hold a chunk's record and its header
 # --rebuild: FLUSH and FUA points kept after the mark "spare"
 WINDOW_AFTER = 12
+# sr: the geometry unless --opts names one (dm-hddsim's st39133, paper
+# 002's disk); dr 2 unless given
+SR_GEOM = "st39133"
 
 
 def kind(scheme):
-    """stripe, mirror, copyset or parity (ondisk.SCHEMES; plog: parity)."""
-    return "parity" if scheme == "plog" else ondisk.SCHEMES[scheme]
+    """stripe, mirror, copyset or parity (ondisk.SCHEMES; plog: parity,
+    sr: copyset)."""
+    return {"plog": "parity", "sr": "copyset"}.get(scheme) or ondisk.SCHEMES[scheme]
+
+
+def sr_words(opts):
+    """sr's table words from --opts words: dr, dm and geom (a disk model's
+    name resolved to its line; default dr 2 over st39133), then the rest
+    as given."""
+    pairs = list(zip(opts[::2], opts[1::2]))
+    if not any(k == "geom" for k, _ in pairs):
+        pairs.append(("geom", SR_GEOM))
+    if not any(k == "dr" for k, _ in pairs):
+        pairs.append(("dr", "2"))
+    dr, dmc, line = srlayout.options(pairs)
+    rest = [w for k, v in pairs if k not in srlayout.LAYOUT_OPTS for w in (k, v)]
+    return ["dr", str(dr), "dm", str(dmc), "geom", line] + rest
 
 
 def plog_fields(line):
@@ -166,6 +184,8 @@ class Rig:
         # extra table words (plog: PLOG_OPTS unless given)
         self.opts = (opts if opts is not None else
                      PLOG_OPTS if scheme == "plog" else "").split()
+        if scheme == "sr":
+            self.opts = sr_words(self.opts)
         # spare slices <p>-s0.. after the members; a member given as "-"
         self.nspares = spares
         self.missing = missing
@@ -179,9 +199,23 @@ class Rig:
         self.stripe_cache = stripe_cache
         # plog: found by discover() (its capacity is in its status)
         pairs = list(zip(self.opts[::2], self.opts[1::2]))
-        self.length = None if scheme == "plog" else \
-            dm.max_length(scheme, nmembers, chunk, self.data_sectors, pairs)
+        if scheme == "sr":      # sized by its geometry (srlayout.py)
+            d = dict(pairs)
+            self.length = srlayout.max_length(nmembers, chunk, self.data_sectors,
+                                              int(d["dr"]), int(d["dm"]), d["geom"],
+                                              self.offset)
+        else:
+            self.length = None if scheme == "plog" else \
+                dm.max_length(scheme, nmembers, chunk, self.data_sectors, pairs)
         self.used = self.md_sectors + (nmembers + spares) * self.member_sectors
+
+    def first_data_sector(self):
+        """A member's first sector of data: the data offset; sr's first
+        used cylinder after it (srlayout.first_sector())."""
+        if self.scheme != "sr":
+            return self.offset
+        d = dict(zip(self.opts[::2], self.opts[1::2]))
+        return srlayout.first_sector(srlayout.parse_geom(d["geom"]), self.offset)
 
     @property
     def log_disks(self):
@@ -706,14 +740,14 @@ class CrashTest:
     def corrupt(self):
         """Negative control: different garbage in the first data block of
         every member (raid4/raid5: data and parity of row 0; mirror: every
-        copy of block 0)."""
+        copy of block 0; sr: replica 0 of each member's first block)."""
         rig = self.rig
         for i in range(rig.n):
             junk = os.urandom(crash.BLOCK)
             path = f"/dev/mapper/{rig.prefix}-m{i}"
             fd = os.open(path, os.O_WRONLY)
             try:
-                os.pwrite(fd, junk, rig.offset * 512)
+                os.pwrite(fd, junk, rig.first_data_sector() * 512)
                 os.fsync(fd)
             finally:
                 os.close(fd)
@@ -1010,12 +1044,13 @@ def register(verbs):
         "REPLAY, and every point is assembled on a throw-away snapshot (COW) and checked.")
     p.add_argument("--scheme", required=True,
                    choices=("raid5", "raid4", "raid6", "mirror", "plog", "raid10",
-                            "chained"))
+                            "chained", "sr"))
     p.add_argument("--members", type=int,
-                   help="default: 4 for raid4/raid5/raid6/plog/raid10, 5 for chained, "
+                   help="default: 4 for raid4/raid5/raid6/plog/raid10/sr, 5 for chained, "
                    "2 for mirror")
     p.add_argument("--opts", default=None, metavar="WORDS",
-                   help="extra table words (e.g. 'journal on'), after plog's")
+                   help="extra table words (e.g. 'journal on'), after plog's; sr: its "
+                   "own (dr 2 and geom st39133 unless given; a disk model's name for geom)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--missing", type=int, metavar="I",
                    help="member I given as '-' from the start (a degraded array)")

@@ -13,7 +13,7 @@ its column sectors. The columns are raid10's near layout with Dm copies.
 """
 from .bench import geom as geommod
 
-OPTS = ("dr", "dm", "geom", "propagate", "table_entries")
+OPTS = ("dr", "dm", "geom", "propagate", "table_entries", "reads")
 LAYOUT_OPTS = ("dr", "dm", "geom")     # the layout record's words
 MAX_DR = 6                      # RL_RREP_MAX_DR
 MAX_WORDS = 2048 - 32           # sr.c's SR_GEOM_MAX
@@ -91,6 +91,18 @@ def zone_cyls(g, i, start, end):
     last = (end - first_lba) // cyl if end > first_lba else 0
     first, last = min(first, ncyl), min(last, ncyl)
     return first, max(last - first, 0)
+
+
+def first_sector(g, start):
+    """The member sector of column sector 0's replica 0 (the first used
+    cylinder's first sector: its logical track 0 on head 0) with the data
+    from member sector @start."""
+    end = disk_sectors(g)
+    for i, (ncyl, spt, first_lba) in enumerate(zone_spans(g)[0]):
+        first, count = zone_cyls(g, i, start, end)
+        if count:
+            return first_lba + first * g["heads"] * spt
+    raise SrError("no whole cylinder of the geometry past the data offset")
 
 
 def column_sectors(g, dr, start, end):
