@@ -163,11 +163,13 @@ unsigned int rl_cs_chained_prefer(unsigned int nr, unsigned long out,
 
 /*
  * How a read whose copies are all readable and alike is served: the
- * "reads" option of raid10 and chained (RL_CS_OPT_READS()).
+ * "reads" option of raid10, chained and sr (RL_CS_OPT_READS()).
  *   balance  one copy, chosen by rl_cs_read_balance() (the default)
- *   dup      duplicate-then-cancel (paper 002, section 3.3): queued on
- *            two copies' members, the first queue to pick it issues it
- *            and the other entry is cancelled (svc/dup.h)
+ *   dup      duplicate-then-cancel (paper 002, section 3.3): to the
+ *            balance's choice alone if a member holding a copy is idle,
+ *            else queued on every member holding one (at most
+ *            RL_DUP_MAX), the first queue to pick it issues it and the
+ *            other entries are cancelled (svc/dup.h)
  */
 enum rl_cs_reads {
 	RL_CS_READS_BALANCE,

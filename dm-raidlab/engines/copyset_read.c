@@ -5,13 +5,13 @@
  * say (cs_views()); chained declustering with members out holds that
  * choice to the chain's loads (cs_shift()); and with the "reads dup"
  * option (paper 002, section 3.3) a read whose copies are all readable
- * and alike is queued on two members (svc/dup.h): the copy the balance
- * chose and, of the others, the one whose member has the fewest I/Os in
- * flight. The first of the two queues to pick it issues the bio there;
- * the other entry is cancelled. That pays off where reads wait in the
- * member queues (a low queue_depth, as the paper's scheduler keeps the
- * disk's): a member with free slots takes the read at once and the
- * second entry is never queued.
+ * and alike goes to the balance's choice alone if a member holding a copy
+ * is idle, and is otherwise queued on every member holding one (svc/dup.h;
+ * at most RL_DUP_MAX, the balance's choice first, then fewest I/Os in
+ * flight), each offered every replica of its copy. The first queue to
+ * pick it issues the bio there; the other entries are cancelled. That
+ * pays off where reads wait in the member queues (a low queue_depth, as
+ * the paper's scheduler keeps the disk's).
  *
  * A duplicate group is a mempool element, not per-bio data: its losing
  * entry may still wait in a queue when the bio has ended. The engine
@@ -126,15 +126,38 @@ unsigned int cs_choose(struct rl_array *a, const struct rl_cs_piece *p,
 	return cs_shift(a, p, m, unreadable, out);
 }
 
-/* The winner: the bio goes to ent[@i]'s member, holding its slot. */
+/*
+ * A duplicate group and, for each entry, which replica each of its
+ * places is (the winner's go into the bio's per-bio data).
+ */
+struct cs_dup {
+	struct rl_dup d;
+	u8 rep[RL_DUP_MAX][RL_RREP_MAX_DR];
+};
+
+/*
+ * The winner: the bio goes to ent[@i]'s member, holding its slot, at the
+ * place its queue picked; its places are copied into the bio's data (the
+ * group may go before the bio ends).
+ */
 static void cs_dup_issue(struct rl_dup *d, unsigned int i)
 {
+	struct cs_dup *cd = container_of(d, struct cs_dup, d);
 	struct bio *bio = d->private;
+	struct rl_cs_bio *mb = cs_pb(bio);
 	struct rl_bio *pb = rl_pb(bio);
+	struct rl_dup_ent *e = &d->ent[i];
 
-	rl_remap_prepare(d->a, bio, d->ent[i].member, d->ent[i].qe.sector);
-	pb->qe = d->ent[i].qe;		/* rl_member_done() at its end */
+	rl_remap_prepare(d->a, bio, e->member, rl_qent_sector(&e->qe));
+	pb->qe = e->qe;			/* rl_member_done() at its end */
 	INIT_LIST_HEAD(&pb->qe.node);
+	if (e->qe.alt) {
+		memcpy(mb->alt, e->alt, sizeof(mb->alt));
+		memcpy(mb->rep, cd->rep[i], sizeof(mb->rep));
+		pb->qe.alt = mb->alt;
+	} else {
+		mb->rep[0] = cd->rep[i][0];
+	}
 	submit_bio_noacct(bio);
 }
 
@@ -142,46 +165,83 @@ static void cs_dup_release(struct rl_dup *d)
 {
 	struct rl_copyset *cs = rl_copyset(d->a);
 
-	mempool_free(d, &cs->dup_pool);
+	mempool_free(container_of(d, struct cs_dup, d), &cs->dup_pool);
 	if (atomic_dec_and_test(&cs->dups))
 		wake_up_var(&cs->dups);
 }
 
 /*
- * Queue read piece @p (all of @bio) on @first and on another readable
- * copy, or return false (no other copy, no group free now: the caller
- * reads @first alone). Process context.
+ * The members a read of piece @p waits on, @first (the balance's choice)
+ * first, then the others that can read it, fewest I/Os in flight first;
+ * at most RL_DUP_MAX. Returns how many, or 0 if one of them is idle: the
+ * read then goes to one member alone (paper 002, section 3.3: "if some of
+ * the disks that contain the data are idle, the scheduler immediately
+ * sends the request to the idle disk head that is closest to a copy",
+ * which is what the balance picks among idle ones).
+ */
+static unsigned int cs_dup_members(struct rl_array *a,
+				   const struct rl_cs_piece *p,
+				   unsigned int first, unsigned long unreadable,
+				   unsigned int *mem)
+{
+	unsigned long left = p->members & ~unreadable & ~BIT(first);
+	unsigned int m, best, n = 0;
+
+	mem[n++] = first;
+	while (left && n < RL_DUP_MAX) {
+		best = RL_NONE;
+		for_each_set_bit(m, &left, a->geom.nr_members)
+			if (best == RL_NONE ||
+			    atomic_read(&a->members[m].inflight) <
+			    atomic_read(&a->members[best].inflight))
+				best = m;
+		__clear_bit(best, &left);
+		mem[n++] = best;
+	}
+	for (m = 0; m < n; m++)
+		if (rl_queue_idle(a, mem[m]))
+			return 0;
+	return n > 1 ? n : 0;
+}
+
+/*
+ * Queue read piece @p (all of @bio) on @first and on the other members
+ * that hold a readable copy (cs_dup_members()), each offered every
+ * replica of its copy that stays on its track; or return false (a member
+ * idle, no other copy, no group free now: the caller reads @first
+ * alone). Not for a range whose propagation waits (its replicas differ).
+ * Process context.
  */
 bool cs_read_dup(struct rl_array *a, struct bio *bio,
 		 const struct rl_cs_piece *p, unsigned int first,
 		 unsigned long unreadable)
 {
 	struct rl_copyset *cs = rl_copyset(a);
-	unsigned long others = p->members & ~unreadable & ~BIT(first);
-	unsigned int m, second = RL_NONE;
-	struct rl_dup *d;
+	unsigned int mem[RL_DUP_MAX], i, n;
+	struct rl_dup_ent *e;
+	struct cs_dup *cd;
 
 	/* @unreadable holds the failed members too (cs_unreadable()) */
-	for_each_set_bit(m, &others, a->geom.nr_members)
-		if (second == RL_NONE ||
-		    atomic_read(&a->members[m].inflight) <
-		    atomic_read(&a->members[second].inflight))
-			second = m;
-	if (second == RL_NONE)
+	n = cs_dup_members(a, p, first, unreadable, mem);
+	if (!n)
 		return false;
-	d = mempool_alloc(&cs->dup_pool, GFP_NOWAIT);
-	if (!d)
+	cd = mempool_alloc(&cs->dup_pool, GFP_NOWAIT);
+	if (!cd)
 		return false;
 	atomic_inc(&cs->dups);
-	d->a = a;
-	d->private = bio;
-	d->issue = cs_dup_issue;
-	d->release = cs_dup_release;
-	d->ent[0].member = first;
-	d->ent[0].qe.sector = cs_rep_sector(a, p->sector[first], 0);
-	d->ent[1].member = second;
-	d->ent[1].qe.sector = cs_rep_sector(a, p->sector[second], 0);
-	rl_dup_queue(d, p->len);
+	cd->d.a = a;
+	cd->d.nr = n;
+	cd->d.private = bio;
+	cd->d.issue = cs_dup_issue;
+	cd->d.release = cs_dup_release;
+	for (i = 0; i < n; i++) {
+		e = &cd->d.ent[i];
+		e->member = mem[i];
+		e->nr_alts = cs_rep_alts(a, p->sector[mem[i]], p->len, e->alt,
+					 cd->rep[i]);
+		e->qe.sector = e->alt[0];
+	}
+	rl_dup_queue(&cd->d, p->len);
 	return true;
 }
 
@@ -208,7 +268,7 @@ int cs_dup_init(struct rl_copyset *cs, enum rl_cs_reads reads)
 	if (reads != RL_CS_READS_DUP)
 		return 0;
 	return mempool_init_kmalloc_pool(&cs->dup_pool, RL_CS_DUP_MIN,
-					 sizeof(struct rl_dup));
+					 sizeof(struct cs_dup));
 }
 
 /*

@@ -462,6 +462,7 @@ static struct rl_duptest *rl_duptest_init(struct kunit *test,
 		KUNIT_ASSERT_EQ(test, t->nr_issued, 2U);
 	}
 	dt->d.a = t->a;
+	dt->d.nr = 2;
 	dt->d.issue = rl_duptest_issue;
 	dt->d.release = rl_duptest_release;
 	dt->d.ent[0].member = 0;
@@ -542,6 +543,76 @@ static void rl_member_dup_claim(struct kunit *test)
 	rl_qtest_done_on(t, 0, 0);
 }
 
+/*
+ * Every holder busy, three of them: the read waits on all three, the
+ * queue that frees first (member 1) issues it at the place its policy
+ * picked among the entry's replicas, and both other entries leave their
+ * queues; the group is released once. With one holder's queue free, the
+ * entries after the one issued at once are never queued.
+ */
+static void rl_member_dup_claim_many(struct kunit *test)
+{
+	struct rl_qtest *t = rl_qtest_init_nr(test, &rl_sched_fifo, 1, 3);
+	struct rl_duptest *dt = kunit_kzalloc(test, sizeof(*dt), GFP_KERNEL);
+	unsigned int m, issued;
+
+	KUNIT_ASSERT_NOT_NULL(test, dt);
+	for (m = 0; m < 3; m++)
+		rl_qtest_add_on(t, m, m, 5000, RL_FG);
+	KUNIT_ASSERT_EQ(test, t->nr_issued, 3U);
+	dt->d.a = t->a;
+	dt->d.nr = 3;
+	dt->d.issue = rl_duptest_issue;
+	dt->d.release = rl_duptest_release;
+	for (m = 0; m < 3; m++) {
+		dt->d.ent[m].member = m;
+		dt->d.ent[m].qe.sector = 100 * (m + 1);
+		dt->d.ent[m].alt[0] = 100 * (m + 1);
+		dt->d.ent[m].alt[1] = 100 * (m + 1) + 40;
+		dt->d.ent[m].nr_alts = 2;
+	}
+	rl_dup_queue(&dt->d, 8);
+	for (m = 0; m < 3; m++)
+		KUNIT_EXPECT_EQ(test, rl_qtest_waiting(t, m, &issued), 1U);
+	KUNIT_EXPECT_EQ(test, dt->nr_issue, 0U);
+	rl_qtest_done_on(t, 1, 1);
+	KUNIT_EXPECT_EQ(test, dt->nr_issue, 1U);
+	KUNIT_EXPECT_EQ(test, dt->won, 1U);
+	/* its queue was offered the entry's places (fifo takes the first) */
+	KUNIT_EXPECT_EQ(test, dt->slot.nr_alts, 2U);
+	KUNIT_EXPECT_EQ(test, rl_qent_sector(&dt->slot), (sector_t)200);
+	KUNIT_EXPECT_EQ(test, dt->nr_release, 1U);
+	KUNIT_EXPECT_EQ(test, rl_qtest_waiting(t, 0, &issued), 0U);
+	KUNIT_EXPECT_EQ(test, rl_qtest_waiting(t, 2, &issued), 0U);
+	rl_qtest_done_on(t, 0, 0);
+	rl_qtest_done_on(t, 2, 2);
+	KUNIT_EXPECT_EQ(test, rl_qtest_waiting(t, 0, &issued), 0U);
+	KUNIT_EXPECT_EQ(test, issued, 0U);	/* cancelled: never issued */
+	rl_member_done(t->a, 1, &dt->slot);
+	flush_workqueue(t->a->wq);
+
+	/* member 0 free: issued there at once, entries 1 and 2 never queued */
+	memset(dt, 0, sizeof(*dt));
+	dt->d.a = t->a;
+	dt->d.nr = 3;
+	dt->d.issue = rl_duptest_issue;
+	dt->d.release = rl_duptest_release;
+	for (m = 0; m < 3; m++) {
+		dt->d.ent[m].member = m;
+		dt->d.ent[m].qe.sector = 100 * (m + 1);
+	}
+	rl_dup_queue(&dt->d, 8);
+	KUNIT_EXPECT_EQ(test, dt->nr_issue, 1U);
+	KUNIT_EXPECT_EQ(test, dt->won, 0U);
+	KUNIT_EXPECT_EQ(test, dt->nr_release, 1U);
+	for (m = 1; m < 3; m++) {
+		KUNIT_EXPECT_EQ(test, rl_qtest_waiting(t, m, &issued), 0U);
+		KUNIT_EXPECT_EQ(test, issued, 0U);
+	}
+	rl_member_done(t->a, 0, &dt->slot);
+	flush_workqueue(t->a->wq);
+}
+
 static struct kunit_case rl_member_test_cases[] = {
 	KUNIT_CASE(rl_member_restore_after_split),
 	KUNIT_CASE(rl_member_queue_depth),
@@ -552,6 +623,7 @@ static struct kunit_case rl_member_test_cases[] = {
 	KUNIT_CASE(rl_member_queue_tail_predict),
 	KUNIT_CASE(rl_member_queue_tail_done),
 	KUNIT_CASE(rl_member_dup_claim),
+	KUNIT_CASE(rl_member_dup_claim_many),
 	{}
 };
 
