@@ -481,6 +481,15 @@ struct rl_scheme_ops {
 	 */
 	void (*postsuspend)(struct rl_array *a);
 
+	/*
+	 * Before the table goes live (after the core's preresume: failed
+	 * roles given to spares, the bad-block lists loaded): work that must
+	 * come before any bio and any background job, such as the replay of
+	 * a crash's records. 0, or a negative errno that fails the resume.
+	 * Optional. May sleep.
+	 */
+	int (*preresume)(struct rl_array *a);
+
 	/* The table is live again: (re)start background work. Optional. */
 	void (*resume)(struct rl_array *a);
 

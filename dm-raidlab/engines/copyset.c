@@ -51,13 +51,16 @@
  *
  *   copyset.c          the entry points: create, destroy, map, end_io
  *   copyset_prop.c     delayed propagation of rotational replicas (sr's
- *                      propagate bg), as the array's background items
+ *                      propagate bg), as the array's background items,
+ *                      and the replay of its records at construction
  *   copyset_sync.c     background jobs: resync, rebuild, check, repair,
  *                      their copies (svc/mio.h), and a propagation's
  *   copyset_fix.c      read-error fixes (fix_work)
  *   copyset_io.c       reads, the write fan-out, the window lock, and
  *                      background I/O (svc/mio.h)
  *   copyset_pwait.c    the writes and reads' side of delayed propagation
+ *   copyset_prec.c     its records on a DAX metadata device (encoding and
+ *                      replay order pure)
  *   copyset_rep.c      rotational replicas' places (sr)
  *   copyset_read.c     the read choice, and reads dup
  *   copyset_balance.c  read balancing, windows, compare (pure)
@@ -81,7 +84,8 @@ enum rl_cs_read_err {
 
 /*
  * A read that failed on its member is fixed if another copy can serve
- * it and the member is still the disk the read went to and under
+ * it (or, with rotational replicas, another replica of the same copy)
+ * and the member is still the disk the read went to and under
  * RL_MAX_READ_ERRORS. The last readable copy is not failed for a read
  * error, as md keeps its last working device: the read fails. Any
  * context.
@@ -103,6 +107,10 @@ static enum rl_cs_read_err cs_read_error(struct rl_array *a, struct bio *bio)
 	if (rl_cs_source(unreadable, a->geom.nr_members) == RL_NONE) {
 		if (pb->dev != READ_ONCE(a->members[m].dev))
 			return RL_CS_RE_FAIL;
+		/* another replica of its own copy may serve it (sr) */
+		if (rl_copyset(a)->dr > 1 &&
+		    rl_member_read_error(a, m, pb->dev, p.sector[m]))
+			return RL_CS_RE_FIX;
 		DMERR_LIMIT("%s: member %u (%s): read error at %llu: no other copy, the read fails",
 			    dm_table_device_name(a->ti->table), m,
 			    pb->dev->name, (unsigned long long)p.sector[m]);
@@ -351,7 +359,8 @@ static void cs_free(struct rl_array *a, struct rl_copyset *cs)
 
 /*
  * The background buffers: a check window a member, a slot over all; with
- * replicas one more, for the replica a check compares.
+ * replicas one more, for the replica a check compares or a read fix
+ * reads from the same member.
  */
 static int cs_alloc_bufs(struct rl_array *a, struct rl_copyset *cs)
 {

@@ -179,12 +179,13 @@ enum rl_cs_reads {
 int rl_cs_parse_reads(const char *word, unsigned int *val);
 const char *rl_cs_reads_name(enum rl_cs_reads reads);
 
-/* The option, for a copy-set scheme's option table. */
-#define RL_CS_OPT_READS							\
-	RL_OPT("raid10 or chained", reads, RL_CS_READS_BALANCE,		\
-	       RL_CS_READS_DUP, .def = RL_CS_READS_BALANCE,		\
+/* The option, for a copy-set scheme's option table, with its default. */
+#define RL_CS_OPT_READS_DEF(d)						\
+	RL_OPT("raid10, chained or sr", reads, RL_CS_READS_BALANCE,	\
+	       RL_CS_READS_DUP, .def = (d),				\
 	       .parse = rl_cs_parse_reads,				\
 	       .invalid = "Invalid reads: balance or dup")
+#define RL_CS_OPT_READS	RL_CS_OPT_READS_DEF(RL_CS_READS_BALANCE)
 
 /*
  * The copy-set I/O engine (copyset.c and the files it lists): a scheme
@@ -202,6 +203,7 @@ struct rl_cs_bio {
 	sector_t alt[RL_RREP_MAX_DR];	/* a read's replicas (copyset_rep.c) */
 	u8 rep[RL_RREP_MAX_DR];		/* which replica each alt[] is */
 	struct rl_cs_pent *prop;	/* a write's delayed propagation */
+	bool unrecorded;		/* a copy's record failed: the write fails */
 };
 
 struct rl_locset;
@@ -218,6 +220,7 @@ int rl_copyset_create(struct rl_array *a, const struct rl_cs_layout *l,
 		      enum rl_cs_reads reads, const struct rl_rrep *rr,
 		      const char *words);
 void rl_copyset_destroy(struct rl_array *a);
+int rl_copyset_preresume(struct rl_array *a);
 int rl_copyset_propagation(struct rl_array *a, unsigned int entries);
 bool rl_copyset_get_work(struct rl_array *a, struct rl_work *w);
 void rl_copyset_do_work(struct rl_array *a, const struct rl_work *w);

@@ -53,6 +53,8 @@ static unsigned int cs_fix_source(struct rl_array *a, unsigned int bad,
 {
 	struct rl_copyset *cs = rl_copyset(a);
 	unsigned long tried = bad == RL_NONE ? 0 : BIT(bad);
+	u8 srep[RL_MAX_MEMBERS];
+	const u8 *sr = cs_prop_srep(a, p, srep);
 	unsigned int src;
 
 	for (;;) {
@@ -60,14 +62,51 @@ static unsigned int cs_fix_source(struct rl_array *a, unsigned int bad,
 				   a->geom.nr_members);
 		if (src == RL_NONE)
 			return RL_NONE;
-		if (!cs_io(a, src, REQ_OP_READ, cs->buf[src].data,
-			   p->sector[src], p->len, RL_FG))
+		/* the replica that holds the data, where a propagation waits */
+		if (!cs_io_rep(a, src, REQ_OP_READ, BIT(sr ? sr[src] : 0),
+			       cs->buf[src].data, p->sector[src], p->len,
+			       RL_FG))
 			return src;
 		__set_bit(src, &tried);
 		DMERR_LIMIT("%s: member %u: read error at %llu, serving a read member %u could not",
 			    dm_table_device_name(a->ti->table), src,
 			    (unsigned long long)p->sector[src], bad);
 	}
+}
+
+/*
+ * No other member can serve piece @p: with rotational replicas, read
+ * another replica of member @bad's own copy, one that holds its data
+ * (every replica, unless a write's propagation waits there), into the
+ * spare buffer. Returns it, or NULL. The window is open. Sleeps.
+ */
+static const u8 *cs_fix_replica(struct rl_array *a, unsigned int bad,
+				const struct rl_cs_piece *p)
+{
+	struct rl_copyset *cs = rl_copyset(a);
+	u8 *buf = cs->buf[a->geom.nr_members].data;
+	unsigned long fresh = ~0UL;
+	struct rl_cs_copy c;
+	unsigned int j, r;
+
+	if (cs->dr < 2 || bad == RL_NONE || !test_bit(bad, &p->members) ||
+	    rl_member_failed(a, bad))
+		return NULL;
+	for (j = 0; j < cs->layout.copies; j++) {
+		rl_cs_copy(&cs->layout, p->lsector, j, &c);
+		if (c.member == bad)
+			fresh = cs_prop_fresh(a, p->lsector, p->len, j);
+	}
+	for (r = 0; r < cs->dr; r++)
+		if (fresh & BIT(r) &&
+		    !cs_io_rep(a, bad, REQ_OP_READ, BIT(r), buf,
+			       p->sector[bad], p->len, RL_FG)) {
+			DMERR_LIMIT("%s: member %u: read error at %llu, served from its replica %u",
+				    dm_table_device_name(a->ti->table), bad,
+				    (unsigned long long)p->sector[bad], r);
+			return buf;
+		}
+	return NULL;
 }
 
 /*
@@ -93,7 +132,8 @@ static bool cs_fix_rewrite(struct rl_array *a, unsigned int bad,
 
 /*
  * Fix piece @p of a read that member @bad's disk @dev could not serve:
- * read it from another copy and write it back over @bad's, then read it
+ * read it from another copy (or another replica of @bad's, with no other
+ * copy) and write it back over @bad's, then read it
  * back from @bad and compare (md's fix_read_error). A rewrite that
  * fails, or reads back wrong, fails @bad. The window is open, so no
  * write to the piece runs meanwhile: the rewrite cannot put older data
@@ -111,15 +151,22 @@ static const u8 *cs_fix_piece(struct rl_array *a, unsigned int bad,
 	sector_t s, len = p->len;
 	const u8 *good;
 
-	if (src == RL_NONE)
+	good = src == RL_NONE ? cs_fix_replica(a, bad, p) : cs->buf[src].data;
+	if (!good)
 		return NULL;
-	good = cs->buf[src].data;
 	/* not if the role went to a spare meanwhile: its rebuild writes it */
 	if (bad == RL_NONE || !test_bit(bad, &p->members) ||
 	    rl_member_failed(a, bad) || READ_ONCE(a->members[bad].dev) != dev)
 		return good;
 	s = p->sector[bad];
-	if (!cs_fix_rewrite(a, bad, good, s, len))
+	if (cs_fix_rewrite(a, bad, good, s, len))
+		return good;
+	/* the last copy is kept, as md keeps its last working device */
+	if (src == RL_NONE)
+		DMERR_LIMIT("%s: member %u: read error at %llu, rewrite from a replica failed",
+			    dm_table_device_name(a->ti->table), bad,
+			    (unsigned long long)s);
+	else
 		rl_member_fail_io(a, bad, dev, "read error, rewrite failed");
 	return good;
 }

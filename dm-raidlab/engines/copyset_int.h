@@ -14,9 +14,11 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
+#include "../svc/metadata.h"
 #include "../svc/mio.h"
 #include "../svc/rrep.h"
 #include "copyset.h"
+#include "copyset_prec.h"
 #include "copyset_ptab.h"
 
 #define RL_CS_CHECK_BUDGET	(4U << 20)	/* check buffers, all members */
@@ -27,13 +29,28 @@ struct rl_cs_buf {
 	u8 *data;			/* check_sectors, vmalloc()ed */
 };
 
+/* The record slots of delayed propagations (copyset_prec.c). */
+struct rl_cs_precs {
+	struct rl_md *md;
+	struct rl_md_area area;
+	unsigned int slots;		/* entries * copies */
+};
+
 /*
  * Delayed propagation (copyset_prop.c, copyset_pwait.c): the table of
- * writes whose replicas other than 0 wait, and its service's state.
+ * writes whose other replicas wait, and its service's state.
  */
 struct rl_cs_prop {
-	spinlock_t lock;		/* the table, force and stopped */
+	spinlock_t lock;		/* the table, seq, force and stopped */
 	struct rl_cs_ptab tab;
+	/*
+	 * DAX metadata: the records (a write's first replica the nearest);
+	 * else none (replica 0, the write-intent bitmap behind it)
+	 */
+	bool recorded;
+	struct rl_cs_precs rec;
+	u64 seq;			/* the last record's */
+	atomic64_t first[RL_RREP_MAX_DR];	/* first writes each replica took */
 	bool force;			/* suspending: start without idleness */
 	bool stopped;			/* suspended: no pass */
 	struct delayed_work kick;	/* asks the service for a pass */
@@ -99,6 +116,7 @@ struct rl_copyset {
 	struct rl_rrep rr;
 	atomic64_t rep_reads[RL_RREP_MAX_DR];	/* reads each replica served */
 	struct rl_cs_prop *prop;	/* delayed propagation, or NULL */
+	bool replayed;			/* a crash's records (->preresume) */
 	DECLARE_BITMAP(diff, RL_CS_SLOT_SECTORS);	/* mismatching sectors */
 	struct rl_cs_buf buf[];
 };
@@ -112,6 +130,12 @@ struct rl_cs_clone {
 	struct bio *orig;
 	struct rl_array *a;
 	unsigned int member;
+	/* a write whose other replicas wait: its copy, and where it may go */
+	struct rl_cs_pent *pent;
+	unsigned int copy;
+	bool unrecorded;		/* its record failed: ended unsent */
+	sector_t alt[RL_RREP_MAX_DR];
+	u8 rep[RL_RREP_MAX_DR];
 	struct dm_dev *dev;		/* the disk it was sent to */
 	bool clears;			/* over bad-block entries: FUA, then cleared */
 	struct rl_qent qe;		/* its place in the member's queue */
@@ -143,10 +167,10 @@ int cs_io_rep(struct rl_array *a, unsigned int m, blk_opf_t opf,
 	      unsigned long reps, void *data, sector_t s, sector_t len,
 	      enum rl_class class);
 unsigned long cs_read_all(struct rl_array *a, unsigned long members,
-			  const struct rl_cs_piece *p);
+			  const struct rl_cs_piece *p, const u8 *srep);
 int cs_copy_window(struct rl_array *a, unsigned long unreadable,
 		   unsigned long dests, const struct rl_cs_piece *p,
-		   const char *job);
+		   const u8 *srep, const char *job);
 bool cs_bg_read_error(struct rl_array *a, unsigned int m,
 		      const struct rl_cs_piece *p, const char *job);
 int cs_bg_no_source(struct rl_array *a, unsigned long bad,
@@ -179,18 +203,39 @@ void cs_fix_work(struct work_struct *ws);
 
 /* copyset_sync.c */
 int cs_sync_range(struct rl_array *a, struct rl_sync_req *req);
-int cs_propagate(struct rl_array *a, sector_t lsector, sector_t len);
+int cs_propagate(struct rl_array *a, sector_t lsector, sector_t len,
+		 const u8 *rep);
 
 /* copyset_prop.c */
 void cs_prop_free(struct rl_array *a);
 
+/* copyset_prec.c */
+unsigned int cs_prec_lookup(struct rl_md *md, struct rl_md_area *area);
+int cs_prec_open(struct rl_array *a, unsigned int slots,
+		 struct rl_cs_precs *pr);
+int cs_prec_write(struct rl_cs_precs *pr, unsigned int slot,
+		  const struct rl_cs_prec *r);
+void cs_prec_clear(struct rl_cs_precs *pr, unsigned int slot);
+
 /* copyset_pwait.c */
-struct rl_cs_pent *cs_prop_begin(struct rl_array *a, struct bio *bio);
+struct rl_cs_pent *cs_prop_begin(struct rl_array *a, struct bio *bio,
+				 bool suspect);
 unsigned int cs_prop_cover(struct rl_array *a, struct rl_cs_pent *e,
 			   struct list_head *dropped);
 void cs_prop_put_list(struct rl_array *a, struct list_head *dropped);
 void cs_prop_cancel(struct rl_array *a, struct rl_cs_pent *e);
 void cs_prop_written(struct rl_array *a, struct rl_cs_pent *e);
 bool cs_prop_pending(struct rl_array *a, sector_t lsector, sector_t len);
+unsigned long cs_prop_fresh(struct rl_array *a, sector_t lsector,
+			    sector_t len, unsigned int copy);
+unsigned int cs_prop_read_places(struct rl_array *a,
+				 const struct rl_cs_piece *p, unsigned int m,
+				 struct rl_cs_bio *mb, unsigned int n,
+				 bool suspect);
+int cs_prop_issue(struct rl_array *a, struct rl_cs_pent *e,
+		  unsigned int copy, unsigned int rep);
+void cs_prop_clear(struct rl_cs_prop *p, const struct rl_cs_pent *e);
+const u8 *cs_prop_srep(struct rl_array *a, const struct rl_cs_piece *p,
+		       u8 *srep);
 
 #endif /* DM_RAIDLAB_COPYSET_INT_H */

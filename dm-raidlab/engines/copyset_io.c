@@ -152,24 +152,49 @@ static bool cs_read_piece(struct rl_array *a, struct bio *bio,
 {
 	unsigned long unreadable = cs_unreadable(a, p);
 	struct rl_cs_bio *mb = cs_pb(bio);
-	bool free, suspect = cs_suspect(a, p);
+	bool free, pending, suspect = cs_suspect(a, p);
 	unsigned int m, n;
 
 	m = cs_choose(a, p, unreadable, suspect, &free);
 	if (m == RL_NONE)
 		return false;
-	if (free && rl_copyset(a)->reads == RL_CS_READS_DUP &&
+	pending = cs_prop_pending(a, p->lsector, p->len);
+	if (free && !pending && rl_copyset(a)->reads == RL_CS_READS_DUP &&
 	    cs_read_dup(a, bio, p, m, unreadable))
 		return true;
 	n = cs_rep_alts(a, p->sector[m], p->len, mb->alt, mb->rep);
 	/*
-	 * where copies may differ, the resync's source; where a write's
-	 * other replicas wait (copyset_prop.c), its copy: replica 0 only
+	 * where copies may differ, the resync's source, replica 0; where a
+	 * write's other replicas wait (copyset_prop.c), the one it went to
 	 */
-	if (suspect || cs_prop_pending(a, p->lsector, p->len))
+	if (pending)
+		n = cs_prop_read_places(a, p, m, mb, n, suspect);
+	else if (suspect)
 		n = 1;
 	rl_remap_alts(a, bio, m, mb->alt, n);
 	return true;
+}
+
+/* Copy @j's member sector (after data_offset) of logical sector @lsector. */
+static sector_t cs_copy_sector(const struct rl_cs_layout *l, sector_t lsector,
+			       unsigned int j)
+{
+	struct rl_cs_copy c;
+
+	rl_cs_copy(l, lsector, j, &c);
+	return c.sector;
+}
+
+/* With replicas, @len cut where a replica of a copy would wrap its track. */
+static sector_t cs_write_rep_len(struct rl_copyset *cs, sector_t lsector,
+				 sector_t len)
+{
+	unsigned int j;
+
+	for (j = 0; cs->dr && j < cs->layout.copies; j++)
+		len = cs_rep_left(cs, cs_copy_sector(&cs->layout, lsector, j),
+				  len, true);
+	return len;
 }
 
 /*
@@ -178,11 +203,17 @@ static bool cs_read_piece(struct rl_array *a, struct bio *bio,
  */
 int cs_map_read(struct rl_array *a, struct bio *bio)
 {
+	struct rl_copyset *cs = rl_copyset(a);
+	sector_t lsector = rl_pb(bio)->lsector;
 	struct rl_cs_piece p;
 
-	if (cs_piece(a, rl_pb(bio)->lsector, bio_sectors(bio), &p) <
-	    bio_sectors(bio))
+	if (cs_piece(a, lsector, bio_sectors(bio), &p) < bio_sectors(bio))
 		dm_accept_partial_bio(bio, p.len);
+	/* every replica must be able to serve it: the fresh one may be any */
+	if (cs->prop && cs_write_rep_len(cs, lsector, p.len) < p.len) {
+		dm_accept_partial_bio(bio, cs_write_rep_len(cs, lsector, p.len));
+		cs_piece(a, lsector, bio_sectors(bio), &p);
+	}
 	return cs_read_piece(a, bio, &p) ? DM_MAPIO_SUBMITTED : DM_MAPIO_KILL;
 }
 
@@ -215,16 +246,6 @@ void cs_defer(struct rl_copyset *cs, struct bio_list *list, struct bio *bio)
 static unsigned int cs_counted(const struct rl_cs_layout *l)
 {
 	return l->kind == RL_CS_MIRROR ? 1 : l->copies;
-}
-
-/* Copy @j's member sector (after data_offset) of logical sector @lsector. */
-static sector_t cs_copy_sector(const struct rl_cs_layout *l, sector_t lsector,
-			       unsigned int j)
-{
-	struct rl_cs_copy c;
-
-	rl_cs_copy(l, lsector, j, &c);
-	return c.sector;
 }
 
 /*
@@ -323,9 +344,9 @@ void cs_write_intent_end(struct rl_array *a, sector_t lsector)
 }
 
 /*
- * A write whose other replicas wait (copyset_pwait.c) is cloned: the
- * waiting entries it covers go, with the intent they held (its own
- * propagation copies the newer data over their replicas).
+ * A write whose other replicas wait (copyset_pwait.c) ended: the waiting
+ * entries it covers go, with the intent they held (its own propagation
+ * copies the newer data over their replicas).
  */
 static void cs_write_cover(struct rl_array *a, struct rl_cs_pent *e)
 {
@@ -349,18 +370,27 @@ static void cs_write_end(struct rl_array *a, struct bio *bio,
 {
 	struct rl_cs_pent *e = cs_pb(bio)->prop;
 
-	if (e)
+	if (e) {
+		cs_write_cover(a, e);
 		cs_prop_written(a, e);
-	else
+	} else {
 		cs_write_intent_end(a, rl_pb(bio)->lsector);
+	}
 	bio->bi_status = status;
 	bio_endio(bio);
 }
 
-/* A write whose copies have all ended succeeded if one of them landed. */
+/*
+ * A write whose copies have all ended succeeded if one of them landed and
+ * none was left unsent for want of its record (a copy's replica would be
+ * taken for fresh without its data).
+ */
 static blk_status_t cs_write_status(struct bio *bio)
 {
-	return atomic_read(&cs_pb(bio)->ok) ? BLK_STS_OK : BLK_STS_IOERR;
+	struct rl_cs_bio *mb = cs_pb(bio);
+
+	return atomic_read(&mb->ok) && !READ_ONCE(mb->unrecorded) ?
+	       BLK_STS_OK : BLK_STS_IOERR;
 }
 
 /* The failures a write saw are durable (failrec.c): end it. */
@@ -433,6 +463,8 @@ static void cs_write_endio(struct bio *clone)
 		/* its entries go in the work item (cs_bb_clear()) */
 		if (mc->clears)
 			set_bit(mc->member, &mb->bb_landed);
+	} else if (mc->unrecorded) {
+		WRITE_ONCE(cs_pb(orig)->unrecorded, true);
 	} else if (rl_status_fails_member(clone->bi_status)) {
 		rl_member_fail_io(a, mc->member, mc->dev, "write error");
 	}
@@ -440,11 +472,46 @@ static void cs_write_endio(struct bio *clone)
 	cs_write_put(a, orig);
 }
 
+/*
+ * Issue a write clone; one whose other replicas wait goes to the replica
+ * its queue picked, recorded first (cs_prop_issue()). A record that could
+ * not be made (the metadata failed) ends it unsent, the member not
+ * blamed.
+ */
 static void cs_write_submit(struct rl_qent *qe)
 {
 	struct rl_cs_clone *mc = container_of(qe, struct rl_cs_clone, qe);
 
+	if (mc->pent) {
+		if (cs_prop_issue(mc->a, mc->pent, mc->copy,
+				  mc->rep[qe->alt ? qe->chosen : 0])) {
+			mc->unrecorded = true;
+			qe->issue_ns = U64_MAX;	/* nothing was issued */
+			mc->clone.bi_status = BLK_STS_IOERR;
+			bio_endio(&mc->clone);
+			return;
+		}
+		mc->clone.bi_iter.bi_sector = rl_qent_sector(qe);
+	}
 	submit_bio_noacct(&mc->clone);
+}
+
+/*
+ * The replicas write clone @c of copy @j (member sector @y) may go to:
+ * the one its entry names, or any (the queue policy picks). Sets c->alt
+ * and c->rep; returns how many.
+ */
+static unsigned int cs_write_alts(struct rl_array *a, struct rl_cs_clone *c,
+				  unsigned int j, sector_t y, sector_t len)
+{
+	unsigned int n = cs_rep_alts(a, y, len, c->alt, c->rep);
+	u8 pin = c->pent->rep[j];
+
+	if (pin == RL_CS_REP_ANY)
+		return n;
+	c->alt[0] = cs_rep_sector(a, y, pin);
+	c->rep[0] = pin;
+	return 1;
 }
 
 /*
@@ -460,12 +527,17 @@ static bool cs_copy_bb(struct rl_array *a, const struct rl_cs_copy *c,
 	return test_bit(c->member, &here);
 }
 
-/* Set up and queue write clone @c of @bio to replica @r of its copy @cp. */
+/*
+ * Set up and queue write clone @c of @bio to replica @r of its copy @cp,
+ * copy @j; with an entry (its other replicas wait), to the replica the
+ * entry names or the queue picks.
+ */
 static void cs_write_queue(struct rl_array *a, struct bio *bio,
 			   struct rl_cs_clone *c, const struct rl_cs_copy *cp,
-			   unsigned int r, bool clears)
+			   unsigned int j, unsigned int r, bool clears)
 {
 	sector_t msector = cs_rep_sector(a, cp->sector, r);
+	unsigned int n = 0;
 
 	bio_clear_polled(&c->clone);	/* nobody polls the copies */
 	c->orig = bio;
@@ -477,11 +549,37 @@ static void cs_write_queue(struct rl_array *a, struct bio *bio,
 	c->clears = clears;
 	if (clears)
 		c->clone.bi_opf |= REQ_FUA;
+	c->pent = cs_pb(bio)->prop;
+	c->copy = j;
+	c->unrecorded = false;
+	if (c->pent) {
+		n = cs_write_alts(a, c, j, cp->sector, bio_sectors(bio));
+		msector = c->alt[0];
+	}
 	rl_qent_init(&c->qe, msector, bio_sectors(bio), true, RL_FG,
 		     cs_write_submit);
+	if (n > 1) {
+		c->qe.alt = c->alt;
+		c->qe.nr_alts = n;
+	}
 	rl_member_start(a, cp->member, RL_DATA_WRITE);
 	atomic_inc(&cs_pb(bio)->pending);
 	rl_queue_add(a, cp->member, &c->qe);
+}
+
+/*
+ * Whether a write's copies may differ (not resynced since the load): its
+ * first replica is then replica 0, the resync's source and what reads
+ * there are offered, so that the resync keeps what reads returned.
+ */
+static bool cs_write_suspect(struct rl_array *a, struct bio *bio)
+{
+	struct rl_cs_piece p;
+
+	if (!rl_copyset(a)->prop)
+		return false;
+	cs_piece(a, rl_pb(bio)->lsector, bio_sectors(bio), &p);
+	return cs_suspect(a, &p);
 }
 
 /*
@@ -541,8 +639,8 @@ static bool cs_write_clones(struct rl_array *a, struct bio *bio, gfp_t gfp)
 	struct rl_cs_copy c;
 	bool clears;
 
-	/* replica 0 of each copy only, if the others may wait */
-	mb->prop = cs_prop_begin(a, bio);
+	/* one replica of each copy only, if the others may wait */
+	mb->prop = cs_prop_begin(a, bio, cs_write_suspect(a, bio));
 	/* clone i: copy i / nr, replica i % nr */
 	if (!cs_write_alloc(a, bio, gfp, mc, k, mb->prop ? 1 : nr)) {
 		if (mb->prop)
@@ -550,10 +648,9 @@ static bool cs_write_clones(struct rl_array *a, struct bio *bio, gfp_t gfp)
 		mb->prop = NULL;
 		return false;
 	}
-	if (mb->prop)
-		cs_write_cover(a, mb->prop);
 	atomic_set(&mb->pending, 1);
 	atomic_set(&mb->ok, 0);
+	mb->unrecorded = false;
 	mb->bb_landed = 0;
 	if (l->kind == RL_CS_MIRROR) {	/* one offset: one look */
 		bb = rl_bbl_members(a, lsector, bio_sectors(bio));
@@ -566,8 +663,8 @@ static bool cs_write_clones(struct rl_array *a, struct bio *bio, gfp_t gfp)
 			 cs_copy_bb(a, &c, bio_sectors(bio), one);
 		for (r = 0; r < nr; r++)
 			if (mc[j * nr + r])
-				cs_write_queue(a, bio, mc[j * nr + r], &c, r,
-					       clears);
+				cs_write_queue(a, bio, mc[j * nr + r], &c, j,
+					       r, clears);
 	}
 	cs_write_put(a, bio);
 	return true;
@@ -591,18 +688,6 @@ static void cs_write_ready(struct rl_array *a, struct bio *bio)
 		cs_write_unadmit(cs, rl_pb(bio)->lsector);
 		cs_write_end(a, bio, BLK_STS_IOERR);
 	}
-}
-
-/* With replicas, @len cut where a replica of a copy would wrap its track. */
-static sector_t cs_write_rep_len(struct rl_copyset *cs, sector_t lsector,
-				 sector_t len)
-{
-	unsigned int j;
-
-	for (j = 0; cs->dr && j < cs->layout.copies; j++)
-		len = cs_rep_left(cs, cs_copy_sector(&cs->layout, lsector, j),
-				  len, true);
-	return len;
 }
 
 /*
@@ -766,11 +851,11 @@ int cs_io_rep(struct rl_array *a, unsigned int m, blk_opf_t opf,
 
 /*
  * Read piece @p's copy on every member in @members into its check buffer,
- * all at once, in the background class. Returns the members whose read
- * failed. Sleeps.
+ * all at once, in the background class, from replica @srep[m] (NULL: 0).
+ * Returns the members whose read failed. Sleeps.
  */
 unsigned long cs_read_all(struct rl_array *a, unsigned long members,
-			  const struct rl_cs_piece *p)
+			  const struct rl_cs_piece *p, const u8 *srep)
 {
 	struct rl_copyset *cs = rl_copyset(a);
 	struct rl_mio_group g;
@@ -779,7 +864,8 @@ unsigned long cs_read_all(struct rl_array *a, unsigned long members,
 
 	rl_mio_init(&g, a, &cs->mio_bs);
 	for_each_set_bit(m, &members, a->geom.nr_members)
-		cs_rep_mio(&g, m, REQ_OP_READ, CS_REP_ALL, p->sector[m],
+		cs_rep_mio(&g, m, REQ_OP_READ, BIT(srep ? srep[m] : 0),
+			   p->sector[m],
 			   cs->buf[m].data, p->len, RL_BG, RL_DATA_READ);
 	failed = rl_mio_wait(&g);
 	for_each_set_bit(m, &members, a->geom.nr_members)

@@ -35,9 +35,13 @@
  * regions dirty: its reads keep to replica 0 and fail, and the next load
  * resyncs the regions.
  */
+#include <linux/blkdev.h>
 #include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 
+#include "../svc/bbl.h"
 #include "copyset_int.h"
 
 /* A propagation waits this long for its members to go idle, then looks. */
@@ -58,20 +62,35 @@ static void cs_prop_kick(struct work_struct *ws)
  * @a: the array, its engine made with replicas and a metadata device
  * @entries: the table's entries (writes whose replicas may wait)
  *
- * Sets a->ti->error on failure.
+ * With a DAX metadata device, a write's first replica on each copy is
+ * the nearest, recorded there (copyset_prec.h); else replica 0, the
+ * write-intent bitmap behind it. rl_copyset_replay() comes first. Sets
+ * a->ti->error on failure.
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0, -ENOMEM, or cs_prec_open()'s error.
  */
 int rl_copyset_propagation(struct rl_array *a, unsigned int entries)
 {
 	struct rl_copyset *cs = rl_copyset(a);
 	struct rl_cs_prop *p;
+	int r;
 
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
-	if (!p || rl_cs_ptab_init(&p->tab, entries, cs->layout.chunk_shift)) {
+	if (!p || rl_cs_ptab_init(&p->tab, entries, cs->layout.chunk_shift,
+				  cs->layout.copies)) {
 		kfree(p);
 		a->ti->error = "Cannot allocate the propagation table";
 		return -ENOMEM;
+	}
+	/* with pmem, first writes go to the nearest replica, recorded */
+	if (!strcmp(rl_md_backend(a->md), "dax")) {
+		r = cs_prec_open(a, entries * cs->layout.copies, &p->rec);
+		if (r) {
+			rl_cs_ptab_exit(&p->tab);
+			kfree(p);
+			return r;
+		}
+		p->recorded = true;
 	}
 	spin_lock_init(&p->lock);
 	INIT_DELAYED_WORK(&p->kick, cs_prop_kick);
@@ -177,13 +196,33 @@ bool rl_copyset_get_work(struct rl_array *a, struct rl_work *w)
 	return true;
 }
 
+/*
+ * Flush the members that hold entry @e's copies, so that its records may
+ * go: a replica the propagation wrote must not sit in a volatile cache
+ * while nothing says which one is fresh. Returns 0 or -EIO. Sleeps.
+ */
+static int cs_prop_flush(struct rl_array *a, const struct rl_cs_pent *e)
+{
+	struct rl_cs_piece pc;
+	unsigned long members;
+	unsigned int m;
+
+	cs_piece(a, e->lsector, e->len, &pc);
+	members = pc.members & ~READ_ONCE(a->failed);
+	for_each_set_bit(m, &members, a->geom.nr_members)
+		if (blkdev_issue_flush(a->members[m].dev->bdev))
+			return -EIO;
+	return 0;
+}
+
 /**
  * rl_copyset_do_work() - propagate one entry (->do_work)
  * @a: the array
  * @w: from rl_copyset_get_work()
  *
- * Copies replica 0 over the other replicas of the entry's range, then
- * releases the write's intent and frees the entry; an entry no member
+ * Copies the replica the write went to over the others of the entry's
+ * range (with records, flushes those members and clears its records),
+ * then releases the write's intent and frees the entry; an entry no member
  * could read (or whose member failure could not be recorded) stays,
  * stuck, until a covering write drops it or the next resume retries it.
  * Sleeps.
@@ -192,14 +231,15 @@ void rl_copyset_do_work(struct rl_array *a, const struct rl_work *w)
 {
 	struct rl_cs_prop *p = rl_copyset(a)->prop;
 	struct rl_cs_pent *e = &p->tab.ent[w->key];
-	int r = cs_propagate(a, e->lsector, e->len);
+	int r = cs_propagate(a, e->lsector, e->len, e->rep);
 
 	/*
 	 * Done, or a member failed writing (the others have it): its
 	 * failure must be durable before the intent goes, as a write's
 	 * (cs_write_put()); else, or with nothing read, it stays.
 	 */
-	if (r == -ENODATA || (r && rl_failrec_sync(a))) {
+	if (r == -ENODATA || (r && rl_failrec_sync(a)) ||
+	    (p->recorded && cs_prop_flush(a, e))) {
 		spin_lock_irq(&p->lock);
 		rl_cs_ptab_stuck(&p->tab, e);
 		spin_unlock_irq(&p->lock);
@@ -207,6 +247,7 @@ void rl_copyset_do_work(struct rl_array *a, const struct rl_work *w)
 	}
 	cs_write_intent_end(a, e->lsector);
 	spin_lock_irq(&p->lock);
+	cs_prop_clear(p, e);
 	rl_cs_ptab_put(&p->tab, e);
 	spin_unlock_irq(&p->lock);
 }
@@ -257,28 +298,210 @@ void rl_copyset_resume(struct rl_array *a)
  * @maxlen: its size
  * @psz: where the line ends, moved on
  *
- * " <mode> <pending> <forced> <full> <discarded>": bg or fg, the entries
- * not yet propagated, the propagations started before their members were
- * idle, the writes a full table sent to every replica, and the entries a
- * covering write dropped.
+ * " <mode> <pending> <forced> <full> <discarded> <records> <first>": bg
+ * or fg, the entries not yet propagated, the propagations started before
+ * their members were idle, the writes sent to every replica in the
+ * foreground (a full table, or a chunk whose entries were not all
+ * issued), the entries a covering write dropped, where a write's first
+ * replica is recorded (pmem: the nearest, recorded on the DAX metadata;
+ * intent: replica 0, the write-intent bitmap behind it; - in fg), and
+ * the first writes each replica took (':'-joined).
  */
 void rl_copyset_status_prop(struct rl_array *a, char *result,
 			    unsigned int maxlen, unsigned int *psz)
 {
-	struct rl_cs_prop *p = rl_copyset(a)->prop;
-	unsigned int sz = *psz, used = 0;
+	struct rl_copyset *cs = rl_copyset(a);
+	struct rl_cs_prop *p = cs->prop;
+	unsigned int sz = *psz, used = 0, r;
 
 	if (!p) {
-		DMEMIT(" fg 0 0 0 0");
+		DMEMIT(" fg 0 0 0 0 -");
+		for (r = 0; r < cs_rep_count(cs); r++)
+			DMEMIT("%s0", r ? ":" : " ");
 		*psz = sz;
 		return;
 	}
 	spin_lock_irq(&p->lock);
 	used = p->tab.used;
 	spin_unlock_irq(&p->lock);
-	DMEMIT(" bg %u %llu %llu %llu", used,
+	DMEMIT(" bg %u %llu %llu %llu %s", used,
 	       (unsigned long long)atomic64_read(&p->forced),
 	       (unsigned long long)atomic64_read(&p->full),
-	       (unsigned long long)atomic64_read(&p->discarded));
+	       (unsigned long long)atomic64_read(&p->discarded),
+	       p->recorded ? "pmem" : "intent");
+	for (r = 0; r < cs_rep_count(cs); r++)
+		DMEMIT("%s%llu", r ? ":" : " ",
+		       (unsigned long long)atomic64_read(&p->first[r]));
 	*psz = sz;
+}
+
+/* ------------------------------------------------------------------------
+ * The records a crash left (copyset_prec.h): replayed before the table
+ * first goes live (->preresume), once the bad-block lists are loaded and
+ * failed roles given to spares, before any bio and any resync.
+ */
+
+/*
+ * Record [lsector, +len) lost on every copy that has not failed: no
+ * member could read the replica its write went to, and the others hold
+ * older data. Reads of it fail until a write covers it, as after a
+ * rebuild that could not read a sector. Returns 0, or -EIO (a list full:
+ * that member is failed).
+ */
+static int cs_prec_lost(struct rl_array *a, const struct rl_cs_prec *r)
+{
+	const struct rl_cs_layout *l = &rl_copyset(a)->layout;
+	struct rl_cs_copy c;
+	unsigned int j;
+	int ret = 0;
+
+	for (j = 0; j < l->copies; j++) {
+		rl_cs_copy(l, r->lsector, j, &c);
+		if (rl_member_failed(a, c.member))
+			continue;
+		if (rl_bbl_record(a, c.member, c.sector, r->len)) {
+			rl_member_fail(a, c.member, "bad-block list full");
+			ret = -EIO;
+		}
+	}
+	DMERR("%s: sr: sectors %llu+%u: no member could read its write's replica: recorded bad",
+	      dm_table_device_name(a->ti->table),
+	      (unsigned long long)r->lsector, r->len);
+	return ret;
+}
+
+/*
+ * Replay record @r: its replica copied over every other replica of every
+ * copy that has not failed (a record on a failed member is skipped: with
+ * dm 1 its data went with the member; with dm > 1 the record of another
+ * copy of the same write, if it was issued there, replays it). Returns 0,
+ * or nonzero if it could not be replayed whole.
+ */
+static int cs_prec_replay_one(struct rl_array *a, const struct rl_cs_prec *r)
+{
+	struct rl_copyset *cs = rl_copyset(a);
+	u8 rep[RL_MAX_LOCS];
+	struct rl_cs_copy c;
+	int ret;
+
+	rl_cs_copy(&cs->layout, r->lsector, r->copy, &c);
+	if (rl_member_failed(a, c.member))
+		return -EIO;
+	memset(rep, RL_CS_REP_ANY, sizeof(rep));
+	rep[r->copy] = r->rep;
+	ret = cs_propagate(a, r->lsector, r->len, rep);
+	if (ret == -ENODATA)
+		cs_prec_lost(a, r);
+	return ret;
+}
+
+/* Flush every member that has not failed; one that cannot is failed. */
+static void cs_prec_flush(struct rl_array *a)
+{
+	unsigned int m;
+
+	for (m = 0; m < a->geom.nr_members; m++)
+		if (!rl_member_failed(a, m) &&
+		    blkdev_issue_flush(a->members[m].dev->bdev))
+			rl_member_fail(a, m, "flush error");
+}
+
+/*
+ * Replay the valid records of @slots slots in @buf, in seq order; then
+ * flush the members, make the failures and bad blocks it found durable,
+ * and clear the slots. Returns how many records, or a negative errno.
+ */
+static int cs_prec_replay_all(struct rl_array *a, struct rl_cs_precs *pr,
+			      struct rl_cs_prec_disk *buf, unsigned int slots)
+{
+	struct rl_copyset *cs = rl_copyset(a);
+	struct rl_cs_prec_bounds b = {
+		.copies = cs->layout.copies, .dr = cs_rep_count(cs),
+		.sectors = a->ti->len, .chunk_shift = cs->layout.chunk_shift,
+	};
+	struct rl_cs_prec *rec;
+	unsigned int i, k, bad, failed = 0;
+
+	rec = kvmalloc_array(slots, sizeof(*rec), GFP_KERNEL);
+	if (!rec)
+		return -ENOMEM;
+	k = rl_cs_prec_collect(buf, slots, &b, rec, &bad);
+	if (bad)
+		DMWARN("%s: sr: %u propagation records do not fit the array: ignored",
+		       dm_table_device_name(a->ti->table), bad);
+	for (i = 0; i < k; i++)
+		if (cs_prec_replay_one(a, &rec[i]))
+			failed++;
+	kvfree(rec);
+	if (failed)
+		DMWARN("%s: sr: %u of %u propagation records not replayed whole",
+		       dm_table_device_name(a->ti->table), failed, k);
+	if (k)
+		cs_prec_flush(a);
+	/* before the records go: what they would replay is durable now */
+	if (rl_failrec_sync(a) || rl_bbl_persist(a))
+		return -EIO;
+	memset(buf, 0, (size_t)slots * RL_CS_PREC_SIZE);
+	if (rl_md_area_write(pr->md, &pr->area, 0, buf,
+			     (size_t)slots * RL_CS_PREC_SIZE) ||
+	    rl_md_persist(pr->md))
+		return -EIO;
+	return k;
+}
+
+/*
+ * Replay the propagation records a crash left: every valid record's
+ * replica copied over the other replicas of every copy, oldest first;
+ * then the members flushed and the records cleared. Nothing to do
+ * without the area. Sleeps.
+ */
+static int cs_prec_replay(struct rl_array *a)
+{
+	struct rl_cs_prec_disk *buf;
+	struct rl_cs_precs pr = { .md = a->md };
+	unsigned int slots = cs_prec_lookup(a->md, &pr.area);
+	int k;
+
+	if (!slots)
+		return 0;
+	buf = vmalloc(array_size(slots, RL_CS_PREC_SIZE));
+	if (!buf)
+		return -ENOMEM;
+	k = rl_md_area_read(a->md, &pr.area, 0, buf,
+			    (size_t)slots * RL_CS_PREC_SIZE);
+	if (!k)
+		k = cs_prec_replay_all(a, &pr, buf, slots);
+	vfree(buf);
+	if (k > 0)
+		DMINFO("%s: sr: %d delayed propagations replayed",
+		       dm_table_device_name(a->ti->table), k);
+	return min(k, 0);
+}
+
+/**
+ * rl_copyset_preresume() - replay a crash's records (->preresume)
+ * @a: the array, with or without a metadata device
+ *
+ * Once per table, before it first goes live: the records on the
+ * metadata device are replayed (whatever the propagate option is now),
+ * before the resync of the regions dirty at load, which then finds every
+ * replica alike. A replay that cannot make its work durable (the
+ * metadata failed) fails the resume. May sleep.
+ *
+ * Return: 0 or a negative errno.
+ */
+int rl_copyset_preresume(struct rl_array *a)
+{
+	struct rl_copyset *cs = rl_copyset(a);
+	int r;
+
+	if (!a->md || cs->replayed)
+		return 0;
+	r = cs_prec_replay(a);
+	if (r)
+		DMERR("%s: sr: cannot replay the propagation records: %d",
+		      dm_table_device_name(a->ti->table), r);
+	else
+		cs->replayed = true;
+	return r;
 }

@@ -14,36 +14,43 @@
  * @t: the table
  * @nr: its entries, at least 1
  * @chunk_shift: the layout's chunk (an entry lies within one chunk)
+ * @copies: the layout's copies (each entry names a replica of each)
  *
  * Return: 0 or -ENOMEM. May sleep.
  */
 int rl_cs_ptab_init(struct rl_cs_ptab *t, unsigned int nr,
-		    unsigned int chunk_shift)
+		    unsigned int chunk_shift, unsigned int copies)
 {
 	unsigned int i;
 
 	memset(t, 0, sizeof(*t));
 	t->hash_bits = max(ilog2(roundup_pow_of_two(nr)) - 1, 4);
 	t->ent = kvcalloc(nr, sizeof(*t->ent), GFP_KERNEL);
+	t->reps = kvcalloc(nr, copies, GFP_KERNEL);
 	t->hash = kvcalloc(1U << t->hash_bits, sizeof(*t->hash), GFP_KERNEL);
-	if (!t->ent || !t->hash) {
+	if (!t->ent || !t->reps || !t->hash) {
 		rl_cs_ptab_exit(t);
 		return -ENOMEM;
 	}
 	t->nr = nr;
 	t->chunk_shift = chunk_shift;
+	t->copies = copies;
 	INIT_LIST_HEAD(&t->free);
 	INIT_LIST_HEAD(&t->ready);
-	for (i = 0; i < nr; i++)
+	for (i = 0; i < nr; i++) {
+		t->ent[i].rep = &t->reps[i * copies];
 		list_add_tail(&t->ent[i].node, &t->free);
+	}
 	return 0;
 }
 
 void rl_cs_ptab_exit(struct rl_cs_ptab *t)
 {
 	kvfree(t->ent);
+	kvfree(t->reps);
 	kvfree(t->hash);
 	t->ent = NULL;
+	t->reps = NULL;
 	t->hash = NULL;
 }
 
@@ -61,15 +68,47 @@ static bool rl_cs_ptab_same_chunk(const struct rl_cs_ptab *t,
 }
 
 /**
+ * rl_cs_ptab_pin() - the replicas a new write to a chunk must take
+ * @t: the table
+ * @lsector: a sector of the chunk
+ * @pin: filled, for each copy, with the replica every entry of the chunk
+ *	names, or RL_CS_REP_ANY with none in the chunk (the write's queue
+ *	picks the nearest)
+ *
+ * Return: 0, or -EBUSY if an entry of the chunk has a copy whose replica
+ * is not chosen yet, or two name different ones: the write must then go
+ * to every replica (no entry).
+ */
+int rl_cs_ptab_pin(const struct rl_cs_ptab *t, sector_t lsector, u8 *pin)
+{
+	struct rl_cs_pent *e;
+	unsigned int j;
+
+	memset(pin, RL_CS_REP_ANY, t->copies);
+	hlist_for_each_entry(e, rl_cs_ptab_bucket(t, lsector), hash) {
+		if (!rl_cs_ptab_same_chunk(t, e, lsector))
+			continue;
+		for (j = 0; j < t->copies; j++) {
+			if (e->rep[j] == RL_CS_REP_ANY ||
+			    (pin[j] != RL_CS_REP_ANY && pin[j] != e->rep[j]))
+				return -EBUSY;
+			pin[j] = e->rep[j];
+		}
+	}
+	return 0;
+}
+
+/**
  * rl_cs_ptab_get() - take an entry for a write
  * @t: the table
  * @lsector: the write's first logical sector
  * @len: its length, within one chunk
+ * @pin: each copy's replica (rl_cs_ptab_pin()), RL_CS_REP_ANY: not chosen
  *
  * Return: the entry, WRITING, hashed; NULL if the table is full.
  */
 struct rl_cs_pent *rl_cs_ptab_get(struct rl_cs_ptab *t, sector_t lsector,
-				  u32 len)
+				  u32 len, const u8 *pin)
 {
 	struct rl_cs_pent *e;
 
@@ -79,6 +118,7 @@ struct rl_cs_pent *rl_cs_ptab_get(struct rl_cs_ptab *t, sector_t lsector,
 	list_del_init(&e->node);
 	e->lsector = lsector;
 	e->len = len;
+	memcpy(e->rep, pin, t->copies);
 	e->state = RL_PENT_WRITING;
 	hlist_add_head(&e->hash, rl_cs_ptab_bucket(t, lsector));
 	t->used++;
@@ -184,4 +224,30 @@ bool rl_cs_ptab_pending(const struct rl_cs_ptab *t, sector_t lsector,
 		    e->lsector < lsector + len && lsector < e->lsector + e->len)
 			return true;
 	return false;
+}
+
+/**
+ * rl_cs_ptab_fresh() - the replicas of a copy a read may be served from
+ * @t: the table
+ * @lsector: the read's first logical sector
+ * @len: its length, within one chunk
+ * @copy: the copy
+ *
+ * Return: a bit for each replica: all of them if no entry overlaps the
+ * range or none of those names a replica of @copy yet (every replica
+ * then holds the data a completed write left); else the one they name.
+ * The entries of a chunk agree (rl_cs_ptab_pin()); 0 if they did not.
+ */
+unsigned long rl_cs_ptab_fresh(const struct rl_cs_ptab *t, sector_t lsector,
+			       sector_t len, unsigned int copy)
+{
+	unsigned long fresh = ~0UL;
+	struct rl_cs_pent *e;
+
+	hlist_for_each_entry(e, rl_cs_ptab_bucket(t, lsector), hash)
+		if (rl_cs_ptab_same_chunk(t, e, lsector) &&
+		    e->lsector < lsector + len && lsector < e->lsector + e->len &&
+		    e->rep[copy] != RL_CS_REP_ANY)
+			fresh &= BIT(e->rep[copy]);
+	return fresh;
 }

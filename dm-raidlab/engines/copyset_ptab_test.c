@@ -5,21 +5,27 @@
  * writes ended, the pending question by range and chunk, overwrite (a
  * covering write drops the waiting and stuck entries it covers, and only
  * those), in-flight exclusion (an entry being written or copied is never
- * dropped), a full table, and stuck entries that keep their range
- * pending until they are tried again.
+ * dropped), a full table, stuck entries that keep their range
+ * pending until they are tried again, and the replicas: a chunk's
+ * entries pin a new write to the replicas they name, and reads of their
+ * ranges are offered those only.
  */
 #include <kunit/test.h>
 
 #include "copyset_ptab.h"
 
 #define CHUNK_SHIFT	7	/* 128 sectors */
+#define COPIES		2
+
+/* each copy's replica: 0 (no records: replica 0) */
+static const u8 rep0[COPIES];
 
 static struct rl_cs_ptab *rl_ptab_new(struct kunit *test, unsigned int nr)
 {
 	struct rl_cs_ptab *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
-	KUNIT_ASSERT_EQ(test, rl_cs_ptab_init(t, nr, CHUNK_SHIFT), 0);
+	KUNIT_ASSERT_EQ(test, rl_cs_ptab_init(t, nr, CHUNK_SHIFT, COPIES), 0);
 	return t;
 }
 
@@ -31,7 +37,7 @@ static void rl_cs_ptab_order(struct kunit *test)
 	unsigned int i;
 
 	for (i = 0; i < 3; i++)
-		e[i] = rl_cs_ptab_get(t, 1000 * i, 8);
+		e[i] = rl_cs_ptab_get(t, 1000 * i, 8, rep0);
 	KUNIT_EXPECT_EQ(test, t->used, 3U);
 	/* none is ready while its write is in flight */
 	KUNIT_EXPECT_PTR_EQ(test, rl_cs_ptab_next(t), NULL);
@@ -54,7 +60,7 @@ static void rl_cs_ptab_order(struct kunit *test)
 static void rl_cs_ptab_pending_ranges(struct kunit *test)
 {
 	struct rl_cs_ptab *t = rl_ptab_new(test, 4);
-	struct rl_cs_pent *e = rl_cs_ptab_get(t, 128 + 16, 8);
+	struct rl_cs_pent *e = rl_cs_ptab_get(t, 128 + 16, 8, rep0);
 
 	KUNIT_ASSERT_NOT_NULL(test, e);
 	KUNIT_EXPECT_TRUE(test, rl_cs_ptab_pending(t, 128, 128));
@@ -84,11 +90,11 @@ static void rl_cs_ptab_pending_ranges(struct kunit *test)
 static void rl_cs_ptab_overwrite(struct kunit *test)
 {
 	struct rl_cs_ptab *t = rl_ptab_new(test, 8);
-	struct rl_cs_pent *in = rl_cs_ptab_get(t, 8, 8);	/* covered */
-	struct rl_cs_pent *part = rl_cs_ptab_get(t, 28, 8);	/* in part */
-	struct rl_cs_pent *wr = rl_cs_ptab_get(t, 16, 8);	/* WRITING */
-	struct rl_cs_pent *cp = rl_cs_ptab_get(t, 0, 8);	/* COPYING */
-	struct rl_cs_pent *other = rl_cs_ptab_get(t, 128 + 8, 8);
+	struct rl_cs_pent *in = rl_cs_ptab_get(t, 8, 8, rep0);	/* covered */
+	struct rl_cs_pent *part = rl_cs_ptab_get(t, 28, 8, rep0);	/* in part */
+	struct rl_cs_pent *wr = rl_cs_ptab_get(t, 16, 8, rep0);	/* WRITING */
+	struct rl_cs_pent *cp = rl_cs_ptab_get(t, 0, 8, rep0);	/* COPYING */
+	struct rl_cs_pent *other = rl_cs_ptab_get(t, 128 + 8, 8, rep0);
 	struct rl_cs_pent *e;
 	LIST_HEAD(dropped);
 
@@ -97,7 +103,7 @@ static void rl_cs_ptab_overwrite(struct kunit *test)
 	rl_cs_ptab_ready(t, cp);
 	rl_cs_ptab_start(t, cp);
 	rl_cs_ptab_ready(t, other);
-	e = rl_cs_ptab_get(t, 0, 32);
+	e = rl_cs_ptab_get(t, 0, 32, rep0);
 	KUNIT_ASSERT_NOT_NULL(test, e);
 	KUNIT_EXPECT_EQ(test, rl_cs_ptab_cover(t, e, &dropped), 1U);
 	KUNIT_EXPECT_PTR_EQ(test, list_first_entry(&dropped, struct rl_cs_pent,
@@ -117,17 +123,17 @@ static void rl_cs_ptab_overwrite(struct kunit *test)
 static void rl_cs_ptab_full_table(struct kunit *test)
 {
 	struct rl_cs_ptab *t = rl_ptab_new(test, 2);
-	struct rl_cs_pent *a = rl_cs_ptab_get(t, 0, 8);
+	struct rl_cs_pent *a = rl_cs_ptab_get(t, 0, 8, rep0);
 
 	KUNIT_EXPECT_FALSE(test, rl_cs_ptab_full(t));
-	KUNIT_EXPECT_NOT_NULL(test, rl_cs_ptab_get(t, 8, 8));
+	KUNIT_EXPECT_NOT_NULL(test, rl_cs_ptab_get(t, 8, 8, rep0));
 	KUNIT_EXPECT_TRUE(test, rl_cs_ptab_full(t));
-	KUNIT_EXPECT_PTR_EQ(test, rl_cs_ptab_get(t, 16, 8), NULL);
+	KUNIT_EXPECT_PTR_EQ(test, rl_cs_ptab_get(t, 16, 8, rep0), NULL);
 	/* a WRITING entry cancelled (its write not sent) is free again */
 	rl_cs_ptab_put(t, a);
 	KUNIT_EXPECT_FALSE(test, rl_cs_ptab_full(t));
 	KUNIT_EXPECT_FALSE(test, rl_cs_ptab_pending(t, 0, 8));
-	KUNIT_EXPECT_NOT_NULL(test, rl_cs_ptab_get(t, 16, 8));
+	KUNIT_EXPECT_NOT_NULL(test, rl_cs_ptab_get(t, 16, 8, rep0));
 	rl_cs_ptab_exit(t);
 }
 
@@ -138,9 +144,9 @@ static void rl_cs_ptab_full_table(struct kunit *test)
 static void rl_cs_ptab_stuck_entries(struct kunit *test)
 {
 	struct rl_cs_ptab *t = rl_ptab_new(test, 4);
-	struct rl_cs_pent *s1 = rl_cs_ptab_get(t, 0, 8);
-	struct rl_cs_pent *s2 = rl_cs_ptab_get(t, 256, 8);
-	struct rl_cs_pent *r = rl_cs_ptab_get(t, 512, 8);
+	struct rl_cs_pent *s1 = rl_cs_ptab_get(t, 0, 8, rep0);
+	struct rl_cs_pent *s2 = rl_cs_ptab_get(t, 256, 8, rep0);
+	struct rl_cs_pent *r = rl_cs_ptab_get(t, 512, 8, rep0);
 	struct rl_cs_pent *e;
 	LIST_HEAD(dropped);
 
@@ -153,7 +159,7 @@ static void rl_cs_ptab_stuck_entries(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, rl_cs_ptab_pending(t, 0, 8));
 	KUNIT_EXPECT_PTR_EQ(test, rl_cs_ptab_next(t), NULL);
 	/* a write over the first drops it */
-	e = rl_cs_ptab_get(t, 0, 16);
+	e = rl_cs_ptab_get(t, 0, 16, rep0);
 	KUNIT_EXPECT_EQ(test, rl_cs_ptab_cover(t, e, &dropped), 1U);
 	KUNIT_EXPECT_PTR_EQ(test, list_first_entry(&dropped, struct rl_cs_pent,
 						   node), s1);
@@ -168,12 +174,63 @@ static void rl_cs_ptab_stuck_entries(struct kunit *test)
 	rl_cs_ptab_exit(t);
 }
 
+/*
+ * Replicas: a chunk with no entry leaves the choice to the queue; its
+ * entries pin a new write to theirs, per copy, once each copy's write is
+ * issued, and refuse (every replica in the foreground) while one is not
+ * or two disagree; reads of an entry's range are offered its replica.
+ */
+static void rl_cs_ptab_replicas(struct kunit *test)
+{
+	struct rl_cs_ptab *t = rl_ptab_new(test, 8);
+	u8 pin[COPIES], any[COPIES] = { RL_CS_REP_ANY, RL_CS_REP_ANY };
+	struct rl_cs_pent *e, *f;
+
+	KUNIT_EXPECT_EQ(test, rl_cs_ptab_pin(t, 130, pin), 0);
+	KUNIT_EXPECT_EQ(test, pin[0], RL_CS_REP_ANY);
+	KUNIT_EXPECT_EQ(test, pin[1], RL_CS_REP_ANY);
+	e = rl_cs_ptab_get(t, 128 + 8, 8, any);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	/* every replica is fresh until a copy's write is issued */
+	KUNIT_EXPECT_EQ(test, rl_cs_ptab_fresh(t, 128 + 8, 8, 0), ~0UL);
+	/* a copy not issued yet: a new write cannot be pinned */
+	KUNIT_EXPECT_EQ(test, rl_cs_ptab_pin(t, 128 + 40, pin), -EBUSY);
+	e->rep[0] = 2;
+	KUNIT_EXPECT_EQ(test, rl_cs_ptab_fresh(t, 128 + 8, 8, 0), BIT(2));
+	KUNIT_EXPECT_EQ(test, rl_cs_ptab_fresh(t, 128 + 8, 8, 1), ~0UL);
+	KUNIT_EXPECT_EQ(test, rl_cs_ptab_pin(t, 128 + 40, pin), -EBUSY);
+	e->rep[1] = 1;
+	/* both issued: a write anywhere in the chunk takes theirs */
+	KUNIT_EXPECT_EQ(test, rl_cs_ptab_pin(t, 128 + 100, pin), 0);
+	KUNIT_EXPECT_EQ(test, pin[0], 2);
+	KUNIT_EXPECT_EQ(test, pin[1], 1);
+	/* another chunk is free */
+	KUNIT_EXPECT_EQ(test, rl_cs_ptab_pin(t, 0, pin), 0);
+	KUNIT_EXPECT_EQ(test, pin[0], RL_CS_REP_ANY);
+	/* a range beside the entry: every replica */
+	KUNIT_EXPECT_EQ(test, rl_cs_ptab_fresh(t, 128 + 16, 8, 0), ~0UL);
+	/* two entries that disagree (never made so): no pin, no replica */
+	f = rl_cs_ptab_get(t, 128 + 12, 8, any);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	f->rep[0] = 3;
+	f->rep[1] = 1;
+	KUNIT_EXPECT_EQ(test, rl_cs_ptab_pin(t, 128, pin), -EBUSY);
+	KUNIT_EXPECT_EQ(test, rl_cs_ptab_fresh(t, 128 + 12, 2, 0), 0UL);
+	KUNIT_EXPECT_EQ(test, rl_cs_ptab_fresh(t, 128 + 12, 2, 1), BIT(1));
+	rl_cs_ptab_put(t, f);
+	rl_cs_ptab_put(t, e);
+	KUNIT_EXPECT_EQ(test, rl_cs_ptab_pin(t, 128, pin), 0);
+	KUNIT_EXPECT_EQ(test, pin[0], RL_CS_REP_ANY);
+	rl_cs_ptab_exit(t);
+}
+
 static struct kunit_case rl_cs_ptab_test_cases[] = {
 	KUNIT_CASE(rl_cs_ptab_order),
 	KUNIT_CASE(rl_cs_ptab_pending_ranges),
 	KUNIT_CASE(rl_cs_ptab_overwrite),
 	KUNIT_CASE(rl_cs_ptab_full_table),
 	KUNIT_CASE(rl_cs_ptab_stuck_entries),
+	KUNIT_CASE(rl_cs_ptab_replicas),
 	{}
 };
 

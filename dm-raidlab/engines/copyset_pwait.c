@@ -2,10 +2,11 @@
 /*
  * dm-raidlab copy-set engine: the write and read paths' side of delayed
  * propagation (copyset_prop.c has the rest): a write takes its entry in
- * the table before it is cloned, drops the waiting entries it covers
- * once cloned, and hands its entry over when it ends; a read asks
- * whether a replica but 0 may be stale. Below copyset_io.c, which calls
- * it; any context.
+ * the table before it is cloned, with the replicas the chunk's entries
+ * name; each copy's write records where it goes before it is submitted;
+ * the write drops the waiting entries it covers and hands its own over
+ * when it ends; a read asks which replicas hold the data. Below
+ * copyset_io.c, which calls it; any context.
  */
 #include "copyset_int.h"
 #include "copyset_ptab.h"
@@ -15,22 +16,36 @@
  * @a: the array
  * @bio: the write (its piece), not yet cloned
  *
- * Return: its entry (the write then goes to replica 0 of each copy; once
- * its clones are allocated, cs_prop_cover(), else cs_prop_cancel()), or
- * NULL: every replica now (no delayed propagation, not a write, or the
- * table full). Any context.
+ * Without records every entry names replica 0 of each copy, and so does a
+ * write whose copies may differ (@suspect: replica 0 is the resync's
+ * source there). Otherwise, with records, a write to a chunk that has
+ * entries takes the replicas they name (rl_cs_ptab_pin()), and each copy's
+ * queue picks the nearest as it issues the write (cs_prop_issue()).
+ *
+ * Return: its entry (the write then goes to one replica of each copy,
+ * e->rep[], RL_CS_REP_ANY: the queue's pick; if its clones cannot be
+ * allocated, cs_prop_cancel()), or NULL: every replica now (no delayed
+ * propagation, not a write, the table full, or the chunk's entries not
+ * all issued). Any context.
  */
-struct rl_cs_pent *cs_prop_begin(struct rl_array *a, struct bio *bio)
+struct rl_cs_pent *cs_prop_begin(struct rl_array *a, struct bio *bio,
+				 bool suspect)
 {
 	struct rl_copyset *cs = rl_copyset(a);
 	struct rl_cs_prop *p = cs->prop;
-	struct rl_cs_pent *e;
+	struct rl_cs_pent *e = NULL;
+	u8 pin[RL_MAX_LOCS];
 	unsigned long flags;
 
 	if (!p || cs->dr < 2 || bio_op(bio) != REQ_OP_WRITE)
 		return NULL;
 	spin_lock_irqsave(&p->lock, flags);
-	e = rl_cs_ptab_get(&p->tab, rl_pb(bio)->lsector, bio_sectors(bio));
+	if (!p->recorded || suspect)
+		memset(pin, 0, sizeof(pin));
+	if (!p->recorded || suspect ||
+	    !rl_cs_ptab_pin(&p->tab, rl_pb(bio)->lsector, pin))
+		e = rl_cs_ptab_get(&p->tab, rl_pb(bio)->lsector,
+				   bio_sectors(bio), pin);
 	spin_unlock_irqrestore(&p->lock, flags);
 	if (!e)
 		atomic64_inc(&p->full);
@@ -38,11 +53,58 @@ struct rl_cs_pent *cs_prop_begin(struct rl_array *a, struct bio *bio)
 }
 
 /*
- * The write of entry @e goes: the waiting (and stuck) entries it covers
+ * Copy @copy of entry @e's write goes to replica @rep: recorded, durably,
+ * before it is submitted (with records), and its reads go there from then
+ * on. Returns 0, or -EIO if the record could not be made (the metadata
+ * failed: the write must not go, and its replica is not taken). Any
+ * context.
+ */
+int cs_prop_issue(struct rl_array *a, struct rl_cs_pent *e,
+		  unsigned int copy, unsigned int rep)
+{
+	struct rl_cs_prop *p = rl_copyset(a)->prop;
+	struct rl_cs_prec r = {
+		.lsector = e->lsector, .len = e->len, .copy = copy, .rep = rep,
+	};
+	unsigned long flags;
+
+	if (p->recorded) {
+		spin_lock_irqsave(&p->lock, flags);
+		r.seq = ++p->seq;
+		spin_unlock_irqrestore(&p->lock, flags);
+		if (cs_prec_write(&p->rec,
+				  (e - p->tab.ent) * p->tab.copies + copy, &r))
+			return -EIO;
+		spin_lock_irqsave(&p->lock, flags);
+		e->rep[copy] = rep;
+		spin_unlock_irqrestore(&p->lock, flags);
+	}
+	atomic64_inc(&p->first[rep]);
+	return 0;
+}
+
+/*
+ * Clear entry @e's records, durably: a record left over would replay its
+ * replica over a later write's that no entry pins to it. Any context.
+ */
+void cs_prop_clear(struct rl_cs_prop *p, const struct rl_cs_pent *e)
+{
+	unsigned int j, slot = (e - p->tab.ent) * p->tab.copies;
+
+	if (!p->recorded)
+		return;
+	for (j = 0; j < p->tab.copies; j++)
+		cs_prec_clear(&p->rec, slot + j);
+	rl_md_persist(p->rec.md);
+}
+
+/*
+ * The write of entry @e ended: the waiting (and stuck) entries it covers
  * are moved to @dropped, and counted; the caller releases the intent
- * they hold, then cs_prop_put_list(). Not before the write's clones are
- * allocated: a write put off must not leave their ranges without an
- * entry. Returns how many.
+ * they hold, then cs_prop_put_list(). Not before: until the write's own
+ * records are durable, theirs must stay (their replica is the write's,
+ * rl_cs_ptab_pin(), but a crash before the write was recorded would find
+ * none). Returns how many.
  */
 unsigned int cs_prop_cover(struct rl_array *a, struct rl_cs_pent *e,
 			   struct list_head *dropped)
@@ -66,8 +128,10 @@ void cs_prop_put_list(struct rl_array *a, struct list_head *dropped)
 	unsigned long flags;
 
 	spin_lock_irqsave(&p->lock, flags);
-	list_for_each_entry_safe(e, tmp, dropped, node)
+	list_for_each_entry_safe(e, tmp, dropped, node) {
+		cs_prop_clear(p, e);
 		rl_cs_ptab_put(&p->tab, e);
+	}
 	spin_unlock_irqrestore(&p->lock, flags);
 }
 
@@ -97,6 +161,24 @@ void cs_prop_written(struct rl_array *a, struct rl_cs_pent *e)
 	mod_delayed_work(a->wq, &p->kick, 0);
 }
 
+/*
+ * The replicas of copy @copy that hold [@lsector, +@len): a bit each
+ * (rl_cs_ptab_fresh()). Any context.
+ */
+unsigned long cs_prop_fresh(struct rl_array *a, sector_t lsector,
+			    sector_t len, unsigned int copy)
+{
+	struct rl_cs_prop *p = rl_copyset(a)->prop;
+	unsigned long flags, fresh;
+
+	if (!p || !READ_ONCE(p->tab.used))
+		return ~0UL;
+	spin_lock_irqsave(&p->lock, flags);
+	fresh = rl_cs_ptab_fresh(&p->tab, lsector, len, copy);
+	spin_unlock_irqrestore(&p->lock, flags);
+	return fresh;
+}
+
 /* Whether replicas of [@lsector, +@len) may be stale. Any context. */
 bool cs_prop_pending(struct rl_array *a, sector_t lsector, sector_t len)
 {
@@ -111,4 +193,68 @@ bool cs_prop_pending(struct rl_array *a, sector_t lsector, sector_t len)
 	pending = rl_cs_ptab_pending(&p->tab, lsector, len);
 	spin_unlock_irqrestore(&p->lock, flags);
 	return pending;
+}
+
+/*
+ * Where a background copy of piece @p reads each member (the window
+ * open: no write to it in flight): the replica its copy's entries name,
+ * else 0, in @srep. Returns @srep, or NULL with no entry at all (replica
+ * 0 everywhere). Any context.
+ */
+const u8 *cs_prop_srep(struct rl_array *a, const struct rl_cs_piece *p,
+		       u8 *srep)
+{
+	struct rl_copyset *cs = rl_copyset(a);
+	struct rl_cs_prop *pr = cs->prop;
+	unsigned long flags, fresh;
+	struct rl_cs_copy c;
+	unsigned int j;
+
+	if (!pr || !READ_ONCE(pr->tab.used))
+		return NULL;
+	spin_lock_irqsave(&pr->lock, flags);
+	for (j = 0; j < cs->layout.copies; j++) {
+		rl_cs_copy(&cs->layout, p->lsector, j, &c);
+		fresh = rl_cs_ptab_fresh(&pr->tab, p->lsector, p->len, j);
+		srep[c.member] = fresh && fresh != ~0UL ? __ffs(fresh) : 0;
+	}
+	spin_unlock_irqrestore(&pr->lock, flags);
+	return srep;
+}
+
+/*
+ * Of the @n places of a read of piece @p on member @m (mb->alt[],
+ * mb->rep[]), keep those whose replica holds the data while writes to it
+ * wait for their propagation (cs_prop_fresh()). Returns how many: one;
+ * or, if no entry names a replica of that copy yet, all @n (replica 0
+ * only where the copies are @suspect: the resync's source). (Reads of an
+ * array with replicas that propagates are cut as writes are, so that no
+ * replica wraps: the fresh one is among them.)
+ */
+unsigned int cs_prop_read_places(struct rl_array *a,
+				 const struct rl_cs_piece *p, unsigned int m,
+				 struct rl_cs_bio *mb, unsigned int n,
+				 bool suspect)
+{
+	const struct rl_cs_layout *l = &rl_copyset(a)->layout;
+	unsigned long fresh = BIT(0);
+	unsigned int i, j, k = 0;
+	struct rl_cs_copy c;
+
+	for (j = 0; j < l->copies; j++) {
+		rl_cs_copy(l, p->lsector, j, &c);
+		if (c.member == m) {
+			fresh = cs_prop_fresh(a, p->lsector, p->len, j);
+			break;
+		}
+	}
+	if (fresh == ~0UL)
+		return suspect ? 1 : n;
+	for (i = 0; i < n; i++) {
+		if (!(fresh & BIT(mb->rep[i])))
+			continue;
+		mb->alt[k] = mb->alt[i];
+		mb->rep[k++] = mb->rep[i];
+	}
+	return k ?: 1;
 }

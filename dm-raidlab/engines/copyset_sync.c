@@ -72,8 +72,8 @@ int cs_bg_no_source(struct rl_array *a, unsigned long bad,
  * @read_err: set (to BIT(@src)) if @src could not read it. Sleeps.
  */
 static int cs_copy(struct rl_array *a, unsigned int src, unsigned long dests,
-		   const struct rl_cs_piece *p, const char *job,
-		   unsigned long *read_err)
+		   const struct rl_cs_piece *p, unsigned int srep,
+		   const char *job, unsigned long *read_err)
 {
 	struct rl_copyset *cs = rl_copyset(a);
 	unsigned int nr = a->geom.nr_members, i, k, m;
@@ -88,7 +88,7 @@ static int cs_copy(struct rl_array *a, unsigned int src, unsigned long dests,
 	k = DIV_ROUND_UP(len, part);
 	for (i = 0; i < k; i++) {
 		rl_mio_init(&cs->copy_rg[i], a, &cs->mio_bs);
-		cs_rep_mio(&cs->copy_rg[i], src, REQ_OP_READ, CS_REP_ALL,
+		cs_rep_mio(&cs->copy_rg[i], src, REQ_OP_READ, BIT(srep),
 			   p->sector[src] + i * part,
 			   cs->buf[(src + i) % nr].data,
 			   min(part, len - i * part), RL_BG, RL_DATA_READ);
@@ -106,7 +106,7 @@ static int cs_copy(struct rl_array *a, unsigned int src, unsigned long dests,
 		/* @src itself in @dests: its other replicas */
 		for_each_set_bit(m, &dests, nr)
 			cs_rep_mio(wg, m, REQ_OP_WRITE,
-				   m == src ? ~1UL : CS_REP_ALL,
+				   m == src ? ~BIT(srep) : CS_REP_ALL,
 				   p->sector[m] + i * part, buf, n, RL_BG,
 				   RL_DATA_WRITE);
 	}
@@ -140,11 +140,12 @@ static void cs_copied(struct rl_array *a, unsigned long dests,
  * one, as md's raid1 does with a sync read error: a bad sector costs no
  * disk (past RL_MAX_READ_ERRORS it does). With no member left to read it
  * returns -ENODATA (a resync then stops; a rebuild loses the sectors,
- * cs_rebuild_lost()). Sleeps; the window is open.
+ * cs_rebuild_lost()). @srep: the replica each member is read from (NULL:
+ * replica 0). Sleeps; the window is open.
  */
 int cs_copy_window(struct rl_array *a, unsigned long unreadable,
 		   unsigned long dests, const struct rl_cs_piece *p,
-		   const char *job)
+		   const u8 *srep, const char *job)
 {
 	unsigned long fix = 0, read_err;
 	unsigned int src;
@@ -162,7 +163,8 @@ int cs_copy_window(struct rl_array *a, unsigned long unreadable,
 			dests &= ~BIT(src);
 		if (!dests)
 			return 0;
-		r = cs_copy(a, src, dests, p, job, &read_err);
+		r = cs_copy(a, src, dests, p, srep ? srep[src] : 0, job,
+			    &read_err);
 		if (!r && !read_err)
 			cs_copied(a, dests, p);
 		if (r || !read_err)
@@ -261,9 +263,12 @@ static int cs_check(struct rl_array *a, unsigned int src,
 	unsigned int m, nr = a->geom.nr_members, len = p->len;
 	unsigned int first[RL_MAX_MEMBERS], last[RL_MAX_MEMBERS];
 	unsigned long differ = 0, rerr;
+	u8 srep[RL_MAX_MEMBERS];
 	int r = 0;
 
-	rerr = cs_read_all(a, GENMASK(nr - 1, 0) & ~unreadable, p);
+	/* each copy from the replica that holds its data */
+	rerr = cs_read_all(a, GENMASK(nr - 1, 0) & ~unreadable, p,
+			   cs_prop_srep(a, p, srep));
 	if (rerr) {
 		src = cs_check_fix(a, unreadable, rerr, p, job);
 		if (src == RL_NONE)
@@ -326,6 +331,7 @@ static int cs_record_lost(struct rl_array *a, unsigned int t, sector_t s,
 static int cs_rebuild_lost(struct rl_array *a, unsigned int t,
 			   const struct rl_cs_piece *p)
 {
+	u8 srep[RL_MAX_MEMBERS];
 	struct rl_cs_piece sub;
 	sector_t off, n;
 	int r;
@@ -337,7 +343,8 @@ static int cs_rebuild_lost(struct rl_array *a, unsigned int t,
 		rl_cs_piece_sub(p, off, n, &sub);
 		/* a member with entries elsewhere in the piece may serve */
 		r = cs_copy_window(a, cs_unreadable(a, &sub) | BIT(t), BIT(t),
-				   &sub, "rebuild");
+				   &sub, cs_prop_srep(a, &sub, srep),
+				   "rebuild");
 		if (r == -ENODATA)
 			r = cs_record_lost(a, t, sub.sector[t], n);
 		if (r)
@@ -389,6 +396,8 @@ static int cs_sync_piece(struct rl_array *a, struct rl_sync_req *req,
 			 const struct rl_cs_piece *p)
 {
 	unsigned long unreadable = cs_unreadable(a, p), dests;
+	u8 srep[RL_MAX_MEMBERS];
+	const u8 *sr;
 	unsigned int src;
 	int r;
 
@@ -409,15 +418,17 @@ static int cs_sync_piece(struct rl_array *a, struct rl_sync_req *req,
 		return -EIO;
 	}
 
+	/* from the replica that holds the data where propagations wait */
+	sr = cs_prop_srep(a, p, srep);
 	switch (req->job) {
 	case RL_SYNC_RESYNC:
 		/* every copy that has not failed, rebuilt ones included */
 		dests = p->members & ~READ_ONCE(a->failed);
-		return cs_copy_window(a, unreadable, dests, p, "resync");
+		return cs_copy_window(a, unreadable, dests, p, sr, "resync");
 	case RL_SYNC_REBUILD:
 		if (rl_member_failed(a, req->target))
 			return -EIO;
-		r = cs_copy_window(a, unreadable, BIT(req->target), p,
+		r = cs_copy_window(a, unreadable, BIT(req->target), p, sr,
 				   "rebuild");
 		if (r == -ENODATA)
 			r = cs_rebuild_lost(a, req->target, p);
@@ -495,17 +506,44 @@ int cs_sync_range(struct rl_array *a, struct rl_sync_req *req)
 }
 
 /*
- * Propagate a delayed write (copyset_prop.c): copy replica 0 of logical
- * [lsector, lsector + len) over the other replicas of every copy, as a
- * resync of those pieces does, each under its window (the copies of a
- * near layout's chunk share their member sector). Returns 0; -ENODATA if
- * no member could read a piece (it stops there); -EIO if a member failed
+ * The replica of each member of piece @p its copy's data is in, from
+ * @rep (a copy each), in @srep; returns the members whose copy names
+ * none (RL_CS_REP_ANY): not a source.
+ */
+static unsigned long cs_srep_of(struct rl_array *a,
+				const struct rl_cs_piece *p, const u8 *rep,
+				u8 *srep)
+{
+	const struct rl_cs_layout *l = &rl_copyset(a)->layout;
+	unsigned long none = 0;
+	struct rl_cs_copy c;
+	unsigned int j;
+
+	for (j = 0; j < l->copies; j++) {
+		rl_cs_copy(l, p->lsector, j, &c);
+		srep[c.member] = rep[j] == RL_CS_REP_ANY ? 0 : rep[j];
+		if (rep[j] == RL_CS_REP_ANY)
+			__set_bit(c.member, &none);
+	}
+	return none;
+}
+
+/*
+ * Propagate a delayed write (copyset_prop.c): copy the replica @rep names
+ * (a copy each; RL_CS_REP_ANY: not that copy's) of logical [lsector,
+ * lsector + len) over every other replica of every copy, as a resync of
+ * those pieces does, each under its window (the copies of a near
+ * layout's chunk share their member sector). Returns 0; -ENODATA if no
+ * member could read a piece (it stops there); -EIO if a member failed
  * writing (the others have it: the pieces after go on). Sleeps.
  */
-int cs_propagate(struct rl_array *a, sector_t lsector, sector_t len)
+int cs_propagate(struct rl_array *a, sector_t lsector, sector_t len,
+		 const u8 *rep)
 {
 	struct rl_copyset *cs = rl_copyset(a);
+	u8 srep[RL_MAX_MEMBERS];
 	struct rl_cs_piece p;
+	unsigned long none;
 	sector_t off, n;
 	int r = 0, rp;
 
@@ -513,10 +551,11 @@ int cs_propagate(struct rl_array *a, sector_t lsector, sector_t len)
 		cs_piece(a, lsector + off, len - off, &p);
 		cs_window_open(cs, p.sector[__ffs(p.members)], p.len);
 		n = cs_clip_piece(a, &p);
+		none = cs_srep_of(a, &p, rep, srep);
 		/* every copy that has not failed, rebuilt ones included */
-		rp = cs_copy_window(a, cs_unreadable(a, &p),
+		rp = cs_copy_window(a, cs_unreadable(a, &p) | none,
 				    p.members & ~READ_ONCE(a->failed), &p,
-				    "propagate");
+				    srep, "propagate");
 		cs_window_close(cs);
 		if (rl_bbl_persist(a) && !rp)
 			rp = -EIO;

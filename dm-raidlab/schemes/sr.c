@@ -36,6 +36,10 @@
  *   table_entries <n>  writes whose replicas may wait, 1 to 100000
  *                      (default 10000, the paper's); past them a write
  *                      propagates in the foreground
+ *   reads balance|dup  with dm > 1: one copy, or (the default) the
+ *                      paper's section 3.3, an idle member holding a
+ *                      copy takes the read, else it waits on every one
+ *                      (engines/copyset_read.c)
  *
  * Ds is the members over Dr x Dm. The layout (Ds, Dr, Dm, the chunk and
  * where the geometry puts the replicas) is recorded in the copy layout
@@ -56,8 +60,12 @@ enum sr_opt {
 	SR_OPT_GEOM,
 	SR_OPT_PROPAGATE,
 	SR_OPT_TABLE_ENTRIES,
+	SR_OPT_READS,
 	SR_NR_OPTS,
 };
+
+/* reads not given: dup with dm > 1 (paper 002 section 3.3), else balance */
+#define SR_READS_AUTO	(RL_CS_READS_DUP + 1)
 
 /* propagate's values; auto (not given) is bg with a metadata device */
 enum sr_propagate {
@@ -103,6 +111,7 @@ static const struct rl_opt sr_opts[SR_NR_OPTS] = {
 		.invalid = "Invalid propagate: fg or bg"),
 	[SR_OPT_TABLE_ENTRIES] = RL_OPT("sr", table_entries, 1, 100000,
 		.def = SR_TABLE_ENTRIES),
+	[SR_OPT_READS] = RL_CS_OPT_READS_DEF(SR_READS_AUTO),
 };
 
 /* The layout's options as the line and the layout record give them. */
@@ -268,8 +277,10 @@ static char *sr_words(const struct rl_array *a)
 
 /*
  * Delayed propagation, as the propagate option and the metadata device
- * say (the write-intent bitmap covers the replicas that wait); the
- * option is set to what it resolves to. Sets ti->error on failure.
+ * say (records on a DAX one, else the write-intent bitmap, cover the
+ * replicas that wait; the records a crash left are replayed at
+ * ->preresume); the option is set to what it resolves to. Sets ti->error
+ * on failure.
  */
 static int sr_propagation(struct rl_array *a)
 {
@@ -307,7 +318,10 @@ static int sr_ctr(struct rl_array *a)
 	}
 	rl_copyset_layout(a, RL_CS_NEAR, sr_dm(a), &l);
 	a->ti->num_discard_bios = 1;
-	r = rl_copyset_create(a, &l, RL_CS_READS_BALANCE, rr, words);
+	if (a->sopt[SR_OPT_READS] == SR_READS_AUTO)
+		a->sopt[SR_OPT_READS] = sr_dm(a) > 1 ? RL_CS_READS_DUP :
+						       RL_CS_READS_BALANCE;
+	r = rl_copyset_create(a, &l, a->sopt[SR_OPT_READS], rr, words);
 	kfree(words);
 	kfree(rr);
 	if (r)
@@ -344,6 +358,11 @@ static void sr_status(struct rl_array *a, status_type_t type, char *result,
 		if (a->sopt[SR_OPT_TABLE_ENTRIES] != SR_TABLE_ENTRIES)
 			DMEMIT(" table_entries %u",
 			       a->sopt[SR_OPT_TABLE_ENTRIES]);
+		/* reads when not what it resolves to unless given */
+		if (a->sopt[SR_OPT_READS] !=
+		    (dm > 1 ? RL_CS_READS_DUP : RL_CS_READS_BALANCE))
+			DMEMIT(" reads %s",
+			       rl_cs_reads_name(a->sopt[SR_OPT_READS]));
 	}
 	*psz = sz;
 	if (type == STATUSTYPE_INFO) {
@@ -374,6 +393,7 @@ const struct rl_scheme_ops rl_sr_ops = {
 	.sync_range = rl_copyset_sync_range,
 	.survives = rl_copyset_survives,
 	.postsuspend = rl_copyset_postsuspend,
+	.preresume = rl_copyset_preresume,
 	.resume = rl_copyset_resume,
 	.get_work = rl_copyset_get_work,
 	.do_work = rl_copyset_do_work,

@@ -244,7 +244,7 @@ static const struct rl_args_bad rl_args_bad_cases[] = {
 	{ "chained 2 copies 2 3 a b c", "copies needs the raid10 scheme" },
 	{ "raid10 2 reads fast 4 a b c d", "Invalid reads: balance or dup" },
 	{ "chained 4 reads dup reads dup 3 a b c", "Duplicate reads" },
-	{ "mirror 2 reads dup 2 a b", "reads needs the raid10 or chained scheme" },
+	{ "mirror 2 reads dup 2 a b", "reads needs the raid10, chained or sr scheme" },
 	{ "chained 0 2 a b", "Too few devices for the scheme" },
 	{ "chained 0 3 - - -", "More members missing than the scheme survives" },
 	{ "raid10 0 2 - -", "More members missing than the scheme survives" },

@@ -407,11 +407,16 @@ static void raidlab_presuspend_undo(struct dm_target *ti)
 	rl_track_start(a);
 }
 
-/* Failed roles go to replacements and spares before the table is live. */
+/*
+ * Failed roles go to replacements and spares before the table is live;
+ * then the scheme's own (a crash's records replayed).
+ */
 static int raidlab_preresume(struct dm_target *ti)
 {
-	rl_sync_preresume(ti->private);
-	return 0;
+	struct rl_array *a = ti->private;
+
+	rl_sync_preresume(a);
+	return a->ops->preresume ? a->ops->preresume(a) : 0;
 }
 
 static void raidlab_resume(struct dm_target *ti)
@@ -823,7 +828,7 @@ static void raidlab_io_hints(struct dm_target *ti, struct queue_limits *limits)
 
 static struct target_type raidlab_target = {
 	.name = "raidlab",
-	.version = {1, 14, 0},
+	.version = {1, 15, 0},
 	.module = THIS_MODULE,
 	.ctr = raidlab_ctr,
 	.dtr = raidlab_dtr,

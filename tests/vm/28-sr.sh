@@ -26,21 +26,36 @@
 #     while a read load of 64 keeps them busy, a 1 MiB write's replicas
 #     wait (pending > 0) and are written once the members are idle
 #     (pending 0; then check 0, the data); a crash image taken
-#     with them waiting assembles, resyncs its dirty regions, and then
+#     with them waiting assembles (its records replayed), resyncs its
+#     dirty regions, and then
 #     every replica is alike and the acknowledged write is there; with
 #     table_entries 1 writes go to every replica (full > 0) and
 #     propagations start while busy (forced > 0); propagate fg keeps
-#     nothing waiting;
+#     nothing waiting; with the metadata on pmem a write's first replica
+#     is the nearest (replicas other than 0 took first writes), recorded
+#     there, and the crash image's records are replayed at its load;
+#     with the metadata on a plain disk (dm-bufio) replica 0 takes
+#     every first write (status "intent");
 #   - the layout is recorded: the same metadata with another dr is
 #     refused ("The metadata holds another copy layout");
 #   - 1x3x2 with a spare of the members' size: a member fails under a
 #     write load, the spare takes its role and is rebuilt (every replica),
-#     the load verifies, check finds 0, the 16 MiB verify;
+#     the load verifies, check finds 0, the 16 MiB verify; then, over
+#     read-delayed members kept busy, a member fails while a write's
+#     replicas wait: the write reads back, its propagation ends over the
+#     copies left, and every replica there holds it (check is refused
+#     with a member failed: read through locate);
+#   - a replica's read error with dm 1 (1x3x1, a dm-hddsim member with
+#     media errors): served from another replica of the member, which is
+#     rewritten and kept; with every replica bad the read fails and the
+#     member is kept;
 #   - refused tables, with their messages.
 # vm-opts: --disks 7 --disk-size 256M --timeout 1200
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
+. "$RL_TESTS/hddsim.sh"
 need_raidlab
+need_hddsim
 
 MD=$(pmem_dev)
 CHUNK=128
@@ -73,7 +88,8 @@ line() {
 	echo "0 $LEN raidlab sr $(echo "$_o" | wc -w) $_o 6 $*"
 }
 
-# the propagation's status words: mode, pending, forced, full, discarded
+# the propagation's status words: 1 mode, 2 pending, 3 forced, 4 full,
+# 5 discarded, 6 records (pmem, intent, -), 7 first writes per replica
 prop() { rl_scheme_field arr $((4 + $1)); }
 
 # drained [SECS]: wait until no write's replicas wait (default 60 s)
@@ -160,8 +176,11 @@ prop_bg() {
 	run dm_remove arr
 	# shellcheck disable=SC2046
 	rl_image_restore $(disks 6) || die "$1: restore the crash image"
+	_mk=$(dmesg_mark)
 	check "$1: the crash image (replicas waiting) assembles" \
 		dm_create arr "$(line "dr $dr dm $dm")"
+	check "$1: its propagation records were replayed" \
+		dmesg_has "$_mk" "delayed propagations replayed"
 	check "$1: its dirty regions resynced" rl_wait_sync arr 300
 	check "$1: after the crash every replica is alike (check finds 0)" \
 		test "$(rl_scrub arr check 300)" = 0
@@ -176,10 +195,91 @@ prop_bg() {
 	run dm_remove arr
 }
 
-# reads served by replicas other than 0 (the status group's 4th word)
-other_reads() {
-	rl_scheme_field arr 4 | awk -F: '{ s = 0; for (i = 2; i <= NF; i++) s += $i; print s }'
+# disk_of MAJ:MIN: the lab disk (/dev/rl/m*) with that device number
+disk_of() {
+	_want=$(printf '%x:%x' "${1%:*}" "${1#*:}")
+	for _c in /dev/rl/m*; do
+		[ "$(stat -L -c '%t:%T' "$_c")" = "$_want" ] && echo "$_c" && return
+	done
+	return 1
 }
+
+# fail_pending WHAT: dm 2, a member fails while writes' replicas wait:
+# the array loaded as arr is assembled again over read-delayed wrappers
+# of its own disks, kept busy by a read load; a 1 MiB write's replicas
+# wait; member 1 fails; the write reads back, its propagation ends over
+# the copies left, and check finds 0 (every replica of each copy left)
+fail_pending() {
+	_tl=$(dmsetup table arr)
+	run dm_remove arr
+	_i=0 _dl=
+	for _mm in $(echo "$_tl" | awk '{ for (i = NF - 5; i <= NF; i++) print $i }'); do
+		_d=$(disk_of "$_mm")
+		dm_create "dly$_i" "0 $(sectors "$_d") delay $_d 0 200 $_d 0 0" ||
+			die "$1: delay member $_i"
+		_dl="$_dl /dev/mapper/dly$_i"
+		_i=$((_i + 1))
+	done
+	check "$1: assembled over read-delayed members" \
+		dm_create arr "$(line "dr $dr dm $dm" "$_dl")"
+	head -c 1048576 /dev/urandom >/tmp/pat
+	busy_start
+	dd if=/tmp/pat of=/dev/mapper/arr bs=64k seek=128 oflag=direct \
+		conv=notrunc 2>/dev/null || not_ok "$1: 1 MiB written at 8 MiB"
+	sleep 2
+	_p=$(prop 2)
+	check "$1: the writes' replicas wait ($_p pending)" test "$_p" -gt 0
+	# every member busy: with reads dup (dm 2's default) each read waits
+	# on both copies' members, the first to pick it serves it
+	check "$1: the write reads back while every member is busy" pattern_at 8
+	run dm_message arr fail 1
+	check "$1: member 1 failed with them waiting ($(rl_health arr))" \
+		test "$(rl_health arr)" = ADAAAA
+	check "$1: the write reads back with member 1 failed" pattern_at 8
+	busy_stop
+	check "$1: the propagations ended over the copies left" drained 120
+	check "$1: the write still reads back" pattern_at 8
+	# check is refused with a member failed: read every replica of the
+	# write's first block on the members left instead
+	_bad=0 _n=0
+	head -c 4096 /tmp/pat >/tmp/pat4k
+	for _w in $(dmsetup message arr 0 locate 16384 | tr ' ' '\n' |
+		    grep -E '^(data|copy):'); do
+		_m=$(echo "$_w" | cut -d: -f2) _s=$(echo "$_w" | cut -d: -f3)
+		[ "$_m" = 1 ] && continue
+		_n=$((_n + 1))
+		dio_read "/dev/mapper/dly$_m" "$_s" 8 /tmp/rep &&
+			cmp -s /tmp/rep /tmp/pat4k || _bad=$((_bad + 1))
+	done
+	check "$1: every replica on the members left holds the write ($_n read, $_bad differ)" \
+		test "$_n" -ge 3 -a "$_bad" = 0
+	run dm_remove arr
+	for _i in 0 1 2 3 4 5; do run dm_remove "dly$_i"; done
+	dm_create arr "$_tl" >/dev/null 2>&1 || true
+}
+
+# bufio_round WHAT: the metadata through dm-bufio (a plain disk, the
+# 7th): no records, replica 0 first and the write-intent bitmap behind it
+bufio_round() {
+	fresh
+	check "$1: created with its metadata on a plain disk" \
+		dm_create arr "$(line "dr $dr dm $dm" | sed "s| metadata $MD | metadata $(disk 6) |")"
+	dd if=/tmp/pat of=/dev/mapper/arr bs=64k seek=256 oflag=direct \
+		conv=notrunc 2>/dev/null || not_ok "$1: 1 MiB written at 16 MiB"
+	_fw=$(prop 7)
+	check "$1: bufio metadata: first writes to replica 0 only, behind the bitmap ($(prop 6) $_fw)" \
+		test "$(prop 6) $(others "$_fw") ${_fw%%:*}" != "intent 0 0" -a \
+		"$(prop 6) $(others "$_fw")" = "intent 0"
+	check "$1: bufio metadata: drained" drained 120
+	check "$1: bufio metadata: the 1 MiB reads back" pattern_at 16
+	run dm_remove arr
+}
+
+# the counts of replicas other than 0 in a word "n0:n1:..."
+others() { echo "$1" | awk -F: '{ s = 0; for (i = 2; i <= NF; i++) s += $i; print s }'; }
+
+# reads served by replicas other than 0 (the status group's 4th word)
+other_reads() { others "$(rl_scheme_field arr 4)"; }
 
 # ---- every shape: create, resync, verify, locate, reload ----
 IFS=,
@@ -194,12 +294,15 @@ for spec in $SHAPES; do
 	check "$what: check finds 0 after the resync (every replica alike)" \
 		test "$(rl_scrub arr check 300)" = 0
 	_g=$(rl_scheme_fields arr)
-	_mode=fg
-	[ "$dr" -gt 1 ] && _mode=bg
+	_mode="fg -"
+	[ "$dr" -gt 1 ] && _mode="bg pmem"
 	check "$what: status group '$_g': Ds Dr Dm, the replicas' reads, propagation $_mode" \
-		test "$(echo "$_g" | cut -d' ' -f1-3,5) $(echo "$_g" | awk '{ print NF }')" = "$ds $dr $dm $_mode 9"
+		test "$(echo "$_g" | cut -d' ' -f1-3,5,10) $(echo "$_g" | awk '{ print NF }')" = "$ds $dr $dm $_mode 11"
 	check "$what: the table line keeps the options" \
 		sh -c "dmsetup table arr | grep -q ' sr .*dr $dr dm $dm geom $GEOM'"
+	# reads dup is dm > 1's default, so the line names no reads
+	check "$what: reads as the default ($(dmsetup table arr | grep -o ' reads [a-z]*'))" \
+		sh -c "! dmsetup table arr | grep -q ' reads '"
 	check "$what: fio writes 16 MiB" fio_write /dev/mapper/arr 16M
 	check "$what: the 16 MiB verify" fio_verify /dev/mapper/arr 16M
 	check "$what: every write's replicas propagated once idle" drained 120
@@ -207,6 +310,9 @@ for spec in $SHAPES; do
 	if [ "$dr" -gt 1 ]; then
 		check "$what: replicas other than 0 served reads ($(rl_scheme_field arr 4))" \
 			test "$(other_reads)" -gt 0
+		# with pmem, a write's first replica is the nearest one
+		check "$what: replicas other than 0 took first writes ($(prop 7))" \
+			test "$(others "$(prop 7)")" -gt 0
 	fi
 	for _a in "$LOC_AREA" "$((LEN - LOC_AREA))+$LOC_AREA"; do
 		# shellcheck disable=SC2086
@@ -235,6 +341,7 @@ for spec in $SHAPES; do
 		check "$what: the 16 MiB verify after the repair" fio_verify /dev/mapper/arr 16M
 		prop_bg "$what"
 		dm_refused raidlab "$(line "dr 2 dm 1")" "The metadata holds another copy layout"
+		bufio_round "$what"
 		continue
 	fi
 	if [ "$spec" = "1 3 2" ]; then
@@ -252,9 +359,62 @@ for spec in $SHAPES; do
 		check "$what: check finds 0 after the rebuild (every replica)" \
 			test "$(rl_scrub arr check 300)" = 0
 		check "$what: the 16 MiB verify after the rebuild" fio_verify /dev/mapper/arr 16M
+		fail_pending "$what"
 	fi
 	run dm_remove arr
 done
+
+# ---- a replica's read error (dm 1: no other copy) ----
+# sr 1x3x1 over three members, member 0 a dm-hddsim st39133 disk
+# (time_scale 1000) with media errors under two of sector 16's three
+# replicas: every read of it returns the data, a failed one served from
+# another replica of the same member and rewritten over all three
+# (healed, as hddsim's list says), the member kept; with all three bad
+# the read fails and the member is still kept (md keeps its last copy)
+read16_ok() { dio_read /dev/mapper/arr 16 8 /tmp/r && cmp -s /tmp/r /tmp/A16; }
+replica_read_error() {
+	fresh
+	hdd_create hs0 "$(disk 0)" st39133 time_scale 1000 || die "hddsim over $(disk 0)"
+	_l="0 $LEN raidlab sr 6 chunk_size $CHUNK dr 3 geom $GEOM 3 /dev/mapper/hs0 $(disk 1) $(disk 2)"
+	check "sr 1x3x1 over an hddsim member: created" dm_create arr "$_l"
+	head -c 65536 /dev/urandom >/tmp/A
+	dd if=/tmp/A of=/tmp/A16 bs=512 skip=16 count=8 2>/dev/null
+	run dd if=/tmp/A of=/dev/mapper/arr bs=64k count=1 oflag=direct conv=fsync
+	# sector 16's replicas on member 0: "data:0:S" and "copy:0:S" words
+	_reps=$(dmsetup message arr 0 locate 16 | tr ' ' '\n' | grep -E '^(data|copy):0:' | cut -d: -f3)
+	log "sector 16's replicas on member 0: $_reps"
+	check "sector 16 has 3 replicas on member 0" test "$(echo "$_reps" | wc -l)" = 3
+	for _s in $(echo "$_reps" | head -2); do
+		run dm_message hs0 addbadblock "$_s" 8
+	done
+	dmesg -c >/dev/null
+	_i=0 _wrong=0
+	while [ $_i -lt 40 ] && [ "$(dmsetup message hs0 0 countbadblocks | cut -d' ' -f2)" = 0 ]; do
+		dio_read /dev/mapper/arr 16 8 /tmp/r || _wrong=$((_wrong + 1))
+		cmp -s /tmp/r /tmp/A16 || _wrong=$((_wrong + 1))
+		_i=$((_i + 1))
+	done
+	log "reads until one hit a bad replica: $_i; hddsim: $(dmsetup message hs0 0 countbadblocks)"
+	check "a read hit a bad replica" \
+		test "$(dmsetup message hs0 0 countbadblocks | cut -d' ' -f2)" -ge 1
+	check "every read returned the data" test $_wrong = 0
+	check "the kernel log says another replica served it" \
+		sh -c "dmesg | grep -q 'member 0: read error at .*, served from its replica'"
+	check "the member stays ($(rl_health arr))" test "$(rl_health arr)" = AAA
+	check "the rewrite healed every replica (hddsim: $(dmsetup message hs0 0 countbadblocks))" \
+		test "$(dmsetup message hs0 0 countbadblocks | cut -d' ' -f1)" = 0
+	for _s in $_reps; do
+		run dm_message hs0 addbadblock "$_s" 8
+	done
+	expect_fail dio_read /dev/mapper/arr 16 8 /tmp/r
+	check "no replica readable: the member is still kept ($(rl_health arr))" \
+		test "$(rl_health arr)" = AAA
+	run dd if=/tmp/A of=/dev/mapper/arr bs=64k count=1 oflag=direct conv=fsync
+	check "a write heals them: the data reads back" read16_ok
+	run dm_remove arr
+	run dm_remove hs0
+}
+replica_read_error
 
 # ---- refused tables ----
 fresh

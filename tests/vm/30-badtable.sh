@@ -54,7 +54,7 @@ refused "0 1024 raidlab chained 2 copies 2 4 $m0 $m1 $m2 $m3" "copies needs the 
 refused "0 1024 raidlab chained 0 2 $m0 $m1" "Too few devices for the scheme"
 refused "0 1024 raidlab raid10 2 reads fast 4 $m0 $m1 $m2 $m3" "Invalid reads: balance or dup"
 refused "0 1024 raidlab chained 4 reads dup reads dup 4 $m0 $m1 $m2 $m3" "Duplicate reads"
-refused "0 1024 raidlab raid5 2 reads dup 4 $m0 $m1 $m2 $m3" "reads needs the raid10 or chained scheme"
+refused "0 1024 raidlab raid5 2 reads dup 4 $m0 $m1 $m2 $m3" "reads needs the raid10, chained or sr scheme"
 # two neighbours in the chain: partition 1 has no copy; two others are fine
 refused "0 1024 raidlab chained 0 4 $m0 - - $m3" "More members missing than the scheme survives"
 check "chained with two members missing that are not neighbours accepted" \
