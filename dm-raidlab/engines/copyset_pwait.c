@@ -15,6 +15,7 @@
  * cs_prop_begin() - whether a write's replicas other than 0 may wait
  * @a: the array
  * @bio: the write (its piece), not yet cloned
+ * @suspect: whether its copies may differ (not resynced since the load)
  *
  * Without records every entry names replica 0 of each copy, and so does a
  * write whose copies may differ (@suspect: replica 0 is the resync's
