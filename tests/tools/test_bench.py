@@ -421,3 +421,38 @@ def test_degraded_ratios_and_model(tmp_path):
     r, v, files = degraded.write_all(tmp_path, res, desc)
     assert "degraded.csv" in files and "| 4k-r | rl-chained[fail=2] | 100 |" in \
         (tmp_path / "summary.md").read_text()
+
+
+def test_sr_configs():
+    c = plan.parse_config("rl-sr@6[dr=3,sched=rsatf,track]", 6, 64)
+    assert c.level == "sr" and c.track and c.opt("dr") == "3" and c.opt("sched") == "rsatf"
+    assert c.data_cols == 6
+    m = plan.parse_config("rl-sr@6[dr=1,dm=2,prop=fg,md=pmem]", 6, 64)
+    assert m.data_cols == 3 and m.opt("propagate") == "fg" and m.opt("metadata") == plan.PMEM
+    for bad in ("rl-sr@6[dr=4]", "rl-sr@6[dr=7]", "rl-raid5[dr=2]", "rl-sr[prop=later]",
+                "rl-sr[md=disk]"):
+        with pytest.raises(ValueError):
+            plan.parse_config(bad, 6, 64)
+    # the table gets the disk model's geometry line; none without a model
+    p = plan.build(["rl-raid0@6", "rl-sr@6[dr=3]"], ["4k-r"], [8], 0, 3, disks=6,
+                   disk_model="st39133", time_scale="1/10")
+    sr = p.configs[1]
+    assert sr.opt("geom") == plan.geommod.geom_line("st39133", "1/10")
+    assert " rl sr 6 64 dr 3 geom period_ns=60000000," in plan.plan_text(p)
+    with pytest.raises(ValueError, match="sr needs a disk model"):
+        plan.build(["rl-raid0@6", "rl-sr@6[dr=3]"], ["4k-r"], [8], 0, 3, disks=6)
+
+
+def test_poisson_open_loop():
+    w = wl.parse("4k-r-poisson200")
+    assert w.rate_iops == 200 and w.read_pct == 100
+    args = wl.fio_args(w, wl.Geometry(64, 4))
+    assert "--rate_iops=200,0" in args and "--rate_process=poisson" in args
+    m = wl.parse("4k-r75-poisson100")
+    assert wl.rate_args(m) == ["--rate_iops=75,25", "--rate_process=poisson"]
+    assert wl.parse("4k-r").rate_iops == 0
+    assert not any(a.startswith("--rate") for a in wl.fio_args(wl.parse("4k-r"),
+                                                               wl.Geometry(64, 4)))
+    for bad in ("4k-r-poisson0", "4k-r-poisson10-poisson20", "4k-r-poissonx"):
+        with pytest.raises(ValueError):
+            wl.parse(bad)

@@ -205,7 +205,11 @@ create() { # CID KIND LEVEL NDISKS CHUNK_KB [WORD...]
 		case $3 in mirror | raid4 | raid5 | raid6 | plog | raid10 | chained) _o=assume_clean ;; esac
 		if [ $# -gt 5 ]; then _o="$_o${_o:+ }$(shift 5; echo "$*")"; fi
 		case $_o in *"metadata $(pmem_dev)"*) wipe "$(pmem_dev)" 4 ;; esac
-		if [ "$3" = plog ]; then
+		if [ "$3" = sr ]; then
+			# sized by its geometry: raidlab create computes the length
+			# shellcheck disable=SC2086
+			sr_create $(($5 * 2)) $_o || die "bench: create raidlab sr over $MEMBERS ($_o)"
+		elif [ "$3" = plog ]; then
 			# its capacity is its own (regions, sublogs): discovered
 			# shellcheck disable=SC2086
 			if ! RL_OPTS=$_o rl_plog_create bench $(($5 * 2)) $MEMBERS; then
@@ -241,6 +245,30 @@ create() { # CID KIND LEVEL NDISKS CHUNK_KB [WORD...]
 	*) die "bench: unknown array kind $2" ;;
 	esac
 	say "config $CUR: $2 $3 over $4 disks, chunk ${5}k, $(sectors "$DEV") sectors ($DEV)${_o:+ $_o}"
+}
+
+# sr_create CHUNK_SECTORS WORD...: an sr array over $MEMBERS through
+# raidlab create (which sizes it by the geometry line): the table words
+# as its options (metadata, sched, queue_depth, assume_clean its own flags)
+sr_create() {
+	_ch=$1
+	shift
+	set -- "$@" end
+	_args= _md=--no-metadata
+	while [ "$1" != end ]; do
+		case $1 in
+		assume_clean) _args="$_args --assume-clean"; shift; continue ;;
+		metadata) _md="--metadata $2" ;;
+		sched) _args="$_args --sched $2" ;;
+		queue_depth) _args="$_args --queue-depth $2" ;;
+		*) _args="$_args --opt $1=$2" ;;
+		esac
+		shift 2
+	done
+	# shellcheck disable=SC2086
+	python3 "$RL_TOOLS/raidlab" create bench --scheme sr --chunk "$_ch" $_md $_args \
+		--force $MEMBERS >/tmp/sr-create.log 2>&1 || { cat /tmp/sr-create.log; return 1; }
+	say "sr $CUR: $(dmsetup status bench | awk '{ print $(NF - 10) "x" $(NF - 9) "x" $(NF - 8) }') (Ds x Dr x Dm)"
 }
 
 # fail CID I: member I of the current array failed, the array degraded

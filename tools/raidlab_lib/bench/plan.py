@@ -13,7 +13,11 @@ measure the array degraded, e.g. ``md-raid10@6[fail=2]``.
 dm-raidlab configurations may end in ``[OPT,...]`` (see rl_options):
 ``sched=POLICY``, ``depth=N`` (member queue_depth) and ``track`` (load the
 disk model's geometry into every member's tracker and wait for it to
-calibrate), e.g. ``rl-raid0@2[sched=satf,depth=1,track]``. ``rl-plog``
+calibrate), e.g. ``rl-raid0@2[sched=satf,depth=1,track]``. ``rl-sr``
+(SR-Array, paper 002) also takes ``dr=N``, ``dm=N``, ``prop=fg|bg`` and
+``md=pmem`` (the metadata on the lab's pmem: propagate bg's records), and
+its table gets the disk model's geometry line (``geom``), e.g.
+``rl-sr@6[dr=3,sched=rsatf,track]``: Ds x Dr x Dm = 2 x 3 x 1. ``rl-plog``
 (parity logging, paper 000) also takes its own options (plog_options):
 ``L=``, ``A=``, ``K=``, ``B=``, ``cache=``, ``bufs=``, ``ts=``, ``md=``, e.g.
 ``rl-plog[L=1,A=1,K=1,cache=0]``.
@@ -30,7 +34,7 @@ from . import geom as geommod
 
 from . import workloads as wl
 
-RL_SCHEMES = ("raid0", "mirror", "raid4", "raid5", "raid6", "plog", "raid10", "chained")
+RL_SCHEMES = ("raid0", "mirror", "raid4", "raid5", "raid6", "plog", "raid10", "chained", "sr")
 MD_LEVELS = ("raid0", "raid1", "raid5", "raid10")
 MIRRORS = ("rl-mirror", "md-raid1")
 # RAID level of Chen's models (tools/raidlab_lib/models/p001_chen.py)
@@ -74,7 +78,17 @@ class Config:
             return self.disks - 2
         if self.level == "plog":
             return self.disks - self.log_disks - 1
+        if self.level == "sr":
+            return self.disks // int(self.opt("dm", 1))
         return self.disks
+
+    def opt(self, name, default=None):
+        """A table option's value in opts (words in pairs), or @default."""
+        w = self.opts
+        for i in range(0, len(w) - 1, 2):
+            if w[i] == name:
+                return w[i + 1]
+        return default
 
     @property
     def geometry(self):
@@ -88,8 +102,18 @@ class Config:
 SCHED_POLICIES = ("fifo", "look", "rlook", "satf", "rsatf")
 
 
-def rl_options(text):
-    """``sched=P,depth=N,track`` -> (table words, track)."""
+# rl-sr's own options: key -> (table words, check of the value)
+SR_OPTS = {
+    "dr": ("dr", lambda v: v.isdigit() and 1 <= int(v) <= 6),
+    "dm": ("dm", lambda v: v.isdigit() and int(v) >= 1),
+    "prop": ("propagate", lambda v: v in ("fg", "bg")),
+    "md": ("metadata", lambda v: v == "pmem"),
+}
+
+
+def rl_options(text, level=None):
+    """``sched=P,depth=N,track`` (and sr's ``dr=N,dm=N,prop=fg|bg,md=pmem``)
+    -> (table words, track)."""
     words, track, seen = [], False, set()
     for item in [x for x in text.split(",") if x]:
         key, eq, val = item.partition("=")
@@ -102,9 +126,12 @@ def rl_options(text):
             words += ["queue_depth", val]
         elif key == "track" and not eq:
             track = True
+        elif level == "sr" and key in SR_OPTS and SR_OPTS[key][1](val):
+            words += [SR_OPTS[key][0], PMEM if key == "md" else val]
         else:
             raise ValueError(f"option {item!r}: use sched={{{','.join(SCHED_POLICIES)}}}, "
-                             "depth=N (1..1024) or track")
+                             "depth=N (1..1024) or track"
+                             + (", dr=1..6, dm=N, prop=fg|bg, md=pmem" if level == "sr" else ""))
     return tuple(words), track
 
 
@@ -185,7 +212,7 @@ def parse_config(name, disks, chunk_kib):
             if bare.partition("@")[0] == "rl-plog":
                 opts, pl = plog_options(inner)
             else:
-                opts, track = rl_options(inner)
+                opts, track = rl_options(inner, bare.partition("@")[0][3:])
         except ValueError as e:
             raise ValueError(f"configuration {name!r}: {e}") from None
     else:
@@ -206,12 +233,18 @@ def parse_config(name, disks, chunk_kib):
     if nd > disks:
         raise ValueError(f"configuration {name!r}: {nd} disks, the lab has {disks}")
     need = {"raid0": 2, "mirror": 2, "raid1": 2, "raid4": 3, "raid5": 3, "raid6": 4, "raid10": 4,
-            "plog": 3, "chained": 3}[level]
+            "plog": 3, "chained": 3, "sr": 1}[level]
     if level == "plog":
         need = int(dict(pl).get("L", 1)) + 2      # L log disks and a row of 2 or more
     if nd < need or (level == "raid10" and nd % 2):
         raise ValueError(f"configuration {name!r}: {level} needs at least {need} disks"
                          + (" (an even number)" if level == "raid10" else ""))
+    if level == "sr":
+        w = dict(zip(opts[::2], opts[1::2]))
+        dr, dmc = int(w.get("dr", 1)), int(w.get("dm", 1))
+        if nd % (dr * dmc):
+            raise ValueError(f"configuration {name!r}: sr's members must be a multiple of "
+                             f"dr x dm ({dr} x {dmc})")
     if fail is not None and (fail >= nd or level == "raid0"):
         raise ValueError(f"configuration {name!r}: fail={fail}: "
                          + ("raid0 has no redundancy" if level == "raid0"
@@ -351,6 +384,13 @@ def build(configs, workloads, ladder, refine, runtime, disks=4, chunk_kib=64,
         # plog's track is the disk model's (Fig. 12: 48 sectors) unless ts= is given
         if c.level == "plog" and "ts" not in dict(c.plog) and spt:
             cfgs[i] = dataclasses.replace(c, opts=c.opts + ("track_sectors", str(spt)))
+        # sr places its replicas by the disk model's geometry (its line)
+        if c.level == "sr":
+            if disk_model == "none":
+                raise ValueError(f"configuration {c.name!r}: sr needs a disk model "
+                                 "(--disk-model, its geometry)")
+            cfgs[i] = dataclasses.replace(
+                c, opts=c.opts + ("geom", geommod.geom_line(disk_model, time_scale)))
     if procs < 0 or ramp < 0 or member_mb < 0:
         raise ValueError("procs, ramp and member size must not be negative")
     if len({c.cid for c in cfgs}) != len(cfgs):

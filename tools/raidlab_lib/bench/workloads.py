@@ -30,10 +30,19 @@ OPTION
   ``ws<N>m``     working set: only the first N MiB of the array (fio
                  ``size``), written once sequentially before the measured
                  run to warm plog's data cache (paper 000's "data cache
-                 hit" case).
+                 hit" case);
+  ``poisson<N>`` open loop: requests arrive as a Poisson process of N per
+                 second over the whole array (fio ``rate_iops`` with
+                 ``rate_process=poisson``; reads and writes each at their
+                 share of N), whatever the responses; the ladder's depth
+                 is then only the most that may be outstanding (paper 002
+                 section 4.1 and paper 003's arrival-rate curves: the
+                 response time against the rate, and the highest rate
+                 the array sustains).
 
 Examples: ``ind-r``, ``fs-w``, ``exp6k-r50-ua``, ``norm1536k-r0-ua``,
-``ind-r-loc80x20``, ``airline``, ``4k-w``, ``4k-w-ws32m``.
+``ind-r-loc80x20``, ``airline``, ``4k-w``, ``4k-w-ws32m``,
+``4k-r-poisson200``.
 """
 import math
 import re
@@ -67,6 +76,7 @@ class Workload:
     aligned: bool = True
     locality: tuple = None    # (x, y): x % of accesses to y % of the space
     ws_mib: int = 0           # working set (first MiB of the array), 0: all
+    rate_iops: int = 0        # open loop: Poisson arrivals a second, 0: closed loop
     notes: list = field(default_factory=list)
 
     @property
@@ -111,7 +121,12 @@ def parse(name):
     for opt in parts:
         lm = re.fullmatch(r"loc(\d+)x(\d+)", opt)
         wm = re.fullmatch(r"ws(\d+)m", opt)
-        if wm:
+        pm = re.fullmatch(r"poisson(\d+)", opt)
+        if pm:
+            if w.rate_iops or not 1 <= int(pm.group(1)) <= 1_000_000:
+                raise ValueError(f"workload {name!r}: one Poisson rate of 1..1000000 a second")
+            w.rate_iops = int(pm.group(1))
+        elif wm:
             if w.ws_mib or not 1 <= int(wm.group(1)) <= 65536:
                 raise ValueError(f"workload {name!r}: one working set of 1..65536 MiB")
             w.ws_mib = int(wm.group(1))
@@ -236,7 +251,18 @@ def fio_args(w, geo):
     if w.locality:
         x, y = w.locality
         args.append(f"--random_distribution=zoned:{x}/{y}:{100 - x}/{100 - y}")
+    if w.rate_iops:
+        args += rate_args(w)
     return args
+
+
+def rate_args(w):
+    """fio's open-loop options: Poisson arrivals at w.rate_iops a second,
+    split between reads and writes by the mix (fio rates each direction on
+    its own: ``rate_iops=R,W``)."""
+    r = round(w.rate_iops * w.read_pct / 100)
+    wr = w.rate_iops - r
+    return [f"--rate_iops={r},{wr}", "--rate_process=poisson"]
 
 
 def request_kib(w, geo):
