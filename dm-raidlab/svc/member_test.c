@@ -543,6 +543,27 @@ static void rl_member_dup_claim(struct kunit *test)
 	rl_qtest_done_on(t, 0, 0);
 }
 
+/* A group over members 0, 1 and 2, each entry with two places if @alts. */
+static void rl_duptest_three(struct rl_duptest *dt, struct rl_qtest *t,
+			     bool alts)
+{
+	unsigned int m;
+
+	memset(dt, 0, sizeof(*dt));
+	dt->d.a = t->a;
+	dt->d.nr = 3;
+	dt->d.issue = rl_duptest_issue;
+	dt->d.release = rl_duptest_release;
+	for (m = 0; m < 3; m++) {
+		dt->d.ent[m].member = m;
+		dt->d.ent[m].qe.sector = 100 * (m + 1);
+		dt->d.ent[m].alt[0] = 100 * (m + 1);
+		dt->d.ent[m].alt[1] = 100 * (m + 1) + 40;
+		dt->d.ent[m].nr_alts = alts ? 2 : 0;
+	}
+	rl_dup_queue(&dt->d, 8);
+}
+
 /*
  * Every holder busy, three of them: the read waits on all three, the
  * queue that frees first (member 1) issues it at the place its policy
@@ -560,18 +581,7 @@ static void rl_member_dup_claim_many(struct kunit *test)
 	for (m = 0; m < 3; m++)
 		rl_qtest_add_on(t, m, m, 5000, RL_FG);
 	KUNIT_ASSERT_EQ(test, t->nr_issued, 3U);
-	dt->d.a = t->a;
-	dt->d.nr = 3;
-	dt->d.issue = rl_duptest_issue;
-	dt->d.release = rl_duptest_release;
-	for (m = 0; m < 3; m++) {
-		dt->d.ent[m].member = m;
-		dt->d.ent[m].qe.sector = 100 * (m + 1);
-		dt->d.ent[m].alt[0] = 100 * (m + 1);
-		dt->d.ent[m].alt[1] = 100 * (m + 1) + 40;
-		dt->d.ent[m].nr_alts = 2;
-	}
-	rl_dup_queue(&dt->d, 8);
+	rl_duptest_three(dt, t, true);
 	for (m = 0; m < 3; m++)
 		KUNIT_EXPECT_EQ(test, rl_qtest_waiting(t, m, &issued), 1U);
 	KUNIT_EXPECT_EQ(test, dt->nr_issue, 0U);
@@ -592,16 +602,7 @@ static void rl_member_dup_claim_many(struct kunit *test)
 	flush_workqueue(t->a->wq);
 
 	/* member 0 free: issued there at once, entries 1 and 2 never queued */
-	memset(dt, 0, sizeof(*dt));
-	dt->d.a = t->a;
-	dt->d.nr = 3;
-	dt->d.issue = rl_duptest_issue;
-	dt->d.release = rl_duptest_release;
-	for (m = 0; m < 3; m++) {
-		dt->d.ent[m].member = m;
-		dt->d.ent[m].qe.sector = 100 * (m + 1);
-	}
-	rl_dup_queue(&dt->d, 8);
+	rl_duptest_three(dt, t, false);
 	KUNIT_EXPECT_EQ(test, dt->nr_issue, 1U);
 	KUNIT_EXPECT_EQ(test, dt->won, 0U);
 	KUNIT_EXPECT_EQ(test, dt->nr_release, 1U);

@@ -5,7 +5,8 @@
 # the middle of a fio write run - by swapping an error target in under it,
 # by dm-flakey going down, or by the 'fail' message - and all data still
 # verifies, through degraded reads and after degraded writes. The long tier
-# (--full) writes longer and adds raid5 with member 0 swapped out.
+# (--full) writes longer and adds raid4 with an error target under member
+# 3 and raid5 with member 0 swapped out.
 # vm-opts: --disks 6
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
@@ -50,8 +51,8 @@ teardown() {
 
 # -- error target swapped in under a member, each parity/mirror scheme ---
 for spec in "mirror 3 1" "raid4 4 3" "raid5 5 1" "raid5 4 0"; do
-	# raid5 over 4 with member 0: the long tier only
-	[ "$spec" = "raid5 4 0" ] && [ "$(tier 0 1)" = 0 ] && continue
+	# raid5 over 4 with member 0, and raid4: the long tier only
+	case $spec in "raid5 4 0" | "raid4 4 3") [ "$(tier 0 1)" = 0 ] && continue ;; esac
 	set -- $spec
 	scheme=$1
 	n=$2

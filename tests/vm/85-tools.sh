@@ -176,6 +176,10 @@ for kc in "flip:Metadata superblock: bad checksum" \
 	"geometry:Metadata superblock: member state out of range" \
 	"chunk:Metadata superblock: chunk size is not a power of two" \
 	"bitmap:Metadata superblock: bitmap past the last block number"; do
+	# five of them in the long tier (KUnit dm_raidlab_metadata decodes each)
+	case ${kc%%:*} in
+	truncate | version | feature | chunk | bitmap) [ "$(tier 0 1)" = 1 ] || continue ;;
+	esac
 	run $RL corrupt "$MD" --kind "${kc%%:*}" --bits 8 --seed 1 >/dev/null
 	dm_refused raidlab "$TABLE" "${kc#*:}"
 	dd if=/tmp/md.img of="$MD" bs=4k count=2 conv=fsync,notrunc 2>/dev/null
