@@ -85,18 +85,13 @@ static const u8 *cs_fix_replica(struct rl_array *a, unsigned int bad,
 {
 	struct rl_copyset *cs = rl_copyset(a);
 	u8 *buf = cs->buf[a->geom.nr_members].data;
-	unsigned long fresh = ~0UL;
-	struct rl_cs_copy c;
-	unsigned int j, r;
+	unsigned long fresh;
+	unsigned int r;
 
 	if (cs->dr < 2 || bad == RL_NONE || !test_bit(bad, &p->members) ||
 	    rl_member_failed(a, bad))
 		return NULL;
-	for (j = 0; j < cs->layout.copies; j++) {
-		rl_cs_copy(&cs->layout, p->lsector, j, &c);
-		if (c.member == bad)
-			fresh = cs_prop_fresh(a, p->lsector, p->len, j);
-	}
+	fresh = cs_prop_fresh(a, p, bad);
 	for (r = 0; r < cs->dr; r++)
 		if (fresh & BIT(r) &&
 		    !cs_io_rep(a, bad, REQ_OP_READ, BIT(r), buf,

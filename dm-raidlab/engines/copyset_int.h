@@ -41,7 +41,7 @@ struct rl_cs_precs {
  * writes whose other replicas wait, and its service's state.
  */
 struct rl_cs_prop {
-	spinlock_t lock;		/* the table, seq, force and stopped */
+	spinlock_t lock;		/* the table, force and stopped */
 	struct rl_cs_ptab tab;
 	/*
 	 * DAX metadata: the records (a write's first replica the nearest);
@@ -49,7 +49,7 @@ struct rl_cs_prop {
 	 */
 	bool recorded;
 	struct rl_cs_precs rec;
-	u64 seq;			/* the last record's */
+	atomic64_t seq;			/* the last record's */
 	atomic64_t first[RL_RREP_MAX_DR];	/* first writes each replica took */
 	bool force;			/* suspending: start without idleness */
 	bool stopped;			/* suspended: no pass */
@@ -226,8 +226,10 @@ void cs_prop_put_list(struct rl_array *a, struct list_head *dropped);
 void cs_prop_cancel(struct rl_array *a, struct rl_cs_pent *e);
 void cs_prop_written(struct rl_array *a, struct rl_cs_pent *e);
 bool cs_prop_pending(struct rl_array *a, sector_t lsector, sector_t len);
-unsigned long cs_prop_fresh(struct rl_array *a, sector_t lsector,
-			    sector_t len, unsigned int copy);
+unsigned long cs_prop_fresh(struct rl_array *a, const struct rl_cs_piece *p,
+			    unsigned int m);
+void cs_srep_fill(struct rl_array *a, sector_t lsector, const u8 *rep,
+		  u8 *srep);
 unsigned int cs_prop_read_places(struct rl_array *a,
 				 const struct rl_cs_piece *p, unsigned int m,
 				 struct rl_cs_bio *mb, unsigned int n,

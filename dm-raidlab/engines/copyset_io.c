@@ -204,15 +204,16 @@ static sector_t cs_write_rep_len(struct rl_copyset *cs, sector_t lsector,
 int cs_map_read(struct rl_array *a, struct bio *bio)
 {
 	struct rl_copyset *cs = rl_copyset(a);
-	sector_t lsector = rl_pb(bio)->lsector;
+	sector_t lsector = rl_pb(bio)->lsector, len;
 	struct rl_cs_piece p;
 
 	if (cs_piece(a, lsector, bio_sectors(bio), &p) < bio_sectors(bio))
 		dm_accept_partial_bio(bio, p.len);
 	/* every replica must be able to serve it: the fresh one may be any */
-	if (cs->prop && cs_write_rep_len(cs, lsector, p.len) < p.len) {
-		dm_accept_partial_bio(bio, cs_write_rep_len(cs, lsector, p.len));
-		cs_piece(a, lsector, bio_sectors(bio), &p);
+	len = cs->prop ? cs_write_rep_len(cs, lsector, p.len) : p.len;
+	if (len < p.len) {
+		dm_accept_partial_bio(bio, len);
+		cs_piece(a, lsector, len, &p);
 	}
 	return cs_read_piece(a, bio, &p) ? DM_MAPIO_SUBMITTED : DM_MAPIO_KILL;
 }
@@ -574,9 +575,11 @@ static void cs_write_queue(struct rl_array *a, struct bio *bio,
  */
 static bool cs_write_suspect(struct rl_array *a, struct bio *bio)
 {
+	struct rl_cs_prop *pr = rl_copyset(a)->prop;
 	struct rl_cs_piece p;
 
-	if (!rl_copyset(a)->prop)
+	/* without records every entry is replica 0's anyway */
+	if (!pr || !pr->recorded)
 		return false;
 	cs_piece(a, rl_pb(bio)->lsector, bio_sectors(bio), &p);
 	return cs_suspect(a, &p);

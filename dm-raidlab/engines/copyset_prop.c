@@ -204,15 +204,9 @@ bool rl_copyset_get_work(struct rl_array *a, struct rl_work *w)
 static int cs_prop_flush(struct rl_array *a, const struct rl_cs_pent *e)
 {
 	struct rl_cs_piece pc;
-	unsigned long members;
-	unsigned int m;
 
 	cs_piece(a, e->lsector, e->len, &pc);
-	members = pc.members & ~READ_ONCE(a->failed);
-	for_each_set_bit(m, &members, a->geom.nr_members)
-		if (blkdev_issue_flush(a->members[m].dev->bdev))
-			return -EIO;
-	return 0;
+	return rl_members_flush(a, pc.members) ? -EIO : 0;
 }
 
 /**
@@ -398,12 +392,11 @@ static int cs_prec_replay_one(struct rl_array *a, const struct rl_cs_prec *r)
 /* Flush every member that has not failed; one that cannot is failed. */
 static void cs_prec_flush(struct rl_array *a)
 {
+	unsigned long bad = rl_members_flush(a, GENMASK(a->geom.nr_members - 1, 0));
 	unsigned int m;
 
-	for (m = 0; m < a->geom.nr_members; m++)
-		if (!rl_member_failed(a, m) &&
-		    blkdev_issue_flush(a->members[m].dev->bdev))
-			rl_member_fail(a, m, "flush error");
+	for_each_set_bit(m, &bad, a->geom.nr_members)
+		rl_member_fail(a, m, "flush error");
 }
 
 /*

@@ -43,10 +43,10 @@ struct rl_cs_pent *cs_prop_begin(struct rl_array *a, struct bio *bio,
 	spin_lock_irqsave(&p->lock, flags);
 	if (!p->recorded || suspect)
 		memset(pin, 0, sizeof(pin));
-	if (!p->recorded || suspect ||
-	    !rl_cs_ptab_pin(&p->tab, rl_pb(bio)->lsector, pin))
-		e = rl_cs_ptab_get(&p->tab, rl_pb(bio)->lsector,
-				   bio_sectors(bio), pin);
+	else if (rl_cs_ptab_pin(&p->tab, rl_pb(bio)->lsector, pin))
+		goto out;	/* the chunk's entries not all issued */
+	e = rl_cs_ptab_get(&p->tab, rl_pb(bio)->lsector, bio_sectors(bio), pin);
+out:
 	spin_unlock_irqrestore(&p->lock, flags);
 	if (!e)
 		atomic64_inc(&p->full);
@@ -70,9 +70,7 @@ int cs_prop_issue(struct rl_array *a, struct rl_cs_pent *e,
 	unsigned long flags;
 
 	if (p->recorded) {
-		spin_lock_irqsave(&p->lock, flags);
-		r.seq = ++p->seq;
-		spin_unlock_irqrestore(&p->lock, flags);
+		r.seq = atomic64_inc_return(&p->seq);
 		if (cs_prec_write(&p->rec,
 				  (e - p->tab.ent) * p->tab.copies + copy, &r))
 			return -EIO;
@@ -163,20 +161,29 @@ void cs_prop_written(struct rl_array *a, struct rl_cs_pent *e)
 }
 
 /*
- * The replicas of copy @copy that hold [@lsector, +@len): a bit each
- * (rl_cs_ptab_fresh()). Any context.
+ * The replicas of member @m's copy of piece @p that hold its data: a bit
+ * each (rl_cs_ptab_fresh()); every one if @m holds no copy. Any context.
  */
-unsigned long cs_prop_fresh(struct rl_array *a, sector_t lsector,
-			    sector_t len, unsigned int copy)
+unsigned long cs_prop_fresh(struct rl_array *a, const struct rl_cs_piece *p,
+			    unsigned int m)
 {
-	struct rl_cs_prop *p = rl_copyset(a)->prop;
-	unsigned long flags, fresh;
+	struct rl_copyset *cs = rl_copyset(a);
+	struct rl_cs_prop *pr = cs->prop;
+	unsigned long flags, fresh = ~0UL;
+	struct rl_cs_copy c;
+	unsigned int j;
 
-	if (!p || !READ_ONCE(p->tab.used))
+	if (!pr || !READ_ONCE(pr->tab.used))
 		return ~0UL;
-	spin_lock_irqsave(&p->lock, flags);
-	fresh = rl_cs_ptab_fresh(&p->tab, lsector, len, copy);
-	spin_unlock_irqrestore(&p->lock, flags);
+	for (j = 0; j < cs->layout.copies; j++) {
+		rl_cs_copy(&cs->layout, p->lsector, j, &c);
+		if (c.member != m)
+			continue;
+		spin_lock_irqsave(&pr->lock, flags);
+		fresh = rl_cs_ptab_fresh(&pr->tab, p->lsector, p->len, j);
+		spin_unlock_irqrestore(&pr->lock, flags);
+		break;
+	}
 	return fresh;
 }
 
@@ -208,19 +215,37 @@ const u8 *cs_prop_srep(struct rl_array *a, const struct rl_cs_piece *p,
 	struct rl_copyset *cs = rl_copyset(a);
 	struct rl_cs_prop *pr = cs->prop;
 	unsigned long flags, fresh;
-	struct rl_cs_copy c;
+	u8 rep[RL_MAX_LOCS];
 	unsigned int j;
 
 	if (!pr || !READ_ONCE(pr->tab.used))
 		return NULL;
 	spin_lock_irqsave(&pr->lock, flags);
 	for (j = 0; j < cs->layout.copies; j++) {
-		rl_cs_copy(&cs->layout, p->lsector, j, &c);
 		fresh = rl_cs_ptab_fresh(&pr->tab, p->lsector, p->len, j);
-		srep[c.member] = fresh && fresh != ~0UL ? __ffs(fresh) : 0;
+		rep[j] = fresh && fresh != ~0UL ? __ffs(fresh) : 0;
 	}
 	spin_unlock_irqrestore(&pr->lock, flags);
+	cs_srep_fill(a, p->lsector, rep, srep);
 	return srep;
+}
+
+/*
+ * Each member's replica for a copy of logical sector @lsector: @rep[j]
+ * (a copy each; RL_CS_REP_ANY: 0) at @srep[member of copy j]. Any
+ * context.
+ */
+void cs_srep_fill(struct rl_array *a, sector_t lsector, const u8 *rep,
+		  u8 *srep)
+{
+	const struct rl_cs_layout *l = &rl_copyset(a)->layout;
+	struct rl_cs_copy c;
+	unsigned int j;
+
+	for (j = 0; j < l->copies; j++) {
+		rl_cs_copy(l, lsector, j, &c);
+		srep[c.member] = rep[j] == RL_CS_REP_ANY ? 0 : rep[j];
+	}
 }
 
 /*
@@ -237,18 +262,9 @@ unsigned int cs_prop_read_places(struct rl_array *a,
 				 struct rl_cs_bio *mb, unsigned int n,
 				 bool suspect)
 {
-	const struct rl_cs_layout *l = &rl_copyset(a)->layout;
-	unsigned long fresh = BIT(0);
-	unsigned int i, j, k = 0;
-	struct rl_cs_copy c;
+	unsigned long fresh = cs_prop_fresh(a, p, m);
+	unsigned int i, k = 0;
 
-	for (j = 0; j < l->copies; j++) {
-		rl_cs_copy(l, p->lsector, j, &c);
-		if (c.member == m) {
-			fresh = cs_prop_fresh(a, p->lsector, p->len, j);
-			break;
-		}
-	}
 	if (fresh == ~0UL)
 		return suspect ? 1 : n;
 	for (i = 0; i < n; i++) {

@@ -519,9 +519,9 @@ static unsigned long cs_srep_of(struct rl_array *a,
 	struct rl_cs_copy c;
 	unsigned int j;
 
+	cs_srep_fill(a, p->lsector, rep, srep);
 	for (j = 0; j < l->copies; j++) {
 		rl_cs_copy(l, p->lsector, j, &c);
-		srep[c.member] = rep[j] == RL_CS_REP_ANY ? 0 : rep[j];
 		if (rep[j] == RL_CS_REP_ANY)
 			__set_bit(c.member, &none);
 	}

@@ -144,6 +144,26 @@ bool rl_member_read_lost(struct rl_array *a, unsigned int m,
 					  "lost: recorded bad");
 }
 
+/**
+ * rl_members_flush() - flush the disks of some members
+ * @a: the array
+ * @members: a bit each; failed members are left out
+ *
+ * Return: the members whose flush failed (the caller decides what that
+ * costs them). Sleeps.
+ */
+unsigned long rl_members_flush(struct rl_array *a, unsigned long members)
+{
+	unsigned long bad = 0;
+	unsigned int m;
+
+	for_each_set_bit(m, &members, a->geom.nr_members)
+		if (!rl_member_failed(a, m) &&
+		    blkdev_issue_flush(a->members[m].dev->bdev))
+			__set_bit(m, &bad);
+	return bad;
+}
+
 /* Mark member @m (whatever disk holds the role) failed. Any context. */
 void rl_member_fail(struct rl_array *a, unsigned int m, const char *why)
 {
