@@ -32,7 +32,7 @@ FIO_RUNTIME=8 check "fio verify across the linear boundary" \
 	fio_write_then_verify /dev/mapper/smoke-lin 16M --offset=$(((s0 - 16384) * 512))
 
 check "mkfs.ext4 + mount" mkfs_mount /dev/mapper/smoke-lin /mnt/lin ext4
-FIO_RUNTIME=15 check "fio randwrite+verify on ext4" fio_write_then_verify /mnt/lin/fio.dat 64M
+FIO_RUNTIME=$(tier 6 15) check "fio randwrite+verify on ext4" fio_write_then_verify /mnt/lin/fio.dat 64M
 check "umount" umount /mnt/lin
 check "e2fsck clean" e2fsck -fn /dev/mapper/smoke-lin
 check "dm-linear removed" dm_remove smoke-lin
@@ -45,7 +45,7 @@ check "mdadm --create raid5 over 4 disks" mdadm --create /dev/md0 --run --quiet 
 cat /proc/mdstat
 check "md0 is raid5" test "$(cat /sys/block/md0/md/level)" = raid5
 check "md0 has 4 members, not degraded" test "$(cat /sys/block/md0/md/raid_disks) $(cat /sys/block/md0/md/degraded)" = "4 0"
-FIO_RUNTIME=10 check "fio randwrite+verify on md raid5" fio_write_then_verify /dev/md0 64M
+FIO_RUNTIME=$(tier 5 10) check "fio randwrite+verify on md raid5" fio_write_then_verify /dev/md0 64M
 check "mdadm --stop" mdadm --stop /dev/md0
 for d in "$@"; do mdadm --zero-superblock "$d"; done
 

@@ -67,7 +67,7 @@ for d in $(disks 5); do
 done
 check "raid5: create full size" rl_create arr raid5 64 $(disks 5)
 tail=$(($(sectors /dev/mapper/arr) * 512 - (48 << 20)))
-FIO_RUNTIME=10 check "raid5: fio randwrite at the end, far from the cursor" \
+FIO_RUNTIME=$(tier 5 10) check "raid5: fio randwrite at the end, far from the cursor" \
 	fio_write /dev/mapper/arr 48M --offset=$tail
 log "sync after writes: $(rl_sync arr)"
 check "raid5: the resync has not reached them" test "$(rl_st arr 6)" = resync

@@ -17,7 +17,7 @@
 # finds 0 mismatches, then member 1 is failed by hand; degraded, the data
 # verifies again and check is refused. The kernel log must stay free of
 # warnings (finish checks it). Corrupted metadata images are 85-tools'
-# part. 60 lines in the default tier (a new seed each run), 900 in the
+# part. 40 lines in the default tier (a new seed each run), 900 in the
 # long one: enough to wrap the 128 KiB kernel log (see dmesg_since).
 # vm-opts: --disks 8 --timeout 1200
 . "$RL_TESTS/lib.sh"
@@ -26,7 +26,7 @@ need_raidlab
 command -v python3 >/dev/null || skip "no python3 in the guest (scripts/lab/mkinitramfs.sh)"
 
 SEED=${RL_FUZZ_SEED:-$(cut -d' ' -f1 /proc/uptime | tr -d .)}
-COUNT=${RL_FUZZ_COUNT:-$(tier 60 900)}
+COUNT=${RL_FUZZ_COUNT:-$(tier 40 900)}
 PM=$(pmem_dev) || skip "no pmem"
 log "fuzz: seed $SEED, $COUNT lines"
 python3 "$RL_TOOLS/raidlab" fuzz-lines --seed "$SEED" --count "$COUNT" --valid 2 \

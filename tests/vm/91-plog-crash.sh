@@ -45,11 +45,16 @@ CRASH_MORE=crash_more
 
 # 4 members (L = 1: rows of 2 data chunks), 8 regions with logs a quarter
 # of their parity in 8 KiB segments, 4 log buffers: regions fill and are
-# reintegrated between the flushes of 3 generations of 48 writes
-crash plog 12 --scheme plog --generations 3 --ops 48 --max-flush 10 --points 4 --seed 21
+# reintegrated between the flushes of 2 generations of 48 writes, with 6
+# flush points and 2 random ones checked (3, 10 and 4 in the long tier)
+if [ "${RL_FULL:-0}" = 1 ]; then A="--generations 3 --max-flush 10 --points 4" AMIN=12
+else A="--generations 2 --max-flush 6 --points 2" AMIN=8; fi
+# shellcheck disable=SC2086
+crash plog $AMIN --scheme plog $A --ops 48 --seed 21
 # faults 2 (P+Q, two log copies): 6 members, L = 1, rows of 2 data chunks,
 # a cycle of 3 regions
-crash plog-f2 12 --scheme plog --members 6 --plog-opts \
+# shellcheck disable=SC2086
+crash plog-f2 $AMIN --scheme plog --members 6 --plog-opts \
 	"log_disks 1 log_ratio 0.25 track_sectors 32 log_buffers 4 regions 6 faults 2" \
-	--generations 3 --ops 48 --max-flush 10 --points 4 --seed 22
+	$A --ops 48 --seed 22
 finish

@@ -8,9 +8,10 @@
 # Window 1, for mirror, raid5 and plog (and raid6 in the long tier,
 # --full: its failure takes raid5's path to the record): the members
 # sit under dm-linear, the metadata (dm-bufio, on a plain disk) under a
-# dm-delay that holds its I/O for 5 s from the moment member 1 is
-# swapped to an error target. A
-# writer then writes chunk 1 (data on member 1) a 4 KiB block at a time,
+# dm-delay that holds its I/O for 2 s from the moment member 1 is
+# swapped to an error target (a module acknowledging writes ahead of the
+# failure's record acknowledges them in a fraction of that). A writer
+# then writes chunk 1 (data on member 1) a 4 KiB block at a time,
 # O_DIRECT and fsync, and notes every block acknowledged. Once three are,
 # the "crash" image of every disk is taken (O_DIRECT, from the disks
 # under the wrappers: what the metadata's delayed commit has not written
@@ -149,8 +150,8 @@ window1() {
 	_w=$(rl_wrap_members fcw "$_n")
 	run dm_create fc "$(line "$_s" "$_n" /dev/mapper/fcmd $_w)"
 	run dd if=/tmp/A of=/dev/mapper/fc bs=64k seek="$C" count=$((NB / 16)) oflag=direct conv=fsync
-	# from now on the metadata's I/O waits 5 s
-	run dm_reload fcmd "0 $_z delay $MDDISK 0 5000"
+	# from now on the metadata's I/O waits 2 s
+	run dm_reload fcmd "0 $_z delay $MDDISK 0 2000"
 	run dmsetup suspend fcmd
 	run dmsetup resume fcmd
 	run rl_swap_error fcw1

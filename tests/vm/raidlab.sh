@@ -283,32 +283,36 @@ rl_load_done() {
 		"test $_lrc = 0 && ! grep -q -E 'verify: bad|err= *[1-9]' /tmp/load.log"
 }
 
+# The crash images are read and written with O_DIRECT: no page cache of a
+# disk the array wrote under it (or of the pmem it wrote through DAX) is
+# taken for its contents, and no copy through it costs the guest's time.
+#
 # _rl_image_members MIB DEV...: the first MIB MiB of each DEV to /tmp/img<i>
 _rl_image_members() {
 	_imb=$1
 	shift
 	_i=0
 	for _d in "$@"; do
-		dd if="$_d" of=/tmp/img$_i bs=1M count="$_imb" 2>/dev/null || return 1
+		dd if="$_d" of=/tmp/img$_i bs=1M count="$_imb" iflag=direct 2>/dev/null || return 1
 		_i=$((_i + 1))
 	done
 }
 
 rl_image_save() {
 	_rl_image_members "$@" || return 1
-	dd if="$PM" of=/tmp/imgpm bs=1M 2>/dev/null
+	dd if="$PM" of=/tmp/imgpm bs=1M iflag=direct 2>/dev/null
 }
 
 rl_image_save_idle() {
-	dd if="$PM" of=/tmp/imgpm bs=1M 2>/dev/null || return 1
+	dd if="$PM" of=/tmp/imgpm bs=1M iflag=direct 2>/dev/null || return 1
 	_rl_image_members "$@"
 }
 
 rl_image_restore() {
 	_i=0
 	for _d in "$@"; do
-		dd if=/tmp/img$_i of="$_d" bs=1M conv=fsync 2>/dev/null || return 1
+		dd if=/tmp/img$_i of="$_d" bs=1M oflag=direct conv=fsync 2>/dev/null || return 1
 		_i=$((_i + 1))
 	done
-	dd if=/tmp/imgpm of="$PM" bs=1M conv=fsync 2>/dev/null
+	dd if=/tmp/imgpm of="$PM" bs=1M oflag=direct conv=fsync 2>/dev/null
 }
