@@ -2,8 +2,9 @@
 /*
  * KUnit tests for the copy-set engine's replica translation
  * (copyset_rep.c, suite dm_raidlab_copyset_rep), on an instance with a
- * hand-computable replica layout (4 heads, 10 sectors a track, track skew
- * 3, Dr 2: replica 1 on head j + 2 at s + 9 mod 10) and on one without
+ * hand-computable replica layout (4 heads, 20 sectors a track, logical
+ * tracks of 16, track skew 1, Dr 2: replica 1 on head j + 2 at s + 12 mod
+ * 20, svc/rrep_test.c works it out) and on one without
  * replicas: where an access is cut, which replicas a read is offered
  * (replica 0 first, those that wrap left out) and their numbers, each
  * replica's member sector, the identity without replicas, and the
@@ -14,7 +15,7 @@
 #include "../svc/metadata.h"
 #include "copyset_int.h"
 
-#define SMALL "period_ns=1000000,cylinders=20,heads=4,spt=10,track_skew=3," \
+#define SMALL "period_ns=1000000,cylinders=20,heads=4,spt=20,track_skew=1," \
 	      "cyl_skew=4,head_switch_ns=0,seek_a_ns=0,seek_b_ns=0," \
 	      "seek_c_ns=0,ref=0"
 
@@ -46,12 +47,12 @@ static void rl_cs_rep_left(struct kunit *test)
 	struct rl_array *a = rl_rep_array(test, 2, 0);
 	struct rl_copyset *cs = rl_copyset(a);
 
-	/* column sector 0: track 0 sector 0; replica 1 starts at 9 */
-	KUNIT_EXPECT_EQ(test, cs_rep_left(cs, 0, 64, false), 10);
-	KUNIT_EXPECT_EQ(test, cs_rep_left(cs, 0, 64, true), 1);
-	KUNIT_EXPECT_EQ(test, cs_rep_left(cs, 1, 64, true), 9);
-	KUNIT_EXPECT_EQ(test, cs_rep_left(cs, 1, 4, true), 4);
-	KUNIT_EXPECT_EQ(test, cs_rep_left(cs, 13, 64, false), 7);
+	/* column sector 0: track 0 sector 0; replica 1 starts at 12 */
+	KUNIT_EXPECT_EQ(test, cs_rep_left(cs, 0, 64, false), 16);
+	KUNIT_EXPECT_EQ(test, cs_rep_left(cs, 0, 64, true), 8);
+	KUNIT_EXPECT_EQ(test, cs_rep_left(cs, 8, 64, true), 8);
+	KUNIT_EXPECT_EQ(test, cs_rep_left(cs, 8, 4, true), 4);
+	KUNIT_EXPECT_EQ(test, cs_rep_left(cs, 21, 64, false), 11);
 	/* without replicas: only @max */
 	cs = rl_copyset(rl_rep_array(test, 0, 2048));
 	KUNIT_EXPECT_EQ(test, cs_rep_left(cs, 13, 64, true), 64);
@@ -64,20 +65,20 @@ static void rl_cs_rep_alts(struct kunit *test)
 	sector_t alt[RL_RREP_MAX_DR];
 	u8 rep[RL_RREP_MAX_DR];
 
-	/* column 13: cylinder 0, track 1, sector 3 -> 13 and 30 + 2 */
-	KUNIT_EXPECT_EQ(test, cs_rep_alts(a, 13, 7, alt, rep), 2);
-	KUNIT_EXPECT_EQ(test, alt[0], 13);
-	KUNIT_EXPECT_EQ(test, alt[1], 32);
+	/* column 21: cylinder 0, track 1, sector 5 -> 20 + 5 and 60 + 17 */
+	KUNIT_EXPECT_EQ(test, cs_rep_alts(a, 21, 3, alt, rep), 2);
+	KUNIT_EXPECT_EQ(test, alt[0], 25);
+	KUNIT_EXPECT_EQ(test, alt[1], 77);
 	KUNIT_EXPECT_EQ(test, rep[1], 1);
-	KUNIT_EXPECT_EQ(test, cs_rep_sector(a, 13, 1), 32);
-	/* column 10 (track 1, sector 0): replica 1 at 9, one sector fits */
-	KUNIT_EXPECT_EQ(test, cs_rep_alts(a, 10, 2, alt, rep), 1);
-	KUNIT_EXPECT_EQ(test, alt[0], 10);
-	KUNIT_EXPECT_EQ(test, cs_rep_alts(a, 10, 1, alt, NULL), 2);
-	KUNIT_EXPECT_EQ(test, alt[1], 39);
+	KUNIT_EXPECT_EQ(test, cs_rep_sector(a, 21, 1), 77);
+	/* column 16 (track 1, sector 0): replica 1 at 12, eight sectors fit */
+	KUNIT_EXPECT_EQ(test, cs_rep_alts(a, 16, 9, alt, rep), 1);
+	KUNIT_EXPECT_EQ(test, alt[0], 20);
+	KUNIT_EXPECT_EQ(test, cs_rep_alts(a, 16, 8, alt, NULL), 2);
+	KUNIT_EXPECT_EQ(test, alt[1], 72);
 	/* the next cylinder's first track */
-	KUNIT_EXPECT_EQ(test, cs_rep_sector(a, 20, 0), 40);
-	KUNIT_EXPECT_EQ(test, cs_rep_sector(a, 20, 1), 69);
+	KUNIT_EXPECT_EQ(test, cs_rep_sector(a, 32, 0), 80);
+	KUNIT_EXPECT_EQ(test, cs_rep_sector(a, 32, 1), 132);
 
 	/* without replicas: data_offset + the column sector, one place */
 	a = rl_rep_array(test, 0, 2048);

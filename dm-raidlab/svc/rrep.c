@@ -21,6 +21,23 @@ static u32 rl_rrep_angle(u32 spt, unsigned int r, unsigned int dr)
 }
 
 /*
+ * The offset nearest @a (round the track of @spt slots, at least 8) at
+ * which a replica wraps on a 4 KiB boundary of its logical track: one of
+ * b, b + 8, .., spt - 8 with b = spt mod 8, so that spt - off is a
+ * multiple of 8.
+ */
+static u32 rl_rrep_aligned(u32 a, u32 spt)
+{
+	u32 b = spt % RL_RREP_ALIGN, q = spt / RL_RREP_ALIGN;
+	u32 i = a + 4 >= b ? (a + 4 - b) / RL_RREP_ALIGN : 0;
+
+	/* past spt - 8: the nearer of it and b, across slot 0 */
+	if (i >= q)
+		i = a - (spt - RL_RREP_ALIGN) <= spt - a + b ? q - 1 : 0;
+	return b + i * RL_RREP_ALIGN;
+}
+
+/*
  * The used cylinders of geometry zone @i: whole cylinders at or after
  * @start that end at or before @end. Returns how many, with the first
  * (counted in the zone) in *@c0.
@@ -56,12 +73,13 @@ static void rl_rrep_add_zone(struct rl_rrep *rr, const struct rl_disk_geom *g,
 	z->cyls = cyls;
 	z->spt = gz->spt;
 	z->first_lba = gz->first_lba + (u64)c0 * g->heads * gz->spt;
-	z->sectors = (u64)cyls * rr->k * gz->spt;
-	for (r = 0; r < rr->dr; r++) {
+	z->len = round_down(gz->spt, RL_RREP_ALIGN);
+	z->sectors = (u64)cyls * rr->k * z->len;
+	for (r = 1; r < rr->dr; r++) {
 		u32 skew = (u32)(((u64)r * rr->k * g->track_skew) % gz->spt);
 
-		z->off[r] = (rl_rrep_angle(gz->spt, r, rr->dr) + gz->spt - skew) %
-			    gz->spt;
+		z->off[r] = rl_rrep_aligned((rl_rrep_angle(gz->spt, r, rr->dr) +
+					     gz->spt - skew) % gz->spt, gz->spt);
 	}
 	rr->capacity += z->sectors;
 }
@@ -78,7 +96,8 @@ static void rl_rrep_add_zone(struct rl_rrep *rr, const struct rl_disk_geom *g,
  * @error: set to a static message on failure
  *
  * Return: 0 with rr->capacity the logical sectors the member holds, or
- * -EINVAL (no whole cylinder between @start and @end, or a bad @dr).
+ * -EINVAL (no whole cylinder between @start and @end, a track of fewer
+ * than 8 sectors, or a bad @dr).
  */
 int rl_rrep_init(struct rl_rrep *rr, const struct rl_disk_geom *g,
 		 unsigned int dr, u64 start, u64 end, char **error)
@@ -93,6 +112,12 @@ int rl_rrep_init(struct rl_rrep *rr, const struct rl_disk_geom *g,
 	if (dr > g->heads) {
 		*error = "dr is above the geometry's heads (replicas share a cylinder)";
 		return -EINVAL;
+	}
+	for (i = 0; i < g->nr_zones; i++) {
+		if (g->zone[i].spt < RL_RREP_ALIGN) {
+			*error = "A track of fewer than 8 sectors (4 KiB) in the geometry";
+			return -EINVAL;
+		}
 	}
 	rr->dr = dr;
 	rr->heads = g->heads;
@@ -128,10 +153,10 @@ void rl_rrep_map(const struct rl_rrep *rr, u64 y, struct rl_rrep_loc *l)
 	while (i && y < rr->zone[i].first_y)
 		i--;
 	z = &rr->zone[i];
-	track = div_u64_rem(y - z->first_y, z->spt, &rem);
+	track = div_u64_rem(y - z->first_y, z->len, &rem);
 	l->zone = i;
 	l->sector = rem;
-	l->left = z->spt - rem;
+	l->left = z->len - rem;
 	l->cyl = div_u64_rem(track, rr->k, &l->track);
 }
 
@@ -192,7 +217,8 @@ static u32 rl_rrep_crc(u32 crc, u64 x)
  * @rr: the layout (rl_rrep_init() with the same @end at every load)
  *
  * Return: a CRC32C over the replicas, the heads and every used zone's
- * place, size and angles; never 0 (0 stands for no replicas).
+ * place, size, logical track and angles; never 0 (0 stands for no
+ * replicas).
  */
 u32 rl_rrep_digest(const struct rl_rrep *rr)
 {
@@ -206,6 +232,7 @@ u32 rl_rrep_digest(const struct rl_rrep *rr)
 		crc = rl_rrep_crc(crc, z->first_lba);
 		crc = rl_rrep_crc(crc, z->sectors);
 		crc = rl_rrep_crc(crc, z->spt);
+		crc = rl_rrep_crc(crc, z->len);
 		for (r = 0; r < rr->dr; r++)
 			crc = rl_rrep_crc(crc, z->off[r]);
 	}
@@ -259,8 +286,8 @@ u32 rl_rrep_unwrapped(const struct rl_rrep *rr, const struct rl_rrep_loc *l,
  * @y: the logical sector
  * @r: which of its replicas @lba is
  *
- * Return: 0, or -ENOENT for a sector outside the used cylinders or on an
- * unused head.
+ * Return: 0, or -ENOENT for a sector outside the used cylinders, on an
+ * unused head or in a track's unused slots.
  */
 int rl_rrep_unmap(const struct rl_rrep *rr, u64 lba, u64 *y, unsigned int *r)
 {
@@ -287,6 +314,8 @@ int rl_rrep_unmap(const struct rl_rrep *rr, u64 lba, u64 *y, unsigned int *r)
 	*r = head / rr->k;
 	j = head % rr->k;
 	sec = (sec + z->spt - z->off[*r]) % z->spt;
-	*y = z->first_y + (cyl * rr->k + j) * z->spt + sec;
+	if (sec >= z->len)
+		return -ENOENT;
+	*y = z->first_y + (cyl * rr->k + j) * z->len + sec;
 	return 0;
 }

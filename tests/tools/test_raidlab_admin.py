@@ -510,26 +510,29 @@ ST39133 = ("period_ns=6000000,cylinders=10000,heads=6,zones=0:334/2500:302/5000:
 def test_sr_capacity_by_hand():
     # 8 MiB members from sector 2048: ST39133's cylinders hold 6 x 334 =
     # 2004 sectors; the whole ones are 2 .. 7 (4008 .. 16032), six of them,
-    # each K = 6 // dr logical tracks of 334
+    # each K = 6 // dr logical tracks of 328 (334 rounded down to 4 KiB)
     g = srlayout.parse_geom(ST39133)
     assert srlayout.zone_cyls(g, 0, 2048, 16384) == (2, 6)
     for dr, k in ((1, 6), (2, 3), (3, 2), (6, 1)):
-        assert srlayout.column_sectors(g, dr, 2048, 16384) == 6 * k * 334
-    # 6 members dr 2 dm 1: 6012 // 128 = 46 chunks a column, 6 columns
+        assert srlayout.column_sectors(g, dr, 2048, 16384) == 6 * k * 328
+    # 6 members dr 2 dm 1: 5904 // 128 = 46 chunks a column, 6 columns
     assert srlayout.max_length(6, 128, 16384 - 2048, 2, 1, ST39133, 2048) == 46 * 6 * 128
     # dm 2: three columns of two copies
     assert srlayout.max_length(6, 128, 16384 - 2048, 1, 2, ST39133, 2048) == \
-        (6 * 6 * 334 // 128) * 3 * 128
+        (6 * 6 * 328 // 128) * 3 * 128
     # past zone 0 (2500 cylinders of 2004): zone 1 adds its own spt
     end = 2500 * 2004 + 10 * 6 * 302
     assert srlayout.zone_cyls(g, 1, 2048, end) == (0, 10)
-    assert srlayout.column_sectors(g, 3, 2048, end) == 2498 * 2 * 334 + 10 * 2 * 302
+    assert srlayout.column_sectors(g, 3, 2048, end) == 2498 * 2 * 328 + 10 * 2 * 296
     with pytest.raises(srlayout.SrError, match="multiple of dr times dm"):
         srlayout.max_length(6, 128, 14336, 4, 1, ST39133, 2048)
     with pytest.raises(srlayout.SrError, match="at most the heads"):
         srlayout.column_sectors(g, 7, 2048, 16384)
     with pytest.raises(srlayout.SrError, match="no whole cylinder"):
         srlayout.column_sectors(g, 1, 2048, 4000)
+    tiny = srlayout.parse_geom("cylinders=10,heads=2,spt=6")
+    with pytest.raises(srlayout.SrError, match="fewer than 8 sectors"):
+        srlayout.column_sectors(tiny, 1, 0, 120)
 
 
 def test_sr_geom_models_and_refusals():
@@ -559,7 +562,7 @@ def test_plan_create_sr(tmp_path):
     # dm - 1 may be missing
     p = admin.plan_create("sr", [m[0], "-", m[2], m[3], m[4], m[5]], md,
                           opts=[("geom", ST39133), ("dm", "2")])
-    assert p.table.length == (6 * 6 * 334 // 128) * 3 * 128
+    assert p.table.length == (6 * 6 * 328 // 128) * 3 * 128
     with pytest.raises(admin.ToolError, match="more than sr survives"):
         admin.plan_create("sr", [m[0], "-", m[2], m[3], m[4], m[5]], md,
                           opts=[("geom", ST39133)])

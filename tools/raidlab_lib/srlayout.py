@@ -8,14 +8,16 @@ chunk is refused).
 
 A member of Ds x Dr x Dm holds, from the first whole cylinder at or after
 the data offset to the last whole one before its end, K = heads // Dr
-logical tracks a cylinder (the Dr replicas of each on the other heads):
-its column sectors. The columns are raid10's near layout with Dm copies.
+logical tracks a cylinder (the Dr replicas of each on the other heads),
+each of its zone's sectors per track rounded down to a multiple of 8
+(whole 4 KiB blocks, dm-raidlab 1.16.0): its column sectors. The columns are raid10's near layout with Dm copies.
 """
 from .bench import geom as geommod
 
 OPTS = ("dr", "dm", "geom", "propagate", "table_entries", "reads")
 LAYOUT_OPTS = ("dr", "dm", "geom")     # the layout record's words
 MAX_DR = 6                      # RL_RREP_MAX_DR
+ALIGN = 8                       # RL_RREP_ALIGN: a logical track holds whole 4 KiB
 MAX_WORDS = 2048 - 32           # sr.c's SR_GEOM_MAX
 
 
@@ -110,7 +112,9 @@ def column_sectors(g, dr, start, end):
     sectors @start and @end, @dr replicas."""
     if not 1 <= dr <= min(MAX_DR, g["heads"]):
         raise SrError(f"dr {dr}: 1 to {min(MAX_DR, g['heads'])} (at most the heads)")
-    capacity = sum(zones_cyls * (g["heads"] // dr) * spt
+    if any(spt < ALIGN for _, spt in g["zones"]):
+        raise SrError("a track of fewer than 8 sectors (4 KiB) in the geometry")
+    capacity = sum(zones_cyls * (g["heads"] // dr) * (spt // ALIGN * ALIGN)
                    for i, (_, spt) in enumerate(g["zones"])
                    for _, zones_cyls in [zone_cyls(g, i, start, end)])
     if not capacity:
