@@ -121,10 +121,15 @@ def test_presets_build(name):
     pre = plan.PRESETS[name]
     p = plan.build(pre["configs"], pre["workloads"], pre["ladder"], pre["refine"],
                    pre["runtime"], disks=pre.get("disks", 4),
-                   disk_model=pre.get("disk_model", "none"), procs=pre.get("procs", 0))
-    assert p.baseline is not None and p.configs[0] is p.baseline
+                   disk_model=pre.get("disk_model", "none"), procs=pre.get("procs", 0),
+                   target_ms=pre.get("p90_ms", "auto"), only=pre.get("only"),
+                   ladders=pre.get("ladders"))
+    if pre.get("p90_ms", "auto") == "auto":
+        assert p.baseline is not None and p.configs[0] is p.baseline
     text = plan.plan_text(p)
-    assert text.count("\njob ") + text.count("\nrun ") == len(p.configs) * len(p.workloads)
+    only = pre.get("only", {})
+    assert text.count("\njob ") + text.count("\nrun ") == \
+        sum(len(only.get(w.name, p.configs)) for w in p.workloads)
 
 
 def test_quick_preset_fits_the_demo():
@@ -456,3 +461,93 @@ def test_poisson_open_loop():
     for bad in ("4k-r-poisson0", "4k-r-poisson10-poisson20", "4k-r-poissonx"):
         with pytest.raises(ValueError):
             wl.parse(bad)
+
+
+def test_span_and_byte_sizes():
+    w = wl.parse("512b-r50-span512m")
+    assert w.size == "fixed" and w.mean_kib == 0.5 and w.span_mib == 512 and w.read_pct == 50
+    args = wl.fio_args(w, wl.Geometry(64, 2))
+    assert "--bs=512" in args and "--blockalign=512" in args and "--size=512m" in args
+    # whole KiB keep their form
+    assert "--bs=4k" in wl.fio_args(wl.parse("4k-r-span8m"), wl.Geometry(64, 2))
+    for bad in ("500b-r", "1048576b-r", "4k-r-span0m", "4k-r-span8m-ws8m",
+                "4k-r-span8m-span9m"):
+        with pytest.raises(ValueError):
+            wl.parse(bad)
+
+
+def test_job_ladders_and_pairs():
+    # a workload's own ladder, an open loop's one depth, the rest the plan's
+    assert plan.job_ladder([8, 32], 1, "a", 0) == ([8, 32], 1)
+    assert plan.job_ladder([8, 32], 1, "a", 0, {"a": [1, 2, 4]}) == ([1, 2, 4], 0)
+    assert plan.job_ladder([8, 32], 1, "a", 50, {"a": [1, 2, 4]}) == ([4], 0)
+    assert plan.job_ladder([8, 32], 1, "b", 50) == ([32], 0)
+    cfgs = ["rl-raid0@6", "rl-raid10@6"]
+    p = plan.build(cfgs, ["4k-r", "4k-w", "4k-r-poisson40"], [8, 32], 1, 3, disks=6,
+                   only={"4k-w": ["rl-raid10@6"]}, ladders={"4k-r": [1, 2]})
+    jobs = [(c.name, w.name) for c, w, _ in p.jobs]
+    assert ("rl-raid0@6", "4k-w") not in jobs and ("rl-raid10@6", "4k-w") in jobs
+    assert len(jobs) == 5
+    # 4k-r: 2 x 2 (its own ladder, no refinement); 4k-w: 1 x (2 + 1);
+    # the open loop: 2 x 1
+    assert p.max_points() == 2 * 2 + 3 + 2
+    text = plan.plan_text(p).splitlines()
+    i = text.index(next(t for t in text if t.startswith("job rl-raid0_6 4k-r ")))
+    assert text[i - 2:i] == ["set ladder 1 2", "set refine 0"]
+    j = text.index(next(t for t in text if t.startswith("job rl-raid0_6 4k-r-poisson40")))
+    assert text[j - 2:j] == ["set ladder 32", "set refine 0"]
+    with pytest.raises(ValueError, match="only"):
+        plan.build(cfgs, ["4k-r"], [8], 0, 3, disks=6, only={"4k-r": ["md-raid10@6"]})
+    with pytest.raises(ValueError, match="ladders"):
+        plan.build(cfgs, ["4k-r"], [8], 0, 3, disks=6, ladders={"4k-r": [4, 2]})
+
+
+def test_srarray_model_ratios_and_rates(tmp_path):
+    from raidlab_lib.bench import srarray
+    from raidlab_lib.models import p002_sr_array as p002
+    pre = plan.PRESETS["p002"]
+    p = plan.build(pre["configs"], pre["workloads"], pre["ladder"], pre["refine"],
+                   pre["runtime"], disks=6, disk_model="st39133", time_scale="1/10",
+                   target_ms=pre["p90_ms"], only=pre["only"], ladders=pre["ladders"])
+    desc = plan.describe(p)
+    sr = plan.SR_CFG
+    span = f"4k-r-span{plan.SR_SPAN_MIB}m"
+    pts = [{"config": sr[k], "workload": span, "depth": d, "iops": v, "mean_ms": 50.0,
+            "p90_ms": 90.0} for k, d, v in (("6x1x1", 8, 100.0), ("2x3x1", 8, 150.0),
+                                           ("6x1x1", 32, 200.0), ("2x3x1", 32, 260.0))]
+    # Poisson: 2x3x1-bg crosses 150 ms between 60 and 80 a second, raid10 at 40-60
+    for cfg, means in ((sr["2x3x1-bg"], (60, 80, 120, 200, 400, 900)),
+                       ("rl-raid10[sched=satf,depth=1,track]", (80, 120, 240, 600, 900, 990))):
+        for rate, m in zip(plan.SR_RATES, means):
+            pts.append({"config": cfg, "workload": f"4k-r55-span{plan.SR_CELLO_MIB}m-poisson{rate}",
+                        "depth": 32, "iops": float(rate), "mean_ms": float(m), "p90_ms": 2.0 * m})
+    rws = srarray.rows(pts, desc)
+    by = {(r["shape"], r["sched"], r["depth"], r["rate"]): r for r in rws}
+    r = by[("2x3x1", "rsatf", 8, 0)]
+    assert r["figure"] == "12" and r["ratio"] == pytest.approx(1.5)
+    S, R, spt = srarray.disk_params(desc)
+    assert R == pytest.approx(60.0) and spt == 334 and 20 < S < 60
+    want = p002.array_throughput(2, 3, 8 / 6, S=S, R=R, p=1.0, L=3.0, Dm=1, T_o=8 / 334 * R)
+    assert r["model_iops"] == pytest.approx(want)
+    assert r["model_ratio"] == pytest.approx(want / by[("6x1x1", "rsatf", 8, 0)]["model_iops"])
+    assert srarray.target_ms(desc) == pytest.approx(150.0)
+    rates = {x["config"]: x for x in srarray.sustained(rws, 150.0)}
+    bg = rates[sr["2x3x1-bg"]]
+    assert bg["how"] == "crossed" and bg["sustained_iops"] == pytest.approx(60 + 20 * 30 / 80)
+    r10 = rates["rl-raid10[sched=satf,depth=1,track]"]
+    assert r10["sustained_iops"] == pytest.approx(40 + 20 * 30 / 120)
+    assert f"{bg['sustained_iops'] / r10['sustained_iops']:.2f} x rl-raid10" in bg["ratio_to"]
+    (tmp_path / "summary.md").write_text("# raidlab bench\n")
+    # the trackers after the 2x3x1 depth 8 run (guest's .mstat, after-trk lines)
+    d = tmp_path / "vm" / "bench" / plan.parse_config(sr["2x3x1"], 6, 64).cid / span
+    d.mkdir(parents=True)
+    (d / "d8.mstat").write_text("".join(
+        f"after-trk period_ns=60000000.000 cal=1 refs=3 n={n} err_mean_ns=1000 "
+        f"err_std_ns=2000 miss_pct={m} demerit_ns={dm} access_ns=40000000 slack=2\n"
+        for n, m, dm in ((100, "0.2000", 400000), (300, "0.6000", 1200000))))
+    rws, rates, trk, files = srarray.write_all(tmp_path, pts, desc)
+    assert "p002.csv" in files and "p002-rates.csv" in files and "p002-track.csv" in files
+    assert len(trk) == 1 and trk[0]["requests"] == 400
+    assert trk[0]["miss_pct"] == pytest.approx(0.4) and trk[0]["demerit_pct"] == pytest.approx(2.0)
+    text = (tmp_path / "summary.md").read_text()
+    assert "| 12 | " in text and "Table 2" in text

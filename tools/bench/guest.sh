@@ -200,9 +200,10 @@ create() { # CID KIND LEVEL NDISKS CHUNK_KB [WORD...]
 			die "bench: modprobe dm-raidlab failed"
 		_o=
 		# fresh members read zeroes: consistent, as md's --assume-clean
-		# arrays below (the mirror too: without metadata a mirror
-		# resyncs in full at creation, under the measurement)
-		case $3 in mirror | raid4 | raid5 | raid6 | plog | raid10 | chained) _o=assume_clean ;; esac
+		# arrays below (the mirror and sr too: without metadata they
+		# resync in full at creation, under the measurement: every
+		# replica of every copy read and written)
+		case $3 in mirror | raid4 | raid5 | raid6 | plog | raid10 | chained | sr) _o=assume_clean ;; esac
 		if [ $# -gt 5 ]; then _o="$_o${_o:+ }$(shift 5; echo "$*")"; fi
 		case $_o in *"metadata $(pmem_dev)"*) wipe "$(pmem_dev)" 4 ;; esac
 		if [ "$3" = sr ]; then
@@ -268,7 +269,9 @@ sr_create() {
 	# shellcheck disable=SC2086
 	python3 "$RL_TOOLS/raidlab" create bench --scheme sr --chunk "$_ch" $_md $_args \
 		--force $MEMBERS >/tmp/sr-create.log 2>&1 || { cat /tmp/sr-create.log; return 1; }
-	say "sr $CUR: $(dmsetup status bench | awk '{ print $(NF - 10) "x" $(NF - 9) "x" $(NF - 8) }') (Ds x Dr x Dm)"
+	# the scheme group, the status line's last "sr": sr <n> <Ds> <Dr> <Dm> ..
+	say "sr $CUR: $(dmsetup status bench | awk '{ for (i = 1; i < NF; i++) if ($i == "sr") g = i
+		print $(g + 2) "x" $(g + 3) "x" $(g + 4) }') (Ds x Dr x Dm)"
 }
 
 # fail CID I: member I of the current array failed, the array degraded

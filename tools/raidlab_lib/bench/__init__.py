@@ -15,7 +15,7 @@ import shlex
 import sys
 
 from . import plan as planmod
-from . import cpupath, degraded, plogcmp, plots, results, runner
+from . import cpupath, degraded, plogcmp, plots, results, runner, srarray
 
 DISK_MODELS = ("none", "lightning", "eagle", "st39133", "modern7200")
 # a preset of its own kind (cpupath.py): fixed-depth runs on brd members
@@ -135,15 +135,20 @@ def make_plan(args):
     wls = args.workloads or pre.get("workloads")
     if not configs or not wls:
         raise ValueError("give --preset, or --configs and --workloads")
+    # the preset's pairing of workloads with configurations, and their own
+    # ladders, hold for its own lists only
+    own = not args.configs and not args.workloads
     return planmod.build(
         configs, wls,
         ladder=args.ladder or pre.get("ladder", [1, 2, 4, 8, 16, 32]),
         refine=args.refine if args.refine is not None else pre.get("refine", 1),
         runtime=args.runtime or pre.get("runtime", 3),
-        disks=args.disks, chunk_kib=args.chunk_kb, target_ms=args.p90_ms,
+        disks=args.disks, chunk_kib=args.chunk_kb,
+        target_ms=args.p90_ms if args.p90_ms != "auto" else pre.get("p90_ms", "auto"),
         auto_factor=args.auto_factor, disk_model=args.disk_model,
         time_scale=args.time_scale, procs=args.procs, ramp=args.ramp,
-        member_mb=args.member_mb)
+        member_mb=args.member_mb, only=pre.get("only") if own else None,
+        ladders=pre.get("ladders") if own else None)
 
 
 def finish(out, desc, wall, command, log=sys.stdout):
@@ -164,6 +169,11 @@ def finish(out, desc, wall, command, log=sys.stdout):
     rws, vs, files = degraded.write_all(pathlib.Path(out), res, desc)
     if rws or vs:
         print("\n" + degraded.markdown(rws, vs), file=log)
+        pngs += [str(pathlib.Path(out) / f) for f in files]
+    srows, rates, trk, files = srarray.write_all(pathlib.Path(out), points, desc)
+    if srows:
+        print("\n" + srarray.markdown(srows, rates, srarray.disk_params(desc),
+                                      srarray.target_ms(desc), trk), file=log)
         pngs += [str(pathlib.Path(out) / f) for f in files]
     print(f"\n{len(points)} fio runs, wall {wall:.0f} s; files in {out}: points.csv results.csv "
           f"results.json summary.md " + " ".join(pathlib.Path(p).name for p in pngs), file=log)

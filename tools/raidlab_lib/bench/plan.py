@@ -331,6 +331,61 @@ PRESETS["copyset"] = dict(
              "rl-raid10[track]", "rl-chained[track]", "rl-raid10[track,depth=2]"],
     workloads=["4k-r", "4k-w", "4k-r70"],
     ladder=[1, 2, 4, 8, 16, 32], refine=1, runtime=3, disks=6, disk_model="lightning")
+# Issue 16 (paper 002, Yu et al.): six emulated ST39133 disks at time
+# scale 1/10 (the trackers stay healthy there), every array over the same
+# data set: the workloads touch the first SR_SPAN_MIB of the array, a
+# third of an SR_DATA_MIB data set (paper 002 section 4.2's Iometer runs:
+# seek locality index 3), so that every configuration seeks over the same
+# data, placed by its own layout (bench/srarray.py puts eq. 16 beside).
+#   Fig. 12: random 4 KiB reads at 8 and 32 outstanding, 6x1x1 (striping,
+#     SATF: rsatf with one replica), 3x2x1, 2x3x1 (rsatf) and 3x1x2
+#     (RAID-10 as sr, rsatf);
+#   Fig. 13: the same with 33, 67 and 100 % writes, propagated in the
+#     foreground (propagate fg: the write share is 1 - p);
+#   Fig. 9: 2x3x1 under rlook, 6x1x1 under look, beside the above;
+#   Fig. 5: 2x3x1 rsatf, 512-byte random reads and a 50/50 mix, 1 to 32
+#     outstanding;
+# Every raidlab array issues one I/O at a time to a member (depth=1), the
+# rest waiting in the member's queue for its policy, as paper 002's driver
+# did with the drive's own queueing off.
+#   section 4.1 / Fig. 10(a): Poisson arrivals of a Cello-base stand-in
+#     (Table 3: 55 % reads, seek locality 4: a quarter of the data set),
+#     2x3x1 with background propagation on pmem against 3x1x2, raidlab
+#     raid10 and md raid10 (near 2), and 6x1x1: the mean response against
+#     the rate (srarray.py: the highest rate within the target).
+SR_DATA_MIB = 1536
+SR_SPAN_MIB = SR_DATA_MIB // 3
+SR_CELLO_MIB = SR_DATA_MIB // 4
+SR_RATES = (20, 40, 60, 80, 100, 130)
+_SR = "rl-sr@6[{}sched={},depth=1,track]"
+SR_CFG = {
+    "6x1x1": _SR.format("dr=1,prop=fg,", "rsatf"),
+    "3x2x1": _SR.format("dr=2,prop=fg,", "rsatf"),
+    "2x3x1": _SR.format("dr=3,prop=fg,", "rsatf"),
+    "3x1x2": _SR.format("dm=2,prop=fg,", "rsatf"),
+    "2x3x1-rlook": _SR.format("dr=3,prop=fg,", "rlook"),
+    "6x1x1-look": _SR.format("dr=1,prop=fg,", "look"),
+    "2x3x1-bg": _SR.format("dr=3,prop=bg,md=pmem,", "rsatf"),
+}
+_SR_MIX = [f"4k-r-span{SR_SPAN_MIB}m"] + [f"4k-r{r}-span{SR_SPAN_MIB}m" for r in (67, 33)] + \
+    [f"4k-w-span{SR_SPAN_MIB}m"]
+_SR_FIG5 = [f"512b-r-span{SR_SPAN_MIB}m", f"512b-r50-span{SR_SPAN_MIB}m"]
+_SR_POISSON = [f"4k-r55-span{SR_CELLO_MIB}m-poisson{n}" for n in SR_RATES]
+_SR_HEADLINE = [SR_CFG["2x3x1-bg"], SR_CFG["3x1x2"], SR_CFG["6x1x1"],
+                "rl-raid10[sched=satf,depth=1,track]", "md-raid10@6"]
+PRESETS["p002"] = dict(
+    doc="issue 16: paper 002's Fig. 12, 13, 9, 5 and section 4.1 on six st39133 disks",
+    configs=list(SR_CFG.values()) + ["rl-raid10[sched=satf,depth=1,track]", "md-raid10@6"],
+    workloads=_SR_MIX + _SR_FIG5 + _SR_POISSON,
+    only={**{w: [SR_CFG[k] for k in ("6x1x1", "3x2x1", "2x3x1", "3x1x2")]
+             for w in _SR_MIX[1:]},
+          _SR_MIX[0]: [SR_CFG[k] for k in ("6x1x1", "3x2x1", "2x3x1", "3x1x2",
+                                            "2x3x1-rlook", "6x1x1-look")],
+          **{w: [SR_CFG["2x3x1"]] for w in _SR_FIG5},
+          **{w: _SR_HEADLINE for w in _SR_POISSON}},
+    ladders={w: [1, 2, 4, 8, 16, 32] for w in _SR_FIG5},
+    ladder=[8, 32], refine=0, runtime=10, disks=6, disk_model="st39133", time_scale="1/10",
+    p90_ms=1e6)
 PRESETS["full"] = dict(
     doc="everything: chen-fig5 + chen-fig9 + airline over every configuration",
     configs=PRESETS["chen-fig5"]["configs"],
@@ -355,6 +410,8 @@ class Plan:
     procs: int = 0                   # > 0: saturation runs of PROCS processes
     ramp: int = 0                    # seconds of each run left out of the stats
     member_mb: int = 0               # MiB of each member used (0: all)
+    only: dict = field(default_factory=dict)     # workload -> the configs it runs on
+    ladders: dict = field(default_factory=dict)  # workload -> its own ladder
 
     @property
     def baseline(self):
@@ -364,20 +421,38 @@ class Plan:
                 return c
         return None
 
+    def ladder_of(self, w):
+        """(depths, refinements) of a job of workload @w (job_ladder())."""
+        return job_ladder(self.ladder, self.refine, w.name, w.rate_iops, self.ladders)
+
     def max_points(self):
         """Upper bound of fio runs: every ladder step and every refinement."""
         if self.procs:
             return len(self.jobs)
-        return len(self.jobs) * (len(self.ladder) + self.refine)
+        return sum(len(d) + k for d, k in (self.ladder_of(w) for _, w, _ in self.jobs))
 
     def seconds_per_point(self):
         return self.runtime + self.ramp
 
 
+def job_ladder(ladder, refine, name, rate_iops, ladders=None):
+    """A job's (depths, refinements): workload @name's own ladder from
+    @ladders if it has one, else @ladder; with Poisson arrivals (@rate_iops
+    > 0) only the deepest step, the most that may be outstanding, and no
+    refinement."""
+    own = (ladders or {}).get(name)
+    depths = list(own) if own else list(ladder)
+    if rate_iops:
+        return [max(depths)], 0
+    return depths, refine if not own else 0
+
+
 def build(configs, workloads, ladder, refine, runtime, disks=4, chunk_kib=64,
           target_ms="auto", auto_factor=4.0, disk_model="none", time_scale="1",
-          procs=0, ramp=0, member_mb=0):
-    """Build a Plan: configurations x workloads, baseline raid0 first."""
+          procs=0, ramp=0, member_mb=0, only=None, ladders=None):
+    """Build a Plan: configurations x workloads, baseline raid0 first;
+    @only maps a workload to the configurations it runs on (else all),
+    @ladders a workload to its own ladder (increasing depths)."""
     cfgs = [parse_config(c, disks, chunk_kib) for c in configs]
     spt = geommod.PRESETS.get(disk_model, {}).get("spt")
     for i, c in enumerate(cfgs):
@@ -402,8 +477,19 @@ def build(configs, workloads, ladder, refine, runtime, disks=4, chunk_kib=64,
         raise ValueError("need at least one configuration and one workload")
     if sorted(set(ladder)) != list(ladder) or ladder[0] < 1:
         raise ValueError("the ladder must be increasing depths >= 1")
+    only, ladders = dict(only or {}), dict(ladders or {})
+    names = {c.name for c in cfgs}
+    for wname, cnames in only.items():
+        if wname not in {w.name for w in wls} or not set(cnames) <= names:
+            raise ValueError(f"only: {wname!r} on {cnames}: not a workload and configurations "
+                             "of the plan")
+    for wname, lad in ladders.items():
+        if wname not in {w.name for w in wls} or not lad or sorted(set(lad)) != list(lad) \
+                or lad[0] < 1:
+            raise ValueError(f"ladders: {wname!r}: a workload of the plan, increasing depths >= 1")
     p = Plan(cfgs, wls, list(ladder), refine, runtime, target_ms, auto_factor,
-             disk_model, time_scale, disks, procs=procs, ramp=ramp, member_mb=member_mb)
+             disk_model, time_scale, disks, procs=procs, ramp=ramp, member_mb=member_mb,
+             only=only, ladders=ladders)
     base = p.baseline
     if any(c.track for c in cfgs):
         geommod.geom_line(disk_model, time_scale)   # refuses models without a geometry
@@ -413,6 +499,8 @@ def build(configs, workloads, ladder, refine, runtime, disks=4, chunk_kib=64,
         p.configs = [base] + [c for c in cfgs if c is not base]
     for c in p.configs:
         for w in wls:
+            if w.name in only and c.name not in only[w.name]:
+                continue
             p.jobs.append((c, w, wl.fio_args(w, c.geometry)))
     return p
 
@@ -431,6 +519,7 @@ def plan_text(p):
         out += [f"set procs {p.procs}", f"set ramp {p.ramp}"]
     if p.member_mb:
         out.append(f"set member_mb {p.member_mb}")
+    cur = (p.ladder, p.refine)          # the guest's ladder and refinements
     for c in p.configs:
         out.append(f"config {c.cid} {c.kind} {c.level} {c.disks} {c.chunk_kib}"
                    + "".join(" " + w for w in c.opts))
@@ -446,6 +535,11 @@ def plan_text(p):
                 # pass over the working set when there is one
                 out.append(f"run {c.cid} {w.name} {w.ws_mib} " + " ".join(args))
             else:
+                # a job with its own depths (an open loop: one) sets them
+                if p.ladder_of(w) != cur:
+                    cur = p.ladder_of(w)
+                    out += ["set ladder " + " ".join(str(d) for d in cur[0]),
+                            f"set refine {cur[1]}"]
                 out.append(f"job {c.cid} {w.name} " + " ".join(args))
     return "\n".join(out) + "\n"
 
@@ -458,10 +552,12 @@ def describe(p):
                          track=c.track, plog=dict(c.plog), fail=c.fail)
                     for c in p.configs],
         "workloads": [dict(name=w.name, size=w.size, mean_kib=w.mean_kib, read_pct=w.read_pct,
-                           aligned=w.aligned, locality=w.locality, ws_mib=w.ws_mib)
+                           aligned=w.aligned, locality=w.locality, ws_mib=w.ws_mib,
+                           span_mib=w.span_mib, rate_iops=w.rate_iops)
                       for w in p.workloads],
         "procs": p.procs, "ramp_s": p.ramp, "member_mb": p.member_mb,
         "ladder": p.ladder, "refine": p.refine, "runtime_s": p.runtime,
+        "ladders": p.ladders,
         "p90_target_ms": p.target_ms, "auto_factor": p.auto_factor,
         "disk_model": p.disk_model, "time_scale": p.time_scale, "lab_disks": p.disks,
         "jobs": [dict(config=c.cid, workload=w.name, fio=args) for c, w, args in p.jobs],

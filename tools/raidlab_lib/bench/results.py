@@ -21,13 +21,14 @@ import json
 import pathlib
 
 from .. import crashlab
+from . import plan as planmod
 from . import search
 from . import workloads as wlmod
 from ..models import p001_chen as chen
 
 POINT_FIELDS = ["config", "workload", "depth", "iops", "mb_s", "p50_ms", "p90_ms", "p99_ms",
                 "iops_per_disk", "mb_s_per_disk", "member_reads_per_req",
-                "member_writes_per_req", "member_bios_per_req", "hdd_late_pct"]
+                "member_writes_per_req", "member_bios_per_req", "hdd_late_pct", "mean_ms"]
 RESULT_FIELDS = ["config", "workload", "disks", "req_kib", "read_pct", "target_ms", "how",
                  "depth", "p90_ms", "iops", "mb_s", "iops_per_disk", "mb_s_per_disk",
                  "relative", "model_simple", "model_adjusted", "member_ios_per_req",
@@ -54,6 +55,12 @@ def fio_side(job):
     out["bw_bytes"] = r["bw_bytes"] + w["bw_bytes"]
     out["total_ios"] = r["total_ios"] + w["total_ios"]
     return out
+
+
+def mean_ms(side):
+    """The mean completion latency (fio's clat, else lat) in ms; 0 if none."""
+    lat = side.get("clat_ns") or side.get("lat_ns") or {}
+    return lat.get("mean", 0) / 1e6
 
 
 def percentile(side, p):
@@ -137,7 +144,7 @@ def point_row(cfg, workload, depth, job, mstat_text=None):
         "config": cfg["name"], "workload": workload, "depth": depth,
         "iops": side["iops"], "mb_s": side["bw_bytes"] / 1e6,
         "p50_ms": percentile(side, 50), "p90_ms": percentile(side, 90),
-        "p99_ms": percentile(side, 99),
+        "p99_ms": percentile(side, 99), "mean_ms": mean_ms(side),
         "iops_per_disk": side["iops"] / cfg["disks"],
         "mb_s_per_disk": side["bw_bytes"] / 1e6 / cfg["disks"],
         "member_reads_per_req": "", "member_writes_per_req": "", "member_bios_per_req": "",
@@ -218,8 +225,11 @@ def collect(src, desc):
                       mb_s=p["mb_s"]) for p in pts], target_ms)
             # the guest's search must have run the depths search_depths picks
             by_depth = {p["depth"]: p["p90_ms"] for p in pts}
+            depths, k = planmod.job_ladder(desc["ladder"], desc["refine"], w["name"],
+                                           wls[w["name"]].get("rate_iops", 0),
+                                           desc.get("ladders"))
             expect = search.search_depths(lambda x: by_depth.get(x, float("inf")),
-                                          target_ms, desc["ladder"], desc["refine"])
+                                          target_ms, depths, k)
             geo = wlmod.Geometry(cfg["chunk_kib"], cfg["data_cols"])
             simple, adjusted = model(cfg, w)
             mr = [p for p in pts if p["member_reads_per_req"] != ""]

@@ -18,7 +18,10 @@ SIZE
                  of 1/2/4/24 KiB, writes of 1/8/24 KiB); MIX is implied and
                  must be left out (``airline`` or ``airline-ua``);
   ``<N>k``       fixed requests of N KiB (1..1024), aligned on N KiB (paper
-                 000's small writes: ``4k-w``, ``2k-w``).
+                 000's small writes: ``4k-w``, ``2k-w``);
+  ``<N>b``       fixed requests of N bytes (a multiple of 512 below 1 MiB),
+                 aligned on N bytes (paper 002 Fig. 5's 512-byte I/O:
+                 ``512b-r``).
 MIX
   ``r``          reads only; ``w`` writes only; ``rNN`` NN % reads.
 OPTION
@@ -31,6 +34,9 @@ OPTION
                  ``size``), written once sequentially before the measured
                  run to warm plog's data cache (paper 000's "data cache
                  hit" case);
+  ``span<N>m``   only the first N MiB of the array (fio ``size``), nothing
+                 written first: a data set of that size, or with a third
+                 of it paper 002's seek locality index 3 (section 4.2);
   ``poisson<N>`` open loop: requests arrive as a Poisson process of N per
                  second over the whole array (fio ``rate_iops`` with
                  ``rate_process=poisson``; reads and writes each at their
@@ -42,7 +48,7 @@ OPTION
 
 Examples: ``ind-r``, ``fs-w``, ``exp6k-r50-ua``, ``norm1536k-r0-ua``,
 ``ind-r-loc80x20``, ``airline``, ``4k-w``, ``4k-w-ws32m``,
-``4k-r-poisson200``.
+``4k-r-poisson200``, ``512b-r50-span512m``.
 """
 import math
 import re
@@ -76,6 +82,7 @@ class Workload:
     aligned: bool = True
     locality: tuple = None    # (x, y): x % of accesses to y % of the space
     ws_mib: int = 0           # working set (first MiB of the array), 0: all
+    span_mib: int = 0         # requests over the first MiB only, 0: all
     rate_iops: int = 0        # open loop: Poisson arrivals a second, 0: closed loop
     notes: list = field(default_factory=list)
 
@@ -90,11 +97,16 @@ def parse(name):
     parts = name.split("-")
     head = parts.pop(0)
     w = Workload(name=name, size="")
-    m = re.fullmatch(r"(ind|fs|airline|exp(\d+(?:\.\d+)?)k|norm(\d+)k|(\d+)k)", head)
+    m = re.fullmatch(r"(ind|fs|airline|exp(\d+(?:\.\d+)?)k|norm(\d+)k|(\d+)k|(\d+)b)", head)
     if not m:
-        raise ValueError(f"workload {name!r}: size must be ind, fs, expNk, normNk, Nk "
+        raise ValueError(f"workload {name!r}: size must be ind, fs, expNk, normNk, Nk, Nb "
                          "or airline")
-    if m.group(4):
+    if m.group(5):
+        w.size, w.mean_kib = "fixed", int(m.group(5)) / KIB
+        if int(m.group(5)) % 512 or not 512 <= int(m.group(5)) < 1024 * KIB:
+            raise ValueError(f"workload {name!r}: a size in bytes is a multiple of 512 "
+                             "below 1 MiB")
+    elif m.group(4):
         w.size, w.mean_kib = "fixed", float(m.group(4))
         if not 1 <= w.mean_kib <= 1024:
             raise ValueError(f"workload {name!r}: fixed size must be 1..1024 KiB")
@@ -121,13 +133,18 @@ def parse(name):
     for opt in parts:
         lm = re.fullmatch(r"loc(\d+)x(\d+)", opt)
         wm = re.fullmatch(r"ws(\d+)m", opt)
+        sm = re.fullmatch(r"span(\d+)m", opt)
         pm = re.fullmatch(r"poisson(\d+)", opt)
         if pm:
             if w.rate_iops or not 1 <= int(pm.group(1)) <= 1_000_000:
                 raise ValueError(f"workload {name!r}: one Poisson rate of 1..1000000 a second")
             w.rate_iops = int(pm.group(1))
+        elif sm:
+            if w.span_mib or w.ws_mib or not 1 <= int(sm.group(1)) <= 65536:
+                raise ValueError(f"workload {name!r}: one span (not with ws) of 1..65536 MiB")
+            w.span_mib = int(sm.group(1))
         elif wm:
-            if w.ws_mib or not 1 <= int(wm.group(1)) <= 65536:
+            if w.ws_mib or w.span_mib or not 1 <= int(wm.group(1)) <= 65536:
                 raise ValueError(f"workload {name!r}: one working set of 1..65536 MiB")
             w.ws_mib = int(wm.group(1))
         elif opt == "ua":
@@ -239,21 +256,26 @@ def fio_args(w, geo):
         args.append(f"--bssplit={bssplit(r)},{bssplit(wr)}")
         align = UNALIGNED_KIB      # "natural boundaries" approximated by 4 KiB
     elif w.size == "fixed":
-        args.append(f"--bs={w.mean_kib:g}k")
+        args.append(f"--bs={_kib_word(w.mean_kib)}")
         align = w.mean_kib
     else:
         raise ValueError(w.size)
     if not w.aligned:
         align = min(UNALIGNED_KIB, align)
-    args.append(f"--blockalign={align:g}k")
-    if w.ws_mib:
-        args.append(f"--size={w.ws_mib}m")
+    args.append(f"--blockalign={_kib_word(align)}")
+    if w.ws_mib or w.span_mib:
+        args.append(f"--size={w.ws_mib or w.span_mib}m")
     if w.locality:
         x, y = w.locality
         args.append(f"--random_distribution=zoned:{x}/{y}:{100 - x}/{100 - y}")
     if w.rate_iops:
         args += rate_args(w)
     return args
+
+
+def _kib_word(kib):
+    """A size for fio: N KiB as ``Nk``, a part of one in bytes (``512``)."""
+    return f"{kib:g}k" if kib == int(kib) else str(round(kib * KIB))
 
 
 def rate_args(w):
