@@ -193,8 +193,10 @@ def test_plan_create(tmp_path):
         admin.plan_create("raid5", m[:2], md)
     with pytest.raises(admin.ToolError, match="smaller"):
         admin.plan_create("raid5", m[1:], md, [img(tmp_path, "tiny", 2)])
-    with pytest.raises(admin.ToolError, match="assume-clean"):
-        admin.plan_create("mirror", m, md, assume_clean=True)
+    with pytest.raises(admin.ToolError, match="assume-clean needs a redundant scheme"):
+        admin.plan_create("raid0", m, md, assume_clean=True)
+    # a copy scheme takes it as the kernel does (zeroed members agree)
+    assert "assume_clean" in admin.plan_create("mirror", m[:2], md, assume_clean=True).table.line()
 
 
 def test_plan_create_plog(tmp_path):

@@ -141,8 +141,9 @@ def plan_create(scheme, members, metadata, spares=(), chunk=128, region_size=Non
         raise ToolError("chunk must be a power of two of at least 8 sectors")
     if parity and chunk > 2048:
         raise ToolError("chunk too large for a parity scheme (at most 2048 sectors)")
-    if assume_clean and not parity:
-        raise ToolError("--assume-clean needs a parity scheme")
+    # as the kernel: every copy or parity of fresh members alike, so not raid0
+    if assume_clean and scheme == "raid0":
+        raise ToolError("--assume-clean needs a redundant scheme")
     own = COPYSET_OPTS.get(scheme)
     if own is not None:
         bad = [k for k, _ in opts if k.lower() not in own]
