@@ -515,7 +515,8 @@ def test_srarray_model_ratios_and_rates(tmp_path):
     pts = [{"config": sr[k], "workload": span, "depth": d, "iops": v, "mean_ms": 50.0,
             "p90_ms": 90.0} for k, d, v in (("6x1x1", 8, 100.0), ("2x3x1", 8, 150.0),
                                            ("6x1x1", 32, 200.0), ("2x3x1", 32, 260.0))]
-    # Poisson: 2x3x1-bg crosses 150 ms between 60 and 80 a second, raid10 at 40-60
+    # Poisson (rates 40, 80, 120, ...): 2x3x1-bg crosses 150 ms between 120
+    # and 160 a second, raid10 between 80 and 120
     for cfg, means in ((sr["2x3x1-bg"], (60, 80, 120, 200, 400, 900)),
                        ("rl-raid10[sched=satf,depth=1,track]", (80, 120, 240, 600, 900, 990))):
         for rate, m in zip(plan.SR_RATES, means):
@@ -533,9 +534,9 @@ def test_srarray_model_ratios_and_rates(tmp_path):
     assert srarray.target_ms(desc) == pytest.approx(150.0)
     rates = {x["config"]: x for x in srarray.sustained(rws, 150.0)}
     bg = rates[sr["2x3x1-bg"]]
-    assert bg["how"] == "crossed" and bg["sustained_iops"] == pytest.approx(60 + 20 * 30 / 80)
+    assert bg["how"] == "crossed" and bg["sustained_iops"] == pytest.approx(120 + 40 * 30 / 80)
     r10 = rates["rl-raid10[sched=satf,depth=1,track]"]
-    assert r10["sustained_iops"] == pytest.approx(40 + 20 * 30 / 120)
+    assert r10["sustained_iops"] == pytest.approx(80 + 40 * 30 / 120)
     assert f"{bg['sustained_iops'] / r10['sustained_iops']:.2f} x rl-raid10" in bg["ratio_to"]
     (tmp_path / "summary.md").write_text("# raidlab bench\n")
     # the trackers after the 2x3x1 depth 8 run (guest's .mstat, after-trk lines)

@@ -356,7 +356,7 @@ PRESETS["copyset"] = dict(
 SR_DATA_MIB = 1536
 SR_SPAN_MIB = SR_DATA_MIB // 3
 SR_CELLO_MIB = SR_DATA_MIB // 4
-SR_RATES = (20, 40, 60, 80, 100, 130)
+SR_RATES = (40, 80, 120, 160, 200, 240, 280)
 _SR = "rl-sr@6[{}sched={},depth=1,track]"
 SR_CFG = {
     "6x1x1": _SR.format("dr=1,prop=fg,", "rsatf"),
