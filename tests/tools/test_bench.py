@@ -522,6 +522,11 @@ def test_srarray_model_ratios_and_rates(tmp_path):
         for rate, m in zip(plan.SR_RATES, means):
             pts.append({"config": cfg, "workload": f"4k-r55-span{plan.SR_CELLO_MIB}m-poisson{rate}",
                         "depth": 32, "iops": float(rate), "mean_ms": float(m), "p90_ms": 2.0 * m})
+    # 6x1x1 held by the bound on outstanding requests from 200 a second:
+    # its mean stays under the target, but it did not sustain the rate
+    for rate, got in zip(plan.SR_RATES[:5], (40.0, 80.0, 120.0, 158.0, 170.0)):
+        pts.append({"config": sr["6x1x1"], "workload": f"4k-r55-span{plan.SR_CELLO_MIB}m-poisson{rate}",
+                    "depth": 64, "iops": got, "mean_ms": 100.0, "p90_ms": 200.0})
     rws = srarray.rows(pts, desc)
     by = {(r["shape"], r["sched"], r["depth"], r["rate"]): r for r in rws}
     r = by[("2x3x1", "rsatf", 8, 0)]
@@ -535,6 +540,7 @@ def test_srarray_model_ratios_and_rates(tmp_path):
     rates = {x["config"]: x for x in srarray.sustained(rws, 150.0)}
     bg = rates[sr["2x3x1-bg"]]
     assert bg["how"] == "crossed" and bg["sustained_iops"] == pytest.approx(120 + 40 * 30 / 80)
+    assert (rates[sr["6x1x1"]]["how"], rates[sr["6x1x1"]]["sustained_iops"]) == ("saturated", 158.0)
     r10 = rates["rl-raid10[sched=satf,depth=1,track]"]
     assert r10["sustained_iops"] == pytest.approx(80 + 40 * 30 / 120)
     assert f"{bg['sustained_iops'] / r10['sustained_iops']:.2f} x rl-raid10" in bg["ratio_to"]

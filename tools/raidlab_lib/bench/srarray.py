@@ -164,17 +164,28 @@ def target_ms(desc):
     return TARGET_MS * float(den or 1) / float(num)
 
 
+# an open loop whose achieved rate falls below this share of the offered
+# one was held by its bound on outstanding requests: the array did not
+# sustain the rate, whatever its mean (Little: at most bound / rate)
+SATURATED = 0.95
+
+
 def sustained(rws, target):
     """Per configuration of the Poisson rows: the achieved rate where the
     mean response crosses @target (linear between the rates), ``over`` if
     it stays within at every rate (the highest then), ``under`` if the
-    lowest already misses it."""
+    lowest already misses it, ``saturated`` (the last rate sustained) if
+    the array fell short of an offered rate first."""
     out = []
     for c in plots.ordered_unique([r for r in rws if r["rate"]], "config"):
         pts = sorted((r for r in rws if r["config"] == c and r["rate"]),
                      key=lambda r: r["rate"])
         prev, res = None, None
         for r in pts:
+            if r["iops"] < SATURATED * r["rate"] and (r["mean_ms"] == "" or
+                                                     r["mean_ms"] <= target):
+                res = (prev["iops"], "saturated") if prev else (r["iops"], "under")
+                break
             if r["mean_ms"] != "" and r["mean_ms"] > target:
                 if prev is None:
                     res = (pts[0]["iops"], "under")
@@ -288,6 +299,17 @@ def _label(r):
     return r["shape"] + ("" if r["sched"] == "rsatf" else f" {r['sched']}")
 
 
+def _cfg_label(r):
+    """A short name for a plot: sr's shape and propagation, or the level."""
+    name = r["config"]
+    if name.startswith("rl-sr"):
+        return f"sr {r['shape']} {r['sched']}" + (" bg" if "prop=bg" in name else "")
+    level = name.split("[")[0].split("-", 1)[1].split("@")[0]
+    if name.startswith("md-"):
+        return f"md {level} {r['shape']}"
+    return f"raidlab {level} {r['shape']} {r['sched']}"
+
+
 def plot_bars(rws, fig_id, path, title):
     plt = plots._plt()
     sel = [dict(r, _label=_label(r)) for r in rws if r["figure"] in fig_id and not r["rate"]
@@ -357,8 +379,8 @@ def plot_fig10a(rws, target, path):
     for i, c in enumerate(plots.ordered_unique(sel, "config")):
         pts = sorted((r for r in sel if r["config"] == c), key=lambda r: r["rate"])
         ax.plot([r["iops"] for r in pts], [r["mean_ms"] for r in pts], "o-",
-                color=plots.COLORS[i % len(plots.COLORS)], label=c, ms=4)
-    ax.axhline(target, color="grey", lw=0.8, ls=":")
+                color=plots.COLORS[i % len(plots.COLORS)], label=_cfg_label(pts[0]), ms=4)
+    ax.axhline(target, color="grey", lw=0.8, ls=":", label=f"{target:.0f} ms")
     ax.set_yscale("log")
     ax.set_xlabel("request rate (achieved IOPS)")
     ax.set_ylabel("mean response (ms)")
