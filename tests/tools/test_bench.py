@@ -541,6 +541,9 @@ def test_srarray_model_ratios_and_rates(tmp_path):
     bg = rates[sr["2x3x1-bg"]]
     assert bg["how"] == "crossed" and bg["sustained_iops"] == pytest.approx(120 + 40 * 30 / 80)
     assert (rates[sr["6x1x1"]]["how"], rates[sr["6x1x1"]]["sustained_iops"]) == ("saturated", 158.0)
+    # a Poisson count's own spread is not a shortfall (400 +- 20 in 10 s)
+    assert not srarray.short_of({"iops": 36.0, "rate": 40}, 10)
+    assert srarray.short_of({"iops": 250.0, "rate": 280}, 10)
     r10 = rates["rl-raid10[sched=satf,depth=1,track]"]
     assert r10["sustained_iops"] == pytest.approx(80 + 40 * 30 / 120)
     assert f"{bg['sustained_iops'] / r10['sustained_iops']:.2f} x rl-raid10" in bg["ratio_to"]
