@@ -44,7 +44,9 @@
 #     tier), over read-delayed members kept busy, a member fails while a write's
 #     replicas wait: the write reads back, its propagation ends over the
 #     copies left, and every replica there holds it (check is refused
-#     with a member failed: read through locate);
+#     with a member failed: read through locate); and a crash image
+#     taken while they wait, assembled with a member missing, replays
+#     the records of the members left: the write is there;
 #   - a replica's read error with dm 1 (1x3x1, a dm-hddsim member with
 #     media errors): served from another replica of the member, which is
 #     rewritten and kept; with every replica bad the read fails and the
@@ -214,6 +216,25 @@ disk_of() {
 	return 1
 }
 
+# left_hold WHAT DEV_OF: every replica of the 1 MiB pattern's first block
+# (at 8 MiB) on the members other than member 1 holds it; DEV_OF names a
+# member's device from its index
+dly_of() { echo "/dev/mapper/dly$1"; }
+left_hold() {
+	_bad=0 _n=0
+	head -c 4096 /tmp/pat >/tmp/pat4k
+	for _w in $(dmsetup message arr 0 locate 16384 | tr ' ' '\n' |
+		    grep -E '^(data|copy):'); do
+		_m=$(echo "$_w" | cut -d: -f2) _s=$(echo "$_w" | cut -d: -f3)
+		[ "$_m" = 1 ] && continue
+		_n=$((_n + 1))
+		dio_read "$("$2" "$_m")" "$_s" 8 /tmp/rep &&
+			cmp -s /tmp/rep /tmp/pat4k || _bad=$((_bad + 1))
+	done
+	check "$1: every replica on the members left holds the write ($_n read, $_bad differ)" \
+		test "$_n" -ge 3 -a "$_bad" = 0
+}
+
 # fail_pending WHAT: dm 2, a member fails while writes' replicas wait:
 # the array loaded as arr is assembled again over read-delayed wrappers
 # of its own disks, kept busy by a read load; a 1 MiB write's replicas
@@ -240,21 +261,41 @@ fail_pending() {
 	check "$1: the write still reads back" pattern_at 8
 	# check is refused with a member failed: read every replica of the
 	# write's first block on the members left instead
-	_bad=0 _n=0
-	head -c 4096 /tmp/pat >/tmp/pat4k
-	for _w in $(dmsetup message arr 0 locate 16384 | tr ' ' '\n' |
-		    grep -E '^(data|copy):'); do
-		_m=$(echo "$_w" | cut -d: -f2) _s=$(echo "$_w" | cut -d: -f3)
-		[ "$_m" = 1 ] && continue
-		_n=$((_n + 1))
-		dio_read "/dev/mapper/dly$_m" "$_s" 8 /tmp/rep &&
-			cmp -s /tmp/rep /tmp/pat4k || _bad=$((_bad + 1))
-	done
-	check "$1: every replica on the members left holds the write ($_n read, $_bad differ)" \
-		test "$_n" -ge 3 -a "$_bad" = 0
+	left_hold "$1" dly_of
 	run dm_remove arr
 	for _i in 0 1 2 3 4 5; do run dm_remove "dly$_i"; done
 	dm_create arr "$_tl" >/dev/null 2>&1 || true
+}
+
+# crash_missing WHAT: dm 2, a new array over the blanked disks: a crash
+# image taken while a write's replicas wait, written back and assembled
+# with member 1 missing (a crash, then the loss of a member before the
+# next load): the records of the members left are replayed, and the
+# write reads back from them, every replica of it alike; arr is left
+# loaded
+crash_missing() {
+	run dm_remove arr
+	fresh
+	# shellcheck disable=SC2046
+	delayed_busy "$1" $(disks 6)
+	sleep 2
+	_p=$(prop 2)
+	check "$1: before the crash the writes' replicas wait ($_p pending)" test "$_p" -gt 0
+	PM=$MD
+	# shellcheck disable=SC2046
+	rl_image_save_idle 20 $(disks 6) || die "$1: crash image"
+	busy_stop
+	run dm_remove arr
+	for _i in 0 1 2 3 4 5; do run dm_remove "dly$_i"; done
+	# shellcheck disable=SC2046
+	rl_image_restore $(disks 6) || die "$1: restore the crash image"
+	_mk=$(dmesg_mark)
+	check "$1: the crash image assembles with member 1 missing" \
+		dm_create arr "$(line "dr $dr dm $dm" "$(disk 0) - $(disk 2) $(disk 3) $(disk 4) $(disk 5)")"
+	check "$1: the records of the members left were replayed" \
+		dmesg_has "$_mk" "delayed propagations replayed"
+	check "$1: the acknowledged 1 MiB reads back" pattern_at 8
+	left_hold "$1" disk
 }
 
 # bufio_round WHAT: the metadata through dm-bufio (a plain disk, the
@@ -358,8 +399,10 @@ for spec in $SHAPES; do
 		check "$what: check finds 0 after the rebuild (every replica)" \
 			test "$(rl_scrub arr check 300)" = 0
 		check "$what: the 16 MiB verify after the rebuild" fio_verify /dev/mapper/arr 16M
-		# the long tier: a dm 2 member failed while replicas wait
+		# the long tier: a dm 2 member failed while replicas wait, and
+		# lost after a crash
 		[ "$(tier 0 1)" = 1 ] && fail_pending "$what"
+		[ "$(tier 0 1)" = 1 ] && crash_missing "$what"
 	fi
 	run dm_remove arr
 done
