@@ -637,6 +637,8 @@ static inline bool rl_array_alive(struct rl_array *a)
 
 void rl_member_fail(struct rl_array *a, unsigned int m, const char *why);
 unsigned long rl_members_flush(struct rl_array *a, unsigned long members);
+void rl_members_flush_fail(struct rl_array *a, unsigned long members,
+			   const char *why);
 void rl_member_fail_io(struct rl_array *a, unsigned int m,
 		       const struct dm_dev *dev, const char *why);
 void rl_member_set_dev(struct rl_array *a, unsigned int m, struct dm_dev *dev);

@@ -228,8 +228,8 @@ void cs_prop_written(struct rl_array *a, struct rl_cs_pent *e);
 bool cs_prop_pending(struct rl_array *a, sector_t lsector, sector_t len);
 unsigned long cs_prop_fresh(struct rl_array *a, const struct rl_cs_piece *p,
 			    unsigned int m);
-void cs_srep_fill(struct rl_array *a, sector_t lsector, const u8 *rep,
-		  u8 *srep);
+unsigned long cs_srep_fill(struct rl_array *a, sector_t lsector,
+			   const u8 *rep, u8 *srep);
 unsigned int cs_prop_read_places(struct rl_array *a,
 				 const struct rl_cs_piece *p, unsigned int m,
 				 struct rl_cs_bio *mb, unsigned int n,

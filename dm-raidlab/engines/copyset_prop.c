@@ -392,11 +392,8 @@ static int cs_prec_replay_one(struct rl_array *a, const struct rl_cs_prec *r)
 /* Flush every member that has not failed; one that cannot is failed. */
 static void cs_prec_flush(struct rl_array *a)
 {
-	unsigned long bad = rl_members_flush(a, GENMASK(a->geom.nr_members - 1, 0));
-	unsigned int m;
-
-	for_each_set_bit(m, &bad, a->geom.nr_members)
-		rl_member_fail(a, m, "flush error");
+	rl_members_flush_fail(a, GENMASK(a->geom.nr_members - 1, 0),
+			      "flush error");
 }
 
 /*

@@ -232,20 +232,24 @@ const u8 *cs_prop_srep(struct rl_array *a, const struct rl_cs_piece *p,
 
 /*
  * Each member's replica for a copy of logical sector @lsector: @rep[j]
- * (a copy each; RL_CS_REP_ANY: 0) at @srep[member of copy j]. Any
- * context.
+ * (a copy each; RL_CS_REP_ANY: 0) at @srep[member of copy j]. Returns
+ * the members whose copy names none (RL_CS_REP_ANY). Any context.
  */
-void cs_srep_fill(struct rl_array *a, sector_t lsector, const u8 *rep,
-		  u8 *srep)
+unsigned long cs_srep_fill(struct rl_array *a, sector_t lsector,
+			   const u8 *rep, u8 *srep)
 {
 	const struct rl_cs_layout *l = &rl_copyset(a)->layout;
+	unsigned long none = 0;
 	struct rl_cs_copy c;
 	unsigned int j;
 
 	for (j = 0; j < l->copies; j++) {
 		rl_cs_copy(l, lsector, j, &c);
 		srep[c.member] = rep[j] == RL_CS_REP_ANY ? 0 : rep[j];
+		if (rep[j] == RL_CS_REP_ANY)
+			__set_bit(c.member, &none);
 	}
+	return none;
 }
 
 /*

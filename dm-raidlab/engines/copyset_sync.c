@@ -506,29 +506,6 @@ int cs_sync_range(struct rl_array *a, struct rl_sync_req *req)
 }
 
 /*
- * The replica of each member of piece @p its copy's data is in, from
- * @rep (a copy each), in @srep; returns the members whose copy names
- * none (RL_CS_REP_ANY): not a source.
- */
-static unsigned long cs_srep_of(struct rl_array *a,
-				const struct rl_cs_piece *p, const u8 *rep,
-				u8 *srep)
-{
-	const struct rl_cs_layout *l = &rl_copyset(a)->layout;
-	unsigned long none = 0;
-	struct rl_cs_copy c;
-	unsigned int j;
-
-	cs_srep_fill(a, p->lsector, rep, srep);
-	for (j = 0; j < l->copies; j++) {
-		rl_cs_copy(l, p->lsector, j, &c);
-		if (rep[j] == RL_CS_REP_ANY)
-			__set_bit(c.member, &none);
-	}
-	return none;
-}
-
-/*
  * Propagate a delayed write (copyset_prop.c): copy the replica @rep names
  * (a copy each; RL_CS_REP_ANY: not that copy's) of logical [lsector,
  * lsector + len) over every other replica of every copy, as a resync of
@@ -551,7 +528,7 @@ int cs_propagate(struct rl_array *a, sector_t lsector, sector_t len,
 		cs_piece(a, lsector + off, len - off, &p);
 		cs_window_open(cs, p.sector[__ffs(p.members)], p.len);
 		n = cs_clip_piece(a, &p);
-		none = cs_srep_of(a, &p, rep, srep);
+		none = cs_srep_fill(a, p.lsector, rep, srep);
 		/* every copy that has not failed, rebuilt ones included */
 		rp = cs_copy_window(a, cs_unreadable(a, &p) | none,
 				    p.members & ~READ_ONCE(a->failed), &p,

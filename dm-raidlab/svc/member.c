@@ -147,7 +147,7 @@ bool rl_member_read_lost(struct rl_array *a, unsigned int m,
 /**
  * rl_members_flush() - flush the disks of some members
  * @a: the array
- * @members: a bit each; failed members are left out
+ * @members: a bit each; failed members and empty roles are left out
  *
  * Return: the members whose flush failed (the caller decides what that
  * costs them). Sleeps.
@@ -155,13 +155,35 @@ bool rl_member_read_lost(struct rl_array *a, unsigned int m,
 unsigned long rl_members_flush(struct rl_array *a, unsigned long members)
 {
 	unsigned long bad = 0;
+	struct dm_dev *dev;
 	unsigned int m;
 
-	for_each_set_bit(m, &members, a->geom.nr_members)
-		if (!rl_member_failed(a, m) &&
-		    blkdev_issue_flush(a->members[m].dev->bdev))
+	for_each_set_bit(m, &members, a->geom.nr_members) {
+		dev = READ_ONCE(a->members[m].dev);
+		if (dev && !rl_member_failed(a, m) &&
+		    blkdev_issue_flush(dev->bdev))
 			__set_bit(m, &bad);
+	}
 	return bad;
+}
+
+/**
+ * rl_members_flush_fail() - flush some members' disks, fail those that
+ * cannot
+ * @a: the array
+ * @members: a bit each (rl_members_flush())
+ * @why: the failure's reason in the kernel log
+ *
+ * Sleeps.
+ */
+void rl_members_flush_fail(struct rl_array *a, unsigned long members,
+			   const char *why)
+{
+	unsigned long bad = rl_members_flush(a, members);
+	unsigned int m;
+
+	for_each_set_bit(m, &bad, a->geom.nr_members)
+		rl_member_fail(a, m, why);
 }
 
 /* Mark member @m (whatever disk holds the role) failed. Any context. */

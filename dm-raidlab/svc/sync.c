@@ -184,15 +184,12 @@ static void rl_sync_checkpoint(struct rl_array *a, bool members_changed)
 {
 	struct rl_sync *s = rl_sync(a);
 	struct rl_md_state *st;
-	unsigned long bad;
-	unsigned int m;
 
 	s->last_checkpoint = jiffies;
 	if (!a->md)
 		return;
-	bad = rl_members_flush(a, GENMASK(a->geom.nr_members - 1, 0));
-	for_each_set_bit(m, &bad, a->geom.nr_members)
-		rl_member_fail(a, m, "flush failed");
+	rl_members_flush_fail(a, GENMASK(a->geom.nr_members - 1, 0),
+			      "flush failed");
 	rl_md_lock(a->md);
 	st = rl_md_state(a->md);
 	rl_sync_state_members(a, st);

@@ -353,17 +353,7 @@ void plog_commit(struct plog_ctx *c)
 /* Flush the write caches of @members. */
 static void plog_flush_members(struct plog *p, unsigned long members)
 {
-	struct rl_array *a = p->a;
-	struct dm_dev *dev;
-	unsigned int m;
-
-	for_each_set_bit(m, &members, p->lo.n) {
-		dev = READ_ONCE(a->members[m].dev);
-		if (!dev || rl_member_failed(a, m))
-			continue;
-		if (blkdev_issue_flush(dev->bdev))
-			rl_member_fail(a, m, "flush failed");
-	}
+	rl_members_flush_fail(p->a, members, "flush failed");
 }
 
 /*

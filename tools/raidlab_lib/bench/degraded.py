@@ -95,20 +95,18 @@ def markdown(rws, vs):
     out = ["## Degraded over healthy (one run)", "",
            "*measured*: IOPS of the configuration with a member failed over the same"
            " configuration healthy, at each one's p90 target; *model*: paper 004's"
-           " bottleneck model (`raidlab model p004-degraded`).", "",
-           "| workload | config | reads % | IOPS healthy | IOPS degraded | measured | model |",
-           "|" + "---|" * 7]
-    for r in rws:
-        out.append(f"| {r['workload']} | {r['config']} | {r['read_pct']} | "
-                   f"{f(r['iops_healthy'], '.0f')} | {f(r['iops_degraded'], '.0f')} | "
-                   f"{f(r['measured'], '.2f')} | {f(r['model'], '.2f')} |")
+           " bottleneck model (`raidlab model p004-degraded`).", ""]
+    out += resmod.md_table(
+        ["workload", "config", "reads %", "IOPS healthy", "IOPS degraded", "measured", "model"],
+        [[r["workload"], r["config"], r["read_pct"], f(r["iops_healthy"], ".0f"),
+          f(r["iops_degraded"], ".0f"), f(r["measured"], ".2f"), f(r["model"], ".2f")]
+         for r in rws])
     if vs:
-        out += ["", "## raidlab over md (one run)", "",
-                "| workload | config | md config | IOPS | md IOPS | ratio |", "|" + "---|" * 6]
-        for r in vs:
-            out.append(f"| {r['workload']} | {r['config']} | {r['md_config']} | "
-                       f"{f(r['iops'], '.0f')} | {f(r['md_iops'], '.0f')} | "
-                       f"{f(r['ratio'], '.2f')} |")
+        out += ["", "## raidlab over md (one run)", ""]
+        out += resmod.md_table(
+            ["workload", "config", "md config", "IOPS", "md IOPS", "ratio"],
+            [[r["workload"], r["config"], r["md_config"], f(r["iops"], ".0f"),
+              f(r["md_iops"], ".0f"), f(r["ratio"], ".2f")] for r in vs])
     return "\n".join(out) + "\n"
 
 

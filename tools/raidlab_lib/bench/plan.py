@@ -345,14 +345,14 @@ PRESETS["copyset"] = dict(
 #   Fig. 9: 2x3x1 under rlook, 6x1x1 under look, beside the above;
 #   Fig. 5: 2x3x1 rsatf, 512-byte random reads and a 50/50 mix, 1 to 32
 #     outstanding;
-# Every raidlab array issues one I/O at a time to a member (depth=1), the
-# rest waiting in the member's queue for its policy, as paper 002's driver
-# did with the drive's own queueing off.
 #   section 4.1 / Fig. 10(a): Poisson arrivals of a Cello-base stand-in
 #     (Table 3: 55 % reads, seek locality 4: a quarter of the data set),
 #     2x3x1 with background propagation on pmem against 3x1x2, raidlab
 #     raid10 and md raid10 (near 2), and 6x1x1: the mean response against
 #     the rate (srarray.py: the highest rate within the target).
+# Every raidlab array issues one I/O at a time to a member (depth=1), the
+# rest waiting in the member's queue for its policy, as paper 002's driver
+# did with the drive's own queueing off.
 SR_DATA_MIB = 1536
 SR_SPAN_MIB = SR_DATA_MIB // 3
 SR_CELLO_MIB = SR_DATA_MIB // 4
@@ -480,14 +480,13 @@ def build(configs, workloads, ladder, refine, runtime, disks=4, chunk_kib=64,
     if sorted(set(ladder)) != list(ladder) or ladder[0] < 1:
         raise ValueError("the ladder must be increasing depths >= 1")
     only, ladders = dict(only or {}), dict(ladders or {})
-    names = {c.name for c in cfgs}
+    names, wnames = {c.name for c in cfgs}, {w.name for w in wls}
     for wname, cnames in only.items():
-        if wname not in {w.name for w in wls} or not set(cnames) <= names:
+        if wname not in wnames or not set(cnames) <= names:
             raise ValueError(f"only: {wname!r} on {cnames}: not a workload and configurations "
                              "of the plan")
     for wname, lad in ladders.items():
-        if wname not in {w.name for w in wls} or not lad or sorted(set(lad)) != list(lad) \
-                or lad[0] < 1:
+        if wname not in wnames or not lad or sorted(set(lad)) != list(lad) or lad[0] < 1:
             raise ValueError(f"ladders: {wname!r}: a workload of the plan, increasing depths >= 1")
     p = Plan(cfgs, wls, list(ladder), refine, runtime, target_ms, auto_factor,
              disk_model, time_scale, disks, procs=procs, ramp=ramp, member_mb=member_mb,

@@ -326,6 +326,13 @@ def write_csv(path, rows, fields):
                         for k, v in r.items() if k in fields})
 
 
+def md_table(header, rows):
+    """A Markdown table's lines: @header's cells, the rule, each row's."""
+    def line(cells):
+        return "| " + " | ".join(str(c) for c in cells) + " |"
+    return [line(header), "|" + "---|" * len(header)] + [line(r) for r in rows]
+
+
 def fmt(v, spec):
     """v formatted by spec, or "-" padded to the spec's width (no value)."""
     if isinstance(v, (int, float)) and not isinstance(v, bool):

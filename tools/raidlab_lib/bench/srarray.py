@@ -29,7 +29,6 @@ p002-fig12.png, p002-fig13.png, p002-fig9.png, p002-fig5.png,
 p002-fig10a.png.
 """
 import math
-import re
 
 from .. import srlayout
 from ..models import p002_sr_array as p002
@@ -82,16 +81,6 @@ def disk_params(desc):
     return seek / 1e6, g["period_ns"] / 1e6, g["zones"][0][1]
 
 
-def _span(name):
-    m = re.search(r"-span(\d+)m", name)
-    return int(m.group(1)) if m else None
-
-
-def _rate(name):
-    m = re.search(r"-poisson(\d+)", name)
-    return int(m.group(1)) if m else 0
-
-
 def model_iops(s, depth, read_pct, req_kib, span_mib, dp):
     """Eq. 16's requests a second for shape @s at @depth outstanding."""
     if dp is None or not span_mib or depth < 1:
@@ -123,26 +112,26 @@ def rows(points, desc):
     for p in points:
         c, w = cfgs.get(p["config"]), wls.get(p["workload"])
         s = shape(c) if c else None
-        if s is None or w is None or w["size"] != "fixed" or not _span(w["name"]):
+        if s is None or w is None or w["size"] != "fixed" or not w.get("span_mib"):
             continue
-        rate = _rate(w["name"])
+        rate = w.get("rate_iops", 0)
         out.append({
             "figure": _figure(w, s, rate), "config": c["name"], "shape": shape_name(s),
             "sched": s[3], "workload": w["name"], "read_pct": w["read_pct"],
             "depth": p["depth"], "rate": rate, "iops": p["iops"],
             "mean_ms": p.get("mean_ms", ""), "p90_ms": p["p90_ms"],
             "model_iops": "" if rate else model_iops(s, p["depth"], w["read_pct"],
-                                                      w["mean_kib"], _span(w["name"]), dp),
+                                                      w["mean_kib"], w["span_mib"], dp),
             "ratio": "", "model_ratio": ""})
     _ratios(out)
     return out
 
 
 def _ratios(out):
-    """Each closed-loop row over 6x1x1 under rsatf (striping with SATF) at
+    """Each closed-loop row over Dx1x1 under rsatf (striping with SATF) at
     the same workload and depth: measured and model."""
     base = {(r["workload"], r["depth"]): r for r in out
-            if r["shape"] == f"{_disks(r)}x1x1" and r["sched"] == "rsatf" and not r["rate"]}
+            if r["shape"].endswith("x1x1") and r["sched"] == "rsatf" and not r["rate"]}
     for r in out:
         b = base.get((r["workload"], r["depth"]))
         if b is None or r["rate"]:
@@ -151,11 +140,6 @@ def _ratios(out):
             r["ratio"] = r["iops"] / b["iops"]
         if r["model_iops"] != "" and b["model_iops"]:
             r["model_ratio"] = r["model_iops"] / b["model_iops"]
-
-
-def _disks(r):
-    ds, dr, dm = (int(x) for x in r["shape"].split("x"))
-    return ds * dr * dm
 
 
 def target_ms(desc):
@@ -255,31 +239,28 @@ def markdown(rws, rates, dp, target, trk=()):
                 f"needs for the {planmod.SR_DATA_MIB} MiB data set), R = {dp[1]:.1f} ms, "
                 f"T_o = the request's transfer; q = outstanding / disks; L = data set / span; "
                 f"p = read share (propagation in the foreground).", ""]
-    out += ["| fig | config | shape | sched | workload | depth | IOPS | model | "
-            "/ 6x1x1 | model / 6x1x1 |", "|" + "---|" * 10]
-    for r in rws:
-        if r["rate"]:
-            continue
-        out.append(f"| {r['figure']} | {r['config']} | {r['shape']} | {r['sched']} | "
-                   f"{r['workload']} | {r['depth']} | {f(r['iops'], '.1f')} | "
-                   f"{f(r['model_iops'], '.1f')} | {f(r['ratio'], '.2f')} | "
-                   f"{f(r['model_ratio'], '.2f')} |")
+    out += resmod.md_table(
+        ["fig", "config", "shape", "sched", "workload", "depth", "IOPS", "model", "/ 6x1x1",
+         "model / 6x1x1"],
+        [[r["figure"], r["config"], r["shape"], r["sched"], r["workload"], r["depth"],
+          f(r["iops"], ".1f"), f(r["model_iops"], ".1f"), f(r["ratio"], ".2f"),
+          f(r["model_ratio"], ".2f")] for r in rws if not r["rate"]])
     if rates:
         out += ["", f"### Poisson arrivals: the highest rate within a mean response of "
-                f"{target:.0f} ms (the paper's 15 ms at the disks' time scale)", "",
-                "| config | shape | sustained IOPS | how | ratios |", "|" + "---|" * 5]
-        for r in rates:
-            out.append(f"| {r['config']} | {r['shape']} | {f(r['sustained_iops'], '.1f')} | "
-                       f"{r['how']} | {r['ratio_to']} |")
+                f"{target:.0f} ms (the paper's 15 ms at the disks' time scale)", ""]
+        out += resmod.md_table(
+            ["config", "shape", "sustained IOPS", "how", "ratios"],
+            [[r["config"], r["shape"], f(r["sustained_iops"], ".1f"), r["how"], r["ratio_to"]]
+             for r in rates])
     if trk:
         out += ["", "### Head tracking (paper 002 Table 2: 0.22 % misses, demerit 1.9 % "
-                "of the access time)", "",
-                "| config | workload | depth | requests | % misses | demerit / access % | "
-                "error mean, std (us) |", "|" + "---|" * 7]
-        for t in trk:
-            out.append(f"| {t['config']} | {t['workload']} | {t['depth']} | {t['requests']} | "
-                       f"{f(t['miss_pct'], '.2f')} | {f(t['demerit_pct'], '.1f')} | "
-                       f"{f(t['err_mean_us'], '.0f')}, {f(t['err_std_us'], '.0f')} |")
+                "of the access time)", ""]
+        out += resmod.md_table(
+            ["config", "workload", "depth", "requests", "% misses", "demerit / access %",
+             "error mean, std (us)"],
+            [[t["config"], t["workload"], t["depth"], t["requests"], f(t["miss_pct"], ".2f"),
+              f(t["demerit_pct"], ".1f"),
+              f"{f(t['err_mean_us'], '.0f')}, {f(t['err_std_us'], '.0f')}"] for t in trk])
     return "\n".join(out) + "\n"
 
 
