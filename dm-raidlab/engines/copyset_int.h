@@ -41,7 +41,7 @@ struct rl_cs_precs {
  * writes whose other replicas wait, and its service's state.
  */
 struct rl_cs_prop {
-	spinlock_t lock;		/* the table, force and stopped */
+	spinlock_t lock;		/* the table and stopped */
 	struct rl_cs_ptab tab;
 	/*
 	 * DAX metadata: the records (a write's first replica the nearest);
@@ -51,7 +51,6 @@ struct rl_cs_prop {
 	struct rl_cs_precs rec;
 	atomic64_t seq;			/* the last record's */
 	atomic64_t first[RL_RREP_MAX_DR];	/* first writes each replica took */
-	bool force;			/* suspending: start without idleness */
 	bool stopped;			/* suspended: no pass */
 	struct delayed_work kick;	/* asks the service for a pass */
 	struct rl_array *a;
@@ -148,6 +147,7 @@ static inline struct rl_copyset *rl_copyset(struct rl_array *a)
 }
 
 /* copyset_io.c */
+bool cs_write_intent_try(struct rl_array *a, sector_t lsector);
 void cs_write_intent_end(struct rl_array *a, sector_t lsector);
 unsigned long cs_bb_members(struct rl_array *a, const struct rl_cs_piece *p);
 unsigned long cs_unavailable(struct rl_array *a, const struct rl_cs_piece *p);
@@ -227,7 +227,7 @@ void cs_prop_cancel(struct rl_array *a, struct rl_cs_pent *e);
 void cs_prop_written(struct rl_array *a, struct rl_cs_pent *e);
 bool cs_prop_pending(struct rl_array *a, sector_t lsector, sector_t len);
 unsigned long cs_prop_fresh(struct rl_array *a, const struct rl_cs_piece *p,
-			    unsigned int m);
+			    unsigned int m, bool chunk);
 unsigned long cs_srep_fill(struct rl_array *a, sector_t lsector,
 			   const u8 *rep, u8 *srep);
 unsigned int cs_prop_read_places(struct rl_array *a,

@@ -164,13 +164,11 @@ static bool cs_read_piece(struct rl_array *a, struct bio *bio,
 		return true;
 	n = cs_rep_alts(a, p->sector[m], p->len, mb->alt, mb->rep);
 	/*
-	 * where copies may differ, the resync's source, replica 0; where a
-	 * write's other replicas wait (copyset_prop.c), the one it went to
+	 * where a write's other replicas wait (copyset_prop.c), the one it
+	 * went to; where copies may differ, the resync's source
 	 */
-	if (pending)
+	if (pending || suspect)
 		n = cs_prop_read_places(a, p, m, mb, n, suspect);
-	else if (suspect)
-		n = 1;
 	rl_remap_alts(a, bio, m, mb->alt, n);
 	return true;
 }
@@ -335,6 +333,16 @@ static int cs_intent_start(struct rl_array *a, sector_t lsector)
 		}
 	}
 	return 0;
+}
+
+/*
+ * Take back the intent a write at @lsector held when the array was last
+ * stopped (an entry a load takes back, copyset_prop.c): its regions are
+ * dirty still. False if one is not, or there is no metadata device.
+ */
+bool cs_write_intent_try(struct rl_array *a, sector_t lsector)
+{
+	return a->md && cs_intent_try(a, lsector);
 }
 
 /* Release the intent a write at @lsector holds (with a metadata device). */

@@ -102,6 +102,80 @@ unsigned int rl_cs_prec_collect(const struct rl_cs_prec_disk *slots,
 	return k;
 }
 
+static int rl_cs_prec_ent_cmp(const void *x, const void *y)
+{
+	const struct rl_cs_prec_ent *a = x, *b = y;
+
+	if (a->seq != b->seq)
+		return a->seq < b->seq ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Entry @idx's records (slots idx * copies + copy): 1 if every copy has
+ * one and they describe the same write (@e filled), 0 if no copy has one,
+ * -EINVAL otherwise.
+ */
+static int rl_cs_prec_entry(const struct rl_cs_prec_disk *slots,
+			    unsigned int idx,
+			    const struct rl_cs_prec_bounds *b,
+			    struct rl_cs_prec_ent *e)
+{
+	unsigned int j, found = 0;
+	struct rl_cs_prec r;
+
+	for (j = 0; j < b->copies; j++) {
+		if (rl_cs_prec_decode(&slots[idx * b->copies + j], b, &r))
+			continue;
+		if (r.copy != j || (found && (r.lsector != e->lsector ||
+					      r.len != e->len)))
+			return -EINVAL;
+		if (!found++) {
+			e->seq = r.seq;
+			e->last = r.seq;
+			e->lsector = r.lsector;
+			e->len = r.len;
+		}
+		e->seq = min(e->seq, r.seq);
+		e->last = max(e->last, r.seq);
+		e->rep[j] = r.rep;
+	}
+	e->idx = idx;
+	if (!found)
+		return 0;
+	return found == b->copies ? 1 : -EINVAL;
+}
+
+/**
+ * rl_cs_prec_group() - the entries a load takes back, in order
+ * @slots: the area's @n slots
+ * @n: how many
+ * @nr: the entries of the table that takes them back
+ * @b: what a record of this array may describe
+ * @out: filled with the entries of index below @nr each of whose copies
+ *	has a valid record, all of the same write, in seq order (room for
+ *	@nr)
+ *
+ * Return: how many @out holds (0 if the array has more copies than an
+ * entry taken back may have).
+ */
+unsigned int rl_cs_prec_group(const struct rl_cs_prec_disk *slots,
+			      unsigned int n, unsigned int nr,
+			      const struct rl_cs_prec_bounds *b,
+			      struct rl_cs_prec_ent *out)
+{
+	unsigned int i, k = 0;
+
+	if (!b->copies || b->copies > RL_CS_PREC_MAX_COPIES)
+		return 0;
+	nr = min(nr, n / b->copies);
+	for (i = 0; i < nr; i++)
+		if (rl_cs_prec_entry(slots, i, b, &out[k]) == 1)
+			k++;
+	sort(out, k, sizeof(*out), rl_cs_prec_ent_cmp, NULL);
+	return k;
+}
+
 /* ------------------------------------------------------------------------
  * The slots, in the metadata device's record area.
  */

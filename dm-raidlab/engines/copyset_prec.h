@@ -24,13 +24,21 @@
  * over would replay its replica over a later write to the chunk, which
  * no entry pins to that replica any more).
  *
- * Before the next load goes live (->preresume), every valid record is
- * replayed in seq order: its
- * replica is copied over every other replica of every copy. The entries
- * of a chunk name the same replicas (copyset_ptab.h), so that the
- * records of overlapping writes agree, and seq order puts a record left
- * over before a newer one. This file's encode, decode and replay order
- * are pure (KUnit suite dm_raidlab_copyset_prec).
+ * Suspending leaves the records (and the entries) as they are. Before
+ * the next load goes live (->preresume), an entry each of whose copies
+ * has a record is taken back into the table (rl_cs_prec_group()), in seq
+ * order, READY, at its own index, so that its slots stay its own: it is
+ * propagated in the background, as it would have been, and reads of its
+ * range keep to its replica until then. Every other valid record (an
+ * entry with a copy whose write was never recorded, so its replicas hold
+ * older data than the others; a slot the table no longer has; or no
+ * table in the background: propagate fg, no pmem) is replayed in seq order
+ * then: its replica is copied over every other replica of every copy.
+ * The entries of a chunk name the same replicas (copyset_ptab.h), so
+ * that the records of overlapping writes agree, and seq order puts a
+ * record left over before a newer one. This file's encode, decode,
+ * grouping and replay order are pure (KUnit suite
+ * dm_raidlab_copyset_prec).
  */
 #ifndef DM_RAIDLAB_COPYSET_PREC_H
 #define DM_RAIDLAB_COPYSET_PREC_H
@@ -70,6 +78,19 @@ struct rl_cs_prec_bounds {
 	unsigned int chunk_shift;	/* a record lies within one chunk */
 };
 
+/* The copies an entry taken back may have (a member each, at most). */
+#define RL_CS_PREC_MAX_COPIES	32
+
+/* An entry whose records a load takes back (rl_cs_prec_group()). */
+struct rl_cs_prec_ent {
+	u64 seq;		/* its first record's: the order entries wait in */
+	u64 last;		/* its last record's */
+	u64 lsector;
+	u32 len;
+	u32 idx;		/* the entry: slots idx * copies + copy */
+	u8 rep[RL_CS_PREC_MAX_COPIES];	/* each copy's replica */
+};
+
 void rl_cs_prec_encode(const struct rl_cs_prec *r, struct rl_cs_prec_disk *d);
 int rl_cs_prec_decode(const struct rl_cs_prec_disk *d,
 		      const struct rl_cs_prec_bounds *b, struct rl_cs_prec *r);
@@ -77,5 +98,9 @@ unsigned int rl_cs_prec_collect(const struct rl_cs_prec_disk *slots,
 				unsigned int n,
 				const struct rl_cs_prec_bounds *b,
 				struct rl_cs_prec *out, unsigned int *bad);
+unsigned int rl_cs_prec_group(const struct rl_cs_prec_disk *slots,
+			      unsigned int n, unsigned int nr,
+			      const struct rl_cs_prec_bounds *b,
+			      struct rl_cs_prec_ent *out);
 
 #endif /* DM_RAIDLAB_COPYSET_PREC_H */

@@ -4,7 +4,8 @@
  * (copyset_prec.c, suite dm_raidlab_copyset_prec): a record round-trips;
  * a free slot, a torn one and one another layout wrote are told apart;
  * replay takes the valid records in the order they were written (seq),
- * whatever slots they sit in.
+ * whatever slots they sit in; a load takes back, in seq order, the
+ * entries each of whose copies has a record of one write, and no other.
  */
 #include <kunit/test.h>
 
@@ -111,10 +112,66 @@ static void rl_cs_prec_replay_order(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, out[4].rep, 2);
 }
 
+/* Record @seq of @lsector's write on @copy, replica @rep, in its slot. */
+static void rl_prec_put(struct rl_cs_prec_disk *slots, unsigned int idx,
+			u64 seq, u64 lsector, u8 copy, u8 rep)
+{
+	struct rl_cs_prec r = {
+		.seq = seq, .lsector = lsector, .len = 8, .copy = copy,
+		.rep = rep,
+	};
+
+	rl_cs_prec_encode(&r, &slots[idx * bounds.copies + copy]);
+}
+
+/*
+ * Taken back: entries 1 and 3 (both copies, one write), by seq; not 0
+ * (a copy unrecorded), 2 (free), 4 (two writes), 5 (a record in the
+ * other copy's slot), nor 6 (past the table's entries).
+ */
+static void rl_cs_prec_taken_back(struct kunit *test)
+{
+	struct rl_cs_prec_disk slots[7 * 2];
+	struct rl_cs_prec_ent out[7];
+	unsigned int n;
+
+	memset(slots, 0, sizeof(slots));
+	rl_prec_put(slots, 0, 9, 0, 0, 1);
+	rl_prec_put(slots, 1, 12, 256, 0, 2);
+	rl_prec_put(slots, 1, 11, 256, 1, 1);
+	rl_prec_put(slots, 3, 4, 512, 1, 0);
+	rl_prec_put(slots, 3, 5, 512, 0, 2);
+	rl_prec_put(slots, 4, 6, 640, 0, 1);
+	rl_prec_put(slots, 4, 7, 648, 1, 1);
+	rl_prec_put(slots, 5, 8, 768, 1, 1);
+	slots[5 * 2] = slots[5 * 2 + 1];
+	rl_prec_put(slots, 6, 1, 896, 0, 1);
+	rl_prec_put(slots, 6, 2, 896, 1, 1);
+	n = rl_cs_prec_group(slots, ARRAY_SIZE(slots), 6, &bounds, out);
+	KUNIT_ASSERT_EQ(test, n, 2U);
+	KUNIT_EXPECT_EQ(test, out[0].idx, 3U);
+	KUNIT_EXPECT_EQ(test, out[0].seq, 4ULL);
+	KUNIT_EXPECT_EQ(test, out[0].last, 5ULL);
+	KUNIT_EXPECT_EQ(test, out[0].lsector, 512ULL);
+	KUNIT_EXPECT_EQ(test, out[0].rep[0], 2);
+	KUNIT_EXPECT_EQ(test, out[0].rep[1], 0);
+	KUNIT_EXPECT_EQ(test, out[1].idx, 1U);
+	KUNIT_EXPECT_EQ(test, out[1].seq, 11ULL);
+	KUNIT_EXPECT_EQ(test, out[1].last, 12ULL);
+	KUNIT_EXPECT_EQ(test, out[1].len, 8U);
+	KUNIT_EXPECT_EQ(test, out[1].rep[0], 2);
+	KUNIT_EXPECT_EQ(test, out[1].rep[1], 1);
+	/* the whole area, a bigger table: entry 6 too */
+	n = rl_cs_prec_group(slots, ARRAY_SIZE(slots), 100, &bounds, out);
+	KUNIT_ASSERT_EQ(test, n, 3U);
+	KUNIT_EXPECT_EQ(test, out[0].idx, 6U);
+}
+
 static struct kunit_case rl_cs_prec_cases[] = {
 	KUNIT_CASE(rl_cs_prec_round_trip),
 	KUNIT_CASE(rl_cs_prec_bad_slots),
 	KUNIT_CASE(rl_cs_prec_replay_order),
+	KUNIT_CASE(rl_cs_prec_taken_back),
 	{}
 };
 

@@ -28,8 +28,12 @@
  *    (counted "discarded"): the new one copies the newer data;
  *  - the window lock keeps a propagation and the writes of its bucket
  *    apart, so no replica is written with older data after newer;
- *  - at postsuspend every waiting entry is propagated (forced), so that
- *    a clean shutdown leaves no stale replica behind a cleared bit.
+ *  - at postsuspend the propagation under way ends and the waiting
+ *    entries stay, with their records and intent (a suspend does not
+ *    wait for a backlog of minutes): a resume goes on with them; the
+ *    next load takes them back from their records (rl_copyset_preresume()),
+ *    or, without records, resyncs their regions, dirty still, from
+ *    replica 0.
  *
  * An entry whose piece no member can read stays (STUCK) with its
  * regions dirty: its reads keep to replica 0 and fail, and the next load
@@ -159,7 +163,7 @@ static struct rl_cs_pent *cs_prop_idle_entry(struct rl_array *a,
  * @w: filled with the entry's index
  *
  * A waiting entry whose members are idle (cs_prop_idle_entry()); with
- * the table full, or while suspending, the oldest at once. With none the
+ * the table full, the oldest at once. With none the
  * service is asked again a little later. Process context.
  *
  * Return: true with @w filled, false if there is none to do now.
@@ -176,7 +180,7 @@ bool rl_copyset_get_work(struct rl_array *a, struct rl_work *w)
 	waiting = !p->stopped && rl_cs_ptab_next(&p->tab);
 	if (waiting) {
 		e = cs_prop_idle_entry(a, p);
-		if (!e && (p->force || rl_cs_ptab_full(&p->tab))) {
+		if (!e && rl_cs_ptab_full(&p->tab)) {
 			e = rl_cs_ptab_next(&p->tab);
 			forced = true;
 		}
@@ -247,11 +251,12 @@ void rl_copyset_do_work(struct rl_array *a, const struct rl_work *w)
 }
 
 /**
- * rl_copyset_postsuspend() - propagate everything waiting (->postsuspend)
+ * rl_copyset_postsuspend() - stop propagating (->postsuspend)
  * @a: the array; its writes have all ended
  *
- * Every waiting entry is propagated at once, and then no pass runs until
- * rl_copyset_resume(). May sleep.
+ * The propagation under way ends; the waiting entries stay, with their
+ * records and the intent of their writes (see the top of this file), and
+ * no pass runs until rl_copyset_resume(). May sleep.
  */
 void rl_copyset_postsuspend(struct rl_array *a)
 {
@@ -260,15 +265,10 @@ void rl_copyset_postsuspend(struct rl_array *a)
 	if (!p)
 		return;
 	spin_lock_irq(&p->lock);
-	p->force = true;
+	p->stopped = true;
 	spin_unlock_irq(&p->lock);
 	cancel_delayed_work_sync(&p->kick);
-	rl_sync_want_work(a);
 	rl_sync_flush_work(a);
-	spin_lock_irq(&p->lock);
-	p->stopped = true;
-	p->force = false;
-	spin_unlock_irq(&p->lock);
 }
 
 /* ->resume: passes again; stuck entries are tried again. */
@@ -399,23 +399,22 @@ static void cs_prec_flush(struct rl_array *a)
 /*
  * Replay the valid records of @slots slots in @buf, in seq order; then
  * flush the members, make the failures and bad blocks it found durable,
- * and clear the slots. Returns how many records, or a negative errno.
+ * and leave the slots as @keep has them (the records of the entries
+ * taken back). Returns how many records, or a negative errno.
  */
 static int cs_prec_replay_all(struct rl_array *a, struct rl_cs_precs *pr,
-			      struct rl_cs_prec_disk *buf, unsigned int slots)
+			      struct rl_cs_prec_disk *buf,
+			      const struct rl_cs_prec_disk *keep,
+			      unsigned int slots,
+			      const struct rl_cs_prec_bounds *b)
 {
-	struct rl_copyset *cs = rl_copyset(a);
-	struct rl_cs_prec_bounds b = {
-		.copies = cs->layout.copies, .dr = cs_rep_count(cs),
-		.sectors = a->ti->len, .chunk_shift = cs->layout.chunk_shift,
-	};
 	struct rl_cs_prec *rec;
 	unsigned int i, k, bad, failed = 0;
 
 	rec = kvmalloc_array(slots, sizeof(*rec), GFP_KERNEL);
 	if (!rec)
 		return -ENOMEM;
-	k = rl_cs_prec_collect(buf, slots, &b, rec, &bad);
+	k = rl_cs_prec_collect(buf, slots, b, rec, &bad);
 	if (bad)
 		DMWARN("%s: sr: %u propagation records do not fit the array: ignored",
 		       dm_table_device_name(a->ti->table), bad);
@@ -431,8 +430,7 @@ static int cs_prec_replay_all(struct rl_array *a, struct rl_cs_precs *pr,
 	/* before the records go: what they would replay is durable now */
 	if (rl_failrec_sync(a) || rl_bbl_persist(a))
 		return -EIO;
-	memset(buf, 0, (size_t)slots * RL_CS_PREC_SIZE);
-	if (rl_md_area_write(pr->md, &pr->area, 0, buf,
+	if (rl_md_area_write(pr->md, &pr->area, 0, keep,
 			     (size_t)slots * RL_CS_PREC_SIZE) ||
 	    rl_md_persist(pr->md))
 		return -EIO;
@@ -440,31 +438,108 @@ static int cs_prec_replay_all(struct rl_array *a, struct rl_cs_precs *pr,
 }
 
 /*
- * Replay the propagation records a crash left: every valid record's
- * replica copied over the other replicas of every copy, oldest first;
- * then the members flushed and the records cleared. Nothing to do
- * without the area. Sleeps.
+ * The entries of @buf's @slots slots a load takes back, in seq order
+ * (rl_cs_prec_group()): those whose intent is taken again (their regions
+ * dirty still); their slots move from @buf to @keep. None without a
+ * table in the background that records. Returns how many *@ents holds
+ * (kvfree() it), or -ENOMEM.
+ */
+static int cs_prec_pick(struct rl_array *a, struct rl_cs_prec_disk *buf,
+			struct rl_cs_prec_disk *keep, unsigned int slots,
+			const struct rl_cs_prec_bounds *b,
+			struct rl_cs_prec_ent **ents)
+{
+	struct rl_cs_prop *p = rl_copyset(a)->prop;
+	size_t size = b->copies * RL_CS_PREC_SIZE;
+	struct rl_cs_prec_ent *e;
+	unsigned int i, k, n = 0;
+
+	*ents = NULL;
+	if (!p || !p->recorded)
+		return 0;
+	e = kvmalloc_array(p->tab.nr, sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	k = rl_cs_prec_group(buf, slots, p->tab.nr, b, e);
+	for (i = 0; i < k; i++) {
+		if (!cs_write_intent_try(a, e[i].lsector))
+			continue;	/* replayed now */
+		memcpy(&keep[e[i].idx * b->copies], &buf[e[i].idx * b->copies],
+		       size);
+		memset(&buf[e[i].idx * b->copies], 0, size);
+		e[n++] = e[i];
+	}
+	*ents = e;
+	return n;
+}
+
+/*
+ * Put the @n entries taken back in the table, READY in seq order, before
+ * the array goes live; new records are numbered after theirs.
+ */
+static void cs_prec_adopt(struct rl_array *a, const struct rl_cs_prec_ent *e,
+			  unsigned int n)
+{
+	struct rl_cs_prop *p = rl_copyset(a)->prop;
+	u64 seq = 0;
+	unsigned int i;
+
+	if (!n)
+		return;
+	spin_lock_irq(&p->lock);
+	for (i = 0; i < n; i++) {
+		/* a free index below the table's size, a range in its chunk */
+		WARN_ON_ONCE(rl_cs_ptab_adopt(&p->tab, e[i].idx, e[i].lsector,
+					      e[i].len, e[i].rep));
+		seq = max(seq, e[i].last);
+	}
+	spin_unlock_irq(&p->lock);
+	atomic64_set(&p->seq, seq);
+}
+
+/*
+ * Take back the entries whose records are whole (cs_prec_pick()) and
+ * replay the other records a crash or a reload left: their replica
+ * copied over the other replicas of every copy, oldest first; then the
+ * members flushed and those records cleared. Nothing to do without the
+ * area. Sleeps.
  */
 static int cs_prec_replay(struct rl_array *a)
 {
-	struct rl_cs_prec_disk *buf;
+	struct rl_copyset *cs = rl_copyset(a);
+	struct rl_cs_prec_bounds b = {
+		.copies = cs->layout.copies, .dr = cs_rep_count(cs),
+		.sectors = a->ti->len, .chunk_shift = cs->layout.chunk_shift,
+	};
 	struct rl_cs_precs pr = { .md = a->md };
-	unsigned int slots = cs_prec_lookup(a->md, &pr.area);
-	int k;
+	unsigned int slots = cs_prec_lookup(a->md, &pr.area), i;
+	struct rl_cs_prec_disk *buf, *keep;
+	struct rl_cs_prec_ent *ents = NULL;
+	int k, n = 0;
 
 	if (!slots)
 		return 0;
 	buf = vmalloc(array_size(slots, RL_CS_PREC_SIZE));
-	if (!buf)
-		return -ENOMEM;
-	k = rl_md_area_read(a->md, &pr.area, 0, buf,
-			    (size_t)slots * RL_CS_PREC_SIZE);
+	keep = vzalloc(array_size(slots, RL_CS_PREC_SIZE));
+	k = buf && keep ? 0 : -ENOMEM;
 	if (!k)
-		k = cs_prec_replay_all(a, &pr, buf, slots);
+		k = rl_md_area_read(a->md, &pr.area, 0, buf,
+				    (size_t)slots * RL_CS_PREC_SIZE);
+	if (!k)
+		k = n = cs_prec_pick(a, buf, keep, slots, &b, &ents);
+	if (k >= 0)
+		k = cs_prec_replay_all(a, &pr, buf, keep, slots, &b);
+	if (k >= 0)
+		cs_prec_adopt(a, ents, n);
+	else
+		for (i = 0; i < n; i++)
+			cs_write_intent_end(a, ents[i].lsector);
+	kvfree(ents);
+	vfree(keep);
 	vfree(buf);
-	if (k > 0)
-		DMINFO("%s: sr: %d delayed propagations replayed",
-		       dm_table_device_name(a->ti->table), k);
+	if (k > 0 || n > 0)
+		DMINFO("%s: sr: delayed propagations: %d replayed, %d taken back",
+		       dm_table_device_name(a->ti->table), max(k, 0), n);
 	return min(k, 0);
 }
 
@@ -472,10 +547,12 @@ static int cs_prec_replay(struct rl_array *a)
  * rl_copyset_preresume() - replay a crash's records (->preresume)
  * @a: the array, with or without a metadata device
  *
- * Once per table, before it first goes live: the records on the
- * metadata device are replayed (whatever the propagate option is now),
- * before the resync of the regions dirty at load, which then finds every
- * replica alike. A replay that cannot make its work durable (the
+ * Once per table, before it first goes live: the entries whose records
+ * are whole are taken back into the table, to be propagated in the
+ * background, and every other record on the metadata device is replayed
+ * (whatever the propagate option is now), before the resync of the
+ * regions dirty at load, which then copies each chunk from the replica
+ * its entries name. A replay that cannot make its work durable (the
  * metadata failed) fails the resume. May sleep.
  *
  * Return: 0 or a negative errno.

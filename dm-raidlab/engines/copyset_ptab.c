@@ -126,6 +126,41 @@ struct rl_cs_pent *rl_cs_ptab_get(struct rl_cs_ptab *t, sector_t lsector,
 }
 
 /**
+ * rl_cs_ptab_adopt() - take back an entry a crash or a reload left
+ * @t: the table
+ * @idx: the entry (its records' slots, copyset_prec.h)
+ * @lsector: its write's first logical sector
+ * @len: its length, within one chunk
+ * @rep: each copy's replica, every one named
+ *
+ * Called in the order the records were written, before any write: the
+ * entry is READY after those taken back before it.
+ *
+ * Return: 0, or -EINVAL if @idx is out of the table or not free, or the
+ * range leaves its chunk.
+ */
+int rl_cs_ptab_adopt(struct rl_cs_ptab *t, unsigned int idx,
+		     sector_t lsector, u32 len, const u8 *rep)
+{
+	struct rl_cs_pent *e;
+
+	if (idx >= t->nr || !len ||
+	    lsector >> t->chunk_shift != (lsector + len - 1) >> t->chunk_shift)
+		return -EINVAL;
+	e = &t->ent[idx];
+	if (e->state != RL_PENT_FREE)
+		return -EINVAL;
+	list_del_init(&e->node);
+	e->lsector = lsector;
+	e->len = len;
+	memcpy(e->rep, rep, t->copies);
+	hlist_add_head(&e->hash, rl_cs_ptab_bucket(t, lsector));
+	t->used++;
+	rl_cs_ptab_ready(t, e);
+	return 0;
+}
+
+/**
  * rl_cs_ptab_cover() - drop the waiting entries a new one makes useless
  * @t: the table
  * @e: the new entry (WRITING)
@@ -250,4 +285,30 @@ unsigned long rl_cs_ptab_fresh(const struct rl_cs_ptab *t, sector_t lsector,
 		    e->rep[copy] != RL_CS_REP_ANY)
 			fresh &= BIT(e->rep[copy]);
 	return fresh;
+}
+
+/**
+ * rl_cs_ptab_named() - the replica of a copy that a chunk's entries name
+ * @t: the table
+ * @lsector: a sector of the chunk
+ * @copy: the copy
+ *
+ * Where a chunk has entries, the replica they name holds the newest data
+ * of the whole chunk (every write to it since went there too), so that a
+ * background copy and a read of copies that may differ take it as their
+ * source over all of the chunk, not only over the entries' ranges.
+ *
+ * Return: that replica, or RL_CS_REP_ANY if no entry of the chunk names
+ * one (replica 0 is the source then).
+ */
+unsigned int rl_cs_ptab_named(const struct rl_cs_ptab *t, sector_t lsector,
+			      unsigned int copy)
+{
+	struct rl_cs_pent *e;
+
+	hlist_for_each_entry(e, rl_cs_ptab_bucket(t, lsector), hash)
+		if (rl_cs_ptab_same_chunk(t, e, lsector) &&
+		    e->rep[copy] != RL_CS_REP_ANY)
+			return e->rep[copy];
+	return RL_CS_REP_ANY;
 }

@@ -78,6 +78,8 @@ void rl_cs_ptab_exit(struct rl_cs_ptab *t);
 int rl_cs_ptab_pin(const struct rl_cs_ptab *t, sector_t lsector, u8 *pin);
 struct rl_cs_pent *rl_cs_ptab_get(struct rl_cs_ptab *t, sector_t lsector,
 				  u32 len, const u8 *pin);
+int rl_cs_ptab_adopt(struct rl_cs_ptab *t, unsigned int idx,
+		     sector_t lsector, u32 len, const u8 *rep);
 unsigned int rl_cs_ptab_cover(struct rl_cs_ptab *t,
 			      const struct rl_cs_pent *e,
 			      struct list_head *dropped);
@@ -91,6 +93,8 @@ bool rl_cs_ptab_pending(const struct rl_cs_ptab *t, sector_t lsector,
 			sector_t len);
 unsigned long rl_cs_ptab_fresh(const struct rl_cs_ptab *t, sector_t lsector,
 			       sector_t len, unsigned int copy);
+unsigned int rl_cs_ptab_named(const struct rl_cs_ptab *t, sector_t lsector,
+			      unsigned int copy);
 
 /* Whether every entry is taken: a new write propagates in the foreground. */
 static inline bool rl_cs_ptab_full(const struct rl_cs_ptab *t)

@@ -8,7 +8,8 @@
  * dropped), a full table, stuck entries that keep their range
  * pending until they are tried again, and the replicas: a chunk's
  * entries pin a new write to the replicas they name, and reads of their
- * ranges are offered those only.
+ * ranges are offered those only; entries taken back at load (adopt)
+ * wait in the order given and name their chunk's replica.
  */
 #include <kunit/test.h>
 
@@ -224,6 +225,42 @@ static void rl_cs_ptab_replicas(struct kunit *test)
 	rl_cs_ptab_exit(t);
 }
 
+/*
+ * Entries taken back at load: at their own index, READY in the order
+ * given, pending and pinning as written ones; a taken or out-of-range
+ * index and a range leaving its chunk are refused. The replica a chunk's
+ * entries name holds for the whole chunk, not their ranges only.
+ */
+static void rl_cs_ptab_adopted(struct kunit *test)
+{
+	static const u8 rep21[COPIES] = { 2, 1 };
+	struct rl_cs_ptab *t = rl_ptab_new(test, 8);
+	u8 pin[COPIES];
+
+	KUNIT_EXPECT_EQ(test, rl_cs_ptab_adopt(t, 5, 256, 8, rep21), 0);
+	KUNIT_EXPECT_EQ(test, rl_cs_ptab_adopt(t, 2, 1024, 16, rep0), 0);
+	KUNIT_EXPECT_EQ(test, rl_cs_ptab_adopt(t, 5, 512, 8, rep0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rl_cs_ptab_adopt(t, 8, 512, 8, rep0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rl_cs_ptab_adopt(t, 3, 120, 16, rep0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, t->used, 2U);
+	KUNIT_EXPECT_PTR_EQ(test, rl_cs_ptab_next(t), &t->ent[5]);
+	KUNIT_EXPECT_TRUE(test, rl_cs_ptab_pending(t, 260, 1));
+	KUNIT_EXPECT_FALSE(test, rl_cs_ptab_pending(t, 300, 8));
+	KUNIT_EXPECT_EQ(test, rl_cs_ptab_fresh(t, 256, 8, 0), BIT(2));
+	/* the chunk's replica, also where no entry's range lies */
+	KUNIT_EXPECT_EQ(test, rl_cs_ptab_named(t, 300, 0), 2U);
+	KUNIT_EXPECT_EQ(test, rl_cs_ptab_named(t, 300, 1), 1U);
+	KUNIT_EXPECT_EQ(test, rl_cs_ptab_named(t, 512, 0), RL_CS_REP_ANY);
+	KUNIT_EXPECT_EQ(test, rl_cs_ptab_pin(t, 300, pin), 0);
+	KUNIT_EXPECT_EQ(test, pin[0], 2);
+	KUNIT_EXPECT_EQ(test, pin[1], 1);
+	rl_cs_ptab_start(t, &t->ent[5]);
+	KUNIT_EXPECT_PTR_EQ(test, rl_cs_ptab_next(t), &t->ent[2]);
+	rl_cs_ptab_put(t, &t->ent[5]);
+	KUNIT_EXPECT_EQ(test, rl_cs_ptab_named(t, 300, 0), RL_CS_REP_ANY);
+	rl_cs_ptab_exit(t);
+}
+
 static struct kunit_case rl_cs_ptab_test_cases[] = {
 	KUNIT_CASE(rl_cs_ptab_order),
 	KUNIT_CASE(rl_cs_ptab_pending_ranges),
@@ -231,6 +268,7 @@ static struct kunit_case rl_cs_ptab_test_cases[] = {
 	KUNIT_CASE(rl_cs_ptab_full_table),
 	KUNIT_CASE(rl_cs_ptab_stuck_entries),
 	KUNIT_CASE(rl_cs_ptab_replicas),
+	KUNIT_CASE(rl_cs_ptab_adopted),
 	{}
 };
 

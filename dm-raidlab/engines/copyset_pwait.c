@@ -11,17 +11,28 @@
 #include "copyset_int.h"
 #include "copyset_ptab.h"
 
+/* Where copies may differ, a copy no entry pins goes to the source, 0. */
+static void cs_pin_source(u8 *pin, unsigned int copies)
+{
+	unsigned int j;
+
+	for (j = 0; j < copies; j++)
+		if (pin[j] == RL_CS_REP_ANY)
+			pin[j] = 0;
+}
+
 /**
  * cs_prop_begin() - whether a write's replicas other than 0 may wait
  * @a: the array
  * @bio: the write (its piece), not yet cloned
  * @suspect: whether its copies may differ (not resynced since the load)
  *
- * Without records every entry names replica 0 of each copy, and so does a
- * write whose copies may differ (@suspect: replica 0 is the resync's
- * source there). Otherwise, with records, a write to a chunk that has
- * entries takes the replicas they name (rl_cs_ptab_pin()), and each copy's
- * queue picks the nearest as it issues the write (cs_prop_issue()).
+ * Without records every entry names replica 0 of each copy. With them, a
+ * write to a chunk that has entries takes the replicas they name
+ * (rl_cs_ptab_pin()); else each copy's queue picks the nearest as it
+ * issues the write (cs_prop_issue()), unless its copies may differ
+ * (@suspect): then replica 0, the resync's source where no entry names
+ * one (rl_cs_ptab_named()).
  *
  * Return: its entry (the write then goes to one replica of each copy,
  * e->rep[], RL_CS_REP_ANY: the queue's pick; if its clones cannot be
@@ -41,10 +52,12 @@ struct rl_cs_pent *cs_prop_begin(struct rl_array *a, struct bio *bio,
 	if (!p || cs->dr < 2 || bio_op(bio) != REQ_OP_WRITE)
 		return NULL;
 	spin_lock_irqsave(&p->lock, flags);
-	if (!p->recorded || suspect)
+	if (!p->recorded)
 		memset(pin, 0, sizeof(pin));
 	else if (rl_cs_ptab_pin(&p->tab, rl_pb(bio)->lsector, pin))
 		goto out;	/* the chunk's entries not all issued */
+	else if (suspect)
+		cs_pin_source(pin, cs->layout.copies);
 	e = rl_cs_ptab_get(&p->tab, rl_pb(bio)->lsector, bio_sectors(bio), pin);
 out:
 	spin_unlock_irqrestore(&p->lock, flags);
@@ -160,12 +173,20 @@ void cs_prop_written(struct rl_array *a, struct rl_cs_pent *e)
 	mod_delayed_work(a->wq, &p->kick, 0);
 }
 
+/* A bit for replica @rep, or every replica for RL_CS_REP_ANY. */
+static unsigned long cs_rep_mask(unsigned int rep)
+{
+	return rep == RL_CS_REP_ANY ? ~0UL : BIT(rep);
+}
+
 /*
  * The replicas of member @m's copy of piece @p that hold its data: a bit
- * each (rl_cs_ptab_fresh()); every one if @m holds no copy. Any context.
+ * each (rl_cs_ptab_fresh()); with @chunk, the one its chunk's entries
+ * name (rl_cs_ptab_named(): the source where copies may differ); every
+ * one if @m holds no copy or none is named. Any context.
  */
 unsigned long cs_prop_fresh(struct rl_array *a, const struct rl_cs_piece *p,
-			    unsigned int m)
+			    unsigned int m, bool chunk)
 {
 	struct rl_copyset *cs = rl_copyset(a);
 	struct rl_cs_prop *pr = cs->prop;
@@ -180,7 +201,12 @@ unsigned long cs_prop_fresh(struct rl_array *a, const struct rl_cs_piece *p,
 		if (c.member != m)
 			continue;
 		spin_lock_irqsave(&pr->lock, flags);
-		fresh = rl_cs_ptab_fresh(&pr->tab, p->lsector, p->len, j);
+		if (chunk)
+			fresh = cs_rep_mask(rl_cs_ptab_named(&pr->tab,
+							     p->lsector, j));
+		else
+			fresh = rl_cs_ptab_fresh(&pr->tab, p->lsector, p->len,
+						 j);
 		spin_unlock_irqrestore(&pr->lock, flags);
 		break;
 	}
@@ -205,25 +231,26 @@ bool cs_prop_pending(struct rl_array *a, sector_t lsector, sector_t len)
 
 /*
  * Where a background copy of piece @p reads each member (the window
- * open: no write to it in flight): the replica its copy's entries name,
- * else 0, in @srep. Returns @srep, or NULL with no entry at all (replica
- * 0 everywhere). Any context.
+ * open: no write to it in flight): the replica its copy's entries in the
+ * chunk name (rl_cs_ptab_named(): it holds the chunk's newest data, also
+ * where copies may differ), else 0, in @srep. Returns @srep, or NULL with
+ * no entry at all (replica 0 everywhere). Any context.
  */
 const u8 *cs_prop_srep(struct rl_array *a, const struct rl_cs_piece *p,
 		       u8 *srep)
 {
 	struct rl_copyset *cs = rl_copyset(a);
 	struct rl_cs_prop *pr = cs->prop;
-	unsigned long flags, fresh;
+	unsigned int j, named;
 	u8 rep[RL_MAX_LOCS];
-	unsigned int j;
+	unsigned long flags;
 
 	if (!pr || !READ_ONCE(pr->tab.used))
 		return NULL;
 	spin_lock_irqsave(&pr->lock, flags);
 	for (j = 0; j < cs->layout.copies; j++) {
-		fresh = rl_cs_ptab_fresh(&pr->tab, p->lsector, p->len, j);
-		rep[j] = fresh && fresh != ~0UL ? __ffs(fresh) : 0;
+		named = rl_cs_ptab_named(&pr->tab, p->lsector, j);
+		rep[j] = named == RL_CS_REP_ANY ? 0 : named;
 	}
 	spin_unlock_irqrestore(&pr->lock, flags);
 	cs_srep_fill(a, p->lsector, rep, srep);
@@ -255,9 +282,10 @@ unsigned long cs_srep_fill(struct rl_array *a, sector_t lsector,
 /*
  * Of the @n places of a read of piece @p on member @m (mb->alt[],
  * mb->rep[]), keep those whose replica holds the data while writes to it
- * wait for their propagation (cs_prop_fresh()). Returns how many: one;
- * or, if no entry names a replica of that copy yet, all @n (replica 0
- * only where the copies are @suspect: the resync's source). (Reads of an
+ * wait for their propagation (cs_prop_fresh()); where the copies are
+ * @suspect, the resync's source: the replica the chunk's entries name,
+ * else replica 0. Returns how many: one; or, if no entry names a replica
+ * of that copy yet, all @n (one, replica 0, if @suspect). (Reads of an
  * array with replicas that propagates are cut as writes are, so that no
  * replica wraps: the fresh one is among them.)
  */
@@ -266,7 +294,7 @@ unsigned int cs_prop_read_places(struct rl_array *a,
 				 struct rl_cs_bio *mb, unsigned int n,
 				 bool suspect)
 {
-	unsigned long fresh = cs_prop_fresh(a, p, m);
+	unsigned long fresh = cs_prop_fresh(a, p, m, suspect);
 	unsigned int i, k = 0;
 
 	if (fresh == ~0UL)

@@ -25,9 +25,12 @@
 #     device; 2x3x1): over members whose reads take 200 ms (dm-delay),
 #     while a read load of 64 keeps them busy, a 1 MiB write's replicas
 #     wait (pending > 0) and are written once the members are idle
-#     (pending 0; then check 0, the data); a crash image taken
-#     with them waiting assembles (its records replayed), resyncs its
-#     dirty regions, and then
+#     (pending 0; then check 0, the data); removed with them waiting
+#     (not drained at suspend), the next load takes them back from
+#     their records (pending > 0, the kernel log counts them) and the
+#     write reads back before and after they propagate; a crash image
+#     taken with them waiting assembles (its records taken back), resyncs
+#     its dirty regions, propagates, and then
 #     every replica is alike and the acknowledged write is there; with
 #     table_entries 1 writes go to every replica (full > 0) and
 #     propagations start while busy (forced > 0); propagate fg keeps
@@ -45,8 +48,9 @@
 #     replicas wait: the write reads back, its propagation ends over the
 #     copies left, and every replica there holds it (check is refused
 #     with a member failed: read through locate); and a crash image
-#     taken while they wait, assembled with a member missing, replays
-#     the records of the members left: the write is there;
+#     taken while they wait, assembled with a member missing, takes back
+#     the records of the members left and propagates them: the write is
+#     there;
 #   - a replica's read error with dm 1 (1x3x1, a dm-hddsim member with
 #     media errors): served from another replica of the member, which is
 #     rewritten and kept; with every replica bad the read fails and the
@@ -164,6 +168,19 @@ prop_bg() {
 	# shellcheck disable=SC2046
 	rl_image_save_idle 20 $(disks 6) || die "$1: crash image"
 	busy_stop
+	# removed with the replicas waiting: not drained at suspend (each
+	# propagation reads for 200 ms), taken back from their records by
+	# the next load, and propagated then
+	_mk=$(dmesg_mark)
+	run dm_remove arr
+	check "$1: assembled again with writes' replicas waiting" \
+		dm_create arr "$(line "dr $dr dm $dm" "$_dl")"
+	_p=$(prop 2)
+	check "$1: the load took the waiting entries back ($_p pending)" \
+		test "$_p" -gt 0
+	check "$1: the kernel log counts them taken back, none replayed" \
+		dmesg_has "$_mk" "delayed propagations: 0 replayed, [1-9][0-9]* taken back"
+	check "$1: the write reads back before its propagation" pattern_at 8
 	check "$1: propagated once the members were idle" drained 120
 	run dm_remove arr
 	# one entry: the table is full at once
@@ -191,9 +208,10 @@ prop_bg() {
 	_mk=$(dmesg_mark)
 	check "$1: the crash image (replicas waiting) assembles" \
 		dm_create arr "$(line "dr $dr dm $dm")"
-	check "$1: its propagation records were replayed" \
-		dmesg_has "$_mk" "delayed propagations replayed"
+	check "$1: its propagation records were taken back" \
+		dmesg_has "$_mk" "delayed propagations: 0 replayed, [1-9][0-9]* taken back"
 	check "$1: its dirty regions resynced" rl_wait_sync arr 300
+	check "$1: the entries taken back propagated" drained 120
 	check "$1: after the crash every replica is alike (check finds 0)" \
 		test "$(rl_scrub arr check 300)" = 0
 	check "$1: after the crash the acknowledged 1 MiB is there" pattern_at 8
@@ -292,8 +310,9 @@ crash_missing() {
 	_mk=$(dmesg_mark)
 	check "$1: the crash image assembles with member 1 missing" \
 		dm_create arr "$(line "dr $dr dm $dm" "$(disk 0) - $(disk 2) $(disk 3) $(disk 4) $(disk 5)")"
-	check "$1: the records of the members left were replayed" \
-		dmesg_has "$_mk" "delayed propagations replayed"
+	check "$1: the records of the members left were taken back" \
+		dmesg_has "$_mk" "delayed propagations: 0 replayed, [1-9][0-9]* taken back"
+	check "$1: their propagations ran over the members left" drained 120
 	check "$1: the acknowledged 1 MiB reads back" pattern_at 8
 	left_hold "$1" disk
 }
