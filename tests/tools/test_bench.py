@@ -527,8 +527,21 @@ def test_srarray_model_ratios_and_rates(tmp_path):
     for rate, got in zip(plan.SR_RATES[:5], (40.0, 80.0, 120.0, 158.0, 170.0)):
         pts.append({"config": sr["6x1x1"], "workload": f"4k-r55-span{plan.SR_CELLO_MIB}m-poisson{rate}",
                     "depth": 64, "iops": got, "mean_ms": 100.0, "p90_ms": 200.0})
+    # Fig. 12 against the disks: two disks, each shape over striping on two
+    for k, v in (("2x1x1", 60.0), ("1x2x1", 90.0), ("1x1x2", 75.0), ("4x1x1", 80.0),
+                 ("2x2x1", 120.0)):
+        pts.append({"config": plan.SR_SWEEP[k], "workload": span, "depth": 8, "iops": v,
+                    "mean_ms": 50.0, "p90_ms": 90.0})
     rws = srarray.rows(pts, desc)
     by = {(r["shape"], r["sched"], r["depth"], r["rate"]): r for r in rws}
+    assert by[("1x2x1", "rsatf", 8, 0)]["ratio"] == pytest.approx(1.5)
+    assert by[("2x2x1", "rsatf", 8, 0)]["ratio"] == pytest.approx(1.5)
+    assert by[("2x2x1", "rsatf", 8, 0)]["disks"] == 4
+    best = srarray.fig12_disks(rws)
+    assert best[("SR-Array", 8, 2)]["shape"] == "1x2x1"
+    assert best[("RAID-10", 8, 2)]["iops"] == 75.0
+    assert best[("SR-Array", 8, 6)]["shape"] == "2x3x1"
+    assert ("RAID-10", 8, 4) not in best
     r = by[("2x3x1", "rsatf", 8, 0)]
     assert r["figure"] == "12" and r["ratio"] == pytest.approx(1.5)
     S, R, spt = srarray.disk_params(desc)
@@ -561,3 +574,4 @@ def test_srarray_model_ratios_and_rates(tmp_path):
     assert trk[0]["miss_pct"] == pytest.approx(0.4) and trk[0]["demerit_pct"] == pytest.approx(2.0)
     text = (tmp_path / "summary.md").read_text()
     assert "| 12 | " in text and "Table 2" in text
+    assert "| 2 | 8 | 60 2x1x1 (" in text and "p002-fig12-disks.png" in files

@@ -339,7 +339,9 @@ PRESETS["copyset"] = dict(
 # data, placed by its own layout (bench/srarray.py puts eq. 16 beside).
 #   Fig. 12: random 4 KiB reads at 8 and 32 outstanding, 6x1x1 (striping,
 #     SATF: rsatf with one replica), 3x2x1, 2x3x1 (rsatf) and 3x1x2
-#     (RAID-10 as sr, rsatf);
+#     (RAID-10 as sr, rsatf); and against the disks (SR_SWEEP): the same
+#     span over 2, 3 and 4 of them, striped, as an SR-Array (Ds 1 or 2)
+#     and as RAID-10 (D even);
 #   Fig. 13: the same with 33, 67 and 100 % writes, propagated in the
 #     foreground (propagate fg: the write share is 1 - p);
 #   Fig. 9: 2x3x1 under rlook, 6x1x1 under look, beside the above;
@@ -367,6 +369,11 @@ SR_CFG = {
     "6x1x1-look": _SR.format("dr=1,prop=fg,", "look"),
     "2x3x1-bg": _SR.format("dr=3,prop=bg,md=pmem,", "rsatf"),
 }
+# Fig. 12's disks axis: (Ds, Dr, Dm) over 2, 3 and 4 disks (6: SR_CFG)
+SR_SWEEP = {f"{ds}x{dr}x{dm}": f"rl-sr@{ds * dr * dm}[dr={dr},{'dm=2,' if dm > 1 else ''}"
+            "prop=fg,sched=rsatf,depth=1,track]"
+            for ds, dr, dm in ((2, 1, 1), (1, 2, 1), (1, 1, 2), (3, 1, 1), (1, 3, 1),
+                               (4, 1, 1), (2, 2, 1), (2, 1, 2))}
 _SR_MIX = [f"4k-r-span{SR_SPAN_MIB}m"] + [f"4k-r{r}-span{SR_SPAN_MIB}m" for r in (67, 33)] + \
     [f"4k-w-span{SR_SPAN_MIB}m"]
 _SR_FIG5 = [f"512b-r-span{SR_SPAN_MIB}m", f"512b-r50-span{SR_SPAN_MIB}m"]
@@ -374,13 +381,16 @@ _SR_POISSON = [f"4k-r55-span{SR_CELLO_MIB}m-poisson{n}" for n in SR_RATES]
 _SR_HEADLINE = [SR_CFG["2x3x1-bg"], SR_CFG["3x1x2"], SR_CFG["6x1x1"],
                 "rl-raid10[sched=satf,depth=1,track]", "md-raid10@6"]
 PRESETS["p002"] = dict(
-    doc="issue 16: paper 002's Fig. 12, 13, 9, 5 and section 4.1 on six st39133 disks",
-    configs=list(SR_CFG.values()) + ["rl-raid10[sched=satf,depth=1,track]", "md-raid10@6"],
+    doc="issue 16: paper 002's Fig. 12 (2 to 6 disks), 13, 9, 5 and section 4.1 on "
+        "st39133 disks",
+    configs=list(SR_CFG.values()) + ["rl-raid10[sched=satf,depth=1,track]", "md-raid10@6"]
+    + list(SR_SWEEP.values()),
     workloads=_SR_MIX + _SR_FIG5 + _SR_POISSON,
     only={**{w: [SR_CFG[k] for k in ("6x1x1", "3x2x1", "2x3x1", "3x1x2")]
              for w in _SR_MIX[1:]},
           _SR_MIX[0]: [SR_CFG[k] for k in ("6x1x1", "3x2x1", "2x3x1", "3x1x2",
-                                            "2x3x1-rlook", "6x1x1-look")],
+                                            "2x3x1-rlook", "6x1x1-look")]
+          + list(SR_SWEEP.values()),
           **{w: [SR_CFG["2x3x1"]] for w in _SR_FIG5},
           **{w: _SR_HEADLINE for w in _SR_POISSON}},
     # the open loops: at most 64 outstanding (a bound of 32 held 6x1x1's

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Paper 002 (SR-Array, issue 16) from one ``raidlab bench`` run: the
 measured throughput of each Ds x Dr x Dm shape beside the RLOOK throughput
-model (eq. 12, 15, 16, models/p002_sr_array.py), as ratios to 6x1x1 measured
-in the same run; and under Poisson arrivals the mean response against the
+model (eq. 12, 15, 16, models/p002_sr_array.py), as ratios to striping
+over the same disks (Dx1x1) measured in the same run, and against the
+disks (Fig. 12); and under Poisson arrivals the mean response against the
 rate, and the highest rate each configuration sustains within a target.
 
 The shape of a configuration: rl-sr's dr and dm (Ds = disks / (dr dm)),
@@ -25,7 +26,7 @@ the demerit over the access time, averaged over the members.
 Files: p002.csv (every point with its model), p002-rates.csv (the
 sustainable rates), p002-track.csv (the trackers), p002.md (also
 appended to summary.md), and
-p002-fig12.png, p002-fig13.png, p002-fig9.png, p002-fig5.png,
+p002-fig12.png (six disks), p002-fig12-disks.png, p002-fig13.png, p002-fig9.png, p002-fig5.png,
 p002-fig10a.png.
 """
 import math
@@ -37,7 +38,7 @@ from . import plan as planmod
 from . import plots
 from . import results as resmod
 
-FIELDS = ["figure", "config", "shape", "sched", "workload", "read_pct", "depth", "rate",
+FIELDS = ["figure", "config", "shape", "disks", "sched", "workload", "read_pct", "depth", "rate",
           "iops", "mean_ms", "p90_ms", "model_iops", "ratio", "model_ratio"]
 RATE_FIELDS = ["config", "shape", "target_ms", "sustained_iops", "how", "ratio_to"]
 TRACK_FIELDS = ["config", "workload", "depth", "members", "requests", "miss_pct",
@@ -117,7 +118,7 @@ def rows(points, desc):
         rate = w.get("rate_iops", 0)
         out.append({
             "figure": _figure(w, s, rate), "config": c["name"], "shape": shape_name(s),
-            "sched": s[3], "workload": w["name"], "read_pct": w["read_pct"],
+            "disks": s[0] * s[1] * s[2], "sched": s[3], "workload": w["name"], "read_pct": w["read_pct"],
             "depth": p["depth"], "rate": rate, "iops": p["iops"],
             "mean_ms": p.get("mean_ms", ""), "p90_ms": p["p90_ms"],
             "model_iops": "" if rate else model_iops(s, p["depth"], w["read_pct"],
@@ -128,12 +129,12 @@ def rows(points, desc):
 
 
 def _ratios(out):
-    """Each closed-loop row over Dx1x1 under rsatf (striping with SATF) at
-    the same workload and depth: measured and model."""
-    base = {(r["workload"], r["depth"]): r for r in out
+    """Each closed-loop row over Dx1x1 under rsatf (striping with SATF over
+    the same disks) at the same workload and depth: measured and model."""
+    base = {(r["workload"], r["depth"], r["disks"]): r for r in out
             if r["shape"].endswith("x1x1") and r["sched"] == "rsatf" and not r["rate"]}
     for r in out:
-        b = base.get((r["workload"], r["depth"]))
+        b = base.get((r["workload"], r["depth"], r["disks"]))
         if b is None or r["rate"]:
             continue
         if b["iops"]:
@@ -240,11 +241,24 @@ def markdown(rws, rates, dp, target, trk=()):
                 f"T_o = the request's transfer; q = outstanding / disks; L = data set / span; "
                 f"p = read share (propagation in the foreground).", ""]
     out += resmod.md_table(
-        ["fig", "config", "shape", "sched", "workload", "depth", "IOPS", "model", "/ 6x1x1",
-         "model / 6x1x1"],
+        ["fig", "config", "shape", "sched", "workload", "depth", "IOPS", "model", "/ Dx1x1",
+         "model / Dx1x1"],
         [[r["figure"], r["config"], r["shape"], r["sched"], r["workload"], r["depth"],
           f(r["iops"], ".1f"), f(r["model_iops"], ".1f"), f(r["ratio"], ".2f"),
           f(r["model_ratio"], ".2f")] for r in rws if not r["rate"]])
+    best = fig12_disks(rws)
+    if len({k[2] for k in best}) > 1:
+        out += ["", "### Fig. 12 against the disks: the best shape of each kind, IOPS "
+                "(eq. 16's in brackets)", ""]
+
+        def cell(kind, d, n):
+            r = best.get((kind, d, n))
+            return "" if r is None else \
+                f"{f(r['iops'], '.0f')} {r['shape']} ({f(r['model_iops'], '.0f')})"
+        out += resmod.md_table(
+            ["disks", "outstanding", "striping", "SR-Array", "RAID-10"],
+            [[n, d, cell("striping", d, n), cell("SR-Array", d, n), cell("RAID-10", d, n)]
+             for d in sorted({k[1] for k in best}) for n in sorted({k[2] for k in best})])
     if rates:
         out += ["", f"### Poisson arrivals: the highest rate within a mean response of "
                 f"{target:.0f} ms (the paper's 15 ms at the disks' time scale)", ""]
@@ -301,7 +315,7 @@ def _cfg_label(r):
 def plot_bars(rws, fig_id, path, title):
     plt = plots._plt()
     sel = [dict(r, _label=_label(r)) for r in rws if r["figure"] in fig_id and not r["rate"]
-           and r["read_pct"] == 100 and r["workload"].startswith("4k")]
+           and r["read_pct"] == 100 and r["workload"].startswith("4k") and r["disks"] == 6]
     if plt is None or not sel:
         return None
     fig, ax = plt.subplots(figsize=(7, 4))
@@ -311,14 +325,71 @@ def plot_bars(rws, fig_id, path, title):
     return str(path)
 
 
-def plot_fig13(rws, path):
-    plt = plots._plt()
-    sel = [r for r in rws if r["figure"] in ("12", "13")]
-    if plt is None or not sel:
-        return None
-    depths = sorted({r["depth"] for r in sel})
+def _kind(r):
+    """Fig. 12's series of a shape: striping, SR-Array or RAID-10."""
+    _, dr, dm = (int(x) for x in r["shape"].split("x"))
+    return "striping" if dr == dm == 1 else "RAID-10" if dr == 1 else "SR-Array" \
+        if dm == 1 else None
+
+
+def fig12_disks(rws):
+    """Fig. 12 against the disks: per (series, depth, disks) the best
+    shape's measured and model IOPS (the SR-Array: the best Ds x Dr)."""
+    best = {}
+    for r in rws:
+        if r["figure"] != "12" or r["sched"] != "rsatf" or _kind(r) is None:
+            continue
+        k = (_kind(r), r["depth"], r["disks"])
+        if k not in best or r["iops"] > best[k]["iops"]:
+            best[k] = r
+    return best
+
+
+def _depth_panels(plt, depths, xlabel, ylabel, draw, path):
+    """A panel per outstanding-requests depth, each drawn by draw(ax, d)."""
     fig, axes = plt.subplots(1, len(depths), figsize=(5 * len(depths), 4), squeeze=False)
     for ax, d in zip(axes[0], depths):
+        draw(ax, d)
+        ax.set_title(f"{d} outstanding")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.legend(fontsize=7)
+    plots.save(fig, path)
+    return str(path)
+
+
+def plot_fig12_disks(rws, path):
+    plt = plots._plt()
+    best = fig12_disks(rws)
+    if plt is None or len({k[2] for k in best}) < 2:
+        return None
+
+    def draw(ax, d):
+        for i, kind in enumerate(("SR-Array", "RAID-10", "striping")):
+            pts = sorted((r for k, r in best.items() if k[0] == kind and k[1] == d),
+                         key=lambda r: r["disks"])
+            if not pts:
+                continue
+            col = plots.COLORS[i % len(plots.COLORS)]
+            ax.plot([r["disks"] for r in pts], [r["iops"] for r in pts], "o-", color=col,
+                    label=kind)
+            for r in pts:
+                ax.annotate(r["shape"], (r["disks"], r["iops"]), fontsize=6,
+                            textcoords="offset points", xytext=(3, 3))
+            m = [(r["disks"], r["model_iops"]) for r in pts if r["model_iops"] != ""]
+            if m and kind == "SR-Array":
+                ax.plot(*zip(*m), "--", color=col, label="SR-Array, eq. 16")
+    return _depth_panels(plt, sorted({k[1] for k in best}), "disks",
+                         "IOPS, random 4 KiB reads", draw, path)
+
+
+def plot_fig13(rws, path):
+    plt = plots._plt()
+    sel = [r for r in rws if r["figure"] in ("12", "13") and r["disks"] == 6]
+    if plt is None or not sel:
+        return None
+
+    def draw(ax, d):
         for i, sh in enumerate(plots.ordered_unique(sel, "shape")):
             pts = sorted((r for r in sel if r["shape"] == sh and r["depth"] == d),
                          key=lambda r: 100 - r["read_pct"])
@@ -328,12 +399,8 @@ def plot_fig13(rws, path):
             m = [(100 - r["read_pct"], r["model_iops"]) for r in pts if r["model_iops"] != ""]
             if m:
                 ax.plot(*zip(*m), "--", color=col)
-        ax.set_title(f"{d} outstanding")
-        ax.set_xlabel("foreground writes %")
-        ax.set_ylabel("IOPS (dashed: eq. 16)")
-        ax.legend(fontsize=7)
-    plots.save(fig, path)
-    return str(path)
+    return _depth_panels(plt, sorted({r["depth"] for r in sel}), "foreground writes %",
+                         "IOPS (dashed: eq. 16)", draw, path)
 
 
 def plot_fig5(rws, path):
@@ -402,6 +469,7 @@ def write_all(dst, points, desc):
     for name, made in (
             ("p002-fig12.png", lambda p: plot_bars(rws, ("12",), p,
                                                    "Fig. 12: random reads, six disks")),
+            ("p002-fig12-disks.png", lambda p: plot_fig12_disks(rws, p)),
             ("p002-fig9.png", lambda p: plot_bars(rws, ("12", "9"), p,
                                                   "Fig. 9: rlook/look beside rsatf")),
             ("p002-fig13.png", lambda p: plot_fig13(rws, p)),
