@@ -91,7 +91,7 @@ static const u8 *cs_fix_replica(struct rl_array *a, unsigned int bad,
 	if (cs->dr < 2 || bad == RL_NONE || !test_bit(bad, &p->members) ||
 	    rl_member_failed(a, bad))
 		return NULL;
-	fresh = cs_prop_fresh(a, p, bad, false);
+	fresh = cs_prop_fresh(a, p, bad, cs_piece_suspect(a, p));
 	for (r = 0; r < cs->dr; r++)
 		if (fresh & BIT(r) &&
 		    !cs_io_rep(a, bad, REQ_OP_READ, BIT(r), buf,

@@ -147,6 +147,7 @@ static inline struct rl_copyset *rl_copyset(struct rl_array *a)
 }
 
 /* copyset_io.c */
+bool cs_piece_suspect(struct rl_array *a, const struct rl_cs_piece *p);
 bool cs_write_intent_try(struct rl_array *a, sector_t lsector);
 void cs_write_intent_end(struct rl_array *a, sector_t lsector);
 unsigned long cs_bb_members(struct rl_array *a, const struct rl_cs_piece *p);

@@ -142,6 +142,12 @@ static bool cs_suspect(struct rl_array *a, const struct rl_cs_piece *p)
 	return cs_copies(a, p, cs_suspect_members);
 }
 
+/* cs_suspect() for the other files of the engine. Any context. */
+bool cs_piece_suspect(struct rl_array *a, const struct rl_cs_piece *p)
+{
+	return cs_suspect(a, p);
+}
+
 /*
  * Send a read, piece @p (all of it), to the chosen copy, through its
  * member's queue (with reads dup, to two: copyset_read.c); false if none

@@ -35,9 +35,10 @@
  *    or, without records, resyncs their regions, dirty still, from
  *    replica 0.
  *
- * An entry whose piece no member can read stays (STUCK) with its
- * regions dirty: its reads keep to replica 0 and fail, and the next load
- * resyncs the regions.
+ * An entry whose piece no member can read is recorded bad on every copy
+ * (reads of it fail until a write covers it) and goes; without bad-block
+ * lists it stays (STUCK) with its regions dirty: its reads keep to its
+ * replica and fail, and the next load resyncs the regions.
  */
 #include <linux/blkdev.h>
 #include <linux/slab.h>
@@ -136,12 +137,16 @@ static bool cs_prop_idle(struct rl_array *a, const struct rl_cs_piece *pc)
 
 /*
  * The first of the first CS_PROP_SCAN waiting entries whose members are
- * idle, or NULL: each member's waiting writes go when that member is
- * idle, as the paper's per-disk delayed-write queues, not behind another
- * member's. Under p->lock.
+ * idle (any, with @full), or NULL: each member's waiting writes go when
+ * that member is idle, as the paper's per-disk delayed-write queues, not
+ * behind another member's. An entry where the copies may differ (its
+ * region dirty at load, not resynced yet) waits for the resync, which
+ * copies its whole chunk from the replica it names: propagated first, it
+ * would go, and reads of the rest of its chunk would turn to replica 0
+ * after its replica had served them. Under p->lock.
  */
-static struct rl_cs_pent *cs_prop_idle_entry(struct rl_array *a,
-					     struct rl_cs_prop *p)
+static struct rl_cs_pent *cs_prop_pick(struct rl_array *a,
+				       struct rl_cs_prop *p, bool full)
 {
 	struct rl_cs_piece pc;
 	struct rl_cs_pent *e;
@@ -151,7 +156,9 @@ static struct rl_cs_pent *cs_prop_idle_entry(struct rl_array *a,
 		if (n++ == CS_PROP_SCAN)
 			break;
 		cs_piece(a, e->lsector, e->len, &pc);
-		if (cs_prop_idle(a, &pc))
+		if (cs_piece_suspect(a, &pc))
+			continue;
+		if (full || cs_prop_idle(a, &pc))
 			return e;
 	}
 	return NULL;
@@ -162,8 +169,8 @@ static struct rl_cs_pent *cs_prop_idle_entry(struct rl_array *a,
  * @a: the array
  * @w: filled with the entry's index
  *
- * A waiting entry whose members are idle (cs_prop_idle_entry()); with
- * the table full, the oldest at once. With none the
+ * A waiting entry whose members are idle (cs_prop_pick()); with the
+ * table full, the oldest at once (of those whose copies are alike). With none the
  * service is asked again a little later. Process context.
  *
  * Return: true with @w filled, false if there is none to do now.
@@ -179,10 +186,10 @@ bool rl_copyset_get_work(struct rl_array *a, struct rl_work *w)
 	spin_lock_irq(&p->lock);
 	waiting = !p->stopped && rl_cs_ptab_next(&p->tab);
 	if (waiting) {
-		e = cs_prop_idle_entry(a, p);
+		e = cs_prop_pick(a, p, false);
 		if (!e && rl_cs_ptab_full(&p->tab)) {
-			e = rl_cs_ptab_next(&p->tab);
-			forced = true;
+			e = cs_prop_pick(a, p, true);
+			forced = !!e;
 		}
 		if (e)
 			rl_cs_ptab_start(&p->tab, e);
@@ -213,6 +220,37 @@ static int cs_prop_flush(struct rl_array *a, const struct rl_cs_pent *e)
 	return rl_members_flush(a, pc.members) ? -EIO : 0;
 }
 
+/*
+ * Record [@lsector, +@len) lost on every copy that has not failed: no
+ * member could read the replica its write went to, and the others hold
+ * older data. Reads of it fail until a write covers it, as after a
+ * rebuild that could not read a sector. Returns 0, or -EIO (no bad-block
+ * lists, or a list full: that member is failed).
+ */
+static int cs_range_lost(struct rl_array *a, sector_t lsector, u32 len)
+{
+	const struct rl_cs_layout *l = &rl_copyset(a)->layout;
+	struct rl_cs_copy c;
+	unsigned int j;
+	int ret = 0;
+
+	if (!a->bbl)
+		return -EIO;
+	for (j = 0; j < l->copies; j++) {
+		rl_cs_copy(l, lsector, j, &c);
+		if (rl_member_failed(a, c.member))
+			continue;
+		if (rl_bbl_record(a, c.member, c.sector, len)) {
+			rl_member_fail(a, c.member, "bad-block list full");
+			ret = -EIO;
+		}
+	}
+	DMERR("%s: sr: sectors %llu+%u: no member could read its write's replica: recorded bad",
+	      dm_table_device_name(a->ti->table), (unsigned long long)lsector,
+	      len);
+	return ret;
+}
+
 /**
  * rl_copyset_do_work() - propagate one entry (->do_work)
  * @a: the array
@@ -220,9 +258,11 @@ static int cs_prop_flush(struct rl_array *a, const struct rl_cs_pent *e)
  *
  * Copies the replica the write went to over the others of the entry's
  * range (with records, flushes those members and clears its records),
- * then releases the write's intent and frees the entry; an entry no member
- * could read (or whose member failure could not be recorded) stays,
- * stuck, until a covering write drops it or the next resume retries it.
+ * then releases the write's intent and frees the entry. A range no
+ * member could read is recorded bad on every copy first. An entry whose
+ * failures could not be made durable (or with nothing read and no
+ * bad-block lists) stays, stuck, until a covering write drops it or the
+ * next resume retries it.
  * Sleeps.
  */
 void rl_copyset_do_work(struct rl_array *a, const struct rl_work *w)
@@ -232,9 +272,17 @@ void rl_copyset_do_work(struct rl_array *a, const struct rl_work *w)
 	int r = cs_propagate(a, e->lsector, e->len, e->rep);
 
 	/*
-	 * Done, or a member failed writing (the others have it): its
-	 * failure must be durable before the intent goes, as a write's
-	 * (cs_write_put()); else, or with nothing read, it stays.
+	 * No member could read it: recorded bad on every copy, as a load's
+	 * replay would (without bad-block lists it stays, stuck).
+	 */
+	if (r == -ENODATA && a->bbl) {
+		cs_range_lost(a, e->lsector, e->len);
+		r = rl_bbl_persist(a) ? -ENODATA : -EIO;
+	}
+	/*
+	 * Done, or a member failed writing (the others have it) or its list
+	 * was full: the failure must be durable before the intent goes, as
+	 * a write's (cs_write_put()); else, or with nothing read, it stays.
 	 */
 	if (r == -ENODATA || (r && rl_failrec_sync(a)) ||
 	    (p->recorded && cs_prop_flush(a, e))) {
@@ -336,35 +384,6 @@ void rl_copyset_status_prop(struct rl_array *a, char *result,
  */
 
 /*
- * Record [lsector, +len) lost on every copy that has not failed: no
- * member could read the replica its write went to, and the others hold
- * older data. Reads of it fail until a write covers it, as after a
- * rebuild that could not read a sector. Returns 0, or -EIO (a list full:
- * that member is failed).
- */
-static int cs_prec_lost(struct rl_array *a, const struct rl_cs_prec *r)
-{
-	const struct rl_cs_layout *l = &rl_copyset(a)->layout;
-	struct rl_cs_copy c;
-	unsigned int j;
-	int ret = 0;
-
-	for (j = 0; j < l->copies; j++) {
-		rl_cs_copy(l, r->lsector, j, &c);
-		if (rl_member_failed(a, c.member))
-			continue;
-		if (rl_bbl_record(a, c.member, c.sector, r->len)) {
-			rl_member_fail(a, c.member, "bad-block list full");
-			ret = -EIO;
-		}
-	}
-	DMERR("%s: sr: sectors %llu+%u: no member could read its write's replica: recorded bad",
-	      dm_table_device_name(a->ti->table),
-	      (unsigned long long)r->lsector, r->len);
-	return ret;
-}
-
-/*
  * Replay record @r: its replica copied over every other replica of every
  * copy that has not failed (a record on a failed member is skipped: with
  * dm 1 its data went with the member; with dm > 1 the record of another
@@ -385,7 +404,7 @@ static int cs_prec_replay_one(struct rl_array *a, const struct rl_cs_prec *r)
 	rep[r->copy] = r->rep;
 	ret = cs_propagate(a, r->lsector, r->len, rep);
 	if (ret == -ENODATA)
-		cs_prec_lost(a, r);
+		cs_range_lost(a, r->lsector, r->len);
 	return ret;
 }
 
@@ -489,8 +508,12 @@ static void cs_prec_adopt(struct rl_array *a, const struct rl_cs_prec_ent *e,
 	spin_lock_irq(&p->lock);
 	for (i = 0; i < n; i++) {
 		/* a free index below the table's size, a range in its chunk */
-		WARN_ON_ONCE(rl_cs_ptab_adopt(&p->tab, e[i].idx, e[i].lsector,
-					      e[i].len, e[i].rep));
+		if (WARN_ON_ONCE(rl_cs_ptab_adopt(&p->tab, e[i].idx,
+						  e[i].lsector, e[i].len,
+						  e[i].rep))) {
+			cs_write_intent_end(a, e[i].lsector);
+			continue;
+		}
 		seq = max(seq, e[i].last);
 	}
 	spin_unlock_irq(&p->lock);
@@ -525,8 +548,10 @@ static int cs_prec_replay(struct rl_array *a)
 	if (!k)
 		k = rl_md_area_read(a->md, &pr.area, 0, buf,
 				    (size_t)slots * RL_CS_PREC_SIZE);
-	if (!k)
-		k = n = cs_prec_pick(a, buf, keep, slots, &b, &ents);
+	if (!k) {
+		k = cs_prec_pick(a, buf, keep, slots, &b, &ents);
+		n = max(k, 0);
+	}
 	if (k >= 0)
 		k = cs_prec_replay_all(a, &pr, buf, keep, slots, &b);
 	if (k >= 0)

@@ -28,7 +28,11 @@
 #     (pending 0; then check 0, the data); removed with them waiting
 #     (not drained at suspend), the next load takes them back from
 #     their records (pending > 0, the kernel log counts them) and the
-#     write reads back before and after they propagate; a crash image
+#     write reads back before and after they propagate; garbage put
+#     under the array over replica 0 of a sector of a chunk whose writes
+#     wait (outside them) is not served before the resync, nor copied
+#     by it (the chunk's source is the waiting writes' replica); a crash
+#     image
 #     taken with them waiting assembles (its records taken back), resyncs
 #     its dirty regions, propagates, and then
 #     every replica is alike and the acknowledged write is there; with
@@ -55,6 +59,9 @@
 #     media errors): served from another replica of the member, which is
 #     rewritten and kept; with every replica bad the read fails and the
 #     member is kept;
+#   - with pmem records (1x3x1 over the hddsim member): a waiting write
+#     none of whose replicas can be read when it propagates is recorded
+#     bad and its entry goes; reads fail until a write covers it;
 #   - refused tables, with their messages.
 # vm-opts: --disks 7 --disk-size 256M --timeout 1200
 . "$RL_TESTS/lib.sh"
@@ -182,6 +189,7 @@ prop_bg() {
 		dmesg_has "$_mk" "delayed propagations: 0 replayed, [1-9][0-9]* taken back"
 	check "$1: the write reads back before its propagation" pattern_at 8
 	check "$1: propagated once the members were idle" drained 120
+	suspect_source "$1"
 	run dm_remove arr
 	# one entry: the table is full at once
 	check "$1: assembled with table_entries 1" \
@@ -223,6 +231,65 @@ prop_bg() {
 		test "$(prop 1) $(prop 2)" = "fg 0"
 	check "$1: propagate fg: the 1 MiB reads back" pattern_at 16
 	run dm_remove arr
+}
+
+# the replica whose count grew from "n0:n1:..." $1 to $2 (the first one)
+rep_grew() {
+	echo "$1 $2" | awk '{ n = split($1, a, ":"); split($2, b, ":")
+		for (i = 1; i <= n; i++) if (b[i] > a[i]) { print i - 1; exit } }'
+}
+
+# suspect_source WHAT: the array loaded as arr over the read-delayed _dl
+# (pmem records), left loaded: a chunk's 64 KiB written and propagated;
+# then, with the members busy, 4 KiB writes at its sectors 0, 16, 24, 32
+# and 40, whose first replica is not 0 (tried at up to 6 chunks); removed
+# with them waiting; garbage written under the array over replica 0 of
+# the chunk's sector 8 (outside the writes: as if a write there had
+# reached one replica only); the next load takes the writes back, their
+# region dirty: sector 8 reads the chunk's data before the resync and
+# after it (the chunk's source is the replica its waiting writes name,
+# for reads and for the resync; replica 0 would serve the garbage)
+suspect_source() {
+	_c= _r=
+	busy_stop
+	for _t in 1 2 3 4 5 6; do
+		_b=$(((300 + 2 * _t) * CHUNK))
+		head -c 65536 /dev/urandom >/tmp/ch
+		dio_write /dev/mapper/arr "$_b" /tmp/ch || not_ok "$1: a chunk written at $_b"
+		drained 60 || not_ok "$1: the chunk at $_b propagated"
+		busy_start
+		_f0=$(prop 7)
+		for _o in 0 16 24 32 40; do
+			head -c 4096 /dev/urandom >/tmp/e4k
+			dio_write /dev/mapper/arr $((_b + _o)) /tmp/e4k ||
+				not_ok "$1: 4 KiB written at $((_b + _o))"
+		done
+		_r=$(rep_grew "$_f0" "$(prop 7)")
+		if [ -n "$_r" ] && [ "$_r" != 0 ] && [ "$(prop 2)" -gt 0 ]; then
+			_c=$_b
+			break
+		fi
+		busy_stop
+	done
+	check "$1: writes waiting at sector ${_c:-none} of a chunk, on replica ${_r:-none}, not 0" \
+		test -n "$_c"
+	[ -z "$_c" ] && return
+	dd if=/tmp/ch of=/tmp/ch8 bs=512 skip=8 count=8 2>/dev/null
+	_w=$(dmsetup message arr 0 locate $((_c + 8)) | tr ' ' '\n' | grep '^data:' | head -1)
+	busy_stop
+	run dm_remove arr
+	head -c 4096 /dev/urandom >/tmp/junk
+	check "$1: garbage under the array over replica 0 of sector $((_c + 8)) ($_w)" \
+		dio_write "/dev/mapper/dly$(echo "$_w" | cut -d: -f2)" "$(echo "$_w" | cut -d: -f3)" /tmp/junk
+	check "$1: assembled with the writes waiting" dm_create arr "$(line "dr $dr dm $dm" "$_dl")"
+	_p=$(prop 2)
+	dio_read /dev/mapper/arr $((_c + 8)) 8 /tmp/r8 || not_ok "$1: sector $((_c + 8)) read"
+	check "$1: before the resync ($_p taken back) sector $((_c + 8)) reads the chunk's data, not replica 0's garbage" \
+		cmp -s /tmp/r8 /tmp/ch8
+	check "$1: resynced" rl_wait_sync arr 300
+	check "$1: propagated" drained 120
+	dio_read /dev/mapper/arr $((_c + 8)) 8 /tmp/r8 || not_ok "$1: sector $((_c + 8)) read again"
+	check "$1: after the resync it reads the same" cmp -s /tmp/r8 /tmp/ch8
 }
 
 # disk_of MAJ:MIN: the lab disk (/dev/rl/m*) with that device number
@@ -477,6 +544,49 @@ replica_read_error() {
 	run dm_remove hs0
 }
 replica_read_error
+
+# ---- a waiting write that no replica can serve (dm 1, propagate bg) ----
+# sr 1x3x1 as above with its metadata on the pmem (first writes recorded,
+# the others propagated when idle), member 0's reads taking 200 ms
+# (dm-delay over the hddsim disk): while a read load keeps it busy,
+# sector 16's write waits; then every replica of it on member 0 goes
+# bad, and once the load stops its propagation cannot read it: the
+# range is recorded bad (the entry goes: nothing waits, and the kernel
+# log says so), the member is kept, reads of it fail until a write
+# covers it, and that write reads back
+lost_pending() {
+	fresh
+	hdd_create hs0 "$(disk 0)" st39133 time_scale 1000 || die "hddsim over $(disk 0)"
+	dm_create dly0 "0 $(sectors /dev/mapper/hs0) delay /dev/mapper/hs0 0 200 /dev/mapper/hs0 0 0" ||
+		die "delay over hs0"
+	_l="0 $LEN raidlab sr 8 chunk_size $CHUNK dr 3 metadata $MD geom $GEOM 3 /dev/mapper/dly0 $(disk 1) $(disk 2)"
+	check "sr 1x3x1, pmem records, over an hddsim member: created" dm_create arr "$_l"
+	check "sr 1x3x1 pmem: resynced" rl_wait_sync arr 300
+	head -c 65536 /dev/urandom >/tmp/A
+	dd if=/tmp/A of=/tmp/A16 bs=512 skip=16 count=8 2>/dev/null
+	busy_start
+	run dd if=/tmp/A of=/dev/mapper/arr bs=64k count=1 oflag=direct conv=fsync
+	_p=$(prop 2)
+	check "sr 1x3x1 pmem: the write waits while the members are busy ($_p pending)" \
+		test "$_p" -gt 0
+	for _s in $(dmsetup message arr 0 locate 16 | tr ' ' '\n' |
+		    grep -E '^(data|copy):0:' | cut -d: -f3); do
+		run dm_message hs0 addbadblock "$_s" 8
+	done
+	_mk=$(dmesg_mark)
+	busy_stop
+	check "sr 1x3x1 pmem: the unreadable write's entry goes (nothing waits)" drained 60
+	check "sr 1x3x1 pmem: the kernel log says its range was recorded bad" \
+		dmesg_has "$_mk" "no member could read its write's replica: recorded bad"
+	check "sr 1x3x1 pmem: the member stays ($(rl_health arr))" test "$(rl_health arr)" = AAA
+	expect_fail dio_read /dev/mapper/arr 16 8 /tmp/r
+	run dd if=/tmp/A of=/dev/mapper/arr bs=64k count=1 oflag=direct conv=fsync
+	check "sr 1x3x1 pmem: a write covers it: the data reads back" read16_ok
+	run dm_remove arr
+	run dm_remove dly0
+	run dm_remove hs0
+}
+lost_pending
 
 # ---- refused tables ----
 fresh
