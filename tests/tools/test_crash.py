@@ -470,3 +470,22 @@ def test_sr_rig_sized_by_its_geometry():
     d3 = dict(zip(r3.opts[::2], r3.opts[1::2]))
     assert d3["dr"] == "3" and d3["propagate"] == "fg"
     assert r3.opts[:4] == ["dr", "3", "dm", "1"]
+
+
+def test_wait_propagated_reads_sr_pending(monkeypatch):
+    from raidlab_lib import crashlab, dm
+    line = ("0 4096 raidlab sr 4 AAAA optimal 32 idle 4096/4096 1 2 3 4 5 6 0:0:0:0 0:0:0:0 "
+            "0:0:0:0 0:0:0:0 rsatf 32 0 0 0 bufio ok 3 0 off 0 0 0 "
+            "sr 11 2 2 1 10:4 bg {} 0 0 0 intent 5:0")
+    seen = iter(["3", "1", "0"])
+    monkeypatch.setattr(crashlab, "dm_status", lambda n: dm.parse_status(line.format(next(seen))))
+    monkeypatch.setattr(crashlab.time, "sleep", lambda s: None)
+    assert crashlab.wait_propagated("x") is not None
+    assert next(seen, None) is None               # it waited for the third status
+    # still waiting at the timeout: None (the caller goes on)
+    monkeypatch.setattr(crashlab, "dm_status", lambda n: dm.parse_status(line.format("2")))
+    assert crashlab.wait_propagated("x", timeout=0) is None
+    # another scheme: nothing to wait for
+    monkeypatch.setattr(crashlab, "dm_status", lambda n: dm.parse_status(
+        line.format("2").replace("raidlab sr", "raidlab raid10").replace(" sr 11", " raid10 11")))
+    assert crashlab.wait_propagated("x", timeout=0) is not None

@@ -360,6 +360,21 @@ def sync_state(name):
     return st.sync_action, mismatch_cnt(line), st
 
 
+def wait_propagated(name, timeout=120, interval=0.1):
+    """sr: wait until no write's other replicas wait (its status group's
+    <pending>), so that the removal after a workload is a clean shutdown:
+    a suspend leaves waiting propagations, their regions dirty. Returns
+    the seconds waited, or None if they still waited at @timeout."""
+    t0 = time.monotonic()
+    while True:
+        st = dm_status(name)
+        if st.scheme != "sr" or len(st.scheme_fields) < 6 or st.scheme_fields[5] == "0":
+            return time.monotonic() - t0
+        if time.monotonic() - t0 > timeout:
+            return None
+        time.sleep(interval)
+
+
 def wait_idle(name, timeout=300, interval=0.1, degraded=False):
     """Wait until the array's sync action is idle; returns seconds waited.
     @degraded: a failed member is expected, and frozen (work left that
@@ -624,6 +639,10 @@ class CrashTest:
         if rig.scheme == "plog":
             # what the recorded run exercised: pool waits, reintegrations
             stats["plog"] = plog_fields(ctl().status(rig.name)[0])
+        if rig.scheme == "sr":
+            # the end point a clean shutdown: the waiting replicas written
+            # first (the corrupt control checks the replicas there)
+            stats["propagated_s"] = wait_propagated(rig.name)
         rig.down()
         dm_remove("lw")
         stats["seconds"] = round(time.monotonic() - t0, 2)
