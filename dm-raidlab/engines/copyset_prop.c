@@ -139,11 +139,7 @@ static bool cs_prop_idle(struct rl_array *a, const struct rl_cs_piece *pc)
  * The first of the first CS_PROP_SCAN waiting entries whose members are
  * idle (any, with @full), or NULL: each member's waiting writes go when
  * that member is idle, as the paper's per-disk delayed-write queues, not
- * behind another member's. An entry where the copies may differ (its
- * region dirty at load, not resynced yet) waits for the resync, which
- * copies its whole chunk from the replica it names: propagated first, it
- * would go, and reads of the rest of its chunk would turn to replica 0
- * after its replica had served them. Under p->lock.
+ * behind another member's. Under p->lock.
  */
 static struct rl_cs_pent *cs_prop_pick(struct rl_array *a,
 				       struct rl_cs_prop *p, bool full)
@@ -156,8 +152,6 @@ static struct rl_cs_pent *cs_prop_pick(struct rl_array *a,
 		if (n++ == CS_PROP_SCAN)
 			break;
 		cs_piece(a, e->lsector, e->len, &pc);
-		if (cs_piece_suspect(a, &pc))
-			continue;
 		if (full || cs_prop_idle(a, &pc))
 			return e;
 	}
@@ -251,13 +245,44 @@ static int cs_range_lost(struct rl_array *a, sector_t lsector, u32 len)
 	return ret;
 }
 
+/*
+ * Where the copies of entry @e's range may differ (its region dirty at
+ * load, not resynced yet), its chunk's source is the replica it names
+ * (rl_cs_ptab_named()), for reads there too: copy the rest of its chunk
+ * from it as well, so that once the chunk's entries are gone and the
+ * source is replica 0 again, every replica reads what that one served.
+ * (A resync, which may wait for a missing member, would do it later.)
+ * Returns 0; -EIO if a member failed writing; a part no member can read
+ * is left (its reads fail alike before and after). Sleeps.
+ */
+static int cs_prop_chunk_rest(struct rl_array *a, const struct rl_cs_pent *e)
+{
+	sector_t len = (sector_t)1 << rl_copyset(a)->layout.chunk_shift;
+	sector_t start = round_down(e->lsector, len), end = e->lsector + e->len;
+	struct rl_cs_piece pc;
+	int r = 0, rr;
+
+	cs_piece(a, e->lsector, e->len, &pc);
+	if (!cs_piece_suspect(a, &pc))
+		return 0;
+	len = min_t(sector_t, start + len, a->ti->len);
+	if (e->lsector > start)
+		r = cs_propagate(a, start, e->lsector - start, e->rep);
+	if (end < len) {
+		rr = cs_propagate(a, end, len - end, e->rep);
+		r = r == -EIO ? r : rr;
+	}
+	return r == -EIO ? r : 0;
+}
+
 /**
  * rl_copyset_do_work() - propagate one entry (->do_work)
  * @a: the array
  * @w: from rl_copyset_get_work()
  *
  * Copies the replica the write went to over the others of the entry's
- * range (with records, flushes those members and clears its records),
+ * range (and of its chunk, where copies may differ: cs_prop_chunk_rest())
+ * (with records, flushes those members and clears its records),
  * then releases the write's intent and frees the entry. A range no
  * member could read is recorded bad on every copy first. An entry whose
  * failures could not be made durable (or with nothing read and no
@@ -271,6 +296,8 @@ void rl_copyset_do_work(struct rl_array *a, const struct rl_work *w)
 	struct rl_cs_pent *e = &p->tab.ent[w->key];
 	int r = cs_propagate(a, e->lsector, e->len, e->rep);
 
+	if (!r)
+		r = cs_prop_chunk_rest(a, e);
 	/*
 	 * No member could read it: recorded bad on every copy, as a load's
 	 * replay would (without bad-block lists it stays, stuck).
