@@ -164,8 +164,8 @@ static struct rl_cs_pent *cs_prop_pick(struct rl_array *a,
  * @w: filled with the entry's index
  *
  * A waiting entry whose members are idle (cs_prop_pick()); with the
- * table full, the oldest at once (of those whose copies are alike). With none the
- * service is asked again a little later. Process context.
+ * table full, the oldest at once. With none the service is asked again a
+ * little later. Process context.
  *
  * Return: true with @w filled, false if there is none to do now.
  */
