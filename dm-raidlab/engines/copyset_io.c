@@ -136,16 +136,13 @@ static unsigned long cs_suspect_members(struct rl_array *a, sector_t s,
 	return cs_suspect_at(a, s, len) ? ~0UL : 0;
 }
 
-/* Whether the copies of piece @p may differ: any copy's range suspect. */
-static bool cs_suspect(struct rl_array *a, const struct rl_cs_piece *p)
-{
-	return cs_copies(a, p, cs_suspect_members);
-}
-
-/* cs_suspect() for the other files of the engine. Any context. */
+/*
+ * Whether the copies of piece @p may differ: any copy's range suspect.
+ * Any context.
+ */
 bool cs_piece_suspect(struct rl_array *a, const struct rl_cs_piece *p)
 {
-	return cs_suspect(a, p);
+	return cs_copies(a, p, cs_suspect_members);
 }
 
 /*
@@ -158,7 +155,7 @@ static bool cs_read_piece(struct rl_array *a, struct bio *bio,
 {
 	unsigned long unreadable = cs_unreadable(a, p);
 	struct rl_cs_bio *mb = cs_pb(bio);
-	bool free, pending, suspect = cs_suspect(a, p);
+	bool free, pending, suspect = cs_piece_suspect(a, p);
 	unsigned int m, n;
 
 	m = cs_choose(a, p, unreadable, suspect, &free);
@@ -596,7 +593,7 @@ static bool cs_write_suspect(struct rl_array *a, struct bio *bio)
 	if (!pr || !pr->recorded)
 		return false;
 	cs_piece(a, rl_pb(bio)->lsector, bio_sectors(bio), &p);
-	return cs_suspect(a, &p);
+	return cs_piece_suspect(a, &p);
 }
 
 /*

@@ -137,12 +137,12 @@ static bool cs_prop_idle(struct rl_array *a, const struct rl_cs_piece *pc)
 
 /*
  * The first of the first CS_PROP_SCAN waiting entries whose members are
- * idle (any, with @full), or NULL: each member's waiting writes go when
- * that member is idle, as the paper's per-disk delayed-write queues, not
- * behind another member's. Under p->lock.
+ * idle, or NULL: each member's waiting writes go when that member is
+ * idle, as the paper's per-disk delayed-write queues, not behind another
+ * member's. Under p->lock.
  */
-static struct rl_cs_pent *cs_prop_pick(struct rl_array *a,
-				       struct rl_cs_prop *p, bool full)
+static struct rl_cs_pent *cs_prop_idle_entry(struct rl_array *a,
+					     struct rl_cs_prop *p)
 {
 	struct rl_cs_piece pc;
 	struct rl_cs_pent *e;
@@ -152,7 +152,7 @@ static struct rl_cs_pent *cs_prop_pick(struct rl_array *a,
 		if (n++ == CS_PROP_SCAN)
 			break;
 		cs_piece(a, e->lsector, e->len, &pc);
-		if (full || cs_prop_idle(a, &pc))
+		if (cs_prop_idle(a, &pc))
 			return e;
 	}
 	return NULL;
@@ -163,7 +163,7 @@ static struct rl_cs_pent *cs_prop_pick(struct rl_array *a,
  * @a: the array
  * @w: filled with the entry's index
  *
- * A waiting entry whose members are idle (cs_prop_pick()); with the
+ * A waiting entry whose members are idle (cs_prop_idle_entry()); with the
  * table full, the oldest at once. With none the service is asked again a
  * little later. Process context.
  *
@@ -180,10 +180,10 @@ bool rl_copyset_get_work(struct rl_array *a, struct rl_work *w)
 	spin_lock_irq(&p->lock);
 	waiting = !p->stopped && rl_cs_ptab_next(&p->tab);
 	if (waiting) {
-		e = cs_prop_pick(a, p, false);
+		e = cs_prop_idle_entry(a, p);
 		if (!e && rl_cs_ptab_full(&p->tab)) {
-			e = cs_prop_pick(a, p, true);
-			forced = !!e;
+			e = rl_cs_ptab_next(&p->tab);
+			forced = true;
 		}
 		if (e)
 			rl_cs_ptab_start(&p->tab, e);
@@ -260,19 +260,17 @@ static int cs_prop_chunk_rest(struct rl_array *a, const struct rl_cs_pent *e)
 	sector_t len = (sector_t)1 << rl_copyset(a)->layout.chunk_shift;
 	sector_t start = round_down(e->lsector, len), end = e->lsector + e->len;
 	struct rl_cs_piece pc;
-	int r = 0, rr;
+	int before = 0, after = 0;
 
 	cs_piece(a, e->lsector, e->len, &pc);
 	if (!cs_piece_suspect(a, &pc))
 		return 0;
 	len = min_t(sector_t, start + len, a->ti->len);
 	if (e->lsector > start)
-		r = cs_propagate(a, start, e->lsector - start, e->rep);
-	if (end < len) {
-		rr = cs_propagate(a, end, len - end, e->rep);
-		r = r == -EIO ? r : rr;
-	}
-	return r == -EIO ? r : 0;
+		before = cs_propagate(a, start, e->lsector - start, e->rep);
+	if (end < len)
+		after = cs_propagate(a, end, len - end, e->rep);
+	return before == -EIO || after == -EIO ? -EIO : 0;
 }
 
 /**

@@ -98,6 +98,19 @@ int rl_cs_ptab_pin(const struct rl_cs_ptab *t, sector_t lsector, u8 *pin)
 	return 0;
 }
 
+/* Free entry @e, off the free list, WRITING, hashed, for [lsector, +len). */
+static void rl_cs_ptab_take(struct rl_cs_ptab *t, struct rl_cs_pent *e,
+			    sector_t lsector, u32 len, const u8 *rep)
+{
+	list_del_init(&e->node);
+	e->lsector = lsector;
+	e->len = len;
+	memcpy(e->rep, rep, t->copies);
+	e->state = RL_PENT_WRITING;
+	hlist_add_head(&e->hash, rl_cs_ptab_bucket(t, lsector));
+	t->used++;
+}
+
 /**
  * rl_cs_ptab_get() - take an entry for a write
  * @t: the table
@@ -113,15 +126,8 @@ struct rl_cs_pent *rl_cs_ptab_get(struct rl_cs_ptab *t, sector_t lsector,
 	struct rl_cs_pent *e;
 
 	e = list_first_entry_or_null(&t->free, struct rl_cs_pent, node);
-	if (!e)
-		return NULL;
-	list_del_init(&e->node);
-	e->lsector = lsector;
-	e->len = len;
-	memcpy(e->rep, pin, t->copies);
-	e->state = RL_PENT_WRITING;
-	hlist_add_head(&e->hash, rl_cs_ptab_bucket(t, lsector));
-	t->used++;
+	if (e)
+		rl_cs_ptab_take(t, e, lsector, len, pin);
 	return e;
 }
 
@@ -150,12 +156,7 @@ int rl_cs_ptab_adopt(struct rl_cs_ptab *t, unsigned int idx,
 	e = &t->ent[idx];
 	if (e->state != RL_PENT_FREE)
 		return -EINVAL;
-	list_del_init(&e->node);
-	e->lsector = lsector;
-	e->len = len;
-	memcpy(e->rep, rep, t->copies);
-	hlist_add_head(&e->hash, rl_cs_ptab_bucket(t, lsector));
-	t->used++;
+	rl_cs_ptab_take(t, e, lsector, len, rep);
 	rl_cs_ptab_ready(t, e);
 	return 0;
 }

@@ -241,17 +241,15 @@ const u8 *cs_prop_srep(struct rl_array *a, const struct rl_cs_piece *p,
 {
 	struct rl_copyset *cs = rl_copyset(a);
 	struct rl_cs_prop *pr = cs->prop;
-	unsigned int j, named;
 	u8 rep[RL_MAX_LOCS];
+	unsigned int j;
 	unsigned long flags;
 
 	if (!pr || !READ_ONCE(pr->tab.used))
 		return NULL;
 	spin_lock_irqsave(&pr->lock, flags);
-	for (j = 0; j < cs->layout.copies; j++) {
-		named = rl_cs_ptab_named(&pr->tab, p->lsector, j);
-		rep[j] = named == RL_CS_REP_ANY ? 0 : named;
-	}
+	for (j = 0; j < cs->layout.copies; j++)
+		rep[j] = rl_cs_ptab_named(&pr->tab, p->lsector, j);
 	spin_unlock_irqrestore(&pr->lock, flags);
 	cs_srep_fill(a, p->lsector, rep, srep);
 	return srep;
