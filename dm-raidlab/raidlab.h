@@ -93,6 +93,7 @@ struct rl_locset {
  *	returns 0 with *@val set, or -EINVAL. Pure. Optional.
  * @word: the value is a word the scheme reads itself (a geometry line):
  *	kept as given in rl_array.sopt_word[] (@parse checks it)
+ * @flag: no value follows the key: given, it is 1
  * @invalid: the message when @parse refuses the value
  * @dup: "Duplicate <name>"
  * @refused: the message when another scheme's line gives it,
@@ -108,6 +109,7 @@ struct rl_opt {
 	unsigned int def;
 	int (*parse)(const char *word, unsigned int *val);
 	bool word;
+	bool flag;
 	const char *invalid;
 	const char *dup;
 	const char *refused;
@@ -464,6 +466,14 @@ struct rl_scheme_ops {
 	int (*map)(struct rl_array *a, struct bio *bio);
 
 	/*
+	 * An empty REQ_PREFLUSH bio, for a scheme that sets num_flush_bios to
+	 * 1 and completes flushes itself (altmirror's volatile pool: when
+	 * every write before it is on every disk); as ->map. Optional:
+	 * without it the core sends a flush to every member.
+	 */
+	int (*flush)(struct rl_array *a, struct bio *bio);
+
+	/*
 	 * Completion of a bio the scheme remapped, as a dm end_io function.
 	 * Optional.
 	 */
@@ -567,6 +577,7 @@ extern const struct rl_scheme_ops rl_mirror_ops;
 extern const struct rl_scheme_ops rl_raid10_ops;
 extern const struct rl_scheme_ops rl_chained_ops;
 extern const struct rl_scheme_ops rl_sr_ops;
+extern const struct rl_scheme_ops rl_altmirror_ops;
 extern const struct rl_scheme_ops rl_raid4_ops;
 extern const struct rl_scheme_ops rl_raid5_ops;
 extern const struct rl_scheme_ops rl_raid6_ops;

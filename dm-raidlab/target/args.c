@@ -5,8 +5,8 @@
  *
  * <scheme> <#opt_args> [<opt_args>...] <#devs> <dev_path>...
  *
- *   <scheme>        raid0 | mirror | raid10 | chained | raid4 | raid5 |
- *                   raid6 | plog
+ *   <scheme>        raid0 | mirror | raid10 | chained | sr | altmirror |
+ *                   raid4 | raid5 | raid6 | plog
  *   <#opt_args>     number of words that follow as optional arguments, 0 .. 39
  *   <opt_args>      any of, each at most once (spare: up to 4 times):
  *                     chunk_size <sectors>    power of two, 8 .. 2^21
@@ -44,7 +44,8 @@
  *                                             65536 regions)
  *                   and the scheme's own (->opts), each refused for
  *                   the other schemes: raid10's in raid10.c, plog's in
- *                   plog.c
+ *                   plog.c, altmirror's in altmirror/altmirror.c (a
+ *                   scheme option may be a flag, with no value)
  *   <#devs>         number of member devices
  *   <dev_path>      member device, or "-" for a missing one: it starts
  *                   failed (not raid0, and no more of them than the scheme
@@ -65,6 +66,7 @@ static const struct rl_scheme_ops *const rl_schemes[] = {
 	&rl_raid10_ops,
 	&rl_chained_ops,
 	&rl_sr_ops,
+	&rl_altmirror_ops,
 	&rl_raid4_ops,
 	&rl_raid5_ops,
 	&rl_raid6_ops,
@@ -241,6 +243,23 @@ static int rl_sopt_index(const struct rl_scheme_ops *ops, const char *key)
 	return -1;
 }
 
+/*
+ * Whether @key is a scheme option with no value (a flag): any scheme's,
+ * so that another scheme's line is refused by name, not for a value.
+ */
+static bool rl_sopt_flag(const char *key)
+{
+	unsigned int s;
+	int i;
+
+	for (s = 0; s < ARRAY_SIZE(rl_schemes); s++) {
+		i = rl_sopt_index(rl_schemes[s], key);
+		if (i >= 0 && rl_schemes[s]->opts[i].flag)
+			return true;
+	}
+	return false;
+}
+
 /* One of the scheme's own options, or another scheme's (refused). */
 static int rl_parse_sopt(const char *key, struct dm_arg_set *as,
 			 struct rl_args *args, char **error)
@@ -265,6 +284,10 @@ static int rl_parse_sopt(const char *key, struct dm_arg_set *as,
 		return -EINVAL;
 	}
 	args->sopt_given |= BIT(i);
+	if (o->flag) {
+		args->sopt[i] = 1;
+		return 0;
+	}
 	if (!o->parse)
 		return dm_read_arg(&o->range, as, &args->sopt[i], error) ?
 		       -EINVAL : 0;
@@ -288,7 +311,7 @@ static int rl_parse_opt(struct dm_arg_set *as, struct rl_args *args,
 	for (i = 0; i < ARRAY_SIZE(rl_gopts) && !o; i++)
 		if (!strcasecmp(key, rl_gopts[i].name))
 			o = &rl_gopts[i];
-	if (!(o && o->flag) && !as->argc) {
+	if (!(o ? o->flag : rl_sopt_flag(key)) && !as->argc) {
 		*error = "Optional argument lacks a value";
 		return -EINVAL;
 	}

@@ -334,6 +334,47 @@ static void rl_args_sr(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, error, "geom needs the sr scheme");
 }
 
+/*
+ * altmirror: mem_fraction in hundredths of a percent, and volatile, a
+ * scheme option with no value (a flag), refused by name elsewhere.
+ */
+static void rl_args_altmirror(struct kunit *test)
+{
+	char *argv[RL_ARGS_MAX], *error = NULL;
+	struct rl_args args;
+	unsigned int argc;
+
+	argc = rl_split(test, "altmirror 5 metadata m mem_fraction 0.5 volatile 2 a b",
+			argv);
+	KUNIT_ASSERT_EQ_MSG(test, rl_parse_args(argc, argv, &args, &error), 0,
+			    "%s", error);
+	KUNIT_EXPECT_EQ(test, args.sopt[0], 50);
+	KUNIT_EXPECT_EQ(test, args.sopt[1], 1);
+	argc = rl_split(test, "altmirror 5 volatile metadata m mem_fraction 12.25 2 a b",
+			argv);
+	KUNIT_ASSERT_EQ(test, rl_parse_args(argc, argv, &args, &error), 0);
+	KUNIT_EXPECT_EQ(test, args.sopt[0], 1225);
+	KUNIT_EXPECT_EQ(test, args.sopt[1], 1);
+	argc = rl_split(test, "altmirror 2 metadata m 2 a b", argv);
+	KUNIT_ASSERT_EQ(test, rl_parse_args(argc, argv, &args, &error), 0);
+	KUNIT_EXPECT_EQ(test, args.sopt[0], 100);
+	KUNIT_EXPECT_EQ(test, args.sopt[1], 0);
+	argc = rl_split(test, "altmirror 4 metadata m mem_fraction 101 2 a b",
+			argv);
+	KUNIT_EXPECT_EQ(test, rl_parse_args(argc, argv, &args, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error,
+			   "Invalid mem_fraction: a percentage, 0.01 to 100");
+	argc = rl_split(test, "altmirror 3 metadata m volatile 3 a b c", argv);
+	KUNIT_EXPECT_EQ(test, rl_parse_args(argc, argv, &args, &error), 0);
+	argc = rl_split(test, "altmirror 0 2 a b", argv);
+	KUNIT_EXPECT_EQ(test, rl_parse_args(argc, argv, &args, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error,
+			   "altmirror needs a metadata device (its pool or bitmap)");
+	argc = rl_split(test, "mirror 3 metadata m volatile 2 a b", argv);
+	KUNIT_EXPECT_EQ(test, rl_parse_args(argc, argv, &args, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "volatile needs the altmirror scheme");
+}
+
 /* log_ratio: decimals with up to three places, in thousandths. */
 static void rl_args_log_ratio(struct kunit *test)
 {
@@ -492,6 +533,7 @@ static struct kunit_case rl_args_test_cases[] = {
 	KUNIT_CASE(rl_args_log_ratio),
 	KUNIT_CASE(rl_args_raid10),
 	KUNIT_CASE(rl_args_sr),
+	KUNIT_CASE(rl_args_altmirror),
 	KUNIT_CASE(rl_args_plog),
 	KUNIT_CASE(rl_args_chunk_vs_page),
 	{}

@@ -344,7 +344,8 @@ static int raidlab_map(struct dm_target *ti, struct bio *bio)
 	pb->held = false;
 
 	if (bio->bi_opf & REQ_PREFLUSH)
-		return rl_map_duplicate(a, bio);
+		return a->ops->flush ? a->ops->flush(a, bio) :
+				       rl_map_duplicate(a, bio);
 	/* the metadata cannot record what a write changes: refuse writes */
 	if (a->md && op_is_write(bio_op(bio)) && rl_md_failed(a->md))
 		return DM_MAPIO_KILL;
@@ -828,7 +829,7 @@ static void raidlab_io_hints(struct dm_target *ti, struct queue_limits *limits)
 
 static struct target_type raidlab_target = {
 	.name = "raidlab",
-	.version = {1, 17, 0},
+	.version = {1, 18, 0},
 	.module = THIS_MODULE,
 	.ctr = raidlab_ctr,
 	.dtr = raidlab_dtr,

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dm-raidlab altmirror: the instance, shared by its files:
+ *
+ *   altmirror.c   the ops table, options, sizing, status
+ *   am_pool.c     the pool: slots, the index, the write and read paths,
+ *                 the load
+ *   am_cycle.c    the cycle worker, the batches, failures, the sync jobs
+ *   am_pure.c     the pure parts (am.h)
+ *
+ * Locking: am->lock (a spinlock, irqsave) guards the pool's in-core
+ * state (the slots, the index, the free stack, the waiting bios) and the
+ * pmem stores to a slot's header after it is published. am->cyc_lock (a
+ * mutex) guards the cycle. am->sync_sem orders batches (shared) against a
+ * sync job's window (exclusive), so that a window's copy never races an
+ * install. Order: sync_sem, cyc_lock, lock.
+ */
+#ifndef DM_RAIDLAB_AM_INT_H
+#define DM_RAIDLAB_AM_INT_H
+
+#include <linux/bio.h>
+#include <linux/rwsem.h>
+#include <linux/workqueue.h>
+
+#include "../../raidlab.h"
+#include "../../svc/metadata.h"
+#include "am.h"
+
+enum am_opt {
+	AM_OPT_MEM_FRACTION,
+	AM_OPT_VOLATILE,
+	AM_OPT_OVERLAP,
+	AM_OPT_OVERLAP_READS,
+	AM_OPT_CYCLE_MIN,
+	AM_OPT_CYCLE_MAX,
+	AM_NR_OPTS,
+};
+
+#define AM_MEM_FRACTION_DEF	100	/* hundredths of a percent: 1 % */
+#define AM_CYCLE_MIN_DEF	100	/* ms */
+#define AM_CYCLE_MAX_DEF	30000	/* ms */
+#define AM_MIN_SLOTS		16
+#define AM_MAX_RUN		64	/* blocks one batch I/O holds */
+#define AM_BUF_BLOCKS		1024	/* a batch's bounce buffer: 4 MiB */
+#define AM_SYNC_SECTORS		2048	/* a sync window: 1 MiB */
+
+enum am_state {
+	AM_FREE,
+	AM_RES,			/* a write is filling it */
+	AM_LIVE,		/* the newest version of its block: indexed */
+	AM_OLD,			/* a newer one is durable; being installed */
+};
+
+/* A pool slot in core. */
+struct am_ent {
+	u64 seq;
+	u64 lblock;
+	struct hlist_node hnode;	/* in the index while AM_LIVE */
+	u8 state;
+	u8 installed;			/* disks that hold it */
+	u8 inflight;			/* disks whose batch holds it */
+	bool intent;			/* volatile: holds its intent region */
+};
+
+struct am;
+
+/* One disk's batch. */
+struct am_batch {
+	struct rl_am_bent *e;		/* room for the pool */
+	struct rl_am_run *runs;
+	void *buf;			/* AM_BUF_BLOCKS blocks */
+	u32 n;
+	struct work_struct work;
+	struct am *am;
+};
+
+/* A bio's data beside struct rl_bio: what a volatile flush waits for. */
+struct am_pb {
+	u64 seq;
+};
+
+struct am {
+	struct rl_array *a;
+	bool vol;			/* the volatile option */
+	bool defer_reads;		/* overlap_reads defer */
+	bool loaded;			/* the pool was read (first preresume) */
+	bool stopped;			/* suspended: no batch starts */
+	u32 nr;				/* slots */
+	u64 nr_blocks;			/* the array's 4 KiB blocks */
+	struct rl_md_area area;
+	void *vdata;			/* volatile: the slots' data */
+
+	spinlock_t lock;		/* the pool, the bio lists */
+	struct am_ent *ents;
+	struct hlist_head *index;
+	unsigned int index_bits;
+	u32 *free;			/* a stack of free slots */
+	u32 nr_free, min_free;
+	u32 pending[RL_AM_DISKS];	/* live blocks a disk has not */
+	u64 seq;
+	unsigned long told;		/* failures ->member_failed was told */
+	unsigned long writing;		/* disks in write mode: a bit each */
+	struct bio_list waiting;	/* writes waiting for a slot */
+	struct bio_list deferred;	/* reads waiting for a disk to read */
+	struct bio_list flushes;	/* volatile: flushes and FUA writes */
+	struct bio_list retry;		/* reads to serve again */
+	struct bio_list fix;		/* reads to rewrite from the other disk */
+	struct work_struct kick_work;
+	struct work_struct fix_work;
+
+	struct mutex cyc_lock;		/* the cycle */
+	struct rl_am_cycle cyc;
+	struct delayed_work cyc_work;
+	atomic64_t arrived;
+
+	struct rw_semaphore sync_sem;
+	struct am_batch b[RL_AM_DISKS];
+	struct bio_set bs;
+	void *sync_buf[RL_AM_DISKS];	/* AM_SYNC_SECTORS each */
+
+	/* counts */
+	atomic64_t hits, waits, batches, batch_blocks, install_ns;
+	u64 loaded_slots, loaded_dropped;
+};
+
+static inline struct am *am_of(struct rl_array *a)
+{
+	return a->scheme;
+}
+
+static inline sector_t am_msector(u64 lblock)
+{
+	return lblock << RL_AM_BLOCK_SHIFT;
+}
+
+/* am_pool.c */
+int am_pool_init(struct am *am, char **error);
+void am_pool_free(struct am *am);
+int am_pool_load(struct am *am);
+int am_write(struct am *am, struct bio *bio);
+void am_write_waiters(struct am *am);
+bool am_read_hit(struct am *am, struct bio *bio);
+void *am_slot_data(struct am *am, u32 slot);
+void am_overlay(struct am *am, sector_t msector, sector_t len, void *buf,
+		unsigned long *skip);
+unsigned int am_dead(struct am *am);
+bool am_complete(struct am *am, const struct am_ent *e);
+void am_free_slot(struct am *am, u32 slot);
+void am_set_installed(struct am *am, u32 slot);
+void am_recount(struct am *am);
+u64 am_oldest_pending(struct am *am);
+
+/* The kick work: waiting writes, deferred and failed reads, flushes. */
+static inline void am_kick(struct am *am)
+{
+	queue_work(am->a->wq, &am->kick_work);
+}
+
+/* The cycle looks again now (a batch's end, a write under pressure). */
+static inline void am_kick_cycle(struct am *am)
+{
+	if (!READ_ONCE(am->stopped))
+		mod_delayed_work(am->a->wq, &am->cyc_work, 0);
+}
+
+/* am_cycle.c */
+int am_cycle_init(struct am *am, char **error);
+void am_cycle_free(struct am *am);
+void am_cycle_stop(struct am *am);
+void am_cycle_start(struct am *am);
+int am_map_read(struct am *am, struct bio *bio);
+bool am_read_fixable(struct am *am, struct bio *bio, blk_status_t error);
+void am_member_failed(struct rl_array *a, unsigned long newly);
+int am_sync_range(struct rl_array *a, struct rl_sync_req *req);
+
+#endif /* DM_RAIDLAB_AM_INT_H */

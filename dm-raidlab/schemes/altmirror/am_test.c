@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit suite dm_raidlab_altmirror: the pool's slots (torn, duplicate and
+ * overwritten ones, and what a load keeps), the batch builder, and the
+ * cycle's state machine (am.h).
+ */
+#include <kunit/test.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "am.h"
+
+#define MS	1000000ULL
+
+static void *am_test_block(struct kunit *test, u8 fill)
+{
+	u8 *p = kunit_kmalloc(test, RL_AM_BLOCK, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	memset(p, fill, RL_AM_BLOCK);
+	return p;
+}
+
+static void am_test_encode(const struct rl_am_slot *s, const void *data,
+			   struct rl_am_slot_disk *d)
+{
+	rl_am_slot_encode(s, rl_am_data_crc(~0U, data, RL_AM_BLOCK), d);
+}
+
+/* A slot decodes back to what was encoded, with its bits. */
+static void rl_am_slot_roundtrip(struct kunit *test)
+{
+	struct rl_am_slot s = { .seq = 41, .lblock = 7, .installed = 2 }, o;
+	struct rl_am_slot_disk d;
+	void *data = am_test_block(test, 0x5a);
+
+	am_test_encode(&s, data, &d);
+	KUNIT_ASSERT_EQ(test, rl_am_slot_decode(&d, data, 100, &o), 0);
+	KUNIT_EXPECT_EQ(test, o.seq, 41ULL);
+	KUNIT_EXPECT_EQ(test, o.lblock, 7ULL);
+	KUNIT_EXPECT_EQ(test, o.installed, 2);
+	/* a free slot */
+	d.magic = 0;
+	KUNIT_EXPECT_EQ(test, rl_am_slot_decode(&d, data, 100, &o), -ENODATA);
+}
+
+/* A torn header or data block fails; the installed word is outside. */
+static void rl_am_slot_torn(struct kunit *test)
+{
+	struct rl_am_slot s = { .seq = 9, .lblock = 3 }, o;
+	struct rl_am_slot_disk d, t;
+	u8 *data = am_test_block(test, 0x11);
+
+	am_test_encode(&s, data, &d);
+	t = d;
+	t.lblock = cpu_to_le64(4);
+	KUNIT_EXPECT_EQ(test, rl_am_slot_decode(&t, data, 100, &o), -EBADMSG);
+	t = d;
+	t.seq = cpu_to_le64(10);
+	KUNIT_EXPECT_EQ(test, rl_am_slot_decode(&t, data, 100, &o), -EBADMSG);
+	/* half the data block of a new write */
+	data[RL_AM_BLOCK - 1] ^= 1;
+	KUNIT_EXPECT_EQ(test, rl_am_slot_decode(&d, data, 100, &o), -EBADMSG);
+	data[RL_AM_BLOCK - 1] ^= 1;
+	/* the bits may change without the checksum */
+	t = d;
+	t.installed = cpu_to_le64(rl_am_installed_word(9, 3));
+	KUNIT_ASSERT_EQ(test, rl_am_slot_decode(&t, data, 100, &o), 0);
+	KUNIT_EXPECT_EQ(test, o.installed, 3);
+	/* bits left by the slot's earlier occupant do not count */
+	t.installed = cpu_to_le64(rl_am_installed_word(8, 3));
+	KUNIT_ASSERT_EQ(test, rl_am_slot_decode(&t, data, 100, &o), 0);
+	KUNIT_EXPECT_EQ(test, o.installed, 0);
+	/* another array's block */
+	KUNIT_EXPECT_EQ(test, rl_am_slot_decode(&d, data, 3, &o), -ERANGE);
+}
+
+/* A load keeps the newest version of each block, whatever the order. */
+static void rl_am_choose_newest(struct kunit *test)
+{
+	struct rl_am_found f[] = {
+		{ .seq = 5, .lblock = 10, .slot = 0 },
+		{ .seq = 9, .lblock = 10, .slot = 1, .installed = 1 },
+		{ .seq = 2, .lblock = 3, .slot = 2 },
+		{ .seq = 7, .lblock = 10, .slot = 3 },
+		{ .seq = 4, .lblock = 8, .slot = 4 },
+		{ .seq = 4, .lblock = 8, .slot = 5 },	/* a duplicate */
+	};
+	unsigned int i, kept_slots = 0;
+
+	KUNIT_EXPECT_EQ(test, rl_am_choose(f, ARRAY_SIZE(f)), 3U);
+	for (i = 0; i < ARRAY_SIZE(f); i++)
+		if (f[i].keep)
+			kept_slots |= BIT(f[i].slot);
+	/* block 10: seq 9 (slot 1); block 3: slot 2; block 8: slot 4 */
+	KUNIT_EXPECT_EQ(test, kept_slots, BIT(1) | BIT(2) | BIT(4));
+	for (i = 0; i < ARRAY_SIZE(f); i++)
+		if (f[i].slot == 1)
+			KUNIT_EXPECT_EQ(test, f[i].installed, 1);
+}
+
+/* Sorted in physical order, contiguous blocks merged, runs bounded. */
+static void rl_am_batch_merged(struct kunit *test)
+{
+	struct rl_am_bent e[] = {
+		{ 9, 0 }, { 3, 1 }, { 4, 2 }, { 20, 3 }, { 5, 4 }, { 10, 5 },
+		{ 11, 6 }, { 12, 7 },
+	};
+	struct rl_am_run r[ARRAY_SIZE(e)];
+	u32 n;
+
+	rl_am_batch_sort(e, ARRAY_SIZE(e));
+	KUNIT_EXPECT_EQ(test, e[0].lblock, 3ULL);
+	KUNIT_EXPECT_EQ(test, e[7].lblock, 20ULL);
+	n = rl_am_batch_runs(e, ARRAY_SIZE(e), 64, r);
+	KUNIT_ASSERT_EQ(test, n, 3U);
+	KUNIT_EXPECT_EQ(test, r[0].lblock, 3ULL);
+	KUNIT_EXPECT_EQ(test, r[0].nr, 3U);
+	KUNIT_EXPECT_EQ(test, r[1].lblock, 9ULL);
+	KUNIT_EXPECT_EQ(test, r[1].nr, 4U);
+	KUNIT_EXPECT_EQ(test, r[1].first, 3U);
+	KUNIT_EXPECT_EQ(test, e[r[1].first].slot, 0U);
+	KUNIT_EXPECT_EQ(test, r[2].lblock, 20ULL);
+	/* at most 2 a run */
+	n = rl_am_batch_runs(e, ARRAY_SIZE(e), 2, r);
+	KUNIT_EXPECT_EQ(test, n, 5U);
+	KUNIT_EXPECT_EQ(test, r[1].lblock, 5ULL);
+	KUNIT_EXPECT_EQ(test, r[1].nr, 1U);
+}
+
+static struct rl_am_cycle_in am_in(u64 now, u32 p0, u32 p1, bool pressure)
+{
+	return (struct rl_am_cycle_in){ .now = now, .batch = 100,
+		.pending = { p0, p1 }, .live = RL_AM_ALL,
+		.pressure = pressure };
+}
+
+/* Disk 0 at its start, disk 1 half a period later, out of phase. */
+static void rl_am_cycle_alternates(struct kunit *test)
+{
+	struct rl_am_cycle c;
+	struct rl_am_cycle_in in;
+	unsigned int d = 9;
+	u64 until;
+
+	rl_am_cycle_init(&c, 0, 100 * MS, 1000 * MS, false);
+	in = am_in(10 * MS, 5, 5, false);
+	KUNIT_EXPECT_EQ(test, rl_am_cycle_next(&c, &in, &d, &until),
+			RL_AM_WAIT);
+	KUNIT_EXPECT_EQ(test, until, 1000 * MS);
+	/* 100 writes in the first second: T = 100 / 100 per s = 1 s */
+	c.arrived = 100;
+	in = am_in(1000 * MS, 5, 5, false);
+	KUNIT_ASSERT_EQ(test, rl_am_cycle_next(&c, &in, &d, &until),
+			RL_AM_START);
+	KUNIT_EXPECT_EQ(test, d, 0U);
+	KUNIT_EXPECT_EQ(test, c.period, 1000 * MS);
+	KUNIT_EXPECT_EQ(test, c.next[1], 1500 * MS);
+	/* disk 1's turn comes while disk 0 still writes: held */
+	in = am_in(1500 * MS, 0, 5, false);
+	KUNIT_EXPECT_EQ(test, rl_am_cycle_next(&c, &in, &d, &until),
+			RL_AM_WAIT);
+	KUNIT_EXPECT_EQ(test, c.held, 1ULL);
+	rl_am_cycle_done(&c, 0);
+	in = am_in(1510 * MS, 0, 5, false);
+	KUNIT_ASSERT_EQ(test, rl_am_cycle_next(&c, &in, &d, &until),
+			RL_AM_START);
+	KUNIT_EXPECT_EQ(test, d, 1U);
+	KUNIT_EXPECT_EQ(test, c.next[0], 1510 * MS + 500 * MS);
+	KUNIT_EXPECT_EQ(test, c.overlaps, 0ULL);
+	rl_am_cycle_done(&c, 1);
+	/* 400 writes in the next 1.01 s: T is 0.2525 s */
+	c.arrived = 400;
+	in = am_in(2010 * MS, 5, 0, false);
+	KUNIT_ASSERT_EQ(test, rl_am_cycle_next(&c, &in, &d, &until),
+			RL_AM_START);
+	KUNIT_EXPECT_EQ(test, d, 0U);
+	KUNIT_EXPECT_EQ(test, c.period, 252500000ULL);
+}
+
+/* Allowed, a start over the other's batch is an overlap. */
+static void rl_am_cycle_overlap(struct kunit *test)
+{
+	struct rl_am_cycle c;
+	struct rl_am_cycle_in in;
+	unsigned int d;
+	u64 until;
+
+	rl_am_cycle_init(&c, 0, 100 * MS, 1000 * MS, true);
+	in = am_in(1000 * MS, 5, 5, false);
+	KUNIT_ASSERT_EQ(test, rl_am_cycle_next(&c, &in, &d, &until),
+			RL_AM_START);
+	in = am_in(1500 * MS, 5, 5, false);
+	KUNIT_ASSERT_EQ(test, rl_am_cycle_next(&c, &in, &d, &until),
+			RL_AM_START);
+	KUNIT_EXPECT_EQ(test, d, 1U);
+	KUNIT_EXPECT_EQ(test, c.overlaps, 1ULL);
+	/* both write: nothing more until a batch ends */
+	in = am_in(3000 * MS, 5, 5, true);
+	KUNIT_EXPECT_EQ(test, rl_am_cycle_next(&c, &in, &d, &until),
+			RL_AM_WAIT);
+	KUNIT_EXPECT_EQ(test, until, U64_MAX);
+}
+
+/* Pressure brings a start forward; an empty turn passes. */
+static void rl_am_cycle_pressure(struct kunit *test)
+{
+	struct rl_am_cycle c;
+	struct rl_am_cycle_in in;
+	unsigned int d;
+	u64 until;
+
+	rl_am_cycle_init(&c, 0, 100 * MS, 1000 * MS, false);
+	in = am_in(1 * MS, 50, 50, true);
+	KUNIT_ASSERT_EQ(test, rl_am_cycle_next(&c, &in, &d, &until),
+			RL_AM_START);
+	KUNIT_EXPECT_EQ(test, d, 0U);
+	rl_am_cycle_done(&c, 0);
+	in = am_in(2 * MS, 0, 50, true);
+	KUNIT_ASSERT_EQ(test, rl_am_cycle_next(&c, &in, &d, &until),
+			RL_AM_START);
+	KUNIT_EXPECT_EQ(test, d, 1U);
+	rl_am_cycle_done(&c, 1);
+	/* nothing for disk 0 at its time: its turn passes to disk 1 */
+	in = am_in(5000 * MS, 0, 0, false);
+	KUNIT_EXPECT_EQ(test, rl_am_cycle_next(&c, &in, &d, &until),
+			RL_AM_WAIT);
+	KUNIT_EXPECT_EQ(test, c.turn, 1U);
+	/* disk 1's time has passed too: ask again at once */
+	KUNIT_EXPECT_LE(test, until, 5000 * MS);
+	KUNIT_EXPECT_EQ(test, rl_am_cycle_next(&c, &in, &d, &until),
+			RL_AM_WAIT);
+	KUNIT_EXPECT_EQ(test, c.turn, 0U);
+	KUNIT_EXPECT_EQ(test, until, 6000 * MS);
+}
+
+/* A whole batch pending starts before its time; less does not. */
+static void rl_am_cycle_full_batch(struct kunit *test)
+{
+	struct rl_am_cycle c;
+	struct rl_am_cycle_in in;
+	unsigned int d;
+	u64 until;
+
+	rl_am_cycle_init(&c, 0, 100 * MS, 1000 * MS, false);
+	in = am_in(10 * MS, 99, 99, false);
+	KUNIT_EXPECT_EQ(test, rl_am_cycle_next(&c, &in, &d, &until),
+			RL_AM_WAIT);
+	in = am_in(20 * MS, 100, 100, false);
+	KUNIT_ASSERT_EQ(test, rl_am_cycle_next(&c, &in, &d, &until),
+			RL_AM_START);
+	KUNIT_EXPECT_EQ(test, d, 0U);
+}
+
+/* One disk left: it installs whatever is pending, at once. */
+static void rl_am_cycle_single(struct kunit *test)
+{
+	struct rl_am_cycle c;
+	struct rl_am_cycle_in in;
+	unsigned int d;
+	u64 until;
+
+	rl_am_cycle_init(&c, 0, 100 * MS, 1000 * MS, false);
+	in = am_in(1 * MS, 0, 1, false);
+	in.live = BIT(1);
+	KUNIT_ASSERT_EQ(test, rl_am_cycle_next(&c, &in, &d, &until),
+			RL_AM_START);
+	KUNIT_EXPECT_EQ(test, d, 1U);
+	KUNIT_EXPECT_EQ(test, rl_am_cycle_next(&c, &in, &d, &until),
+			RL_AM_WAIT);
+	rl_am_cycle_done(&c, 1);
+	in.pending[1] = 0;
+	KUNIT_EXPECT_EQ(test, rl_am_cycle_next(&c, &in, &d, &until),
+			RL_AM_WAIT);
+	KUNIT_EXPECT_EQ(test, until, U64_MAX);
+}
+
+static void rl_am_period_bounds(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, rl_am_period(100, 0, MS, 10, 1000), 1000ULL);
+	KUNIT_EXPECT_EQ(test, rl_am_period(100, 100000000, MS, 10, 1000), 10ULL);
+	KUNIT_EXPECT_EQ(test, rl_am_period(100, 200, 400, 10, 1000), 200ULL);
+}
+
+static struct kunit_case rl_am_test_cases[] = {
+	KUNIT_CASE(rl_am_slot_roundtrip),
+	KUNIT_CASE(rl_am_slot_torn),
+	KUNIT_CASE(rl_am_choose_newest),
+	KUNIT_CASE(rl_am_batch_merged),
+	KUNIT_CASE(rl_am_cycle_alternates),
+	KUNIT_CASE(rl_am_cycle_overlap),
+	KUNIT_CASE(rl_am_cycle_pressure),
+	KUNIT_CASE(rl_am_cycle_full_batch),
+	KUNIT_CASE(rl_am_cycle_single),
+	KUNIT_CASE(rl_am_period_bounds),
+	{}
+};
+
+static struct kunit_suite rl_am_test_suite = {
+	.name = "dm_raidlab_altmirror",
+	.test_cases = rl_am_test_cases,
+};
+
+kunit_test_suite(rl_am_test_suite);
