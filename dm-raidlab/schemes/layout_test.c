@@ -31,6 +31,7 @@ static const struct rl_layout_case rl_layout_cases[] = {
 	{ "raid0", 2, 8, 0 },		{ "raid0", 4, 128, 0 },
 	{ "raid0", 5, 16, 2048 },	{ "raid0", 8, 1024, 8 },
 	{ "mirror", 2, 128, 0 },	{ "mirror", 3, 8, 2048 },
+	{ "altmirror", 2, 8, 2048 },	{ "altmirror", 2, 128, 0 },
 	{ "raid4", 3, 8, 0 },		{ "raid4", 4, 128, 0 },
 	{ "raid4", 6, 64, 2048 },	{ "raid5", 3, 8, 0 },
 	{ "raid5", 4, 128, 0 },		{ "raid5", 5, 16, 2048 },
