@@ -639,3 +639,13 @@ def test_create_sr_auto_opts(capsys):
     a.scheme = "sr"
     with pytest.raises(admin.ToolError, match="needs --opt geom"):
         admin.auto_opts(a, [("dr", "2")])
+
+
+def test_parse_table_scheme_flag():
+    # altmirror's volatile takes no value (a scheme flag, struct rl_opt's
+    # .flag): the word after it is the next option, not its value
+    t = dm.parse_table("0 131072 raidlab altmirror 7 metadata 259:0 volatile "
+                       "mem_fraction 0.50 overlap allow 2 8:0 8:16")
+    assert t.opts == [("metadata", "259:0"), ("volatile", None),
+                      ("mem_fraction", "0.50"), ("overlap", "allow")]
+    assert t.devs == ["8:0", "8:16"]

@@ -18,10 +18,11 @@ from . import ondisk
 TARGET = "raidlab"
 
 # Optional table arguments: key -> takes a value. "spare" may repeat.
-# The generic options that take no value. Every other key takes one word:
-# the generic ones (args.c) and every scheme's own (struct rl_opt, a
-# "<name> <value>" each), so a scheme's options need no copy here.
-FLAG_OPTS = frozenset({"assume_clean", "start_dirty_degraded"})
+# The options that take no value: the generic ones, and the scheme
+# options that are flags (struct rl_opt's .flag: altmirror's volatile).
+# Every other key takes one word: the generic ones (args.c) and every
+# scheme's own (a "<name> <value>" each), so those need no copy here.
+FLAG_OPTS = frozenset({"assume_clean", "start_dirty_degraded", "volatile"})
 MAX_SPARES = 4
 MISSING = "-"
 

@@ -115,17 +115,28 @@ static void am_batch_collect(struct am *am, unsigned int d)
 static int am_batch_intent(struct am *am, struct am_batch *b)
 {
 	struct rl_md_state *st = rl_md_state(am->a->md);
+	unsigned long flags;
+	struct am_ent *e, *to;
+	u64 region;
 	u32 i;
 
 	for (i = 0; i < b->n; i++) {
-		struct am_ent *e = &am->ents[b->e[i].slot];
-
-		if (e->intent)
+		e = &am->ents[b->e[i].slot];
+		region = rl_md_region(st, am_msector(b->e[i].lblock));
+		if (READ_ONCE(e->intent))
 			continue;
-		if (rl_md_intent_start(am->a->md,
-				       rl_md_region(st, am_msector(e->lblock))))
+		if (rl_md_intent_start(am->a->md, region))
 			return -EIO;
-		e->intent = true;
+		/* a newer version may have replaced it meanwhile: its own */
+		spin_lock_irqsave(&am->lock, flags);
+		to = e->state == AM_LIVE ? e : am_lookup(am, b->e[i].lblock);
+		if (to && !to->intent)
+			to->intent = true;
+		else
+			to = NULL;
+		spin_unlock_irqrestore(&am->lock, flags);
+		if (!to)
+			rl_md_intent_end(am->a->md, region);
 	}
 	return 0;
 }
@@ -181,6 +192,9 @@ static int am_batch_write(struct am *am, unsigned int d)
 		rl_failrec_sync(am->a);
 		r = -EIO;
 	}
+	/* a disk failed meanwhile was not flushed (rl_members_flush()) */
+	if (!r && rl_member_failed(am->a, d))
+		r = -EIO;
 	return r;
 }
 
@@ -411,13 +425,16 @@ static void am_fix_work(struct work_struct *w)
 		spin_unlock_irqrestore(&am->lock, flags);
 		if (!bio)
 			return;
+		down_write(&am->sync_sem);
 		m = am_member_of(am, rl_pb(bio)->dev);
-		if (m == RL_NONE) {
+		/* the other disk may have failed, or a blank spare taken it */
+		if (m == RL_NONE ||
+		    rl_unreadable_at(am->a, rl_pb(bio)->lsector) & BIT(!m)) {
+			up_write(&am->sync_sem);
 			if (am_map_read(am, bio) == DM_MAPIO_KILL)
 				bio_io_error(bio);
 			continue;
 		}
-		down_write(&am->sync_sem);
 		bio->bi_status = am_fix_one(am, bio, m);
 		up_write(&am->sync_sem);
 		bio_endio(bio);
@@ -472,6 +489,9 @@ void am_member_failed(struct rl_array *a, unsigned long newly)
 
 	spin_lock_irqsave(&am->lock, flags);
 	am->told |= newly & RL_AM_ALL;
+	for (i = 0; i < RL_AM_DISKS; i++)
+		if (newly & BIT(i))
+			am->told_dev[i] = READ_ONCE(a->members[i].dev);
 	for (i = 0; i < am->nr; i++) {
 		struct am_ent *e = &am->ents[i];
 
@@ -521,6 +541,11 @@ void am_cycle_start(struct am *am)
 {
 	struct rl_am_cycle *c = &am->cyc;
 
+	/* a suspend given up (presuspend_undo): the cycle never stopped */
+	if (!READ_ONCE(am->stopped)) {
+		am_kick_cycle(am);
+		return;
+	}
 	mutex_lock(&am->cyc_lock);
 	rl_am_cycle_init(c, ktime_get_ns(), c->tmin, c->tmax, c->overlap);
 	mutex_unlock(&am->cyc_lock);

@@ -60,6 +60,11 @@ struct am_ent {
 	u8 installed;			/* disks that hold it */
 	u8 inflight;			/* disks whose batch holds it */
 	bool intent;			/* volatile: holds its intent region */
+	/*
+	 * the lowest seq of the versions it replaced before every disk had
+	 * them, and its own (volatile flushes wait for it)
+	 */
+	u64 floor;
 };
 
 struct am;
@@ -98,7 +103,13 @@ struct am {
 	u32 nr_free, min_free;
 	u32 pending[RL_AM_DISKS];	/* live blocks a disk has not */
 	u64 seq;
-	unsigned long told;		/* failures ->member_failed was told */
+	/*
+	 * failures ->member_failed was told of, and the disk each was of: a
+	 * role counts as dead while that disk still holds it (a spare that
+	 * takes the role is not dead until its own failure is told)
+	 */
+	unsigned long told;
+	const struct dm_dev *told_dev[RL_AM_DISKS];
 	unsigned long writing;		/* disks in write mode: a bit each */
 	struct bio_list waiting;	/* writes waiting for a slot */
 	struct bio_list deferred;	/* reads waiting for a disk to read */
@@ -141,6 +152,7 @@ int am_write(struct am *am, struct bio *bio);
 void am_write_waiters(struct am *am);
 bool am_read_hit(struct am *am, struct bio *bio);
 void *am_slot_data(struct am *am, u32 slot);
+struct am_ent *am_lookup(struct am *am, u64 lblock);
 void am_overlay(struct am *am, sector_t msector, sector_t len, void *buf,
 		unsigned long *skip);
 unsigned int am_dead(struct am *am);

@@ -41,7 +41,7 @@ static struct hlist_head *am_bucket(struct am *am, u64 lblock)
 }
 
 /* The newest version of @lblock in the pool, or NULL. Under am->lock. */
-static struct am_ent *am_lookup(struct am *am, u64 lblock)
+struct am_ent *am_lookup(struct am *am, u64 lblock)
 {
 	struct am_ent *e;
 
@@ -51,16 +51,47 @@ static struct am_ent *am_lookup(struct am *am, u64 lblock)
 	return NULL;
 }
 
-/* Disks whose failure is recorded and whose role no spare took. */
+/*
+ * Disks whose failure is recorded (->member_failed told) while that disk
+ * still holds the role: a spare that took it is not dead before its own
+ * failure is recorded.
+ */
 unsigned int am_dead(struct am *am)
 {
-	return am->told & READ_ONCE(am->a->failed) & RL_AM_ALL;
+	unsigned long dead = am->told & READ_ONCE(am->a->failed) & RL_AM_ALL;
+	unsigned int d;
+
+	for_each_set_bit(d, &dead, RL_AM_DISKS)
+		if (am->told_dev[d] != READ_ONCE(am->a->members[d].dev))
+			__clear_bit(d, &dead);
+	return dead;
 }
 
-/* Every disk in the array holds @e, and no batch holds it. */
+/*
+ * Every live disk holds @e, at least one does, and no batch holds it
+ * (with both disks dead the pool keeps everything).
+ */
 bool am_complete(struct am *am, const struct am_ent *e)
 {
-	return !e->inflight && ((e->installed | am_dead(am)) == RL_AM_ALL);
+	unsigned int dead = am_dead(am);
+
+	return !e->inflight && (e->installed & ~dead) &&
+	       (e->installed | dead) == RL_AM_ALL;
+}
+
+/* Zero @slot's magic and installed word on pmem (not fenced). */
+static void am_clear_hdr(struct am *am, u32 slot)
+{
+	struct rl_am_slot_disk *d;
+	__le64 zero = 0;
+
+	if (am->vol)
+		return;
+	d = am_slot_hdr(am, slot);
+	if (!d)
+		return;
+	memcpy_flushcache(&d->installed, &zero, sizeof(zero));
+	memcpy_flushcache(&d->magic, &zero, sizeof(d->magic));
 }
 
 /*
@@ -71,8 +102,6 @@ bool am_complete(struct am *am, const struct am_ent *e)
 void am_free_slot(struct am *am, u32 slot)
 {
 	struct am_ent *e = &am->ents[slot];
-	struct rl_am_slot_disk *d;
-	__le32 zero = 0;
 
 	if (e->state == AM_LIVE)
 		hlist_del_init(&e->hnode);
@@ -83,11 +112,7 @@ void am_free_slot(struct am *am, u32 slot)
 	e->intent = false;
 	e->state = AM_FREE;
 	e->inflight = 0;
-	if (!am->vol) {
-		d = am_slot_hdr(am, slot);
-		if (d)
-			memcpy_flushcache(&d->magic, &zero, sizeof(zero));
-	}
+	am_clear_hdr(am, slot);
 	am->free[am->nr_free++] = slot;
 }
 
@@ -143,15 +168,20 @@ u64 am_oldest_pending(struct am *am)
 	for (i = 0; i < am->nr; i++) {
 		struct am_ent *e = &am->ents[i];
 
-		if ((e->state == AM_LIVE || e->state == AM_OLD) &&
-		    !am_complete(am, e))
-			seq = min(seq, e->seq);
+		if (e->state == AM_LIVE && !am_complete(am, e))
+			seq = min(seq, e->floor);
 	}
 	return seq;
 }
 
-/* @e no longer is the newest version of its block. Under am->lock. */
-static void am_supersede(struct am *am, struct am_ent *e)
+/*
+ * @e no longer is the newest version of its block: @by, durable, is. Its
+ * header goes at once (a crash must not find it without @by, which a
+ * batch may free first); a batch that holds it frees its slot at its
+ * end. @by takes over what a volatile flush waits for in it, and its
+ * intent region. Under am->lock.
+ */
+static void am_supersede(struct am *am, struct am_ent *e, struct am_ent *by)
 {
 	unsigned int d;
 
@@ -160,12 +190,19 @@ static void am_supersede(struct am *am, struct am_ent *e)
 		for (d = 0; d < RL_AM_DISKS; d++)
 			if (!((e->installed | e->inflight) & BIT(d)))
 				am->pending[d]--;
+		if (!am_complete(am, e))
+			by->floor = min(by->floor, e->floor);
+	}
+	if (e->intent && !by->intent) {
+		by->intent = true;
+		e->intent = false;
 	}
 	if (e->inflight) {
 		e->state = AM_OLD;
-		return;
+		am_clear_hdr(am, e - am->ents);
+	} else {
+		am_free_slot(am, e - am->ents);
 	}
-	am_free_slot(am, e - am->ents);
 	am_fence(am);
 }
 
@@ -175,14 +212,16 @@ static void am_publish(struct am *am, struct am_ent *e)
 	struct am_ent *old = am_lookup(am, e->lblock);
 	unsigned int d;
 
+	e->floor = min(e->floor, e->seq);
 	if (old && old->seq > e->seq) {
 		/* a later write to the block was durable first */
+		old->floor = min(old->floor, e->floor);
 		e->state = AM_OLD;
-		am_supersede(am, e);
+		am_supersede(am, e, old);
 		return;
 	}
 	if (old)
-		am_supersede(am, old);
+		am_supersede(am, old, e);
 	e->state = AM_LIVE;
 	hlist_add_head(&e->hnode, am_bucket(am, e->lblock));
 	for (d = 0; d < RL_AM_DISKS; d++)
@@ -202,7 +241,7 @@ static int am_fill(struct am *am, u32 slot, struct bio *bio)
 	struct bvec_iter it;
 	struct bio_vec bv;
 	unsigned int off = 0;
-	u32 crc = ~0U;
+	u32 crc;
 
 	if (!dst)
 		return -EIO;
@@ -213,7 +252,6 @@ static int am_fill(struct am *am, u32 slot, struct bio *bio)
 			memcpy(dst + off, src, bv.bv_len);
 		else
 			memcpy_flushcache(dst + off, src, bv.bv_len);
-		crc = rl_am_data_crc(crc, src, bv.bv_len);
 		kunmap_local(src);
 		off += bv.bv_len;
 	}
@@ -222,6 +260,8 @@ static int am_fill(struct am *am, u32 slot, struct bio *bio)
 	d = am_slot_hdr(am, slot);
 	if (!d)
 		return -EIO;
+	/* of what the slot holds: a page changed meanwhile cannot tear it */
+	crc = rl_am_data_crc(~0U, dst, RL_AM_BLOCK);
 	rl_am_slot_encode(&s, crc, &hdr);
 	memcpy_flushcache(d, &hdr, sizeof(hdr));
 	return am_fence(am);
@@ -239,6 +279,7 @@ static u32 am_reserve(struct am *am, u64 lblock)
 	e->lblock = lblock;
 	e->installed = 0;
 	e->inflight = 0;
+	e->floor = U64_MAX;
 	return slot;
 }
 
@@ -254,13 +295,14 @@ static void am_write_slot(struct am *am, struct bio *bio, u32 slot)
 {
 	struct am_ent *e = &am->ents[slot];
 	unsigned long flags;
-	bool kick;
+	bool kick, waiters;
 	int r = am_fill(am, slot, bio);
 
 	spin_lock_irqsave(&am->lock, flags);
 	if (r) {
-		e->state = AM_FREE;
-		am->free[am->nr_free++] = slot;
+		/* its header may be durable: a failed write must not return */
+		am_free_slot(am, slot);
+		am_fence(am);
 	} else {
 		am_publish(am, e);
 	}
@@ -273,7 +315,11 @@ static void am_write_slot(struct am *am, struct bio *bio, u32 slot)
 	}
 	kick = am_pressure(am) ||
 	       hweight32(RL_AM_ALL & ~READ_ONCE(am->a->failed)) == 1;
+	/* a slot this freed (an older version, a failed write) */
+	waiters = am->nr_free && !bio_list_empty(&am->waiting);
 	spin_unlock_irqrestore(&am->lock, flags);
+	if (waiters)
+		am_kick(am);
 	atomic64_inc(&am->arrived);
 	if (bio) {
 		if (r)
@@ -408,7 +454,11 @@ static int am_read_slot(struct am *am, u32 slot, struct rl_am_slot_disk *d,
 	return 0;
 }
 
-/* Decode every slot: the valid ones into @f; torn ones freed. */
+/*
+ * Decode every slot: the valid ones into @f; torn ones cleared (fenced by
+ * the caller). Nothing else runs (preresume): no lock, and a long pool
+ * yields the CPU.
+ */
 static int am_scan(struct am *am, struct rl_am_found *f, u32 *n, void *data)
 {
 	struct rl_am_slot_disk d;
@@ -431,15 +481,34 @@ static int am_scan(struct am *am, struct rl_am_found *f, u32 *n, void *data)
 		}
 		if (r) {
 			am->loaded_dropped++;
-			am_free_slot(am, slot);	/* the stack is made again */
+			am_clear_hdr(am, slot);
 			continue;
 		}
 		f[*n] = (struct rl_am_found){ .seq = s.seq, .lblock = s.lblock,
 					      .slot = slot,
 					      .installed = s.installed };
 		(*n)++;
+		cond_resched();
 	}
 	return 0;
+}
+
+/* The in-core pool empty: every slot free, nothing indexed. */
+static void am_pool_reset(struct am *am)
+{
+	u32 i;
+
+	for (i = 0; i < am->nr; i++) {
+		struct am_ent *e = &am->ents[i];
+
+		if (!hlist_unhashed(&e->hnode))
+			hlist_del_init(&e->hnode);
+		e->state = AM_FREE;
+		e->inflight = 0;
+		e->intent = false;
+	}
+	am->seq = 0;
+	am->loaded_dropped = 0;
 }
 
 /*
@@ -461,24 +530,29 @@ int am_pool_load(struct am *am)
 	am->a->ti->error = "altmirror: cannot allocate the pool's load";
 	if (!f || !data)
 		goto out;
-	spin_lock_irq(&am->lock);
-	am->nr_free = 0;
+	am_pool_reset(am);
 	r = am_scan(am, f, &n, data);
 	if (r)
-		goto unlock;
+		goto out;
 	if (n)
 		kept = rl_am_choose(f, n);
+	spin_lock_irq(&am->lock);
+	am->nr_free = 0;
 	for (i = 0; i < n; i++) {
 		struct am_ent *e = &am->ents[f[i].slot];
 
 		e->seq = f[i].seq;
 		e->lblock = f[i].lblock;
 		e->installed = f[i].installed;
+		e->floor = U64_MAX;
 		e->state = AM_RES;
 		am->seq = max(am->seq, e->seq);
 		if (f[i].keep)
 			am_publish(am, e);
 		else
+			am_free_slot(am, f[i].slot);
+		/* a disk dead at load holds nothing: complete ones go */
+		if (f[i].keep && am_complete(am, e))
 			am_free_slot(am, f[i].slot);
 	}
 	am->nr_free = 0;
@@ -491,7 +565,6 @@ int am_pool_load(struct am *am)
 	r = am_fence(am);
 	if (r)
 		am->a->ti->error = "altmirror: cannot write the pool";
-unlock:
 	spin_unlock_irq(&am->lock);
 	if (kept || am->loaded_dropped)
 		DMINFO("altmirror: pool: %u taken back, %u older and %llu torn slots dropped",
@@ -543,15 +616,8 @@ int am_pool_init(struct am *am, char **error)
 		return r;
 	/* a new array: no header left from an earlier one may validate */
 	if (rl_md_new(a->md)) {
-		__le32 zero = 0;
-
-		for (i = 0; i < am->nr; i++) {
-			struct rl_am_slot_disk *d = am_slot_hdr(am, i);
-
-			if (d)
-				memcpy_flushcache(&d->magic, &zero,
-						  sizeof(zero));
-		}
+		for (i = 0; i < am->nr; i++)
+			am_clear_hdr(am, i);
 		r = am_fence(am);
 		if (r)
 			*error = "altmirror: cannot write the pool";
