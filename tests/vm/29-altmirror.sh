@@ -34,6 +34,9 @@
 #     the role and is rebuilt while the load runs (the pool's blocks
 #     over the copy), the load verifies, check finds 0, and the 16 MiB
 #     verify;
+#   - one disk left (member 1 failed by message): a write is installed
+#     at once (write through), or, with single batch, waits for its
+#     batch (the cycle's T) and is installed then;
 #   - a bad sector (member 0 a dm-hddsim disk with media errors): a
 #     read that finds it is served from member 1 and rewritten over
 #     member 0, which stays (the kernel log says so, the sectors heal,
@@ -314,6 +317,27 @@ check "the 16 MiB verify" fio_verify /dev/mapper/arr 16M
 dm_remove arr
 dm_remove w0
 dm_remove w1
+
+# ------------------------------------------------------ one disk left ---
+fresh
+check "assembled with a 3-second cycle" dm_create arr "$(line "cycle_min 3000 cycle_max 3000")"
+rl_wait_sync arr 300
+check "member 1 failed by message" dm_message arr fail 1
+sleep 1
+dd if=/tmp/pat3 of=/dev/mapper/arr bs=4k count=1 seek=4096 oflag=direct 2>/dev/null
+check "one disk left writes through: the pool drains within 2 s" drained 2
+dm_remove arr
+fresh
+check "assembled with single batch" \
+	dm_create arr "$(line "cycle_min 3000 cycle_max 3000 single batch")"
+rl_wait_sync arr 300
+check "member 1 failed by message" dm_message arr fail 1
+sleep 1
+dd if=/tmp/pat3 of=/dev/mapper/arr bs=4k count=1 seek=4096 oflag=direct 2>/dev/null
+sleep 1
+check "single batch: the write waits for its batch (used $(used))" test "$(used)" = 1
+check "and is installed within the cycle" drained 10
+dm_remove arr
 
 # ------------------------------------------------------- a bad sector ---
 fresh

@@ -29,6 +29,9 @@
  *   cycle_min <ms>           the cycle T's bounds: T is the time the
  *   cycle_max <ms>           write rate takes to fill a batch (defaults
  *                            100 and 30000)
+ *   single through|batch     with one disk left: install at once (the
+ *                            default), or in batches every T (paper
+ *                            003 section 5's single-disk baseline)
  *
  * Blocks are 4 KiB: the logical block size, and every bio is one block
  * (max_io_len). Discards are refused. With a DAX pool the device has no
@@ -70,26 +73,32 @@ static int am_parse_fraction(const char *word, unsigned int *val)
 	return *val && *val <= 10000 ? 0 : -EINVAL;
 }
 
-static int am_parse_overlap(const char *word, unsigned int *val)
+/* A value of two words: @w0 is 0, @w1 is 1. */
+static int am_parse_two(const char *word, const char *w0, const char *w1,
+			unsigned int *val)
 {
-	if (!strcasecmp(word, "never"))
+	if (!strcasecmp(word, w0))
 		*val = 0;
-	else if (!strcasecmp(word, "allow"))
+	else if (!strcasecmp(word, w1))
 		*val = 1;
 	else
 		return -EINVAL;
 	return 0;
 }
 
+static int am_parse_overlap(const char *word, unsigned int *val)
+{
+	return am_parse_two(word, "never", "allow", val);
+}
+
 static int am_parse_overlap_reads(const char *word, unsigned int *val)
 {
-	if (!strcasecmp(word, "serve"))
-		*val = 0;
-	else if (!strcasecmp(word, "defer"))
-		*val = 1;
-	else
-		return -EINVAL;
-	return 0;
+	return am_parse_two(word, "serve", "defer", val);
+}
+
+static int am_parse_single(const char *word, unsigned int *val)
+{
+	return am_parse_two(word, "through", "batch", val);
 }
 
 /* In enum am_opt's order. */
@@ -113,6 +122,9 @@ static const struct rl_opt am_opts[AM_NR_OPTS] = {
 		.def = AM_CYCLE_MIN_DEF),
 	[AM_OPT_CYCLE_MAX] = RL_OPT("altmirror", cycle_max, 1, 3600000,
 		.def = AM_CYCLE_MAX_DEF),
+	[AM_OPT_SINGLE] = RL_OPT("altmirror", single, 0, 0, .def = 0,
+		.parse = am_parse_single,
+		.invalid = "Invalid single: through or batch"),
 };
 
 static int am_check_args(const struct rl_args *args, char **error)
@@ -372,6 +384,8 @@ static void am_status(struct rl_array *a, status_type_t type, char *result,
 		DMEMIT(" cycle_min %u", a->sopt[AM_OPT_CYCLE_MIN]);
 	if (a->sopt[AM_OPT_CYCLE_MAX] != AM_CYCLE_MAX_DEF)
 		DMEMIT(" cycle_max %u", a->sopt[AM_OPT_CYCLE_MAX]);
+	if (a->sopt[AM_OPT_SINGLE])
+		DMEMIT(" single batch");
 	*psz = sz;
 }
 

@@ -121,7 +121,9 @@ u32 rl_am_batch_runs(const struct rl_am_bent *e, u32 n, u32 max_run,
  * write spans never overlap); with overlap allowed it starts anyway.
  * Pool pressure (three quarters used, writers waiting, or a flush
  * waiting) brings the next start forward to now. With one disk left, it
- * installs as soon as anything is pending (write through).
+ * installs as soon as anything is pending (write through), or, with
+ * single_batch (paper 003 section 5's single-disk baseline), every T as
+ * the pair's disks do.
  */
 struct rl_am_cycle {
 	u64 period;			/* T, ns */
@@ -132,6 +134,7 @@ struct rl_am_cycle {
 	unsigned int turn;		/* the disk whose start comes next */
 	bool writing[RL_AM_DISKS];
 	bool overlap;			/* the spans may overlap */
+	bool single_batch;		/* one disk left: batches every T */
 	/* counts */
 	u64 overlaps;			/* batches started while the other wrote */
 	u64 held;			/* starts held back by the other's batch */

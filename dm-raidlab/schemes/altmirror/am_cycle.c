@@ -266,6 +266,12 @@ static void am_install_work(struct work_struct *w)
 	am_kick_cycle(am);
 }
 
+/* A disk left that can take reads is not writing (deferred reads go). */
+static bool am_reads_may_go(struct am *am)
+{
+	return am_live(am) & ~READ_ONCE(am->writing);
+}
+
 /* The disk a read of member sector @msector goes to, or RL_NONE. */
 static unsigned int am_read_disk(struct am *am, sector_t msector,
 				 bool *defer)
@@ -282,9 +288,14 @@ static unsigned int am_read_disk(struct am *am, sector_t msector,
 	if (!ok)
 		return RL_NONE;
 	/* a region the resync has not reached: its source, the lowest */
-	if (hweight32(ok) == 1 || rl_sync_suspect(a, msector))
+	if (rl_sync_suspect(a, msector))
 		return __ffs(ok);
 	rd = ok & ~READ_ONCE(am->writing);
+	/* one disk: it, unless it writes and reads wait (single batch) */
+	if (hweight32(ok) == 1) {
+		*defer = !rd && am->defer_reads;
+		return *defer ? RL_NONE : __ffs(ok);
+	}
 	if (hweight32(rd) == 1)
 		return __ffs(rd);
 	if (!rd && am->defer_reads) {
@@ -325,7 +336,7 @@ int am_map_read(struct am *am, struct bio *bio)
 		bio_list_add(&am->deferred, bio);
 		spin_unlock_irqrestore(&am->lock, flags);
 		/* a batch that ended meanwhile has kicked already */
-		if ((READ_ONCE(am->writing) & RL_AM_ALL) != RL_AM_ALL)
+		if (am_reads_may_go(am))
 			am_kick(am);
 		return DM_MAPIO_SUBMITTED;
 	}
@@ -470,7 +481,7 @@ static void am_kick_work(struct work_struct *w)
 
 	am_write_waiters(am);
 	am_reads_again(am, &am->retry);
-	if ((READ_ONCE(am->writing) & RL_AM_ALL) != RL_AM_ALL)
+	if (am_reads_may_go(am))
 		am_reads_again(am, &am->deferred);
 	if (am->vol)
 		am_flushes_done(am);
@@ -548,40 +559,43 @@ void am_cycle_start(struct am *am)
 	}
 	mutex_lock(&am->cyc_lock);
 	rl_am_cycle_init(c, ktime_get_ns(), c->tmin, c->tmax, c->overlap);
+	c->single_batch = am->a->sopt[AM_OPT_SINGLE];
 	mutex_unlock(&am->cyc_lock);
 	WRITE_ONCE(am->stopped, false);
 	am_kick_cycle(am);
 	am_kick(am);
 }
 
-/* Read @len sectors at @msector of @src into @buf. 0 or -EIO. */
-static int am_sync_read_quiet(struct am *am, unsigned int src,
-			      sector_t msector, sector_t len, void *buf)
-{
-	struct rl_mio_group g;
-
-	rl_mio_init(&g, am->a, &am->bs);
-	rl_mio(&g, src, REQ_OP_READ, msector, buf, len, RL_BG, RL_DATA_READ);
-	if (rl_mio_wait(&g))
-		return -EIO;
-	rl_mio_read_done(buf, len);
-	return 0;
-}
-
-/* The same; a member that cannot read fails. */
-static int am_sync_read(struct am *am, unsigned int src, sector_t msector,
-			sector_t len, void *buf)
+/*
+ * Read @len sectors at @msector of @src into @buf. 0 or -EIO; with @why,
+ * a member that cannot read fails for it.
+ */
+static int am_sync_read_why(struct am *am, unsigned int src, sector_t msector,
+			    sector_t len, void *buf, const char *why)
 {
 	struct rl_mio_group g;
 
 	rl_mio_init(&g, am->a, &am->bs);
 	rl_mio(&g, src, REQ_OP_READ, msector, buf, len, RL_BG, RL_DATA_READ);
 	if (rl_mio_wait(&g)) {
-		rl_mio_fail(&g, "sync read failed");
+		if (why)
+			rl_mio_fail(&g, why);
 		return -EIO;
 	}
 	rl_mio_read_done(buf, len);
 	return 0;
+}
+
+static int am_sync_read_quiet(struct am *am, unsigned int src,
+			      sector_t msector, sector_t len, void *buf)
+{
+	return am_sync_read_why(am, src, msector, len, buf, NULL);
+}
+
+static int am_sync_read(struct am *am, unsigned int src, sector_t msector,
+			sector_t len, void *buf)
+{
+	return am_sync_read_why(am, src, msector, len, buf, "sync read failed");
 }
 
 static int am_sync_write(struct am *am, unsigned long dst, sector_t msector,
@@ -710,6 +724,7 @@ int am_cycle_init(struct am *am, char **error)
 			 (u64)a->sopt[AM_OPT_CYCLE_MIN] * NSEC_PER_MSEC,
 			 (u64)a->sopt[AM_OPT_CYCLE_MAX] * NSEC_PER_MSEC,
 			 a->sopt[AM_OPT_OVERLAP]);
+	am->cyc.single_batch = a->sopt[AM_OPT_SINGLE];
 	WRITE_ONCE(am->stopped, true);
 	if (rl_mio_bioset_init(&am->bs, 256)) {
 		*error = "altmirror: cannot allocate its bioset";

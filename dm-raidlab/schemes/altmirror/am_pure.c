@@ -222,7 +222,8 @@ static void rl_am_cycle_start(struct rl_am_cycle *c,
 	if (c->writing[o])
 		c->overlaps++;
 	c->writing[d] = true;
-	if (!d) {
+	/* the period is measured from disk 0's starts, or the one disk's */
+	if (!d || c->single_batch) {
 		c->period = rl_am_period(in->batch, c->arrived,
 					 in->now - c->last_start,
 					 c->tmin, c->tmax);
@@ -261,6 +262,13 @@ enum rl_am_act rl_am_cycle_next(struct rl_am_cycle *c,
 		d = __ffs(in->live);
 		if (c->writing[d] || !in->pending[d])
 			return RL_AM_WAIT;
+		if (c->single_batch && !in->pressure && in->now < c->next[d] &&
+		    in->pending[d] < in->batch) {
+			*until = c->next[d];
+			return RL_AM_WAIT;
+		}
+		if (c->single_batch)
+			rl_am_cycle_start(c, in, d);
 		c->writing[d] = true;
 		*disk = d;
 		return RL_AM_START;

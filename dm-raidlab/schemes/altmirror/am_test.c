@@ -275,6 +275,36 @@ static void rl_am_cycle_single(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, until, U64_MAX);
 }
 
+/* single_batch: the one disk left batches every T, as the pair does. */
+static void rl_am_cycle_single_batch(struct kunit *test)
+{
+	struct rl_am_cycle c;
+	struct rl_am_cycle_in in;
+	unsigned int d;
+	u64 until;
+
+	rl_am_cycle_init(&c, 0, 100 * MS, 1000 * MS, false);
+	c.single_batch = true;
+	in = am_in(1 * MS, 0, 1, false);
+	in.live = BIT(1);
+	KUNIT_EXPECT_EQ(test, rl_am_cycle_next(&c, &in, &d, &until),
+			RL_AM_WAIT);
+	KUNIT_EXPECT_EQ(test, until, 1500 * MS);
+	in.now = 1500 * MS;
+	KUNIT_ASSERT_EQ(test, rl_am_cycle_next(&c, &in, &d, &until),
+			RL_AM_START);
+	KUNIT_EXPECT_EQ(test, d, 1U);
+	rl_am_cycle_done(&c, 1);
+	KUNIT_EXPECT_EQ(test, c.next[1], 2500 * MS);
+	in.now = 1600 * MS;
+	KUNIT_EXPECT_EQ(test, rl_am_cycle_next(&c, &in, &d, &until),
+			RL_AM_WAIT);
+	/* pressure starts it at once */
+	in.pressure = true;
+	KUNIT_EXPECT_EQ(test, rl_am_cycle_next(&c, &in, &d, &until),
+			RL_AM_START);
+}
+
 static void rl_am_period_bounds(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, rl_am_period(100, 0, MS, 10, 1000), 1000ULL);
@@ -292,6 +322,7 @@ static struct kunit_case rl_am_test_cases[] = {
 	KUNIT_CASE(rl_am_cycle_pressure),
 	KUNIT_CASE(rl_am_cycle_full_batch),
 	KUNIT_CASE(rl_am_cycle_single),
+	KUNIT_CASE(rl_am_cycle_single_batch),
 	KUNIT_CASE(rl_am_period_bounds),
 	{}
 };
