@@ -24,6 +24,18 @@ def test_seek_curve_single_track_matches_table1():
     assert m.seek_time(1) == pytest.approx(5.47, abs=1e-9)
 
 
+def test_avg_seek_over_the_disk_is_table1s():
+    # Table 1 "Avg. Seek t_avseek 18 msec": the seek curve averaged over two
+    # uniformly random cylinders of 840 (the same one: no seek)
+    assert m.avg_seek() == pytest.approx(18.0, abs=0.1)
+    assert m.t_ran(m.avg_seek()) == pytest.approx(28.4, abs=0.1)
+    assert m.avg_seek(1) == 0.0
+    # two cylinders: half the pairs are one apart
+    assert m.avg_seek(2) == pytest.approx(m.seek_time(1) / 2)
+    # a part of the disk seeks less; a fraction rounds to whole cylinders
+    assert m.avg_seek(12.8) == m.avg_seek(13) < m.avg_seek(100) < m.avg_seek()
+
+
 # ------------------------------------------------------------ section 4
 def test_recovery_18_minutes_at_g8_f1pct():
     # Section 4, after Figure 12: "For g = 8 and f = 0.01, t = 18 min"

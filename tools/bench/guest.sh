@@ -7,9 +7,15 @@
 #
 #   set KEY VALUE...          runtime SECS, target auto|MS, auto_factor F,
 #                             ladder D..., refine K, disk_model none|PRESET,
-#                             time_scale N, procs P, ramp SECS, member_mb MIB
-#                             (each member used up to MIB: dm-linear, or the
-#                             dm-hddsim target's length)
+#                             time_scale N, procs P, ramp SECS (a run's or a
+#                             job point's first seconds, unmeasured: fio
+#                             ramp_time), member_mb MIB (each member used up
+#                             to MIB: dm-linear, or the dm-hddsim target's
+#                             length)
+#   span CID MIB              the next array, CID (an altmirror), is the first
+#                             MIB MiB of its members after the metadata
+#                             device's data offset (its pool is a fraction of
+#                             the array: a shorter array, a smaller batch)
 #   config CID KIND LEVEL NDISKS CHUNK_KB [WORD...]
 #                             create the array (KIND rl: dm-raidlab, md: mdadm)
 #                             over the first NDISKS members; it stays until the
@@ -46,8 +52,10 @@
 #   replay CID WID DEPTH      replay the last recorded array trace (fio
 #                             read_iolog) on the current array, members traced
 #
-# Output in /out/bench/CID/WID/: dDEPTH.json (fio), dDEPTH.mstat (member
-# /sys/block/*/stat before and after), target (the p90 target in ns); traces
+# Output in /out/bench/CID/WID/: dDEPTH.json (fio: the reads, the writes
+# and both together), dDEPTH.mstat (member /sys/block/*/stat before and
+# after, and a dm-raidlab array's status: "before-st"/"after-st"), target
+# (the p90 target in ns); traces
 # in /out/trace/CID/WID/: array.txt, members.txt (blkparse), fio.json.
 # Progress lines on the console start with "bench:".
 . "$RL_TESTS/lib.sh"
@@ -62,7 +70,7 @@ set -f # fio arguments hold no globs, and must not be expanded
 
 RUNTIME=3 TARGET=auto AUTO_FACTOR=4 LADDER="1 2 4 8 16 32" REFINE=1
 DISK_MODEL=none TIME_SCALE=1 PROCS=0 RAMP=0 MEMBER_MB=0
-DEV= CUR= MEMBERS= NPOINT=0 TRACKED=0
+DEV= CUR= MEMBERS= NPOINT=0 TRACKED=0 SPAN_MIB=0 SPAN_CID=
 MDNUM=0
 
 say() { echo "bench: $*"; }
@@ -140,6 +148,9 @@ mstat() { # label: one line per member "label path stat-fields..."
 		/dev/mapper/hdd*) echo "$1-hdd $_m $(dmsetup status "${_m#/dev/mapper/}")" ;;
 		esac
 	done
+	# the array's own status ("label-st <dmsetup status>"): altmirror's
+	# pool and batch counters, for instance
+	case $DEV in /dev/mapper/bench) echo "$1-st $(dmsetup status bench)" ;; esac
 	_i=0
 	while [ "$_i" -lt "$TRACKED" ]; do
 		# "label-trk <member> samples=.. errors=.. period_ns=.. cal=.. n=.. ..."
@@ -202,10 +213,20 @@ create() { # CID KIND LEVEL NDISKS CHUNK_KB [WORD...]
 		# fresh members read zeroes: consistent, as md's --assume-clean
 		# arrays below (the mirror and sr too: without metadata they
 		# resync in full at creation, under the measurement: every
-		# replica of every copy read and written)
-		case $3 in mirror | raid4 | raid5 | raid6 | plog | raid10 | chained | sr) _o=assume_clean ;; esac
+		# replica of every copy read and written; altmirror's resync
+		# copies disk 0 to disk 1 the same way)
+		case $3 in mirror | raid4 | raid5 | raid6 | plog | raid10 | chained | sr | altmirror)
+			_o=assume_clean ;;
+		esac
 		if [ $# -gt 5 ]; then _o="$_o${_o:+ }$(shift 5; echo "$*")"; fi
-		case $_o in *"metadata $(pmem_dev)"*) wipe "$(pmem_dev)" 4 ;; esac
+		# a new array over the pmem: the metadata and the members'
+		# superblocks (an earlier array's) wiped
+		case $_o in
+		*"metadata $(pmem_dev)"*)
+			wipe "$(pmem_dev)" 4
+			for _m in $MEMBERS; do wipe "$_m" 1; done
+			;;
+		esac
 		if [ "$3" = sr ]; then
 			# sized by its geometry: raidlab create computes the length
 			# shellcheck disable=SC2086
@@ -225,6 +246,25 @@ create() { # CID KIND LEVEL NDISKS CHUNK_KB [WORD...]
 			say "plog $CUR: L A K B S G seg cap = $(rl_plog bench 1) $(rl_plog bench 2)" \
 				"$(rl_plog bench 3) $(rl_plog bench 4) $(rl_plog bench 5) $(rl_plog bench 6)" \
 				"$(rl_plog bench 7) $(rl_plog bench 8)"
+		elif [ "$3" = altmirror ]; then
+			# both members hold every block at the same offset, after
+			# the metadata device's 1 MiB data offset, in whole 4 KiB
+			# blocks (rl_len knows no altmirror); or the span asked
+			_len=
+			for _m in $MEMBERS; do
+				_z=$(sectors "$_m")
+				[ -z "$_len" ] || [ "$_z" -lt "$_len" ] && _len=$_z
+			done
+			_len=$(((_len - 2048) / 8 * 8))
+			if [ "$SPAN_CID" = "$1" ]; then
+				[ $((SPAN_MIB * 2048)) -le "$_len" ] ||
+					die "bench: span $SPAN_MIB MiB is more than $CUR's $_len sectors"
+				_len=$((SPAN_MIB * 2048))
+			fi
+			# shellcheck disable=SC2086
+			RL_LEN=$_len RL_OPTS=$_o rl_create bench altmirror $(($5 * 2)) $MEMBERS ||
+				die "bench: create raidlab altmirror over $MEMBERS ($_o)"
+			say "altmirror $CUR: $(rl_scheme_fields bench)"
 		else
 			# shellcheck disable=SC2086
 			RL_OPTS=$_o rl_create bench "$3" $(($5 * 2)) $MEMBERS ||
@@ -295,25 +335,43 @@ fail() {
 
 # ----------------------------------------------------------------- fio ---
 # p90 (ns) of a fio JSON output: the unified ("mixed") completion latency
+# (with unified_rw_reporting=both the reads' and the writes' come first)
 p90_of() {
-	grep -o '"90.000000" : [0-9]*' "$1" | head -n 1 | awk '{ print $3 }'
+	sed -n '/"mixed" : {/,$p' "$1" | grep -o '"90.000000" : [0-9]*' | head -n 1 |
+		awk '{ print $3 }'
 }
 iops_of() {
-	grep -o '"iops" : [0-9.]*' "$1" | head -n 1 | awk '{ printf "%d", $3 }'
+	sed -n '/"mixed" : {/,$p' "$1" | grep -o '"iops" : [0-9.]*' | head -n 1 |
+		awk '{ printf "%d", $3 }'
 }
 
-# point DIR DEPTH FIO-ARGS...: one closed-loop fio run at DEPTH outstanding
+# point DIR DEPTH FIO-ARGS...: one fio run at DEPTH outstanding (closed
+# loop; an open loop's bound); fio reports the reads and the writes
+# apart as well as together (unified_rw_reporting=both: an open loop's
+# read response is paper 003's Fig. 8); with RAMP its first RAMP
+# seconds are not measured, and the "before" snapshot is taken then
 point() {
 	_dir=$1
 	_d=$2
 	shift 2
 	NPOINT=$((NPOINT + 1))
-	mstat before >"$_dir/d$_d.mstat"
+	_bg=
+	if [ "$RAMP" -gt 0 ]; then
+		(
+			sleep "$RAMP"
+			mstat before >"$_dir/d$_d.mstat"
+		) &
+		_bg=$!
+		set -- --ramp_time="$RAMP" "$@"
+	else
+		mstat before >"$_dir/d$_d.mstat"
+	fi
 	fio --name=bench --filename="$DEV" --direct=1 --ioengine=libaio --iodepth="$_d" \
 		--numjobs=1 --runtime="$RUNTIME" --time_based --randrepeat=0 --norandommap \
-		--unified_rw_reporting=mixed --percentile_list=50:90:99 --eta=never \
+		--unified_rw_reporting=both --percentile_list=50:90:99 --eta=never \
 		--output-format=json --output="$_dir/d$_d.json" "$@" >/dev/null 2>"$_dir/d$_d.err" ||
 		{ cat "$_dir/d$_d.err"; die "bench: fio $CUR $_d $*"; }
+	[ -z "$_bg" ] || wait "$_bg"
 	mstat after >>"$_dir/d$_d.mstat"
 	P90=$(p90_of "$_dir/d$_d.json")
 	[ -n "$P90" ] || die "bench: no p90 in $_dir/d$_d.json"
@@ -530,6 +588,9 @@ while read -r kind a rest <&3; do
 		;;
 	geom)
 		geom "$a" "$rest"
+		;;
+	span)
+		SPAN_CID=$a SPAN_MIB=$rest
 		;;
 	fail)
 		fail "$a" "$rest"

@@ -6,7 +6,9 @@ the VM lab. See Documentation/raidlab-bench.rst.
 
 Plan (plan.py: configurations x workloads.py), guest run (runner.py,
 tools/bench/guest.sh), load search at the p90 target (search.py), numbers
-and files (results.py), plots (plots.py).
+and files (results.py), plots (plots.py); the papers' own comparisons
+beside their models: plogcmp.py (000), degraded.py (004), srarray.py
+(002), altmirror.py (003).
 """
 import json
 import re
@@ -15,7 +17,7 @@ import shlex
 import sys
 
 from . import plan as planmod
-from . import cpupath, degraded, plogcmp, plots, results, runner, srarray
+from . import altmirror, cpupath, degraded, plogcmp, plots, results, runner, srarray
 
 DISK_MODELS = ("none", "lightning", "eagle", "st39133", "modern7200")
 # a preset of its own kind (cpupath.py): fixed-depth runs on brd members
@@ -106,7 +108,8 @@ def register(verbs):
                    help="saturation runs instead of the p90 search: N closed-loop fio "
                         "processes, one request outstanding each (preset plog: 15)")
     p.add_argument("--ramp", type=int, default=None,
-                   help="with --procs: seconds of each run left out of the statistics")
+                   help="seconds of each run left out of the statistics (fio ramp_time; "
+                        "preset plog: 20, p003: 8)")
     p.add_argument("--member-mb", type=int, default=None,
                    help="MiB of each member the arrays use (default: all; preset plog: 64)")
     p.add_argument("--profile", action="store_true",
@@ -170,11 +173,19 @@ def finish(out, desc, wall, command, log=sys.stdout):
     if rws or vs:
         print("\n" + degraded.markdown(rws, vs), file=log)
         pngs += [str(pathlib.Path(out) / f) for f in files]
-    srows, rates, trk, files = srarray.write_all(pathlib.Path(out), points, desc)
-    if srows:
-        print("\n" + srarray.markdown(srows, rates, srarray.disk_params(desc),
-                                      srarray.target_ms(desc), trk), file=log)
-        pngs += [str(pathlib.Path(out) / f) for f in files]
+    if altmirror.applies(desc):
+        # paper 003's plan: its single disk is an rl-sr over one member,
+        # which is no paper 002 shape to put beside eq. 16
+        arows, arates, files = altmirror.write_all(pathlib.Path(out), points, desc)
+        if arows:
+            print("\n" + altmirror.markdown(arows, arates, desc), file=log)
+            pngs += [str(pathlib.Path(out) / f) for f in files]
+    else:
+        srows, rates, trk, files = srarray.write_all(pathlib.Path(out), points, desc)
+        if srows:
+            print("\n" + srarray.markdown(srows, rates, srarray.disk_params(desc),
+                                          srarray.target_ms(desc), trk), file=log)
+            pngs += [str(pathlib.Path(out) / f) for f in files]
     print(f"\n{len(points)} fio runs, wall {wall:.0f} s; files in {out}: points.csv results.csv "
           f"results.json summary.md " + " ".join(pathlib.Path(p).name for p in pngs), file=log)
     return 0

@@ -41,6 +41,18 @@ def time_scale(ts):
     return Fraction(int(n), int(m or 1))
 
 
+def capacity_sectors(preset):
+    """The emulated disk's sectors (the sum over its zones of cylinders x
+    heads x sectors per track), or 0 for a preset without a geometry."""
+    g = PRESETS.get(preset)
+    if g is None:
+        return 0
+    if "zones" not in g:
+        return g["cylinders"] * g["heads"] * g["spt"]
+    z = list(g["zones"]) + [(g["cylinders"], 0)]
+    return sum((z[i + 1][0] - c) * g["heads"] * spt for i, (c, spt) in enumerate(z[:-1]))
+
+
 def geometry(preset, ts="1", ref=0):
     """The preset's geometry in wall-clock ns at time scale ts (a dict)."""
     if preset not in PRESETS:

@@ -20,7 +20,12 @@ its table gets the disk model's geometry line (``geom``), e.g.
 ``rl-sr@6[dr=3,sched=rsatf,track]``: Ds x Dr x Dm = 2 x 3 x 1. ``rl-plog``
 (parity logging, paper 000) also takes its own options (plog_options):
 ``L=``, ``A=``, ``K=``, ``B=``, ``cache=``, ``bufs=``, ``ts=``, ``md=``, e.g.
-``rl-plog[L=1,A=1,K=1,cache=0]``.
+``rl-plog[L=1,A=1,K=1,cache=0]``. ``rl-altmirror`` (alternating
+deferred-update mirrors, paper 003) is two members with its pool on the
+lab's pmem (``metadata``, always) and takes its own options
+(altmirror_options): ``mf=``, ``vol``, ``overlap=``, ``reads=``,
+``cmin=``, ``cmax=`` and ``span=N`` (the array is the first N MiB of its
+members), e.g. ``rl-altmirror[mf=5,sched=look,depth=1,span=8]``.
 
 Two kinds of plan: the p90 search of Chen et al. (``job`` lines, a ladder of
 outstanding requests), and with ``procs`` > 0 the saturation runs of paper
@@ -28,15 +33,20 @@ outstanding requests), and with ``procs`` > 0 the saturation runs of paper
 outstanding each, ``ramp`` seconds unmeasured first).
 """
 import dataclasses
+import re
 from dataclasses import dataclass, field
 
+from ..models import p003_alternating as p003model
 from . import geom as geommod
 
 from . import workloads as wl
 
-RL_SCHEMES = ("raid0", "mirror", "raid4", "raid5", "raid6", "plog", "raid10", "chained", "sr")
+RL_SCHEMES = ("raid0", "mirror", "raid4", "raid5", "raid6", "plog", "raid10", "chained", "sr",
+              "altmirror")
 MD_LEVELS = ("raid0", "raid1", "raid5", "raid10")
 MIRRORS = ("rl-mirror", "md-raid1")
+# table words that stand alone (no value): Config.opt() steps over them
+FLAG_WORDS = ("volatile", "assume_clean")
 # RAID level of Chen's models (tools/raidlab_lib/models/p001_chen.py)
 CHEN_LEVEL = {"raid0": 0, "mirror": 1, "raid1": 1, "raid10": 1, "chained": 1, "raid4": 5,
               "raid5": 5}
@@ -53,6 +63,7 @@ class Config:
     track: bool = False  # load the disk model's geometry (geom message)
     plog: tuple = ()     # plog parameters as (key, value) pairs (plog_options)
     fail: int = None     # member failed before the jobs (fail=I)
+    span_mib: int = 0    # altmirror: the array is the first MiB of its members (0: all)
 
     @property
     def log_disks(self):
@@ -68,7 +79,7 @@ class Config:
 
     @property
     def data_cols(self):
-        if self.level in ("mirror", "raid1"):
+        if self.level in ("mirror", "raid1", "altmirror"):
             return 1
         if self.level in ("raid10", "chained"):
             return self.disks // 2
@@ -83,11 +94,19 @@ class Config:
         return self.disks
 
     def opt(self, name, default=None):
-        """A table option's value in opts (words in pairs), or @default."""
-        w = self.opts
-        for i in range(0, len(w) - 1, 2):
-            if w[i] == name:
+        """A table option's value in opts (words in pairs, but for the
+        FLAG_WORDS, which stand alone), or @default; a flag's own name
+        gives True when it is there."""
+        w, i = self.opts, 0
+        while i < len(w):
+            if w[i] in FLAG_WORDS:
+                if w[i] == name:
+                    return True
+                i += 1
+                continue
+            if w[i] == name and i + 1 < len(w):
                 return w[i + 1]
+            i += 2
         return default
 
     @property
@@ -183,6 +202,69 @@ def plog_options(text):
     return tuple(words), tuple(pairs)
 
 
+def _percent(v):
+    """mem_fraction's form: a percentage 0.01..100, two decimals at most
+    (the kernel's am_parse_fraction())."""
+    return bool(re.fullmatch(r"\d{1,3}(\.\d{1,2})?", v)) and 0 < float(v) <= 100
+
+
+def _cycle_ms(v):
+    return v.isdigit() and 1 <= int(v) <= 3_600_000
+
+
+# rl-altmirror's own options: key -> (table option, check of the value,
+# what it takes). Unlike plog's, the ranges are checked here: they are
+# few and fixed (Documentation/dm-raidlab.rst, altmirror), and a run of
+# tens of minutes should not stop at its third array's table load.
+# span= is no table word: the array is the first N MiB of its members,
+# so that its pool, mem_fraction of the array, holds a batch the cycle
+# installs within a run (see PRESETS["p003"]).
+AM_OPTS = {
+    "mf": ("mem_fraction", _percent, "a percentage 0.01..100, two decimals at most"),
+    "overlap": ("overlap", lambda v: v in ("never", "allow"), "never or allow"),
+    "reads": ("overlap_reads", lambda v: v in ("serve", "defer"), "serve or defer"),
+    "cmin": ("cycle_min", _cycle_ms, "ms, 1..3600000"),
+    "cmax": ("cycle_max", _cycle_ms, "ms, 1..3600000"),
+    "single": ("single", lambda v: v in ("through", "batch"), "through or batch"),
+    "span": (None, lambda v: v.isdigit() and int(v) >= 1, "MiB: the array's length"),
+}
+AM_CYCLE_DEFAULT = (100, 30000)     # the kernel's cycle_min and cycle_max (ms)
+
+
+def altmirror_options(text):
+    """``mf=5,vol,overlap=allow,reads=defer,cmin=50,cmax=5000,span=8`` and
+    the generic ``sched=,depth=,track`` -> (table words, track, span MiB).
+    ``vol`` (``volatile``, a flag) goes last, after the words in pairs."""
+    words, flags, track, span, seen = [], [], False, 0, set()
+    for item in [x for x in text.split(",") if x]:
+        key, eq, val = item.partition("=")
+        if key in seen:
+            raise ValueError(f"option {key} given twice")
+        seen.add(key)
+        if key in ("sched", "depth", "track"):
+            w, t = rl_options(item)
+            words += list(w)
+            track = track or t
+        elif key == "vol" and not eq:
+            flags.append("volatile")
+        elif key in AM_OPTS and eq and AM_OPTS[key][1](val):
+            if key == "span":
+                span = int(val)
+            else:
+                words += [AM_OPTS[key][0], val]
+        else:
+            raise ValueError(f"option {item!r}: altmirror takes "
+                             + ", ".join(f"{k}= ({d})" for k, (_, _, d) in AM_OPTS.items())
+                             + ", vol (volatile), sched=, depth=, track")
+    w = dict(zip(words[::2], words[1::2]))
+    cmin = int(w.get("cycle_min", AM_CYCLE_DEFAULT[0]))
+    cmax = int(w.get("cycle_max", AM_CYCLE_DEFAULT[1]))
+    if cmin > cmax:
+        raise ValueError(f"cmin {cmin} ms is above cmax {cmax} ms (the kernel's defaults: "
+                         f"{AM_CYCLE_DEFAULT[0]} and {AM_CYCLE_DEFAULT[1]})")
+    return tuple(words + flags), track, span
+
+
 def _take_fail(inner):
     """(fail=I's I or None, the other options of @inner)."""
     fail, rest = None, []
@@ -198,7 +280,7 @@ def _take_fail(inner):
 
 
 def parse_config(name, disks, chunk_kib):
-    opts, track, pl, fail = (), False, (), None
+    opts, track, pl, fail, span = (), False, (), None, 0
     if name.endswith("]") and "[" in name:
         bare, _, inner = name[:-1].partition("[")
         try:
@@ -211,6 +293,8 @@ def parse_config(name, disks, chunk_kib):
         try:
             if bare.partition("@")[0] == "rl-plog":
                 opts, pl = plog_options(inner)
+            elif bare.partition("@")[0] == "rl-altmirror":
+                opts, track, span = altmirror_options(inner)
             else:
                 opts, track = rl_options(inner, bare.partition("@")[0][3:])
         except ValueError as e:
@@ -229,16 +313,21 @@ def parse_config(name, disks, chunk_kib):
             raise ValueError(f"configuration {name!r}: @N must be a number")
         nd = int(n)
     else:
-        nd = 2 if base in MIRRORS else disks
+        nd = 2 if base in MIRRORS or base == "rl-altmirror" else disks
     if nd > disks:
         raise ValueError(f"configuration {name!r}: {nd} disks, the lab has {disks}")
     need = {"raid0": 2, "mirror": 2, "raid1": 2, "raid4": 3, "raid5": 3, "raid6": 4, "raid10": 4,
-            "plog": 3, "chained": 3, "sr": 1}[level]
+            "plog": 3, "chained": 3, "sr": 1, "altmirror": 2}[level]
     if level == "plog":
         need = int(dict(pl).get("L", 1)) + 2      # L log disks and a row of 2 or more
     if nd < need or (level == "raid10" and nd % 2):
         raise ValueError(f"configuration {name!r}: {level} needs at least {need} disks"
                          + (" (an even number)" if level == "raid10" else ""))
+    if level == "altmirror":
+        if nd != 2:
+            raise ValueError(f"configuration {name!r}: altmirror needs exactly two disks")
+        # its pool (or, volatile, its bitmap) is on the metadata device
+        opts = ("metadata", PMEM) + opts
     if level == "sr":
         w = dict(zip(opts[::2], opts[1::2]))
         dr, dmc = int(w.get("dr", 1)), int(w.get("dm", 1))
@@ -249,7 +338,7 @@ def parse_config(name, disks, chunk_kib):
         raise ValueError(f"configuration {name!r}: fail={fail}: "
                          + ("raid0 has no redundancy" if level == "raid0"
                             else f"members are 0..{nd - 1}"))
-    return Config(name, kind, level, nd, chunk_kib, opts, track, pl, fail)
+    return Config(name, kind, level, nd, chunk_kib, opts, track, pl, fail, span)
 
 
 # ---------------------------------------------------------------- presets
@@ -398,6 +487,145 @@ PRESETS["p002"] = dict(
     ladders={**{w: [1, 2, 4, 8, 16, 32] for w in _SR_FIG5}, **{w: [64] for w in _SR_POISSON}},
     ladder=[8, 32], refine=0, runtime=10, disks=6, disk_model="st39133", time_scale="1/10",
     p90_ms=1e6)
+# Issue 17 (paper 003, Polyzois et al.: alternating deferred-update
+# mirrors): the efficiency ratio of Fig. 3 and 4 (section 3.1) and the
+# read response of Fig. 8 on dm-hddsim's Fujitsu Eagle (Table 1's disk),
+# open loops of random 4 KiB requests arriving as a Poisson process, the
+# highest rate each array sustains (bench/altmirror.py: achieved rate
+# and mean response within 4 x t_ran) over twice a single disk's.
+#   single disk: rl-sr@1 (sr over one member maps it as it is), look;
+#   altmirror at mem_fraction 1, 5 and 10 % under look (the paper's SCAN
+#     for a batch, and for the reads), and 1 % under satf with the
+#     tracker (the rotation-aware installation the paper leaves out);
+#   the plain mirrors: raidlab mirror (look) and md raid1;
+# every raidlab array one I/O at a time to a member (depth=1: the
+# member's policy orders the rest, as the paper's disks did).
+#   w = 0.5 (r50) for all; w = 0.25 and 0.75 (r75, r25) for the single
+#   disk, altmirror 1 % and the raidlab mirror (Fig. 4's axis).
+# Time scale 1: the Eagle's own speed (a turn of 16.6 ms, as long as the
+# Lightning's whose trackers calibrate in the lab's copyset runs); a disk
+# does about 55 random requests a second over the span, a pair up to
+# about 2.5 x that, so a point holds thousands of requests.
+# The span: every workload touches the first P003_SPAN_MIB of its array,
+# and altmirror's array is that long (span=), so that its pool (mf % of
+# the array) fills a batch (half the pool) within seconds: the cycle T =
+# batch / write rate is about 7 s at mf 10 near its saturation, and a
+# point (P003_RAMP + P003_RUNTIME s) holds 4 or more cycles after the one
+# before it (the rates of a configuration run in ascending order on one
+# array). Over the whole disk T would be 30 s (cycle_max) and more. The
+# model (models/p003_alternating.py) then takes the 51.2 cylinders the
+# span covers, with t_avseek over them (7.8 ms, not Table 1's 18 ms):
+# seeks are shorter, so batching gains less than over the paper's full
+# disk (f = 1 %: 0.86 at w = 0.5 here, 1.09 over 840 cylinders).
+# Section 5's single-disk batching: altmirror with member 1 failed, its
+# batches every T (single batch), reads held behind them (reads=defer).
+# The rates are fractions of c1 = 1 / t_ran at the time scale (p003_rates),
+# each configuration's from half a disk's to beyond its model's
+# saturation; 62 points of 8 + 25 s, the tracked satf array last (the
+# only one whose trackers must calibrate: a failure there costs no other).
+# VM time: 62 x (33 + ~2) s, the boot (~1 min) and eight arrays (~25 s
+# each) = about 40 minutes. p003-quick: 8 points of 3 + 10 s, about 6.
+P003_DISK = "eagle"
+P003_TIME_SCALE = "1"
+P003_SPAN_MIB = 32
+P003_RUNTIME, P003_RAMP = 25, 8
+# (rate / c1): a single disk's, and a pair's
+P003_SINGLE = (0.5, 0.65, 0.8, 0.95, 1.1)
+P003_PAIR = (0.5, 1.0, 1.3, 1.6, 1.9, 2.2, 2.5)
+
+
+def p003_disk(disk_model=P003_DISK, time_scale=P003_TIME_SCALE, span_mib=P003_SPAN_MIB):
+    """The paper 003 model's disk from a dm-hddsim preset's geometry: surfs,
+    blks_trk (4 KiB blocks per track), t_rot (ms, emulated), cyls (the
+    cylinders @span_mib covers, all without a span), t_avseek over them
+    (the paper's seek curve, p003model.avg_seek()), t_ran, and slow (wall
+    time per emulated time at @time_scale)."""
+    g = geommod.PRESETS[disk_model]
+    spt = g["zones"][0][1] if "zones" in g else g["spt"]
+    per_cyl = g["heads"] * spt
+    cyls = span_mib * 2048 / per_cyl if span_mib else geommod.capacity_sectors(disk_model) / per_cyl
+    cyls = min(cyls, float(g["cylinders"]))
+    t_rot = g["period_ns"] / 1e6
+    blks = spt // 8
+    seek = p003model.avg_seek(cyls)
+    return dict(surfs=g["heads"], blks_trk=blks, t_rot=t_rot, cyls=cyls, t_avseek=seek,
+                t_ran=p003model.t_ran(seek, t_rot, blks),
+                slow=float(1 / geommod.time_scale(time_scale)))
+
+
+def p003_rates(factors, disk=None):
+    """Poisson rates (whole requests a second, each once) at @factors of
+    c1, one disk's random requests a second at the time scale (1 / t_ran)."""
+    d = disk or p003_disk()
+    c1 = 1000.0 / (d["t_ran"] * d["slow"])
+    return sorted({max(1, round(f * c1)) for f in factors})
+
+
+def _p003_wl(read_pct, rate):
+    return f"4k-r{read_pct}-span{P003_SPAN_MIB}m-poisson{rate}"
+
+
+_AM = "rl-altmirror[mf={},sched={},depth=1{},span=" + str(P003_SPAN_MIB) + "]"
+P003_CFG = {
+    "single": "rl-sr@1[sched=look,depth=1]",
+    "am1": _AM.format(1, "look", ""),
+    "am5": _AM.format(5, "look", ""),
+    "am10": _AM.format(10, "look", ""),
+    "am1-satf": _AM.format(1, "satf", ",track"),
+    "am10-satf": _AM.format(10, "satf", ",track"),     # p003-quick's
+    "mirror": "rl-mirror[sched=look,depth=1]",
+    "md": "md-raid1",
+    # section 5's single-disk batching: altmirror with member 1 failed,
+    # batches every T (single batch), reads held behind them (defer)
+    "single-batch": "rl-altmirror[mf=1,sched=look,depth=1,reads=defer,single=batch,span="
+                    + str(P003_SPAN_MIB) + ",fail=1]",
+}
+_S, _P = p003_rates(P003_SINGLE), p003_rates(P003_PAIR)
+# configuration -> {read %: its rates}: from half a disk's rate to beyond
+# the model's saturation (over the span, w = 0.5: single 0.85 c1, mirror
+# 1.1 c1, altmirror 1 % 1.4 c1, 5 % 1.8 c1, 10 % 2.1 c1)
+P003_RUNS = {
+    "single": {50: _S, 75: _S[1:], 25: _S[1:]},
+    "am1": {50: _P[:5], 75: _P[1:5], 25: _P[1:5]},
+    "am5": {50: _P[:6]},
+    "am10": {50: _P[:2] + _P[3:]},
+    "mirror": {50: _P[:4], 75: _P[:4], 25: _P[:4]},
+    "md": {50: _P[:4]},
+    "single-batch": {50: _S[:2]},
+    # last: the only array that needs its trackers calibrated
+    "am1-satf": {50: _P[:6]},
+}
+
+
+def _p003_preset(runs, runtime, ramp, doc):
+    """A preset of @runs ({config key: {read %: rates}}): its workloads in
+    ascending rate within each mix (r50 first), each paired with the
+    configurations that run it."""
+    only = {}
+    for key, mixes in runs.items():
+        for pct, rates in mixes.items():
+            for r in rates:
+                only.setdefault((pct != 50, -pct, r), []).append(P003_CFG[key])
+    order = sorted(only)
+    wls = [_p003_wl(-k[1], k[2]) for k in order]
+    return dict(
+        doc=doc, configs=[P003_CFG[k] for k in runs], workloads=wls,
+        only={w: only[k] for w, k in zip(wls, order)},
+        ladders={w: [64] for w in wls}, ladder=[64], refine=0, runtime=runtime, ramp=ramp,
+        disks=4, disk_model=P003_DISK, time_scale=P003_TIME_SCALE, p90_ms=1e6)
+
+
+PRESETS["p003"] = _p003_preset(
+    P003_RUNS, P003_RUNTIME, P003_RAMP,
+    "issue 17: paper 003's efficiency ratio (Fig. 3, 4) and read response (Fig. 8): "
+    "altmirror at f = 1, 5, 10 % against a single disk and the plain mirrors, eagle disks")
+# the smoke run: every kind of array (the tracked satf one at mf 10),
+# one or two rates each
+PRESETS["p003-quick"] = _p003_preset(
+    {"single": {50: [_S[0], _S[3]]}, "am1": {50: [_P[1], _P[3]]},
+     "am10-satf": {50: [_P[3]]}, "mirror": {50: [_P[1]]}, "md": {50: [_P[1]]},
+     "single-batch": {50: [_S[0]]}},
+    10, 3, "a smoke run of p003 (about 6 minutes of VM time)")
 PRESETS["full"] = dict(
     doc="everything: chen-fig5 + chen-fig9 + airline over every configuration",
     configs=PRESETS["chen-fig5"]["configs"],
@@ -480,6 +708,12 @@ def build(configs, workloads, ladder, refine, runtime, disks=4, chunk_kib=64,
                 c, opts=c.opts + ("geom", geommod.geom_line(disk_model, time_scale)))
     if procs < 0 or ramp < 0 or member_mb < 0:
         raise ValueError("procs, ramp and member size must not be negative")
+    room = [x for x in (geommod.capacity_sectors(disk_model), member_mb * 2048) if x]
+    for c in cfgs:
+        # a metadata device's data offset (1 MiB) comes before the span
+        if c.span_mib and room and (c.span_mib + 1) * 2048 > min(room):
+            raise ValueError(f"configuration {c.name!r}: span={c.span_mib} MiB and the 1 MiB "
+                             f"data offset do not fit a member of {min(room) // 2048} MiB")
     if len({c.cid for c in cfgs}) != len(cfgs):
         raise ValueError("a configuration is listed twice")
     wls = [wl.parse(w) for w in workloads]
@@ -528,10 +762,16 @@ def plan_text(p):
            f"set time_scale {p.time_scale}"]
     if p.procs:
         out += [f"set procs {p.procs}", f"set ramp {p.ramp}"]
+    elif p.ramp:
+        # every point's first seconds unmeasured (fio ramp_time): an open
+        # loop's array settles at the new rate first (altmirror's cycle)
+        out.append(f"set ramp {p.ramp}")
     if p.member_mb:
         out.append(f"set member_mb {p.member_mb}")
     cur = (p.ladder, p.refine)          # the guest's ladder and refinements
     for c in p.configs:
+        if c.span_mib:
+            out.append(f"span {c.cid} {c.span_mib}")
         out.append(f"config {c.cid} {c.kind} {c.level} {c.disks} {c.chunk_kib}"
                    + "".join(" " + w for w in c.opts))
         if c.track:
@@ -560,7 +800,7 @@ def describe(p):
     return {
         "configs": [dict(name=c.name, id=c.cid, kind=c.kind, level=c.level, disks=c.disks,
                          chunk_kib=c.chunk_kib, data_cols=c.data_cols, opts=list(c.opts),
-                         track=c.track, plog=dict(c.plog), fail=c.fail)
+                         track=c.track, plog=dict(c.plog), fail=c.fail, span_mib=c.span_mib)
                     for c in p.configs],
         "workloads": [dict(name=w.name, size=w.size, mean_kib=w.mean_kib, read_pct=w.read_pct,
                            aligned=w.aligned, locality=w.locality, ws_mib=w.ws_mib,

@@ -7,8 +7,10 @@ Layout read (written by tools/bench/guest.sh under /out/bench):
 ``target`` (the p90 target in ns the guest searched for).
 
 Numbers:
-  * per point: IOPS, MB/s (10^6 bytes), p50/p90/p99 completion latency,
-    member reads and writes per logical request;
+  * per point: IOPS, MB/s (10^6 bytes), p50/p90/p99 and mean completion
+    latency, the reads' and the writes' mean apart (fio's "read" and
+    "write" sections, which the guest asks for since paper 003's Fig. 8;
+    empty for older runs), member reads and writes per logical request;
   * per configuration x workload: the operating point at the p90 target
     (search.operating_point), throughput per disk (divided by the
     configuration's member count) and relative to the raid0 baseline's
@@ -28,7 +30,8 @@ from ..models import p001_chen as chen
 
 POINT_FIELDS = ["config", "workload", "depth", "iops", "mb_s", "p50_ms", "p90_ms", "p99_ms",
                 "iops_per_disk", "mb_s_per_disk", "member_reads_per_req",
-                "member_writes_per_req", "member_bios_per_req", "hdd_late_pct", "mean_ms"]
+                "member_writes_per_req", "member_bios_per_req", "hdd_late_pct", "mean_ms",
+                "read_mean_ms", "write_mean_ms", "read_sd_ms"]
 RESULT_FIELDS = ["config", "workload", "disks", "req_kib", "read_pct", "target_ms", "how",
                  "depth", "p90_ms", "iops", "mb_s", "iops_per_disk", "mb_s_per_disk",
                  "relative", "model_simple", "model_adjusted", "member_ios_per_req",
@@ -61,6 +64,22 @@ def mean_ms(side):
     """The mean completion latency (fio's clat, else lat) in ms; 0 if none."""
     lat = side.get("clat_ns") or side.get("lat_ns") or {}
     return lat.get("mean", 0) / 1e6
+
+
+def direction_mean_ms(job, direction):
+    """The mean completion latency (ms) of @direction ("read" or "write")
+    alone, or "" when fio did not report it apart (unified_rw_reporting
+    mixed) or it had no requests."""
+    side = job.get(direction) or {}
+    return mean_ms(side) if side.get("total_ios") else ""
+
+
+def direction_sd_ms(job, direction):
+    """The standard deviation (ms) of @direction's completion latency, or
+    "" as direction_mean_ms()."""
+    side = job.get(direction) or {}
+    lat = side.get("clat_ns") or side.get("lat_ns") or {}
+    return lat.get("stddev", 0) / 1e6 if side.get("total_ios") else ""
 
 
 def percentile(side, p):
@@ -145,6 +164,9 @@ def point_row(cfg, workload, depth, job, mstat_text=None):
         "iops": side["iops"], "mb_s": side["bw_bytes"] / 1e6,
         "p50_ms": percentile(side, 50), "p90_ms": percentile(side, 90),
         "p99_ms": percentile(side, 99), "mean_ms": mean_ms(side),
+        "read_mean_ms": direction_mean_ms(job, "read"),
+        "write_mean_ms": direction_mean_ms(job, "write"),
+        "read_sd_ms": direction_sd_ms(job, "read"),
         "iops_per_disk": side["iops"] / cfg["disks"],
         "mb_s_per_disk": side["bw_bytes"] / 1e6 / cfg["disks"],
         "member_reads_per_req": "", "member_writes_per_req": "", "member_bios_per_req": "",
@@ -371,7 +393,8 @@ def summary_md(results, desc, wall_s, command):
            f" (time_scale {desc['time_scale']}). Lab members: {desc['lab_disks']}.",
            *([] if desc.get("procs") else [
                f"p90 target: {tdesc}. Load search: depths {desc['ladder']},"
-               f" {desc['refine']} bisection step(s), {desc['runtime_s']} s per fio run."]), "",
+               f" {desc['refine']} bisection step(s), {desc['runtime_s']} s per fio run"
+               + (f" after a {desc['ramp_s']} s ramp." if desc.get("ramp_s") else ".")]), "",
            ("Throughput per disk of the saturation run (*depth*: processes)"
             if desc.get("procs") else "Throughput per disk at the p90 target") +
            "; *rel* is relative to raid0 per disk"

@@ -100,6 +100,16 @@ def seek_time(distance):
     return SEEK_A + SEEK_B * math.sqrt(distance) if distance > 0 else 0.0
 
 
+def avg_seek(cyls=CYLS):
+    """t_avseek over @cyls cylinders: the mean of seek_time() between two
+    uniformly random cylinders (the same one: no seek). Over the Eagle's
+    840 it is Table 1's 18 ms; over a part of the disk (a benchmark's
+    span) it is that part's random access. A fractional @cyls is
+    rounded to whole cylinders (at least one)."""
+    n = max(1, int(round(cyls)))
+    return sum((2.0 * (n - d) / (n * n) * seek_time(d) for d in range(1, n)), 0.0)
+
+
 def batch_size(f, cyls=CYLS, surfs=SURFS, blks_trk=BLKS_TRK):
     return f * blks_trk * surfs * cyls
 
