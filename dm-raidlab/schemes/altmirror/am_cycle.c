@@ -95,6 +95,12 @@ static void am_batch_collect(struct am *am, unsigned int d)
 	for (i = 0; i < am->nr; i++) {
 		struct am_ent *e = &am->ents[i];
 
+		/* a large pool: interrupts and writers get their turn */
+		if (!(i % AM_SCAN_CHUNK) && i) {
+			spin_unlock_irqrestore(&am->lock, flags);
+			cond_resched();
+			spin_lock_irqsave(&am->lock, flags);
+		}
 		if (e->state != AM_LIVE ||
 		    ((e->installed | e->inflight) & BIT(d)))
 			continue;
@@ -102,8 +108,10 @@ static void am_batch_collect(struct am *am, unsigned int d)
 		b->e[b->n].lblock = e->lblock;
 		b->e[b->n].slot = i;
 		b->n++;
+		/* what it counted: a block published meanwhile still counts */
+		if (am->pending[d])
+			am->pending[d]--;
 	}
-	am->pending[d] = 0;
 	spin_unlock_irqrestore(&am->lock, flags);
 }
 

@@ -44,6 +44,7 @@ enum am_opt {
 #define AM_MAX_RUN		64	/* blocks one batch I/O holds */
 #define AM_BUF_BLOCKS		1024	/* a batch's bounce buffer: 4 MiB */
 #define AM_SYNC_SECTORS		2048	/* a sync window: 1 MiB */
+#define AM_SCAN_CHUNK		4096	/* slots a scan holds the lock for */
 
 enum am_state {
 	AM_FREE,
