@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit suite dm_raidlab_altmirror: the pool's slots (torn, duplicate and
- * overwritten ones, and what a load keeps), the batch builder, and the
- * cycle's state machine (am.h).
+ * overwritten ones, and what a load keeps), the batch builder, the
+ * cycle's state machine (am.h), and when a block may leave the pool with
+ * disks failed and spares in their roles (am_complete()).
  */
 #include <kunit/test.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "am.h"
+#include "am_int.h"
 
 #define MS	1000000ULL
 
@@ -312,6 +313,60 @@ static void rl_am_period_bounds(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rl_am_period(100, 200, 400, 10, 1000), 200ULL);
 }
 
+/*
+ * When a block may leave the pool (am_complete()): every disk that holds
+ * a role and is not dead has it, one at least, and no batch holds it. A
+ * role is dead only while the disk whose failure was recorded holds it.
+ */
+static void rl_am_complete_roles(struct kunit *test)
+{
+	struct rl_array *a = kunit_kzalloc(test, struct_size(a, members, 2),
+					   GFP_KERNEL);
+	struct am *am = kunit_kzalloc(test, sizeof(*am), GFP_KERNEL);
+	struct dm_dev *d0, *d1, *spare;
+	struct am_ent e = { .installed = BIT(0) };
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, am);
+	d0 = kunit_kzalloc(test, sizeof(*d0), GFP_KERNEL);
+	d1 = kunit_kzalloc(test, sizeof(*d1), GFP_KERNEL);
+	spare = kunit_kzalloc(test, sizeof(*spare), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, d0 && d1 && spare);
+	am->a = a;
+	a->members[0].dev = d0;
+	a->members[1].dev = d1;
+	/* both disks: both must have it */
+	KUNIT_EXPECT_FALSE(test, am_complete(am, &e));
+	e.installed = RL_AM_ALL;
+	KUNIT_EXPECT_TRUE(test, am_complete(am, &e));
+	e.inflight = BIT(1);
+	KUNIT_EXPECT_FALSE(test, am_complete(am, &e));
+	e.inflight = 0;
+	/* disk 1 failed, not yet recorded: it still counts */
+	e.installed = BIT(0);
+	a->failed = BIT(1);
+	KUNIT_EXPECT_FALSE(test, am_complete(am, &e));
+	/* recorded: disk 0 alone holds the data */
+	am->told = BIT(1);
+	am->told_dev[1] = d1;
+	KUNIT_EXPECT_EQ(test, am_dead(am), (unsigned int)BIT(1));
+	KUNIT_EXPECT_TRUE(test, am_complete(am, &e));
+	e.installed = 0;
+	KUNIT_EXPECT_FALSE(test, am_complete(am, &e));
+	/* a spare took role 1, then failed: not dead before it is told */
+	e.installed = BIT(0);
+	a->members[1].dev = spare;
+	KUNIT_EXPECT_EQ(test, am_dead(am), 0U);
+	KUNIT_EXPECT_FALSE(test, am_complete(am, &e));
+	/* both dead: the pool keeps everything */
+	a->members[1].dev = d1;
+	a->failed = RL_AM_ALL;
+	am->told = RL_AM_ALL;
+	am->told_dev[0] = d0;
+	KUNIT_EXPECT_EQ(test, am_dead(am), (unsigned int)RL_AM_ALL);
+	KUNIT_EXPECT_FALSE(test, am_complete(am, &e));
+}
+
 static struct kunit_case rl_am_test_cases[] = {
 	KUNIT_CASE(rl_am_slot_roundtrip),
 	KUNIT_CASE(rl_am_slot_torn),
@@ -324,6 +379,7 @@ static struct kunit_case rl_am_test_cases[] = {
 	KUNIT_CASE(rl_am_cycle_single),
 	KUNIT_CASE(rl_am_cycle_single_batch),
 	KUNIT_CASE(rl_am_period_bounds),
+	KUNIT_CASE(rl_am_complete_roles),
 	{}
 };
 
