@@ -27,6 +27,10 @@
 #     nothing moves), the image taken: some of the blocks are on a disk
 #     and the rest not; assembled again over the bare disks: the blocks
 #     read back, and after the batches both disks hold them (check 0);
+#   - a member failed with writes waiting in the pool: the disk left
+#     writes them through; the image taken then assembles with the
+#     member missing, degraded, the writes there; a spare is rebuilt from
+#     the disk left, and check finds 0;
 #   - a write flood into a pool of 16 slots with a long cycle: writers
 #     wait (waits > 0, pressure starts the batches), and fio verify
 #     passes;
@@ -281,6 +285,30 @@ check "the blocks read back" strided_read /tmp/pat2
 check "the pool drains" drained 120
 check "both disks have them" test "$(strided_on "$M0" /tmp/pat2) $(strided_on "$M1" /tmp/pat2)" = "128 128"
 check_zero "after the torn batch"
+dm_remove arr
+
+# -------------------------------------- a member fails, then a crash ---
+fresh
+check "assembled with a 10-minute cycle" dm_create arr "$(line "$PEND $LONG")"
+rl_wait_sync arr 300
+pattern 12 /tmp/pat3
+check "the pattern waits in the pool (256 used)" test "$(used)" = 256
+check "member 1 failed by message" dm_message arr fail 1
+check "disk 0 left writes it through: the pool drains" drained 30
+rl_image_save_idle 80 "$M0" "$M1" || die "image"
+dm_remove arr
+rl_image_restore "$M0" "$M1" || die "restore"
+check "the image assembles with member 1 missing" \
+	dm_create arr "0 $LEN raidlab altmirror 4 metadata $MD $PEND 2 $M0 -"
+check "degraded (health $(rl_health arr))" test "$(rl_health arr)" = AD
+check "the pattern reads back from disk 0" pattern_at 12 /tmp/pat3
+dm_remove arr
+check "assembled again with a spare for member 1" \
+	dm_create arr "0 $LEN raidlab altmirror 6 metadata $MD $PEND spare $(disk 2) 2 $M0 -"
+check "the spare is rebuilt" rl_wait_sync arr 300
+check "the spare holds the role (health $(rl_health arr))" test "$(rl_health arr)" = AA
+check "the pattern reads back" pattern_at 12 /tmp/pat3
+check_zero "after the rebuild from disk 0"
 dm_remove arr
 
 # ------------------------------------------------------- the pool filling ---
