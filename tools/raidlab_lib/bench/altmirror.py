@@ -402,7 +402,8 @@ def plot_efficiency(rates, desc, path):
 def plot_fig8(rws, path):
     """Mean read response against the offered rate, w = 0.5, per pair."""
     plt = plots._plt()
-    sel = [r for r in rws if r["w"] == 0.5 and r["kind"] != "single" and r["read_mean_ms"] != ""]
+    sel = [r for r in rws if r["w"] == 0.5 and r["kind"] not in ("single", "single-batch")
+           and r["read_mean_ms"] != ""]
     if plt is None or not sel:
         return None
     fig, ax = plt.subplots(figsize=(6, 4))
