@@ -21,25 +21,6 @@
 #include "../../svc/mio.h"
 #include "am_int.h"
 
-static int am_sync_read(struct am *am, unsigned int src, sector_t msector,
-			sector_t len, void *buf);
-static int am_sync_read_quiet(struct am *am, unsigned int src,
-			      sector_t msector, sector_t len, void *buf);
-static int am_sync_write(struct am *am, unsigned long dst, sector_t msector,
-			 sector_t len, void *buf);
-
-/* Disks that take batches: present, not failed (a rebuilding one does). */
-static unsigned int am_live(struct am *am)
-{
-	struct rl_array *a = am->a;
-	unsigned int d, live = 0;
-
-	for (d = 0; d < RL_AM_DISKS; d++)
-		if (READ_ONCE(a->members[d].dev) && !rl_member_failed(a, d))
-			live |= BIT(d);
-	return live;
-}
-
 static void am_cycle_input(struct am *am, struct rl_am_cycle_in *in)
 {
 	unsigned long flags;
@@ -49,9 +30,7 @@ static void am_cycle_input(struct am *am, struct rl_am_cycle_in *in)
 	in->live = am_live(am);
 	spin_lock_irqsave(&am->lock, flags);
 	memcpy(in->pending, am->pending, sizeof(in->pending));
-	in->pressure = (u64)(am->nr - am->nr_free) * 4 >= (u64)am->nr * 3 ||
-		       !bio_list_empty(&am->waiting) ||
-		       !bio_list_empty(&am->flushes);
+	in->pressure = am_pressure(am);
 	spin_unlock_irqrestore(&am->lock, flags);
 }
 
@@ -236,8 +215,7 @@ static void am_batch_end(struct am *am, unsigned int d, bool ok)
 		else if (ok)
 			am_set_installed(am, slot);
 	}
-	if (!am->vol)
-		rl_md_persist(am->a->md);
+	am_fence(am);
 	spin_unlock_irqrestore(&am->lock, flags);
 }
 
@@ -285,14 +263,11 @@ static unsigned int am_read_disk(struct am *am, sector_t msector,
 				 bool *defer)
 {
 	struct rl_array *a = am->a;
-	unsigned int ok = RL_AM_ALL & ~rl_unreadable_at(a, msector);
+	unsigned int ok = am_live(am) & ~rl_unreadable_at(a, msector);
 	unsigned int rd, d0, d1;
 	sector_t h0, h1;
 
 	*defer = false;
-	for (d0 = 0; d0 < RL_AM_DISKS; d0++)
-		if (!READ_ONCE(a->members[d0].dev))
-			ok &= ~BIT(d0);
 	if (!ok)
 		return RL_NONE;
 	/* a region the resync has not reached: its source, the lowest */
@@ -368,6 +343,55 @@ static void am_reads_again(struct am *am, struct bio_list *l)
 	while ((bio = bio_list_pop(&todo)))
 		if (am_map_read(am, bio) == DM_MAPIO_KILL)
 			bio_io_error(bio);
+}
+
+/*
+ * Read @len sectors at @msector of @src into @buf. 0 or -EIO; with @why,
+ * a member that cannot read fails for it.
+ */
+static int am_sync_read_why(struct am *am, unsigned int src, sector_t msector,
+			    sector_t len, void *buf, const char *why)
+{
+	struct rl_mio_group g;
+
+	rl_mio_init(&g, am->a, &am->bs);
+	rl_mio(&g, src, REQ_OP_READ, msector, buf, len, RL_BG, RL_DATA_READ);
+	if (rl_mio_wait(&g)) {
+		if (why)
+			rl_mio_fail(&g, why);
+		return -EIO;
+	}
+	rl_mio_read_done(buf, len);
+	return 0;
+}
+
+static int am_sync_read_quiet(struct am *am, unsigned int src,
+			      sector_t msector, sector_t len, void *buf)
+{
+	return am_sync_read_why(am, src, msector, len, buf, NULL);
+}
+
+static int am_sync_read(struct am *am, unsigned int src, sector_t msector,
+			sector_t len, void *buf)
+{
+	return am_sync_read_why(am, src, msector, len, buf, "sync read failed");
+}
+
+static int am_sync_write(struct am *am, unsigned long dst, sector_t msector,
+			 sector_t len, void *buf)
+{
+	struct rl_mio_group g;
+	unsigned int d;
+
+	rl_mio_init(&g, am->a, &am->bs);
+	for_each_set_bit(d, &dst, RL_AM_DISKS)
+		rl_mio(&g, d, REQ_OP_WRITE, msector, buf, len, RL_BG,
+		       RL_DATA_WRITE);
+	if (rl_mio_wait(&g)) {
+		rl_mio_fail(&g, "sync write failed");
+		return -EIO;
+	}
+	return 0;
 }
 
 /*
@@ -513,18 +537,18 @@ void am_member_failed(struct rl_array *a, unsigned long newly)
 			am->told_dev[i] = READ_ONCE(a->members[i].dev);
 	for (i = 0; i < am->nr; i++) {
 		struct am_ent *e = &am->ents[i];
+		bool had = e->installed & newly;
 
 		if (e->state != AM_LIVE)
 			continue;
 		e->installed &= ~newly;
 		if (am_complete(am, e))
 			am_free_slot(am, i);
-		else
+		else if (had)
 			am_set_installed(am, i);
 	}
 	am_recount(am);
-	if (!am->vol)
-		rl_md_persist(a->md);
+	am_fence(am);
 	spin_unlock_irqrestore(&am->lock, flags);
 	am_kick(am);
 	am_kick_cycle(am);
@@ -572,55 +596,6 @@ void am_cycle_start(struct am *am)
 	WRITE_ONCE(am->stopped, false);
 	am_kick_cycle(am);
 	am_kick(am);
-}
-
-/*
- * Read @len sectors at @msector of @src into @buf. 0 or -EIO; with @why,
- * a member that cannot read fails for it.
- */
-static int am_sync_read_why(struct am *am, unsigned int src, sector_t msector,
-			    sector_t len, void *buf, const char *why)
-{
-	struct rl_mio_group g;
-
-	rl_mio_init(&g, am->a, &am->bs);
-	rl_mio(&g, src, REQ_OP_READ, msector, buf, len, RL_BG, RL_DATA_READ);
-	if (rl_mio_wait(&g)) {
-		if (why)
-			rl_mio_fail(&g, why);
-		return -EIO;
-	}
-	rl_mio_read_done(buf, len);
-	return 0;
-}
-
-static int am_sync_read_quiet(struct am *am, unsigned int src,
-			      sector_t msector, sector_t len, void *buf)
-{
-	return am_sync_read_why(am, src, msector, len, buf, NULL);
-}
-
-static int am_sync_read(struct am *am, unsigned int src, sector_t msector,
-			sector_t len, void *buf)
-{
-	return am_sync_read_why(am, src, msector, len, buf, "sync read failed");
-}
-
-static int am_sync_write(struct am *am, unsigned long dst, sector_t msector,
-			 sector_t len, void *buf)
-{
-	struct rl_mio_group g;
-	unsigned int d;
-
-	rl_mio_init(&g, am->a, &am->bs);
-	for_each_set_bit(d, &dst, RL_AM_DISKS)
-		rl_mio(&g, d, REQ_OP_WRITE, msector, buf, len, RL_BG,
-		       RL_DATA_WRITE);
-	if (rl_mio_wait(&g)) {
-		rl_mio_fail(&g, "sync write failed");
-		return -EIO;
-	}
-	return 0;
 }
 
 /*

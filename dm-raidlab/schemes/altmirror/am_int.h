@@ -146,6 +146,24 @@ static inline sector_t am_msector(u64 lblock)
 	return lblock << RL_AM_BLOCK_SHIFT;
 }
 
+/* The block a (one-block) bio is of. */
+static inline u64 am_lblock(struct bio *bio)
+{
+	return rl_pb(bio)->lsector >> RL_AM_BLOCK_SHIFT;
+}
+
+/* Disks that take batches: present, not failed (a rebuilding one does). */
+static inline unsigned int am_live(struct am *am)
+{
+	struct rl_array *a = am->a;
+	unsigned int d, live = 0;
+
+	for (d = 0; d < RL_AM_DISKS; d++)
+		if (READ_ONCE(a->members[d].dev) && !rl_member_failed(a, d))
+			live |= BIT(d);
+	return live;
+}
+
 /* am_pool.c */
 int am_pool_init(struct am *am, char **error);
 void am_pool_free(struct am *am);
@@ -162,6 +180,8 @@ bool am_complete(struct am *am, const struct am_ent *e);
 void am_free_slot(struct am *am, u32 slot);
 void am_set_installed(struct am *am, u32 slot);
 void am_recount(struct am *am);
+int am_fence(struct am *am);
+bool am_pressure(struct am *am);
 u64 am_oldest_pending(struct am *am);
 
 /* The kick work: waiting writes, deferred and failed reads, flushes. */

@@ -133,7 +133,7 @@ void am_set_installed(struct am *am, u32 slot)
 }
 
 /* Stores so far are durable (DAX: a fence). Any context on DAX. */
-static int am_fence(struct am *am)
+int am_fence(struct am *am)
 {
 	return am->vol ? 0 : rl_md_persist(am->a->md);
 }
@@ -283,8 +283,11 @@ static u32 am_reserve(struct am *am, u64 lblock)
 	return slot;
 }
 
-/* Under pressure the cycle brings the next batch forward. Under am->lock. */
-static bool am_pressure(struct am *am)
+/*
+ * Three quarters of the pool used, writers or volatile flushes waiting:
+ * the cycle brings the next batch forward. Under am->lock.
+ */
+bool am_pressure(struct am *am)
 {
 	return (u64)(am->nr - am->nr_free) * 4 >= (u64)am->nr * 3 ||
 	       !bio_list_empty(&am->waiting) || !bio_list_empty(&am->flushes);
@@ -313,8 +316,7 @@ static void am_write_slot(struct am *am, struct bio *bio, u32 slot)
 		bio_list_add(&am->flushes, bio);
 		bio = NULL;
 	}
-	kick = am_pressure(am) ||
-	       hweight32(RL_AM_ALL & ~READ_ONCE(am->a->failed)) == 1;
+	kick = am_pressure(am) || hweight32(am_live(am)) == 1;
 	/* a slot this freed (an older version, a failed write) */
 	waiters = am->nr_free && !bio_list_empty(&am->waiting);
 	spin_unlock_irqrestore(&am->lock, flags);
@@ -337,7 +339,6 @@ static void am_write_slot(struct am *am, struct bio *bio, u32 slot)
  */
 int am_write(struct am *am, struct bio *bio)
 {
-	u64 lblock = rl_pb(bio)->lsector >> RL_AM_BLOCK_SHIFT;
 	unsigned long flags;
 	u32 slot;
 
@@ -349,7 +350,7 @@ int am_write(struct am *am, struct bio *bio)
 		am_kick_cycle(am);
 		return DM_MAPIO_SUBMITTED;
 	}
-	slot = am_reserve(am, lblock);
+	slot = am_reserve(am, am_lblock(bio));
 	spin_unlock_irqrestore(&am->lock, flags);
 	am_write_slot(am, bio, slot);
 	return DM_MAPIO_SUBMITTED;
@@ -369,7 +370,7 @@ void am_write_waiters(struct am *am)
 			spin_unlock_irqrestore(&am->lock, flags);
 			return;
 		}
-		slot = am_reserve(am, rl_pb(bio)->lsector >> RL_AM_BLOCK_SHIFT);
+		slot = am_reserve(am, am_lblock(bio));
 		spin_unlock_irqrestore(&am->lock, flags);
 		am_write_slot(am, bio, slot);
 	}
@@ -381,7 +382,7 @@ void am_write_waiters(struct am *am)
  */
 bool am_read_hit(struct am *am, struct bio *bio)
 {
-	u64 lblock = rl_pb(bio)->lsector >> RL_AM_BLOCK_SHIFT;
+	u64 lblock = am_lblock(bio);
 	blk_status_t st = BLK_STS_OK;
 	unsigned int off = 0;
 	unsigned long flags;
@@ -507,6 +508,7 @@ static void am_pool_reset(struct am *am)
 		e->inflight = 0;
 		e->intent = false;
 	}
+	am->nr_free = 0;	/* made again from the slots' states */
 	am->seq = 0;
 	am->loaded_dropped = 0;
 }
@@ -537,7 +539,6 @@ int am_pool_load(struct am *am)
 	if (n)
 		kept = rl_am_choose(f, n);
 	spin_lock_irq(&am->lock);
-	am->nr_free = 0;
 	for (i = 0; i < n; i++) {
 		struct am_ent *e = &am->ents[f[i].slot];
 
