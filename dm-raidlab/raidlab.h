@@ -323,6 +323,11 @@ struct rl_array {
 	unsigned int nr_spares;
 	struct dm_dev *spares[RL_MAX_SPARES];	/* NULL once promoted */
 	struct dm_dev *retired[RL_MAX_SPARES];	/* the roles' disks spares replaced */
+	/*
+	 * spares a scheme holds for its own recovery (altmirror's second
+	 * replacement): no role is given to them (rl_sync_hold_spare())
+	 */
+	unsigned long spares_held;
 	struct rl_sync *sync;		/* background work (sync.c) */
 	struct workqueue_struct *wq;
 	struct work_struct event_work;	/* dm_table_event() outside irq */
@@ -708,6 +713,19 @@ void rl_sync_preresume(struct rl_array *a);	/* spares take failed roles */
 void rl_sync_start(struct rl_array *a);	/* resume */
 void rl_sync_stop(struct rl_array *a);	/* presuspend: no new range */
 void rl_sync_wait(struct rl_array *a);	/* postsuspend: range in flight done */
+/*
+ * Spares a scheme holds for its own use (their slots in a->spares stay
+ * theirs, so the table line still names them): the spare whose disk uuid
+ * is @uuid, or -ENOENT; hold spare @j (no role is given to it); release it
+ * (the lifecycle looks again); and the exchange of an in-sync role @m's
+ * disk with held spare @j's, in one metadata commit that rewrites every
+ * superblock: @j's disk takes the role, the role's disk becomes spare @j.
+ * Process context, the array's sync worker (->sync_range) or ->ctr.
+ */
+int rl_sync_find_spare(struct rl_array *a, const u8 uuid[16]);
+void rl_sync_hold_spare(struct rl_array *a, unsigned int j);
+void rl_sync_release_spare(struct rl_array *a, unsigned int j);
+int rl_sync_swap_spare(struct rl_array *a, unsigned int m, unsigned int j);
 /* A pass over the scheme's work items (->get_work), and waiting for one. */
 void rl_sync_want_work(struct rl_array *a);
 void rl_sync_flush_work(struct rl_array *a);

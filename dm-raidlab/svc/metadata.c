@@ -89,6 +89,12 @@ void rl_md_spare_uuid(struct rl_md *md, unsigned int j, u8 uuid[16])
 	memcpy(uuid, md->spare_uuid[j], 16);
 }
 
+void rl_md_set_spare_uuid(struct rl_md *md, unsigned int j,
+			  const u8 uuid[16])
+{
+	memcpy(md->spare_uuid[j], uuid, 16);
+}
+
 const char *rl_md_name(struct rl_md *md)
 {
 	return dm_table_device_name(md->a->ti->table);

@@ -231,6 +231,9 @@ char *rl_md_member_mismatch(const struct rl_md_state *st, unsigned int i,
 /* Whether it may take failed role @i (rebuilt from the start) */
 bool rl_md_taking_role(const struct rl_md_state *st, unsigned int i,
 		       const struct rl_msb_state *msb);
+/* Whether it may be a spare: a spare, or a member whose role moved on */
+bool rl_md_spare_ok(const struct rl_md_state *st,
+		    const struct rl_msb_state *msb);
 
 /*
  * The region of member sector @msector (relative to data_offset), and how
@@ -333,6 +336,9 @@ bool rl_md_new(struct rl_md *md);
  * state->members[m].dev_uuid when the spare takes role m.
  */
 void rl_md_spare_uuid(struct rl_md *md, unsigned int j, u8 uuid[16]);
+/* Spare @j is disk @uuid now (a role's disk became it). Under rl_md_lock(). */
+void rl_md_set_spare_uuid(struct rl_md *md, unsigned int j,
+			  const u8 uuid[16]);
 
 /*
  * Write intent. rl_md_intent_start() returns once region @region's bit is

@@ -426,6 +426,10 @@ char *rl_md_member_mismatch(const struct rl_md_state *st, unsigned int i,
 {
 	if (memcmp(msb->uuid, st->uuid, 16))
 		return "Member belongs to another array";
+	/* a swap with a spare whose commit was cut short: still role @i's */
+	if (msb->role == RL_ROLE_SPARE && msb->events == st->events + 1 &&
+	    !memcmp(msb->dev_uuid, st->members[i].dev_uuid, 16))
+		return NULL;
 	if (msb->role != i)
 		return "Member has another role in the array";
 	if (memcmp(msb->dev_uuid, st->members[i].dev_uuid, 16))
@@ -451,6 +455,22 @@ bool rl_md_taking_role(const struct rl_md_state *st, unsigned int i,
 		return false;
 	return msb->role == RL_ROLE_SPARE ||
 	       (msb->role == i && msb->events == st->events + 1);
+}
+
+/*
+ * Whether @msb may be a spare of the array: a spare of it, or a disk that
+ * was a member and whose role the metadata gives to another disk (swapped
+ * out, or replaced, with its superblock not rewritten since).
+ */
+bool rl_md_spare_ok(const struct rl_md_state *st,
+		    const struct rl_msb_state *msb)
+{
+	if (memcmp(msb->uuid, st->uuid, 16))
+		return false;
+	if (msb->role == RL_ROLE_SPARE)
+		return true;
+	return msb->role < st->nr_members &&
+	       memcmp(msb->dev_uuid, st->members[msb->role].dev_uuid, 16);
 }
 
 void rl_md_bitmap_encode(u64 blocknr, u64 seq, const unsigned long *bits,

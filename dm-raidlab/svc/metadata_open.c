@@ -323,14 +323,23 @@ static int rl_md_check_members(struct rl_md *md, char **error)
 			}
 			continue;
 		}
-		if (memcmp(msb.uuid, md->st.uuid, 16) ||
-		    msb.role != RL_ROLE_SPARE) {
+		if (!rl_md_spare_ok(&md->st, &msb)) {
 			DMERR("%s: spare %s refused (role %u)", rl_md_name(md),
 			      a->spares[i]->name, msb.role);
 			*error = "Spare belongs to another array or role";
 			return -EINVAL;
 		}
 		memcpy(md->spare_uuid[i], msb.dev_uuid, 16);
+		if (msb.role == RL_ROLE_SPARE)
+			continue;
+		/* a former member: a spare from now on */
+		DMINFO("%s: %s, once member %u, is a spare", rl_md_name(md),
+		       a->spares[i]->name, msb.role);
+		if (rl_md_msb_write(md, a->spares[i]->bdev, RL_ROLE_SPARE,
+				    md->spare_uuid[i])) {
+			*error = "Cannot write a spare's superblock";
+			return -EIO;
+		}
 	}
 	return 0;
 }

@@ -831,6 +831,42 @@ static void rl_md_test_member_roles(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, rl_md_taking_role(st, 2, &msb));
 }
 
+/*
+ * A swap of an in-sync member with a spare (rl_sync_swap_spare()): cut
+ * short, the old disk (its superblock "spare" one event ahead) is still
+ * the member; once done, it is a spare, and so is any disk that was a
+ * member and whose role the metadata gives to another.
+ */
+static void rl_md_test_swap_roles(struct kunit *test)
+{
+	struct rl_md_state *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	struct rl_msb_state msb = { 0 };
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	rl_mdt_state(st);
+	st->events = 7;
+	memcpy(msb.uuid, st->uuid, 16);
+	memcpy(msb.dev_uuid, st->members[1].dev_uuid, 16);
+	msb.role = RL_ROLE_SPARE;
+	msb.events = st->events + 1;
+	KUNIT_EXPECT_NULL(test, rl_md_member_mismatch(st, 1, &msb));
+	KUNIT_EXPECT_NOT_NULL(test, rl_md_member_mismatch(st, 0, &msb));
+	msb.events = st->events;
+	KUNIT_EXPECT_NOT_NULL(test, rl_md_member_mismatch(st, 1, &msb));
+
+	/* spares: one, a member swapped out, but not a member in its role */
+	KUNIT_EXPECT_TRUE(test, rl_md_spare_ok(st, &msb));
+	msb.role = 1;
+	KUNIT_EXPECT_FALSE(test, rl_md_spare_ok(st, &msb));
+	msb.dev_uuid[0] ^= 0x5a;
+	KUNIT_EXPECT_TRUE(test, rl_md_spare_ok(st, &msb));
+	msb.role = st->nr_members;
+	KUNIT_EXPECT_FALSE(test, rl_md_spare_ok(st, &msb));
+	msb.role = RL_ROLE_SPARE;
+	msb.uuid[3] ^= 1;
+	KUNIT_EXPECT_FALSE(test, rl_md_spare_ok(st, &msb));
+}
+
 static struct kunit_case rl_md_test_cases[] = {
 	KUNIT_CASE(rl_md_test_sb_roundtrip),
 	KUNIT_CASE(rl_md_test_msb_roundtrip),
@@ -846,6 +882,7 @@ static struct kunit_case rl_md_test_cases[] = {
 	KUNIT_CASE(rl_md_test_sb_device),
 	KUNIT_CASE(rl_md_test_bitmap_load),
 	KUNIT_CASE(rl_md_test_member_roles),
+	KUNIT_CASE(rl_md_test_swap_roles),
 	{}
 };
 

@@ -27,6 +27,8 @@ static void rl_mio_endio(struct bio *bio)
 			set_bit(io->member, &g->stale);
 		}
 	}
+	if (io->qe.issue_ns != U64_MAX)
+		atomic64_add(ktime_get_ns() - io->qe.issue_ns, &g->busy_ns);
 	rl_member_done(g->a, io->member, &io->qe);
 	bio_put(bio);
 	if (atomic_dec_and_test(&g->pending))
@@ -55,6 +57,7 @@ void rl_mio_init(struct rl_mio_group *g, struct rl_array *a,
 	init_completion(&g->done);
 	g->failed = 0;
 	g->stale = 0;
+	atomic64_set(&g->busy_ns, 0);
 }
 
 static struct page *rl_mio_page(void *addr)

@@ -24,6 +24,7 @@ struct rl_mio_group {
 	unsigned long failed;		/* members whose I/O failed */
 	unsigned long stale;		/* I/O that failed on a disk since replaced */
 	struct dm_dev *fdev[RL_MAX_MEMBERS];	/* the disk each failed on */
+	atomic64_t busy_ns;		/* the I/Os' time from dispatch to end */
 };
 
 /* A member I/O: the bio with its queue entry in front (bioset front_pad). */

@@ -36,6 +36,7 @@
 
 #include "bbl.h"
 #include "metadata.h"
+#include "sync_int.h"
 #include "../raidlab.h"
 
 #define RL_SYNC_UNIT		2048	/* member sectors asked per range */
@@ -158,7 +159,7 @@ void rl_sync_advance(struct rl_array *a, const struct rl_sync_req *req)
  */
 
 /* Write the state of every member to the metadata. Caller holds rl_md_lock(). */
-static void rl_sync_state_members(struct rl_array *a, struct rl_md_state *st)
+void rl_sync_state_members(struct rl_array *a, struct rl_md_state *st)
 {
 	unsigned int m;
 
@@ -289,7 +290,8 @@ static bool rl_sync_lifecycle(struct rl_array *a)
 		}
 		failed &= READ_ONCE(a->failed);	/* less the replaced roles */
 		for_each_set_bit(m, &failed, a->geom.nr_members) {
-			for (j = 0; j < a->nr_spares && !a->spares[j]; j++)
+			for (j = 0; j < a->nr_spares &&
+			     (!a->spares[j] || test_bit(j, &a->spares_held)); j++)
 				;
 			if (j == a->nr_spares)
 				break;	/* no spare left */
@@ -578,7 +580,7 @@ void rl_sync_flush_work(struct rl_array *a)
 }
 
 /* Run the worker unless it runs already or the array is suspended. */
-static void rl_sync_kick(struct rl_array *a)
+void rl_sync_kick(struct rl_array *a)
 {
 	struct rl_sync *s = rl_sync(a);
 	unsigned long flags;
