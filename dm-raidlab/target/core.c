@@ -523,7 +523,7 @@ static void rl_status_info_md(struct rl_array *a, char *result,
 	u64 jrec = 0, jbytes = 0, jwaits = 0, dirty = 0, writes;
 
 	for (i = 0; i < a->nr_spares; i++)
-		spares += !!a->spares[i];
+		spares += a->spares[i] && !test_bit(i, &a->spares_held);
 	if (a->md)
 		rl_md_intent_counts(a->md, &dirty, &writes);
 	DMEMIT(" %s %s %llu %u", a->md ? rl_md_backend(a->md) : "-",
@@ -829,7 +829,7 @@ static void raidlab_io_hints(struct dm_target *ti, struct queue_limits *limits)
 
 static struct target_type raidlab_target = {
 	.name = "raidlab",
-	.version = {1, 18, 0},
+	.version = {1, 19, 0},
 	.module = THIS_MODULE,
 	.ctr = raidlab_ctr,
 	.dtr = raidlab_dtr,

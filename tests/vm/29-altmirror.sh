@@ -53,6 +53,7 @@
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
 . "$RL_TESTS/hddsim.sh"
+. "$RL_TESTS/altmirror.sh"
 need_raidlab
 need_hddsim
 modprobe dm-delay || die "modprobe dm-delay"
@@ -78,41 +79,9 @@ line() {
 	echo "0 $LEN raidlab altmirror $(echo $_o | wc -w) $_o 2 $*"
 }
 
-# the scheme's status words: 1 modes, 2 used/slots, 3 min_free, 4 waits,
-# 5 batches, 6 mean batch, 7 install ms, 8 overlaps, 9 hits, 10 T ms,
-# 11 pool
-f() { rl_scheme_field arr "$1"; }
-used() { f 2 | cut -d/ -f1; }
-
-# drained [SECS]: the pool is empty (every write on both disks)
-drained() {
-	_dn=0
-	while [ "$(used)" != 0 ]; do
-		_dn=$((_dn + 1))
-		[ "$_dn" -gt $((${1:-60} * 5)) ] && return 1
-		sleep 0.2
-	done
-}
-
 # raw DEV BLOCK: one 4 KiB block of the array's, read under it from DEV
 raw() {
 	dd if="$1" bs=4k skip=$((DOFF + $2)) count=1 iflag=direct 2>/dev/null
-}
-
-# pattern MIB FILE: write FILE (1 MiB) at MIB MiB of the array, direct
-pattern() {
-	dd if="$2" of=/dev/mapper/arr bs=64k seek=$(($1 * 16)) oflag=direct \
-		2>/dev/null
-}
-# pattern_at MIB FILE: FILE reads back at MIB MiB
-pattern_at() {
-	dd if=/dev/mapper/arr of=/tmp/back bs=64k skip=$(($1 * 16)) count=16 \
-		iflag=direct 2>/dev/null && cmp -s "$2" /tmp/back
-}
-# raw_has DEV MIB FILE: FILE (1 MiB) is at MIB MiB of the array on DEV
-raw_has() {
-	dd if="$1" of=/tmp/rawback bs=64k skip=$((DOFF / 16 + $2 * 16)) count=16 \
-		iflag=direct 2>/dev/null && cmp -s "$3" /tmp/rawback
 }
 
 both_have() { raw_has "$M0" "$1" "$2" && raw_has "$M1" "$1" "$2"; }
@@ -144,10 +113,6 @@ strided_on() {
 	echo "$_n"
 }
 
-check_zero() { # WHAT
-	_m=$(rl_scrub arr check 300)
-	check "$1: check finds 0 (found '$_m')" test "$_m" = 0
-}
 
 head -c 1048576 /dev/urandom >/tmp/pat1
 head -c 1048576 /dev/urandom >/tmp/pat2
@@ -176,8 +141,8 @@ fresh
 check "created" dm_create arr "$(line "")"
 check "resynced" rl_wait_sync arr 300
 st=$(rl_scheme_fields arr)
-check "status: the scheme's group (11 fields, both disks reading, 163 slots, on pmem): $st" \
-	test "$(echo "$st" | awk '{ print NF, $1, $2, $11 }')" = "11 RR 0/163 pmem"
+check "status: the scheme's group (16 fields, both disks reading, 163 slots, on pmem, no recovery): $st" \
+	test "$(echo "$st" | awk '{ print NF, $1, $2, $11, $12 }')" = "16 RR 0/163 pmem none"
 t=$(dm_table arr)
 log "table: $t"
 check "fio verify" fio_write_then_verify /dev/mapper/arr 16M

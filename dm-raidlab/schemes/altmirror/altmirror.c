@@ -194,7 +194,8 @@ static int am_ctr(struct rl_array *a)
 		*error = "altmirror needs a DAX metadata device (or volatile)";
 		goto bad;
 	}
-	r = am_pool_init(am, error) ?: am_cycle_init(am, error);
+	r = am_pool_init(am, error) ?: am_cycle_init(am, error) ?:
+	    am_rec_init(am, error);
 	if (r)
 		goto bad;
 	r = dm_set_target_max_io_len(a->ti, 1 << RL_AM_BLOCK_SHIFT);
@@ -204,6 +205,7 @@ static int am_ctr(struct rl_array *a)
 	a->ti->num_discard_bios = 0;
 	return 0;
 bad:
+	am_rec_free(am);
 	am_cycle_free(am);
 	am_pool_free(am);
 	kfree(am);
@@ -215,7 +217,10 @@ static void am_dtr(struct rl_array *a)
 {
 	struct am *am = am_of(a);
 
+	am->rec.stuck = true;		/* no catch-up starts */
+	rl_sync_flush_work(a);
 	am_cycle_stop(am);
+	am_rec_free(am);
 	am_cycle_free(am);
 	am_pool_free(am);
 	kfree(am);
@@ -275,6 +280,8 @@ static int am_end_io(struct rl_array *a, struct bio *bio, blk_status_t *error)
 		rl_restore(bio);
 		l = &am->fix;
 	} else if (!rl_end_remapped(a, bio, *error)) {
+		if (!*error && bio_op(bio) == REQ_OP_READ)
+			am_rec_read_done(am, bio);
 		return DM_ENDIO_DONE;
 	}
 	spin_lock_irqsave(&am->lock, flags);
@@ -293,7 +300,7 @@ static int am_preresume(struct rl_array *a)
 	int r = 0;
 
 	if (!am->loaded && !am->vol)
-		r = am_pool_load(am);
+		r = am_pool_load(am) ?: am_rec_load(am);
 	am->loaded = !r;
 	if (r)
 		DMERR("altmirror: %s", a->ti->error);
@@ -307,6 +314,7 @@ static void am_resume(struct rl_array *a)
 
 static void am_postsuspend(struct rl_array *a)
 {
+	rl_sync_flush_work(a);		/* a catch-up (am_rec.c) */
 	am_cycle_stop(am_of(a));
 }
 
@@ -358,6 +366,7 @@ static void am_status_info(struct am *am, char *result, unsigned int maxlen,
 	       atomic64_read(&am->hits),
 	       div_u64(READ_ONCE(am->cyc.period), NSEC_PER_MSEC),
 	       am->vol ? "volatile" : "pmem");
+	am_rec_status(am, result, maxlen, &sz);
 	*psz = sz;
 }
 
@@ -413,4 +422,6 @@ const struct rl_scheme_ops rl_altmirror_ops = {
 	.status = am_status,
 	.sync_range = am_sync_range,
 	.member_failed = am_member_failed,
+	.get_work = am_rec_get_work,
+	.do_work = am_rec_do_work,
 };

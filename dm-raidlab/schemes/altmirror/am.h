@@ -162,4 +162,64 @@ enum rl_am_act rl_am_cycle_next(struct rl_am_cycle *c,
 				unsigned int *disk, u64 *until);
 void rl_am_cycle_done(struct rl_am_cycle *c, unsigned int disk);
 
+/*
+ * The recovery record (paper 003 section 4): while a member's role is
+ * rebuilt onto one spare (R1) and a second spare (R2) stands in for the
+ * survivor S's copy, S is only read, so every block written since the
+ * recovery began is newer on the replacements (or in the pool) than on S.
+ * The record area (RL_AM_REC_ID) on the DAX metadata device holds
+ *
+ *   block 0    two copies of struct rl_am_rec_disk (at 0 and 64), each
+ *              crc32c'd; the valid one with the higher gen counts, and a
+ *              change is written over the other, so a torn write leaves
+ *              the one before
+ *   block 1..  the "modified since the recovery began" bitmap: a bit per
+ *              4 KiB block, set (and made durable with the write's pool
+ *              slot) before the write is acknowledged
+ *
+ * States: none; active (R1 is the rebuilding member, R2 the spare of
+ * r2_uuid, the survivor's installed bits in the pool mean R2's); catch-up
+ * from R1 or from R2 (a replacement failed: the survivor is brought up to
+ * date from the other, and the recovery ends).
+ */
+#define RL_AM_REC_ID		0x524d4152U	/* "RAMR" */
+#define RL_AM_REC_MAGIC		0x31524152U	/* "RAR1" */
+#define RL_AM_REC_CSUM_XOR	0x1c2d3e4fU
+#define RL_AM_REC_SIZE		64
+#define RL_AM_REC_BITS		(RL_AM_BLOCK * 8)	/* bitmap bits per block */
+
+enum rl_am_rec_state {
+	RL_AM_REC_NONE = 0,
+	RL_AM_REC_ACTIVE = 1,
+	RL_AM_REC_CATCHUP_R1 = 2,
+	RL_AM_REC_CATCHUP_R2 = 3,
+};
+
+struct rl_am_rec_disk {
+	__le32 csum;
+	__le32 magic;
+	__le32 version;			/* 1 */
+	__le32 state;
+	__le64 gen;
+	u8 uuid[16];			/* the array's */
+	u8 r2_uuid[16];			/* the second replacement's disk */
+	__le32 survivor;		/* its role */
+	__le32 reserved;
+} __packed;
+
+struct rl_am_rec {
+	u32 state;
+	u64 gen;
+	u8 uuid[16];
+	u8 r2_uuid[16];
+	u32 survivor;
+};
+
+u64 rl_am_rec_blocks(u64 nr_blocks);
+void rl_am_rec_encode(const struct rl_am_rec *r, struct rl_am_rec_disk *d);
+int rl_am_rec_decode(const struct rl_am_rec_disk *d, const u8 uuid[16],
+		     struct rl_am_rec *r);
+int rl_am_rec_choose(const struct rl_am_rec_disk *d, const u8 uuid[16],
+		     struct rl_am_rec *r);
+
 #endif /* DM_RAIDLAB_AM_H */

@@ -128,8 +128,12 @@ static int am_batch_intent(struct am *am, struct am_batch *b)
 	return 0;
 }
 
-/* Queue runs [*i, ...) that fit the bounce buffer, and wait for them. */
-static int am_batch_window(struct am *am, unsigned int d, u32 nruns, u32 *i)
+/*
+ * Queue runs [*i, ...) that fit the bounce buffer, and wait for them; with
+ * @r2, they go to the recovery's second replacement instead (am_rec.c).
+ */
+static int am_batch_window(struct am *am, unsigned int d, u32 nruns, u32 *i,
+			   bool r2)
 {
 	struct am_batch *b = &am->b[d];
 	struct rl_mio_group g;
@@ -150,8 +154,12 @@ static int am_batch_window(struct am *am, unsigned int d, u32 nruns, u32 *i)
 				return -EIO;
 			}
 		}
-		rl_mio(&g, d, REQ_OP_WRITE, am_msector(r->lblock), buf,
-		       r->nr << RL_AM_BLOCK_SHIFT, RL_BG, RL_DATA_WRITE);
+		if (!r2)
+			rl_mio(&g, d, REQ_OP_WRITE, am_msector(r->lblock), buf,
+			       r->nr << RL_AM_BLOCK_SHIFT, RL_BG, RL_DATA_WRITE);
+		else if (am_rec_r2_io(am, REQ_OP_WRITE, am_msector(r->lblock),
+				      buf, r->nr << RL_AM_BLOCK_SHIFT))
+			set_bit(d, &g.stale);
 		off += r->nr;
 	}
 	if (rl_mio_wait(&g)) {
@@ -162,7 +170,7 @@ static int am_batch_window(struct am *am, unsigned int d, u32 nruns, u32 *i)
 }
 
 /* Write disk @d's batch, then flush the disk. 0 if it holds it all. */
-static int am_batch_write(struct am *am, unsigned int d)
+static int am_batch_write(struct am *am, unsigned int d, bool r2)
 {
 	struct am_batch *b = &am->b[d];
 	u32 nruns, i = 0;
@@ -173,7 +181,9 @@ static int am_batch_write(struct am *am, unsigned int d)
 	if (am->vol)
 		r = am_batch_intent(am, b);
 	while (!r && i < nruns)
-		r = am_batch_window(am, d, nruns, &i);
+		r = am_batch_window(am, d, nruns, &i, r2);
+	if (r2)
+		return r ?: am_rec_r2_flush(am);
 	if (!r && rl_members_flush(am->a, BIT(d))) {
 		rl_member_fail(am->a, d, "flush failed after a batch");
 		rl_failrec_sync(am->a);
@@ -187,15 +197,19 @@ static int am_batch_write(struct am *am, unsigned int d)
 
 /*
  * The batch's end: with @ok, disk @d holds its blocks (set their bits,
- * free those every disk holds); else they wait for the next batch.
+ * free those every disk holds); else they wait for the next batch. With
+ * @r2, the batch went to the recovery's second replacement.
  */
-static void am_batch_end(struct am *am, unsigned int d, bool ok)
+static void am_batch_end(struct am *am, unsigned int d, bool ok, bool r2)
 {
 	struct am_batch *b = &am->b[d];
 	unsigned long flags;
 	u32 i;
 
 	spin_lock_irqsave(&am->lock, flags);
+	/* R2 failed meanwhile: its bits are no one's (am_rec.c) */
+	if (r2 && !am_rec_r2_counts(am))
+		ok = false;
 	for (i = 0; i < b->n; i++) {
 		u32 slot = b->e[i].slot;
 		struct am_ent *e = &am->ents[slot];
@@ -223,12 +237,19 @@ static void am_batch_end(struct am *am, unsigned int d, bool ok)
 static void am_batch_do(struct am *am, unsigned int d)
 {
 	u64 t0 = ktime_get_ns();
-	int r;
+	int r, to;
 
 	down_read(&am->sync_sem);
+	/* one look at the recovery: it may move on meanwhile (am_rec.c) */
+	to = am_rec_batch_to(am, d);
+	if (to < 0) {
+		/* the survivor catches up first */
+		up_read(&am->sync_sem);
+		return;
+	}
 	am_batch_collect(am, d);
-	r = am->b[d].n ? am_batch_write(am, d) : 0;
-	am_batch_end(am, d, !r);
+	r = am->b[d].n ? am_batch_write(am, d, to) : 0;
+	am_batch_end(am, d, !r, to);
 	up_read(&am->sync_sem);
 	if (am->b[d].n) {
 		atomic64_inc(&am->batches);
@@ -268,6 +289,8 @@ static unsigned int am_read_disk(struct am *am, sector_t msector,
 	sector_t h0, h1;
 
 	*defer = false;
+	if (am_rec_state(am) != RL_AM_REC_NONE)
+		return am_rec_read_disk(am, msector);
 	if (!ok)
 		return RL_NONE;
 	/* a region the resync has not reached: its source, the lowest */
@@ -324,7 +347,9 @@ int am_map_read(struct am *am, struct bio *bio)
 		return DM_MAPIO_SUBMITTED;
 	}
 	if (d == RL_NONE)
-		return DM_MAPIO_KILL;
+		return am_rec_state(am) != RL_AM_REC_NONE &&
+		       am_rec_wait_read(am, bio) ? DM_MAPIO_SUBMITTED :
+						   DM_MAPIO_KILL;
 	rl_remap(a, bio, d, a->geom.data_offset + msector);
 	return DM_MAPIO_SUBMITTED;
 }
@@ -409,7 +434,8 @@ bool am_read_fixable(struct am *am, struct bio *bio, blk_status_t error)
 	if (m >= RL_AM_DISKS || !rl_status_fails_member(error) ||
 	    bio->bi_opf & REQ_RAHEAD || pb->dev != READ_ONCE(a->members[m].dev))
 		return false;
-	if (rl_unreadable_at(a, msector) & BIT(!m))
+	if (rl_unreadable_at(a, msector) & BIT(!m) ||
+	    !am_rec_fixable(am, msector))
 		return false;
 	return rl_member_read_error(a, m, pb->dev,
 				    a->geom.data_offset + msector);
@@ -470,9 +496,14 @@ static void am_fix_work(struct work_struct *w)
 			return;
 		down_write(&am->sync_sem);
 		m = am_member_of(am, rl_pb(bio)->dev);
-		/* the other disk may have failed, or a blank spare taken it */
+		/*
+		 * the other disk may have failed, or a blank spare taken it,
+		 * or the block been written during a recovery (the survivor's
+		 * copy is older)
+		 */
 		if (m == RL_NONE ||
-		    rl_unreadable_at(am->a, rl_pb(bio)->lsector) & BIT(!m)) {
+		    rl_unreadable_at(am->a, rl_pb(bio)->lsector) & BIT(!m) ||
+		    !am_rec_fixable(am, rl_pb(bio)->lsector)) {
 			up_write(&am->sync_sem);
 			if (am_map_read(am, bio) == DM_MAPIO_KILL)
 				bio_io_error(bio);
@@ -530,6 +561,7 @@ void am_member_failed(struct rl_array *a, unsigned long newly)
 	unsigned long flags;
 	u32 i;
 
+	am_rec_member_failed(am, newly);
 	spin_lock_irqsave(&am->lock, flags);
 	am->told |= newly & RL_AM_ALL;
 	for (i = 0; i < RL_AM_DISKS; i++)
@@ -670,11 +702,15 @@ int am_sync_range(struct rl_array *a, struct rl_sync_req *req)
 	sector_t len = min_t(sector_t, req->len, AM_SYNC_SECTORS);
 	unsigned int ok = RL_AM_ALL & ~rl_unreadable_at(a, req->msector);
 	unsigned int src = ok ? __ffs(ok) : RL_NONE;
+	bool done;
 	int r;
 
 	len = max_t(sector_t, round_down(len, 1 << RL_AM_BLOCK_SHIFT),
 		    1 << RL_AM_BLOCK_SHIFT);
 	down_write(&am->sync_sem);
+	r = am_rec_sync(am, req, len, &done);
+	if (r || done)
+		goto out;
 	switch (req->job) {
 	case RL_SYNC_RESYNC:
 		r = am_sync_copy(am, src, am_live(am), req->msector, len);
@@ -688,6 +724,7 @@ int am_sync_range(struct rl_array *a, struct rl_sync_req *req)
 		r = am_sync_check(am, req, len);
 		break;
 	}
+out:
 	up_write(&am->sync_sem);
 	req->len = len;
 	return r;

@@ -6,6 +6,7 @@
  *   am_pool.c     the pool: slots, the index, the write and read paths,
  *                 the load
  *   am_cycle.c    the cycle worker, the batches, failures, the sync jobs
+ *   am_rec.c      recovery onto two replacements (paper 003 section 4)
  *   am_pure.c     the pure parts (am.h)
  *
  * Locking: am->lock (a spinlock, irqsave) guards the pool's in-core
@@ -19,6 +20,7 @@
 #define DM_RAIDLAB_AM_INT_H
 
 #include <linux/bio.h>
+#include <linux/dm-io.h>
 #include <linux/rwsem.h>
 #include <linux/workqueue.h>
 
@@ -81,6 +83,26 @@ struct am_batch {
 	struct am *am;
 };
 
+/*
+ * A recovery onto two replacements (am_rec.c; am.h has the record). The
+ * state changes under am->lock, made durable before it is unlocked.
+ */
+struct am_rec {
+	bool on;			/* the record area exists (a DAX pool) */
+	struct rl_md_area area;
+	struct rl_am_rec r;		/* the record that counts */
+	unsigned int copy;		/* its copy: the next goes over the other */
+	int r2;				/* the second replacement's spare slot */
+	unsigned long *mod;		/* modified since the recovery began */
+	struct dm_io_client *io;
+	struct bio_list wait;		/* reads waiting for a catch-up */
+	bool stuck;			/* a catch-up failed: not tried again */
+	u64 t0;				/* ns: the recovery's start */
+	/* counts */
+	u64 modified, last_ms, nr;
+	atomic64_t scanned, scan_ns, s_reads, s_read_ns;
+};
+
 /* A bio's data beside struct rl_bio: what a volatile flush waits for. */
 struct am_pb {
 	u64 seq;
@@ -130,6 +152,7 @@ struct am {
 	struct am_batch b[RL_AM_DISKS];
 	struct bio_set bs;
 	void *sync_buf[RL_AM_DISKS];	/* AM_SYNC_SECTORS each */
+	struct am_rec rec;
 
 	/* counts */
 	atomic64_t hits, waits, batches, batch_blocks, install_ns;
@@ -206,5 +229,77 @@ int am_map_read(struct am *am, struct bio *bio);
 bool am_read_fixable(struct am *am, struct bio *bio, blk_status_t error);
 void am_member_failed(struct rl_array *a, unsigned long newly);
 int am_sync_range(struct rl_array *a, struct rl_sync_req *req);
+
+/* The recovery's state (am.h: enum rl_am_rec_state). Any context. */
+static inline u32 am_rec_state(struct am *am)
+{
+	return READ_ONCE(am->rec.r.state);
+}
+
+/*
+ * @lblock's modified bit (am_rec.c), in core and on pmem, not fenced: the
+ * byte holding it, stored whole (the bitmap is little endian in both).
+ * Under am->lock.
+ */
+static inline void am_rec_set(struct am *am, u64 lblock)
+{
+	if (__test_and_set_bit_le(lblock, am->rec.mod))
+		return;
+	am->rec.modified++;
+	rl_md_area_write(am->a->md, &am->rec.area, RL_AM_BLOCK + lblock / 8,
+			 (u8 *)am->rec.mod + lblock / 8, 1);
+}
+
+/*
+ * A write of @lblock is published: while a recovery runs, it is newer
+ * than the survivor's. Durable with the next fence, which comes before
+ * the slot can be freed (a crash before it finds the slot, and the load
+ * marks its block again). Under am->lock.
+ */
+static inline void am_rec_mark(struct am *am, u64 lblock)
+{
+	if (am_rec_state(am) != RL_AM_REC_NONE)
+		am_rec_set(am, lblock);
+}
+
+/*
+ * Where disk @d's batch goes: 1 to the second replacement, 0 to @d, -1
+ * nowhere yet (the survivor catches up first). Under sync_sem (shared).
+ */
+static inline int am_rec_batch_to(struct am *am, unsigned int d)
+{
+	u32 state = am_rec_state(am);
+
+	if (d != am->rec.r.survivor || state == RL_AM_REC_NONE)
+		return 0;
+	return state == RL_AM_REC_ACTIVE ? 1 : -1;
+}
+
+/* The survivor's installed bits are R2's and R2 holds what they say. */
+static inline bool am_rec_r2_counts(struct am *am)
+{
+	u32 state = am_rec_state(am);
+
+	return state == RL_AM_REC_ACTIVE || state == RL_AM_REC_CATCHUP_R2;
+}
+
+/* am_rec.c */
+int am_rec_init(struct am *am, char **error);
+void am_rec_free(struct am *am);
+int am_rec_load(struct am *am);
+unsigned int am_rec_read_disk(struct am *am, sector_t msector);
+bool am_rec_wait_read(struct am *am, struct bio *bio);
+void am_rec_read_done(struct am *am, struct bio *bio);
+bool am_rec_fixable(struct am *am, sector_t msector);
+void am_rec_member_failed(struct am *am, unsigned long newly);
+int am_rec_sync(struct am *am, struct rl_sync_req *req, sector_t len,
+		bool *done);
+int am_rec_r2_io(struct am *am, blk_opf_t opf, sector_t msector, void *buf,
+		 sector_t len);
+int am_rec_r2_flush(struct am *am);
+bool am_rec_get_work(struct rl_array *a, struct rl_work *w);
+void am_rec_do_work(struct rl_array *a, const struct rl_work *w);
+void am_rec_status(struct am *am, char *result, unsigned int maxlen,
+		   unsigned int *psz);
 
 #endif /* DM_RAIDLAB_AM_INT_H */

@@ -224,6 +224,7 @@ static void am_publish(struct am *am, struct am_ent *e)
 		am_supersede(am, old, e);
 	e->state = AM_LIVE;
 	hlist_add_head(&e->hnode, am_bucket(am, e->lblock));
+	am_rec_mark(am, e->lblock);
 	for (d = 0; d < RL_AM_DISKS; d++)
 		am->pending[d]++;
 }

@@ -13,6 +13,7 @@
 #include "am.h"
 
 static_assert(sizeof(struct rl_am_slot_disk) == RL_AM_SLOT_SIZE);
+static_assert(sizeof(struct rl_am_rec_disk) == RL_AM_REC_SIZE);
 
 u64 rl_am_area_blocks(u32 nr)
 {
@@ -302,4 +303,82 @@ enum rl_am_act rl_am_cycle_next(struct rl_am_cycle *c,
 void rl_am_cycle_done(struct rl_am_cycle *c, unsigned int disk)
 {
 	c->writing[disk] = false;
+}
+
+/* The record area's blocks for an array of @nr_blocks: copies, bitmap. */
+u64 rl_am_rec_blocks(u64 nr_blocks)
+{
+	return 1 + DIV_ROUND_UP_ULL(nr_blocks, RL_AM_REC_BITS);
+}
+
+static u32 rl_am_rec_csum(const struct rl_am_rec_disk *d)
+{
+	return crc32c(~0U, &d->magic, sizeof(*d) - sizeof(d->csum)) ^
+	       RL_AM_REC_CSUM_XOR;
+}
+
+void rl_am_rec_encode(const struct rl_am_rec *r, struct rl_am_rec_disk *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->magic = cpu_to_le32(RL_AM_REC_MAGIC);
+	d->version = cpu_to_le32(1);
+	d->state = cpu_to_le32(r->state);
+	d->gen = cpu_to_le64(r->gen);
+	memcpy(d->uuid, r->uuid, 16);
+	memcpy(d->r2_uuid, r->r2_uuid, 16);
+	d->survivor = cpu_to_le32(r->survivor);
+	d->csum = cpu_to_le32(rl_am_rec_csum(d));
+}
+
+/**
+ * rl_am_rec_decode() - one copy of the recovery record
+ * @d: the copy
+ * @uuid: the array's uuid
+ * @r: filled in
+ *
+ * Return: 0; -ENODATA for a blank copy; -EBADMSG for a torn or foreign
+ * one (another array's, an unknown version or state, a bad survivor).
+ */
+int rl_am_rec_decode(const struct rl_am_rec_disk *d, const u8 uuid[16],
+		     struct rl_am_rec *r)
+{
+	if (!d->magic)
+		return -ENODATA;
+	if (le32_to_cpu(d->magic) != RL_AM_REC_MAGIC ||
+	    le32_to_cpu(d->csum) != rl_am_rec_csum(d) ||
+	    le32_to_cpu(d->version) != 1 || memcmp(d->uuid, uuid, 16))
+		return -EBADMSG;
+	r->state = le32_to_cpu(d->state);
+	r->gen = le64_to_cpu(d->gen);
+	memcpy(r->uuid, d->uuid, 16);
+	memcpy(r->r2_uuid, d->r2_uuid, 16);
+	r->survivor = le32_to_cpu(d->survivor);
+	if (r->state > RL_AM_REC_CATCHUP_R2 || r->survivor >= RL_AM_DISKS)
+		return -EBADMSG;
+	return 0;
+}
+
+/**
+ * rl_am_rec_choose() - the record that counts of its two copies
+ * @d: the two copies
+ * @uuid: the array's uuid
+ * @r: filled in: the valid copy with the higher gen, or state none (gen 0)
+ *
+ * Return: the copy chosen (0 or 1), or -ENODATA with neither valid.
+ */
+int rl_am_rec_choose(const struct rl_am_rec_disk *d, const u8 uuid[16],
+		     struct rl_am_rec *r)
+{
+	struct rl_am_rec c[2];
+	bool ok0 = !rl_am_rec_decode(&d[0], uuid, &c[0]);
+	bool ok1 = !rl_am_rec_decode(&d[1], uuid, &c[1]);
+	int i;
+
+	memset(r, 0, sizeof(*r));
+	memcpy(r->uuid, uuid, 16);
+	if (!ok0 && !ok1)
+		return -ENODATA;
+	i = ok0 && (!ok1 || c[0].gen >= c[1].gen) ? 0 : 1;
+	*r = c[i];
+	return i;
 }

@@ -367,6 +367,56 @@ static void rl_am_complete_roles(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, am_complete(am, &e));
 }
 
+/*
+ * The recovery record: a copy round-trips; a torn copy (any byte), another
+ * array's, or an unknown state does not count; of two copies, the valid
+ * one with the higher gen does, so a torn write leaves the one before.
+ */
+static void rl_am_rec_copies(struct kunit *test)
+{
+	static const u8 uuid[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+	struct rl_am_rec r = { .state = RL_AM_REC_ACTIVE, .gen = 7,
+			       .survivor = 1 }, out;
+	struct rl_am_rec_disk d[2];
+	unsigned int i;
+
+	memcpy(r.uuid, uuid, 16);
+	memset(r.r2_uuid, 0x5a, 16);
+	memset(d, 0, sizeof(d));
+	KUNIT_EXPECT_EQ(test, rl_am_rec_choose(d, uuid, &out), -ENODATA);
+	KUNIT_EXPECT_EQ(test, out.state, (u32)RL_AM_REC_NONE);
+
+	rl_am_rec_encode(&r, &d[0]);
+	KUNIT_EXPECT_EQ(test, rl_am_rec_decode(&d[0], uuid, &out), 0);
+	KUNIT_EXPECT_EQ(test, out.state, (u32)RL_AM_REC_ACTIVE);
+	KUNIT_EXPECT_EQ(test, out.gen, 7ULL);
+	KUNIT_EXPECT_EQ(test, out.survivor, 1U);
+	KUNIT_EXPECT_EQ(test, memcmp(out.r2_uuid, r.r2_uuid, 16), 0);
+	for (i = 0; i < sizeof(d[0]); i++) {
+		d[1] = d[0];
+		((u8 *)&d[1])[i] ^= 0x10;
+		KUNIT_EXPECT_NE(test, rl_am_rec_decode(&d[1], uuid, &out), 0);
+	}
+	KUNIT_EXPECT_EQ(test, rl_am_rec_decode(&d[0], r.r2_uuid, &out),
+			-EBADMSG);
+	r.state = RL_AM_REC_CATCHUP_R2 + 1;
+	rl_am_rec_encode(&r, &d[1]);
+	KUNIT_EXPECT_EQ(test, rl_am_rec_decode(&d[1], uuid, &out), -EBADMSG);
+
+	/* the next state over the other copy: it counts; torn, the first */
+	r.state = RL_AM_REC_NONE;
+	r.gen = 8;
+	rl_am_rec_encode(&r, &d[1]);
+	KUNIT_EXPECT_EQ(test, rl_am_rec_choose(d, uuid, &out), 1);
+	KUNIT_EXPECT_EQ(test, out.state, (u32)RL_AM_REC_NONE);
+	d[1].gen ^= cpu_to_le64(1);
+	KUNIT_EXPECT_EQ(test, rl_am_rec_choose(d, uuid, &out), 0);
+	KUNIT_EXPECT_EQ(test, out.state, (u32)RL_AM_REC_ACTIVE);
+	KUNIT_EXPECT_EQ(test, rl_am_rec_blocks(1), 2ULL);
+	KUNIT_EXPECT_EQ(test, rl_am_rec_blocks(RL_AM_REC_BITS), 2ULL);
+	KUNIT_EXPECT_EQ(test, rl_am_rec_blocks(RL_AM_REC_BITS + 1), 3ULL);
+}
+
 static struct kunit_case rl_am_test_cases[] = {
 	KUNIT_CASE(rl_am_slot_roundtrip),
 	KUNIT_CASE(rl_am_slot_torn),
@@ -380,6 +430,7 @@ static struct kunit_case rl_am_test_cases[] = {
 	KUNIT_CASE(rl_am_cycle_single_batch),
 	KUNIT_CASE(rl_am_period_bounds),
 	KUNIT_CASE(rl_am_complete_roles),
+	KUNIT_CASE(rl_am_rec_copies),
 	{}
 };
 
