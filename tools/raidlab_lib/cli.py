@@ -11,18 +11,19 @@ import sys
 
 from . import admin, corrupt, crashbench, crashlab, dm, fuzz, logwrites, ondisk
 
-LAB_VERBS = ("model", "bench", "trace", "sched-bench", "lifecycle-bench")
+LAB_VERBS = ("model", "bench", "trace", "sched-bench", "lifecycle-bench", "amrec-bench")
 
 
 def register_lab(verbs):
     from . import bench, models, trace
-    from .bench import lifecycle, sched
+    from .bench import amrec, lifecycle, sched
     model = verbs.add_parser("model", help="the papers' analytic models")
     models.register(model.add_subparsers(dest="model", required=True))
     bench.register(verbs)
     trace.register(verbs)
     sched.register(verbs)
     lifecycle.register(verbs)
+    amrec.register(verbs)
 
 
 def build_parser(lab=True):
