@@ -39,6 +39,24 @@ void rl_sync_release_spare(struct rl_array *a, unsigned int j)
 }
 
 /*
+ * Role @m's disk is @mdev (uuid @muuid) and spare @j's @sdev (@suuid), in
+ * the metadata's state and in core. Under rl_md_lock().
+ */
+static void rl_spare_place(struct rl_array *a, unsigned int m, unsigned int j,
+			   struct dm_dev *mdev, const u8 muuid[16],
+			   struct dm_dev *sdev, const u8 suuid[16])
+{
+	unsigned long flags;
+
+	memcpy(rl_md_state(a->md)->members[m].dev_uuid, muuid, 16);
+	rl_md_set_spare_uuid(a->md, j, suuid);
+	spin_lock_irqsave(&a->fail_lock, flags);
+	WRITE_ONCE(a->members[m].dev, mdev);
+	a->spares[j] = sdev;
+	spin_unlock_irqrestore(&a->fail_lock, flags);
+}
+
+/*
  * Role @m (in sync) and held spare @j trade disks. The superblocks and the
  * metadata are written by one commit: a crash before its superblock slot
  * is written leaves the metadata naming the old disk, whose superblock
@@ -48,33 +66,19 @@ void rl_sync_release_spare(struct rl_array *a, unsigned int j)
 int rl_sync_swap_spare(struct rl_array *a, unsigned int m, unsigned int j)
 {
 	struct dm_dev *old = a->members[m].dev, *dev = a->spares[j];
-	struct rl_md_state *st;
-	unsigned long flags;
 	u8 role_uuid[16], spare_uuid[16];
 	int r;
 
 	if (!a->md || !dev || !old || rl_member_failed(a, m))
 		return -EINVAL;
 	rl_md_lock(a->md);
-	st = rl_md_state(a->md);
-	memcpy(role_uuid, st->members[m].dev_uuid, 16);
+	memcpy(role_uuid, rl_md_state(a->md)->members[m].dev_uuid, 16);
 	rl_md_spare_uuid(a->md, j, spare_uuid);
-	memcpy(st->members[m].dev_uuid, spare_uuid, 16);
-	rl_md_set_spare_uuid(a->md, j, role_uuid);
-	spin_lock_irqsave(&a->fail_lock, flags);
-	WRITE_ONCE(a->members[m].dev, dev);
-	a->spares[j] = old;
-	spin_unlock_irqrestore(&a->fail_lock, flags);
-	rl_sync_state_members(a, st);
+	rl_spare_place(a, m, j, dev, spare_uuid, old, role_uuid);
+	rl_sync_state_members(a, rl_md_state(a->md));
 	r = rl_md_commit(a->md, true);
-	if (r) {
-		memcpy(st->members[m].dev_uuid, role_uuid, 16);
-		rl_md_set_spare_uuid(a->md, j, spare_uuid);
-		spin_lock_irqsave(&a->fail_lock, flags);
-		WRITE_ONCE(a->members[m].dev, old);
-		a->spares[j] = dev;
-		spin_unlock_irqrestore(&a->fail_lock, flags);
-	}
+	if (r)
+		rl_spare_place(a, m, j, old, role_uuid, dev, spare_uuid);
 	rl_md_unlock(a->md);
 	if (r)
 		return r;
