@@ -723,6 +723,18 @@ void rl_sync_wait(struct rl_array *a);	/* postsuspend: range in flight done */
  * Process context, the array's sync worker (->sync_range) or ->ctr.
  */
 int rl_sync_find_spare(struct rl_array *a, const u8 uuid[16]);
+
+/* The first spare no role took and no scheme holds, or -1. */
+static inline int rl_free_spare(const struct rl_array *a)
+{
+	unsigned int j;
+
+	for (j = 0; j < a->nr_spares; j++)
+		if (a->spares[j] && !test_bit(j, &a->spares_held))
+			return j;
+	return -1;
+}
+
 void rl_sync_hold_spare(struct rl_array *a, unsigned int j);
 void rl_sync_release_spare(struct rl_array *a, unsigned int j);
 int rl_sync_swap_spare(struct rl_array *a, unsigned int m, unsigned int j);

@@ -270,7 +270,8 @@ static bool rl_sync_lifecycle(struct rl_array *a)
 {
 	bool changed = false, recorded;
 	unsigned long failed = rl_sync_tell_scheme(a, &recorded);
-	unsigned int m, j;
+	unsigned int m;
+	int j;
 	u8 uuid[16];
 
 	/*
@@ -290,10 +291,8 @@ static bool rl_sync_lifecycle(struct rl_array *a)
 		}
 		failed &= READ_ONCE(a->failed);	/* less the replaced roles */
 		for_each_set_bit(m, &failed, a->geom.nr_members) {
-			for (j = 0; j < a->nr_spares &&
-			     (!a->spares[j] || test_bit(j, &a->spares_held)); j++)
-				;
-			if (j == a->nr_spares)
+			j = rl_free_spare(a);
+			if (j < 0)
 				break;	/* no spare left */
 			rl_md_spare_uuid(a->md, j, uuid);
 			rl_md_lock(a->md);

@@ -284,13 +284,13 @@ static unsigned int am_read_disk(struct am *am, sector_t msector,
 				 bool *defer)
 {
 	struct rl_array *a = am->a;
-	unsigned int ok = am_live(am) & ~rl_unreadable_at(a, msector);
-	unsigned int rd, d0, d1;
+	unsigned int ok, rd, d0, d1;
 	sector_t h0, h1;
 
 	*defer = false;
 	if (am_rec_state(am) != RL_AM_REC_NONE)
 		return am_rec_read_disk(am, msector);
+	ok = am_live(am) & ~rl_unreadable_at(a, msector);
 	if (!ok)
 		return RL_NONE;
 	/* a region the resync has not reached: its source, the lowest */
@@ -368,55 +368,6 @@ static void am_reads_again(struct am *am, struct bio_list *l)
 	while ((bio = bio_list_pop(&todo)))
 		if (am_map_read(am, bio) == DM_MAPIO_KILL)
 			bio_io_error(bio);
-}
-
-/*
- * Read @len sectors at @msector of @src into @buf. 0 or -EIO; with @why,
- * a member that cannot read fails for it.
- */
-static int am_sync_read_why(struct am *am, unsigned int src, sector_t msector,
-			    sector_t len, void *buf, const char *why)
-{
-	struct rl_mio_group g;
-
-	rl_mio_init(&g, am->a, &am->bs);
-	rl_mio(&g, src, REQ_OP_READ, msector, buf, len, RL_BG, RL_DATA_READ);
-	if (rl_mio_wait(&g)) {
-		if (why)
-			rl_mio_fail(&g, why);
-		return -EIO;
-	}
-	rl_mio_read_done(buf, len);
-	return 0;
-}
-
-static int am_sync_read_quiet(struct am *am, unsigned int src,
-			      sector_t msector, sector_t len, void *buf)
-{
-	return am_sync_read_why(am, src, msector, len, buf, NULL);
-}
-
-static int am_sync_read(struct am *am, unsigned int src, sector_t msector,
-			sector_t len, void *buf)
-{
-	return am_sync_read_why(am, src, msector, len, buf, "sync read failed");
-}
-
-static int am_sync_write(struct am *am, unsigned long dst, sector_t msector,
-			 sector_t len, void *buf)
-{
-	struct rl_mio_group g;
-	unsigned int d;
-
-	rl_mio_init(&g, am->a, &am->bs);
-	for_each_set_bit(d, &dst, RL_AM_DISKS)
-		rl_mio(&g, d, REQ_OP_WRITE, msector, buf, len, RL_BG,
-		       RL_DATA_WRITE);
-	if (rl_mio_wait(&g)) {
-		rl_mio_fail(&g, "sync write failed");
-		return -EIO;
-	}
-	return 0;
 }
 
 /*

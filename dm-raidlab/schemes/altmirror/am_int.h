@@ -7,6 +7,7 @@
  *                 the load
  *   am_cycle.c    the cycle worker, the batches, failures, the sync jobs
  *   am_rec.c      recovery onto two replacements (paper 003 section 4)
+ *   am_io.c       the scheme's own waited-for member I/O (windows, fixes)
  *   am_pure.c     the pure parts (am.h)
  *
  * Locking: am->lock (a spinlock, irqsave) guards the pool's in-core
@@ -219,6 +220,17 @@ static inline void am_kick_cycle(struct am *am)
 	if (!READ_ONCE(am->stopped))
 		mod_delayed_work(am->a->wq, &am->cyc_work, 0);
 }
+
+/* am_io.c */
+int am_sync_read_why(struct am *am, unsigned int src, sector_t msector,
+		     sector_t len, void *buf, const char *why,
+		     atomic64_t *busy_ns);
+int am_sync_read(struct am *am, unsigned int src, sector_t msector,
+		 sector_t len, void *buf);
+int am_sync_read_quiet(struct am *am, unsigned int src, sector_t msector,
+		       sector_t len, void *buf);
+int am_sync_write(struct am *am, unsigned long dst, sector_t msector,
+		  sector_t len, void *buf);
 
 /* am_cycle.c */
 int am_cycle_init(struct am *am, char **error);

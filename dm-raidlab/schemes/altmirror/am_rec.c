@@ -244,10 +244,12 @@ bool am_rec_wait_read(struct am *am, struct bio *bio)
 void am_rec_read_done(struct am *am, struct bio *bio)
 {
 	struct rl_bio *pb = rl_pb(bio);
-	u64 now = ktime_get_ns();
+	u64 now;
 
-	if (am_rec_state(am) != RL_AM_REC_ACTIVE ||
-	    pb->member != am_rec_s(am) || pb->qe.issue_ns >= now)
+	if (am_rec_state(am) != RL_AM_REC_ACTIVE || pb->member != am_rec_s(am))
+		return;
+	now = ktime_get_ns();
+	if (pb->qe.issue_ns >= now)
 		return;
 	atomic64_inc(&am->rec.s_reads);
 	atomic64_add(now - pb->qe.issue_ns, &am->rec.s_read_ns);
@@ -284,22 +286,15 @@ static int am_rec_scan(struct am *am, sector_t msector, sector_t len,
 		       void *buf)
 {
 	unsigned int s = am_rec_s(am);
-	struct rl_mio_group g;
-	sector_t done = 0, n;
+	sector_t done, n;
 
-	while (done < len) {
+	for (done = 0; done < len; done += n) {
 		n = min(len - done, am_rec_track_left(am, s, msector + done));
-		rl_mio_init(&g, am->a, &am->bs);
-		rl_mio(&g, s, REQ_OP_READ, msector + done,
-		       buf + (done << SECTOR_SHIFT), n, RL_BG, RL_DATA_READ);
-		if (rl_mio_wait(&g)) {
-			rl_mio_fail(&g, "recovery scan failed");
+		if (am_sync_read_why(am, s, msector + done,
+				     n, buf + (done << SECTOR_SHIFT),
+				     "recovery scan failed", &am->rec.scan_ns))
 			return -EIO;
-		}
-		atomic64_add(atomic64_read(&g.busy_ns), &am->rec.scan_ns);
-		done += n;
 	}
-	rl_mio_read_done(buf, len);
 	return 0;
 }
 
@@ -393,21 +388,23 @@ static int am_rec_catchup_window(struct am *am, u32 state, sector_t msector,
 	unsigned int s = am_rec_s(am);
 	void *buf = am->sync_buf[0];
 	u32 n = len >> RL_AM_BLOCK_SHIFT;
-	struct rl_mio_group g;
+	int r;
 
 	if (!am_rec_skip(am, msector, n, false, skip))
 		return 0;
 	if (state == RL_AM_REC_CATCHUP_R2)
-		return am_rec_r2_io(am, REQ_OP_READ, msector, buf, len) ?:
-		       am_rec_write(am, BIT(s), false, msector, buf, n, skip);
-	rl_mio_init(&g, am->a, &am->bs);
-	rl_mio(&g, !s, REQ_OP_READ, msector, buf, len, RL_BG, RL_DATA_READ);
-	if (rl_mio_wait(&g)) {
-		rl_mio_fail(&g, "catch-up read failed");
-		return -EIO;
-	}
-	rl_mio_read_done(buf, len);
-	return am_rec_write(am, BIT(s), false, msector, buf, n, skip);
+		r = am_rec_r2_io(am, REQ_OP_READ, msector, buf, len);
+	else
+		r = am_sync_read_why(am, !s, msector, len, buf,
+				     "catch-up read failed", NULL);
+	return r ?: am_rec_write(am, BIT(s), false, msector, buf, n, skip);
+}
+
+/* Reads waiting for a catch-up are served again (or fail). Under am->lock. */
+static void am_rec_release_reads(struct am *am)
+{
+	bio_list_merge(&am->retry, &am->rec.wait);
+	bio_list_init(&am->rec.wait);
 }
 
 /* The recovery ends: reads waiting for it go again. Under am->lock. */
@@ -415,8 +412,7 @@ static int am_rec_end(struct am *am)
 {
 	int r = am_rec_put(am, RL_AM_REC_NONE);
 
-	bio_list_merge(&am->retry, &am->rec.wait);
-	bio_list_init(&am->rec.wait);
+	am_rec_release_reads(am);
 	am->rec.last_ms = div_u64(ktime_get_ns() - am->rec.t0, NSEC_PER_MSEC);
 	return r;
 }
@@ -447,8 +443,7 @@ static int am_rec_catchup(struct am *am)
 		DMERR("altmirror: the catch-up failed: writes since the failure may be lost");
 		spin_lock_irq(&am->lock);
 		am->rec.stuck = true;
-		bio_list_merge(&am->retry, &am->rec.wait);
-		bio_list_init(&am->rec.wait);
+		am_rec_release_reads(am);
 		spin_unlock_irq(&am->lock);
 		am_kick(am);
 		return r;
@@ -470,17 +465,6 @@ static int am_rec_catchup(struct am *am)
  * The recovery's start and end
  */
 
-/* The first spare left that no role took and no one holds, or -1. */
-static int am_rec_free_spare(struct rl_array *a)
-{
-	unsigned int j;
-
-	for (j = 0; j < a->nr_spares; j++)
-		if (a->spares[j] && !test_bit(j, &a->spares_held))
-			return j;
-	return -1;
-}
-
 /*
  * The rebuild of role @f starts from its beginning: with a second spare,
  * the recovery begins. Under sync_sem (exclusive): no batch runs, so every
@@ -491,7 +475,7 @@ static void am_rec_begin(struct am *am, unsigned int f)
 	struct rl_array *a = am->a;
 	struct am_rec *rc = &am->rec;
 	unsigned int s = !f;
-	int j = am_rec_free_spare(a), r;
+	int j = rl_free_spare(a), r;
 
 	if (!rc->on || j < 0 || !a->members[s].dev || rl_member_failed(a, s) ||
 	    test_bit(s, &a->rebuilding))
