@@ -19,9 +19,15 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
+#include "compat.h"
 #include "svc/sched.h"
 
 #define DM_MSG_PREFIX		"raidlab"
+
+/* the target's version (dmsetup targets, modinfo; Documentation/dm-raidlab.rst) */
+#define RL_VERSION_MAJOR	1
+#define RL_VERSION_MINOR	20
+#define RL_VERSION_PATCH	0
 
 #define RL_MAX_MEMBERS		32
 #define RL_MAX_SPARES		4
@@ -774,9 +780,21 @@ static inline unsigned long rl_unreadable_at(struct rl_array *a,
 
 /* the failures ->member_failed is not yet told of (sync.c; pure) */
 unsigned long rl_sync_untold(unsigned long *told, unsigned long failed);
-void rl_sync_status(struct rl_array *a, sector_t *done, sector_t *total,
-		    const char **action, u64 *mismatches);
-int rl_sync_message(struct rl_array *a, unsigned int argc, char **argv);
+/* sync_ctl.c: what the status says of the background jobs */
+struct rl_sync_progress {
+	sector_t done, total;		/* array sectors */
+	const char *action;		/* dm-raid's sync_action word */
+	u64 mismatches;			/* of the last or current check/repair */
+	bool resyncing;			/* copies or parity not yet consistent */
+};
+
+void rl_sync_status(struct rl_array *a, struct rl_sync_progress *p);
+/* sync_ctl.c: -ENOTTY if @argv is not one of its messages; 1 with text */
+int rl_sync_message(struct rl_array *a, unsigned int argc, char **argv,
+		    char *result, unsigned int maxlen);
+/* A message is refused: log the reason, keep it for "last_error". */
+__printf(2, 3)
+void rl_msg_refused(struct rl_array *a, const char *fmt, ...);
 
 /*
  * failrec.c: the durable record of member failures, and the completions

@@ -209,8 +209,7 @@ void rl_stripe_io_hints(struct rl_array *a, struct queue_limits *limits)
 	unsigned int chunk_bytes = rl_chunk_sectors(&a->geom) << SECTOR_SHIFT;
 	unsigned int row = (chunk_bytes >> SECTOR_SHIFT) * a->geom.nr_data;
 
-	blk_limits_io_min(limits, chunk_bytes);
-	blk_limits_io_opt(limits, chunk_bytes * a->geom.nr_data);
+	rl_limits_io(limits, chunk_bytes, chunk_bytes * a->geom.nr_data);
 	limits->max_hw_sectors = max(limits->max_hw_sectors, row);
 	limits->max_sectors = max(limits->max_sectors, row);
 }

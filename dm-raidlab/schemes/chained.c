@@ -67,8 +67,7 @@ static void chained_io_hints(struct rl_array *a, struct queue_limits *limits)
 {
 	unsigned int chunk_bytes = rl_chunk_sectors(&a->geom) << SECTOR_SHIFT;
 
-	blk_limits_io_min(limits, chunk_bytes);
-	blk_limits_io_opt(limits, chunk_bytes * a->geom.nr_members);
+	rl_limits_io(limits, chunk_bytes, chunk_bytes * a->geom.nr_members);
 }
 
 /* No INFO fields; the TABLE gives a reads policy other than the default. */

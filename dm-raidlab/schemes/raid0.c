@@ -90,8 +90,7 @@ static void raid0_io_hints(struct rl_array *a, struct queue_limits *limits)
 {
 	unsigned int chunk_bytes = rl_chunk_sectors(&a->geom) << SECTOR_SHIFT;
 
-	blk_limits_io_min(limits, chunk_bytes);
-	blk_limits_io_opt(limits, chunk_bytes * a->geom.nr_members);
+	rl_limits_io(limits, chunk_bytes, chunk_bytes * a->geom.nr_members);
 }
 
 const struct rl_scheme_ops rl_raid0_ops = {

@@ -123,8 +123,7 @@ static void raid10_io_hints(struct rl_array *a, struct queue_limits *limits)
 	unsigned int chunk_bytes = rl_chunk_sectors(&a->geom) << SECTOR_SHIFT;
 	unsigned int cols = max(a->geom.nr_members / raid10_copies(a), 1U);
 
-	blk_limits_io_min(limits, chunk_bytes);
-	blk_limits_io_opt(limits, chunk_bytes * cols);
+	rl_limits_io(limits, chunk_bytes, chunk_bytes * cols);
 }
 
 static void raid10_status(struct rl_array *a, status_type_t type, char *result,

@@ -46,6 +46,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include "../compat.h"
 #include "metadata_int.h"
 
 static_assert(sizeof(struct rl_md_sb) <= RL_MD_BLOCK);
@@ -257,7 +258,7 @@ static int rl_md_msb_io(struct rl_md *md, struct block_device *bdev,
 	};
 
 	lockdep_assert_held(&md->lock);
-	return dm_io(&req, 1, &where, NULL, IOPRIO_DEFAULT);
+	return rl_dm_io(&req, 1, &where, NULL);
 }
 
 /* Read and decode @bdev's superblock: 0, -ENODATA, -EINVAL or -EIO. */

@@ -28,10 +28,8 @@
  * (->get_work, ->do_work: plog's region repairs) one item at a time,
  * whenever the scheme asks for a pass (rl_sync_want_work()).
  */
-#include <linux/ctype.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
-#include <linux/math64.h>
 #include <linux/slab.h>
 
 #include "bbl.h"
@@ -42,70 +40,12 @@
 #define RL_SYNC_UNIT		2048	/* member sectors asked per range */
 #define RL_SYNC_CHECKPOINT_MS	2000
 
-static const char *const rl_sync_names[RL_NR_SYNC_JOBS] = {
+const char *const rl_sync_names[RL_NR_SYNC_JOBS] = {
 	[RL_SYNC_RESYNC] = "resync",
 	[RL_SYNC_REBUILD] = "recover",
 	[RL_SYNC_CHECK] = "check",
 	[RL_SYNC_REPAIR] = "repair",
 };
-
-struct rl_sync {
-	struct rl_array *a;
-	struct workqueue_struct *wq;	/* ordered: one range at a time */
-	struct work_struct work;
-	struct workqueue_struct *item_wq;	/* ordered: one item at a time */
-	struct work_struct item_work;
-	spinlock_t lock;		/* everything below */
-	bool stopped;			/* suspended: no new range */
-	bool busy;			/* the worker is running */
-	bool kicked;			/* something to look at since its last pass */
-	unsigned long told;		/* failures ->member_failed was told of */
-	wait_queue_head_t wait;
-
-	/* the job in progress, for status */
-	bool active;
-	enum rl_sync_job job;
-	unsigned int target;
-	sector_t cursor;
-
-	sector_t resync_cursor;		/* READ_ONCE: below, consistent */
-	unsigned long *dirty;		/* regions to resync, or NULL */
-	u64 nr_regions;
-	u32 region_shift;
-	u64 dirty_left;
-	sector_t dirty_pos;		/* the dirty resync is done below */
-	bool dirty_job;			/* the range is of the dirty resync */
-
-	/* check or repair, asked for by message */
-	bool scrub_wanted;
-	enum rl_sync_job scrub_job;
-	sector_t scrub_cursor;
-	u64 mismatches;			/* of the last or current scrub */
-	bool scrub_done;		/* a scrub ran to the end */
-
-	unsigned int rate_kbps;		/* 0: unlimited */
-	unsigned long last_checkpoint;	/* jiffies */
-};
-
-static struct rl_sync *rl_sync(struct rl_array *a)
-{
-	return a->sync;
-}
-
-static sector_t rl_sync_total(struct rl_array *a)
-{
-	return a->member_sectors;
-}
-
-/*
- * Progress in array sectors: member sectors scaled by the target's length
- * over the members' span (a stripe row's nr_data; plog has a layout of
- * its own, where nr_data means nothing).
- */
-static sector_t rl_sync_to_array(struct rl_array *a, sector_t msector)
-{
-	return mul_u64_u64_div_u64(msector, a->ti->len, rl_sync_total(a));
-}
 
 unsigned long __rl_unreadable_at(struct rl_array *a, sector_t msector)
 {
@@ -322,8 +262,7 @@ static bool rl_sync_lifecycle(struct rl_array *a)
  */
 
 /* Choose the next range. Called with the lock held. */
-static bool rl_sync_next(struct rl_array *a, struct rl_sync_req *req,
-			 bool *dirty)
+bool rl_sync_next(struct rl_array *a, struct rl_sync_req *req, bool *dirty)
 {
 	struct rl_sync *s = rl_sync(a);
 	sector_t total = rl_sync_total(a);
@@ -485,7 +424,7 @@ static void rl_sync_work(struct work_struct *ws)
 		rl_sync_lifecycle(a);
 
 		spin_lock_irq(&s->lock);
-		if (s->stopped || !rl_sync_next(a, &req, &dirty)) {
+		if (s->stopped || s->frozen || !rl_sync_next(a, &req, &dirty)) {
 			if (s->kicked && !s->stopped) {
 				/* a failure or a message came in meanwhile */
 				spin_unlock_irq(&s->lock);
@@ -535,7 +474,7 @@ static void rl_sync_work(struct work_struct *ws)
 		if (finished || time_after(jiffies, s->last_checkpoint +
 					   msecs_to_jiffies(RL_SYNC_CHECKPOINT_MS)))
 			rl_sync_checkpoint(a, members);
-		if (members)
+		if (finished)	/* dm-raid's too: a job's end is an event */
 			schedule_work(&a->event_work);
 		rl_sync_throttle(s, req.len, t0);
 		cond_resched();
@@ -594,7 +533,7 @@ void rl_sync_kick(struct rl_array *a)
 }
 
 /* ------------------------------------------------------------------------
- * Set-up, suspend and resume, status, messages
+ * Set-up, suspend and resume (status and messages: sync_ctl.c)
  */
 
 /*
@@ -795,96 +734,4 @@ void rl_sync_wait(struct rl_array *a)
 	flush_workqueue(s->wq);
 	rl_sync_lifecycle(a);
 	rl_sync_checkpoint(a, false);
-}
-
-/*
- * Status: the job the worker is on or would be on, its progress in array
- * sectors, and the mismatches of the last scrub.
- *
- *   resync   parity or copies being made consistent
- *   recover  a member being rebuilt
- *   check    counting inconsistent sectors
- *   repair   counting and fixing them
- *   frozen   work is left but stopped (suspended, or a failure it needs
- *            a member for)
- *   idle     nothing left
- */
-void rl_sync_status(struct rl_array *a, sector_t *done, sector_t *total,
-		    const char **action, u64 *mismatches)
-{
-	struct rl_sync *s = rl_sync(a);
-	struct rl_sync_req req;
-	unsigned long flags;
-	bool work, dirty;
-
-	*total = a->ti->len;
-	spin_lock_irqsave(&s->lock, flags);
-	*mismatches = s->mismatches;
-	work = rl_sync_next(a, &req, &dirty);
-	if (!work) {
-		*done = *total;
-		*action = (s->resync_cursor < rl_sync_total(a) ||
-			   READ_ONCE(a->rebuilding) || s->dirty_left) &&
-			  rl_array_alive(a) ? "frozen" : "idle";
-		if (s->resync_cursor < rl_sync_total(a))
-			*done = rl_sync_to_array(a, s->resync_cursor);
-	} else {
-		*done = min_t(sector_t, rl_sync_to_array(a, req.msector), *total);
-		*action = s->stopped ? "frozen" : rl_sync_names[req.job];
-	}
-	spin_unlock_irqrestore(&s->lock, flags);
-}
-
-/*
- * Messages:
- *   check             count inconsistent sectors (parity, or copies)
- *   repair            count and fix them
- *   idle              stop a check or repair
- *   sync_rate <KiB/s> limit background work per array (0: no limit)
- */
-int rl_sync_message(struct rl_array *a, unsigned int argc, char **argv)
-{
-	struct rl_sync *s = rl_sync(a);
-	unsigned int rate;
-	char dummy;
-
-	if (argc == 1 && (!strcasecmp(argv[0], "check") ||
-			  !strcasecmp(argv[0], "repair"))) {
-		if (!a->ops->sync_range) {
-			DMWARN("%s: %s has no redundancy to check", argv[0],
-			       a->ops->name);
-			return -EINVAL;
-		}
-		if (READ_ONCE(a->failed) || READ_ONCE(a->rebuilding)) {
-			DMWARN("%s: refused while a member is failed or rebuilding",
-			       argv[0]);
-			return -EBUSY;
-		}
-		spin_lock_irq(&s->lock);
-		s->scrub_job = tolower(argv[0][0]) == 'c' ? RL_SYNC_CHECK :
-							    RL_SYNC_REPAIR;
-		s->scrub_wanted = true;
-		s->scrub_done = false;
-		s->scrub_cursor = 0;
-		s->mismatches = 0;
-		spin_unlock_irq(&s->lock);
-		rl_sync_kick(a);
-		return 0;
-	}
-	if (argc == 1 && !strcasecmp(argv[0], "idle")) {
-		spin_lock_irq(&s->lock);
-		s->scrub_wanted = false;
-		spin_unlock_irq(&s->lock);
-		return 0;
-	}
-	if (argc == 2 && !strcasecmp(argv[0], "sync_rate")) {
-		if (sscanf(argv[1], "%u%c", &rate, &dummy) != 1) {
-			DMWARN("sync_rate: invalid rate '%s'", argv[1]);
-			return -EINVAL;
-		}
-		WRITE_ONCE(s->rate_kbps, rate);
-		wake_up_all(&s->wait);
-		return 0;
-	}
-	return 1;	/* not a sync message */
 }

@@ -455,15 +455,17 @@ static const char *rl_array_state(struct rl_array *a)
 }
 
 /*
- * Status (see Documentation/dm-raidlab.rst):
+ * Status (see Documentation/dm-raidlab.rst). Its first eight fields are
+ * dm-raid's (Documentation/admin-guide/device-mapper/dm-raid.rst), so
+ * that its readers (libdevmapper's dm_get_status_raid()) read ours:
  *
- * INFO:  <scheme> <#devs> <health_chars> <array_state> <chunk_sectors>
- *        <sync_action> <synced_sectors>/<total_sectors>
+ * INFO:  <scheme> <#devs> <health_chars> <synced_sectors>/<total_sectors>
+ *        <sync_action> <mismatch_cnt> <data_offset> <journal_char>
+ *        <array_state> <chunk_sectors>
  *        <logical_reads> <logical_writes>
  *        <data_reads> <data_writes> <parity_reads> <parity_writes>
  *        <dr>:<dw>:<pr>:<pw> for each member
  *        <sched_policy> <queue_depth> <fg_issued> <bg_issued>
- *        <mismatch_cnt>
  *        <md_backend> <md_state> <intent_dirty_regions> <spares>
  *        <journal> <jnl_records> <jnl_bytes> <jnl_waits>
  *        <bad_blocks>: entries per member, "n:n:...", or "-"
@@ -471,6 +473,30 @@ static const char *rl_array_state(struct rl_array *a)
  *        counted here; "<scheme> 0" for a scheme without fields
  * TABLE: the table line, with every option spelled out.
  */
+
+/*
+ * A member's health character, dm-raid's: 'D' failed; 'a' alive but not
+ * in sync (being rebuilt, or every member while the array resyncs); 'A'
+ * alive and in sync.
+ */
+static char rl_health_char(struct rl_array *a, unsigned int m,
+			   bool resyncing)
+{
+	if (rl_member_failed(a, m))
+		return 'D';
+	if (resyncing || test_bit(m, &a->rebuilding))
+		return 'a';
+	return 'A';
+}
+
+/* dm-raid's journal character: '-' none, 'A' active (write-through), 'D' dead */
+static char rl_journal_char(struct rl_array *a)
+{
+	if (!a->jnl)
+		return '-';
+	return a->md && rl_md_failed(a->md) ? 'D' : 'A';
+}
+
 /* STATUSTYPE_INFO: the fields of Documentation/dm-raidlab.rst, in order. */
 static void rl_status_info(struct rl_array *a, char *result,
 			   unsigned int maxlen, unsigned int *psz)
@@ -478,23 +504,20 @@ static void rl_status_info(struct rl_array *a, char *result,
 	unsigned int sz = *psz, i, k;
 	u64 io[RL_NR_KINDS] = { 0 };
 	u64 issued[RL_NR_CLASSES] = { 0 };
-	const char *action;
-	sector_t synced, total;
-	u64 mismatches;
+	struct rl_sync_progress p;
 
+	rl_sync_status(a, &p);
 	DMEMIT("%s %u ", a->ops->name, a->geom.nr_members);
 	for (i = 0; i < a->geom.nr_members; i++)
-		DMEMIT("%c", rl_member_failed(a, i) ? 'D' :
-		       test_bit(i, &a->rebuilding) ? 'R' : 'A');
+		DMEMIT("%c", rl_health_char(a, i, p.resyncing));
+	DMEMIT(" %llu/%llu %s %llu %llu %c", (unsigned long long)p.done,
+	       (unsigned long long)p.total, p.action, p.mismatches,
+	       (unsigned long long)a->geom.data_offset, rl_journal_char(a));
 	for (i = 0; i < a->geom.nr_members; i++)
 		for (k = 0; k < RL_NR_KINDS; k++)
 			io[k] += atomic64_read(&a->members[i].io[k]);
-	rl_sync_status(a, &synced, &total, &action, &mismatches);
-	DMEMIT(" %s %llu %s %llu/%llu %llu %llu %llu %llu %llu %llu",
-	       rl_array_state(a),
+	DMEMIT(" %s %llu %llu %llu %llu %llu %llu %llu", rl_array_state(a),
 	       (unsigned long long)rl_chunk_sectors(&a->geom),
-	       action, (unsigned long long)synced,
-	       (unsigned long long)total,
 	       (unsigned long long)atomic64_read(&a->logical[READ]),
 	       (unsigned long long)atomic64_read(&a->logical[WRITE]),
 	       io[RL_DATA_READ], io[RL_DATA_WRITE],
@@ -510,8 +533,8 @@ static void rl_status_info(struct rl_array *a, char *result,
 		for (k = 0; k < RL_NR_CLASSES; k++)
 			issued[k] += atomic64_read(&m->q.dispatched[k]);
 	}
-	DMEMIT(" %s %u %llu %llu %llu", READ_ONCE(a->policy)->name,
-	       a->queue_depth, issued[RL_FG], issued[RL_BG], mismatches);
+	DMEMIT(" %s %u %llu %llu", READ_ONCE(a->policy)->name,
+	       a->queue_depth, issued[RL_FG], issued[RL_BG]);
 	*psz = sz;
 }
 
@@ -658,7 +681,8 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
  *                      and start tracking its head
  *   tracker <idx>      print member <idx>'s tracker status
  *   bad_blocks <idx>   print member <idx>'s bad-block list (bbl.h)
- *   check, repair, idle, sync_rate <KiB/s>   background jobs (sync.c)
+ *   check, repair, frozen, idle, resync, recover, sync_rate <KiB/s>,
+ *   last_error   background jobs and refusals (sync_ctl.c)
  *   and the scheme's own (->message; plog: plog_regions, reintegrate)
  */
 /* A message's member index @word, for @verb: 0, or -EINVAL (logged). */
@@ -668,7 +692,7 @@ static int rl_msg_member(struct rl_array *a, const char *verb,
 	char dummy;
 
 	if (sscanf(word, "%u%c", m, &dummy) != 1 || *m >= a->geom.nr_members) {
-		DMWARN("%s: invalid member index '%s'", verb, word);
+		rl_msg_refused(a, "%s: invalid member index '%s'", verb, word);
 		return -EINVAL;
 	}
 	return 0;
@@ -693,7 +717,7 @@ static int rl_msg_track(struct rl_array *a, unsigned int argc, char **argv,
 			return -EINVAL;
 		r = rl_track_set_geom(a, m, argv[2], &error);
 		if (r)
-			DMWARN("member %u: %s", m, error);
+			rl_msg_refused(a, "geom: member %u: %s", m, error);
 		return r;
 	}
 	return -ENOTTY;
@@ -729,7 +753,8 @@ static int rl_msg_locate(struct rl_array *a, unsigned int argc, char **argv,
 
 	if (argc == 2 && !strcasecmp(argv[0], "locate")) {
 		if (kstrtoull(argv[1], 10, &s) || rl_locate(a, s, &ls)) {
-			DMWARN("locate: no sector '%s' in the array", argv[1]);
+			rl_msg_refused(a, "locate: no sector '%s' in the array",
+				       argv[1]);
 			return -EINVAL;
 		}
 		return rl_locset_format(&ls, result, maxlen) ?: 1;
@@ -739,7 +764,7 @@ static int rl_msg_locate(struct rl_array *a, unsigned int argc, char **argv,
 	if (rl_msg_member(a, "owner", argv[1], &m))
 		return -EINVAL;
 	if (kstrtoull(argv[2], 10, &s)) {
-		DMWARN("owner: invalid sector '%s'", argv[2]);
+		rl_msg_refused(a, "owner: invalid sector '%s'", argv[2]);
 		return -EINVAL;
 	}
 	part = rl_owner(a, m, s, &l);
@@ -768,7 +793,7 @@ static int raidlab_message(struct dm_target *ti, unsigned int argc,
 		const struct rl_sched_policy *p = rl_sched_find(argv[1]);
 
 		if (!p) {
-			DMWARN("sched: unknown policy '%s'", argv[1]);
+			rl_msg_refused(a, "sched: unknown policy '%s'", argv[1]);
 			return -EINVAL;
 		}
 		rl_queue_set_policy(a, p);
@@ -787,8 +812,8 @@ static int raidlab_message(struct dm_target *ti, unsigned int argc,
 	if (r != -ENOTTY)
 		return r;
 
-	r = rl_sync_message(a, argc, argv);
-	if (r <= 0)
+	r = rl_sync_message(a, argc, argv, result, maxlen);
+	if (r != -ENOTTY)
 		return r;
 
 	if (argc == 1 && !strcasecmp(argv[0], "reset_counters")) {
@@ -800,8 +825,8 @@ static int raidlab_message(struct dm_target *ti, unsigned int argc,
 		if (r != -ENOTTY)
 			return r;
 	}
-	DMWARN("unrecognised message '%s' with %u argument(s)",
-	       argc ? argv[0] : "", argc);
+	rl_msg_refused(a, "unrecognised message '%s' with %u argument(s)",
+		       argc ? argv[0] : "", argc);
 	return -EINVAL;
 }
 
@@ -829,7 +854,7 @@ static void raidlab_io_hints(struct dm_target *ti, struct queue_limits *limits)
 
 static struct target_type raidlab_target = {
 	.name = "raidlab",
-	.version = {1, 19, 0},
+	.version = {RL_VERSION_MAJOR, RL_VERSION_MINOR, RL_VERSION_PATCH},
 	.module = THIS_MODULE,
 	.ctr = raidlab_ctr,
 	.dtr = raidlab_dtr,
@@ -860,4 +885,8 @@ module_init(dm_raidlab_init);
 module_exit(dm_raidlab_exit);
 
 MODULE_DESCRIPTION(DM_NAME " target for classic disk-array redundancy schemes");
+MODULE_AUTHOR("The dm-raidlab developers");
+/* dkms.conf's PACKAGE_VERSION is the same (tests/tools/test_install.py) */
+MODULE_VERSION(__stringify(RL_VERSION_MAJOR) "." __stringify(RL_VERSION_MINOR)
+	       "." __stringify(RL_VERSION_PATCH));
 MODULE_LICENSE("GPL");

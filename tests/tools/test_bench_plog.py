@@ -125,8 +125,8 @@ def test_cli_dry_run_plog_preset():
 
 
 # ------------------------------------------------------------ results
-STATUS = ("0 960 raidlab plog 5 AAAAA optimal 128 idle 960/960 1 2 3 4 5 6 "
-          "1:1:1:1 1:1:1:1 1:1:1:1 1:1:1:1 1:1:1:1 fifo 1 10 0 0 - - 0 0 off 0 0 0 "
+STATUS = ("0 960 raidlab plog 5 AAAAA 960/960 idle 0 0 - optimal 128 1 2 3 4 5 6 "
+          "1:1:1:1 1:1:1:1 1:1:1:1 1:1:1:1 1:1:1:1 fifo 1 10 0 - - 0 0 off 0 0 0 "
           "plog 19 1 1.000 1 52 20 20 48 {cap} pmem 1000 16 10 2 {waits} {reint} 7 9 {hits} "
           "{miss}")
 

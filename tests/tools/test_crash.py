@@ -300,10 +300,10 @@ def test_crash_bench_script_and_summary(tmp_path):
 
 def test_mismatch_cnt_follows_bg_issued():
     from raidlab_lib import crashlab
-    line = ("0 8 raidlab raid5 3 AAA optimal 8 idle 8/8 0 0 0 0 0 0 0:0:0:0 0:0:0:0 0:0:0:0 "
-            "fifo 32 0 0 17 bufio ok 3 0")
+    line = ("0 8 raidlab raid5 3 AAA 8/8 idle 17 8192 - optimal 8 0 0 0 0 0 0 0:0:0:0 0:0:0:0 "
+            "0:0:0:0 fifo 32 0 0 bufio ok 3 0")
     assert crashlab.mismatch_cnt(line) == 17
-    assert crashlab.mismatch_cnt(line.replace(" 17 bufio ok 3 0", "")) is None
+    assert crashlab.mismatch_cnt(line.replace(" 17 8192", " 0 8192")) == 0
     t = crashlab.Rig("raid5", 4, chunk=32, data_mib=4).table().line()
     assert " metadata /dev/mapper/rlc-md " in t and "assume_clean" in t
     assert t.endswith("4 /dev/mapper/rlc-m0 /dev/mapper/rlc-m1 /dev/mapper/rlc-m2 "
@@ -334,8 +334,8 @@ def test_plog_rig_and_status_fields():
     assert r3.faults == 2 and r3.row_blocks() == 16 * 4 // 8   # 8 - 2 * 1 - 2
     assert crashlab.Rig("raid5", 4).opts == []
     assert crashlab.kind("plog") == "parity" and crashlab.kind("raid0") == "stripe"
-    line = ("0 4096 raidlab plog 4 AAAA optimal 32 idle 4096/4096 1 2 3 4 5 6 0:0:0:0 0:0:0:0 "
-            "0:0:0:0 0:0:0:0 fifo 32 0 0 0 bufio ok 3 0 off 0 0 0 "
+    line = ("0 4096 raidlab plog 4 AAAA 4096/4096 idle 0 8192 - optimal 32 1 2 3 4 5 6 0:0:0:0 "
+            "0:0:0:0 0:0:0:0 0:0:0:0 fifo 32 0 0 bufio ok 3 0 off 0 0 0 "
             "plog 20 1 1.000 1 8 12 12 16 6144 intent 0 4 4 1 7 9 2 5 0 0 2")
     f = crashlab.plog_fields(line)
     assert f["capacity_sectors"] == 6144 and f["A"] == "1.000" and f["durability"] == "intent"
@@ -474,8 +474,8 @@ def test_sr_rig_sized_by_its_geometry():
 
 def test_wait_propagated_reads_sr_pending(monkeypatch):
     from raidlab_lib import crashlab, dm
-    line = ("0 4096 raidlab sr 4 AAAA optimal 32 idle 4096/4096 1 2 3 4 5 6 0:0:0:0 0:0:0:0 "
-            "0:0:0:0 0:0:0:0 rsatf 32 0 0 0 bufio ok 3 0 off 0 0 0 "
+    line = ("0 4096 raidlab sr 4 AAAA 4096/4096 idle 0 8192 - optimal 32 1 2 3 4 5 6 0:0:0:0 "
+            "0:0:0:0 0:0:0:0 0:0:0:0 rsatf 32 0 0 bufio ok 3 0 off 0 0 0 "
             "sr 11 2 2 1 10:4 bg {} 0 0 0 intent 5:0")
     seen = iter(["3", "1", "0"])
     monkeypatch.setattr(crashlab, "dm_status", lambda n: dm.parse_status(line.format(next(seen))))

@@ -229,8 +229,8 @@ def test_point_rows_carry_the_reads_apart():
 
 
 # ------------------------------------------------------------ the analysis
-HEAD = ("0 16384 raidlab altmirror 2 AA optimal 128 idle 0/16384 10 10 10 20 0 0 "
-        "5:10:0:0 5:10:0:0 look 1 30 40 0 dax clean 0 0 none 0 0 0 0:0")
+HEAD = ("0 16384 raidlab altmirror 2 AA 0/16384 idle 0 8192 - optimal 128 10 10 10 20 0 0 "
+        "5:10:0:0 5:10:0:0 look 1 30 40 dax clean 0 0 none 0 0 0 0:0")
 
 
 def st(label, used, batches, mean, inst, waits=0, overlaps=0, hits=0, cycle=8000):

@@ -39,7 +39,7 @@ wipe "$SPARE" 4
 W=$(rl_wrap_members bbw 4)
 OPTS="chunk_size 64 assume_clean metadata $MD spare $SPARE"
 run dm_create arr "0 $L raidlab raid5 $(echo "$OPTS" | wc -w) $OPTS 4 $W"
-check "a new array has empty lists ($(rl_tail arr 14))" test "$(rl_tail arr 14)" = 0:0:0:0
+check "a new array has empty lists ($(rl_bbl arr))" test "$(rl_bbl arr)" = 0:0:0:0
 
 # data everywhere: row R from a file, the rest by fio in two ranges
 dd if=/dev/urandom of=/tmp/row bs=96k count=1 2>/dev/null
@@ -73,7 +73,7 @@ run dm_message arr fail 3
 # array failing ends it)
 wait_rebuilt() {
 	_i=0
-	while [ "$(rl_health "$1")" != "$2" ] || [ "$(rl_st "$1" 6)" != idle ]; do
+	while [ "$(rl_health "$1")" != "$2" ] || [ "$(rl_st "$1" 5)" != idle ]; do
 		_i=$((_i + 1))
 		[ "$_i" -gt $(($3 * 5)) ] && return 1
 		[ "$(rl_state "$1")" = failed ] && return 1
@@ -81,12 +81,12 @@ wait_rebuilt() {
 	done
 }
 check "the spare's rebuild finishes, member 1 stays in the array" wait_rebuilt arr AAAA 240
-log "after the rebuild: $(rl_health arr) $(rl_state arr) $(rl_sync arr) bad_blocks $(rl_tail arr 14)"
+log "after the rebuild: $(rl_health arr) $(rl_state arr) $(rl_sync arr) bad_blocks $(rl_bbl arr)"
 check "the kernel log names row $R" sh -c \
 	"dmesg | grep -q 'member 3: row $R lost in rebuild: recorded bad'"
 check "member 1 is not failed for it" sh -c "! dmesg | grep -q 'member 1 (.*) failed'"
-check "the status shows the entries: member 1's read, member 3's row ($(rl_tail arr 14))" \
-	test "$(rl_tail arr 14)" = 0:1:0:1
+check "the status shows the entries: member 1's read, member 3's row ($(rl_bbl arr))" \
+	test "$(rl_bbl arr)" = 0:1:0:1
 
 # readrow: row R, uncached, into /tmp/rowr (fails on EIO); rowis FILE
 readrow() { dd if=/dev/mapper/arr of=/tmp/rowr bs=96k skip=$R count=1 iflag=direct 2>/dev/null; }
@@ -99,7 +99,7 @@ TABLE=$(dmsetup table arr)
 run dm_remove arr
 dmesg -c >/dev/null
 run dm_create arr "$TABLE"
-check "the lists survive a reload ($(rl_tail arr 14))" test "$(rl_tail arr 14)" = 0:1:0:1
+check "the lists survive a reload ($(rl_bbl arr))" test "$(rl_bbl arr)" = 0:1:0:1
 check "the kernel log says so at load" sh -c "dmesg | grep -q 'member 3: 1 bad-block entries'"
 expect_fail readrow
 check "after the reload, the rest verifies" verify_rest verify
@@ -118,9 +118,9 @@ run dm_create arr "$TABLE"
 run dm_message arr sync_rate 1
 run dm_message arr fail 3
 i=0
-while [ "$(rl_health arr)" != AAAR ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-check "the second spare takes role 3 (AAAR)" test "$(rl_health arr)" = AAAR
-check "role 3's list starts empty ($(rl_tail arr 14))" test "$(rl_tail arr 14)" = 0:1:0:0
+while [ "$(rl_health arr)" != AAAa ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+check "the second spare takes role 3 (AAAa)" test "$(rl_health arr)" = AAAa
+check "role 3's list starts empty ($(rl_bbl arr))" test "$(rl_bbl arr)" = 0:1:0:0
 # durably: the lists loaded at the next construction (the kernel log
 # names each non-empty one; its rebuild then runs at full speed)
 TABLE=$(dmsetup table arr)
@@ -132,7 +132,7 @@ check "and durably: at load member 1 has its entry" sh -c \
 check "and member 3 none" sh -c "! dmesg | grep -q 'member 3: [0-9]* bad-block entries'"
 # its rebuild loses row R again (member 1's entry), the rest is rebuilt
 check "its rebuild finishes" wait_rebuilt arr AAAA 240
-check "row $R is recorded lost again ($(rl_tail arr 14))" test "$(rl_tail arr 14)" = 0:1:0:1
+check "row $R is recorded lost again ($(rl_bbl arr))" test "$(rl_bbl arr)" = 0:1:0:1
 expect_fail readrow
 check "the rest verifies on the new disk" verify_rest verify
 
@@ -142,12 +142,12 @@ run dmsetup suspend --noflush bbw1
 run dmsetup resume bbw1
 dd if=/dev/urandom of=/tmp/row2 bs=96k count=1 2>/dev/null
 run dd if=/tmp/row2 of=/dev/mapper/arr bs=96k seek=$R count=1 oflag=direct conv=fsync
-check "a full write of row $R clears the entries ($(rl_tail arr 14))" test "$(rl_tail arr 14)" = 0:0:0:0
+check "a full write of row $R clears the entries ($(rl_bbl arr))" test "$(rl_bbl arr)" = 0:0:0:0
 check "row $R reads back its new data" rowis /tmp/row2
 TABLE=$(dmsetup table arr)
 run dm_remove arr
 run dm_create arr "$TABLE"
-check "the cleared lists are durable ($(rl_tail arr 14))" test "$(rl_tail arr 14)" = 0:0:0:0
+check "the cleared lists are durable ($(rl_bbl arr))" test "$(rl_bbl arr)" = 0:0:0:0
 check "row $R still reads back" rowis /tmp/row2
 check "check finds 0 mismatches" test "$(rl_scrub arr check 300)" = 0
 check "and the rest still verifies" verify_rest verify
@@ -181,10 +181,10 @@ sleep 1
 run dm_message r6 fail 4
 run dm_message r6 sync_rate 0
 check "raid6, two out: the rebuild finishes, member 1 stays" wait_rebuilt r6 AAAAD 240
-log "raid6 after the rebuild: $(rl_health r6) $(rl_state r6) $(rl_sync r6) bad_blocks $(rl_tail r6 14)"
+log "raid6 after the rebuild: $(rl_health r6) $(rl_state r6) $(rl_sync r6) bad_blocks $(rl_bbl r6)"
 check "raid6: the kernel log names row $R6" sh -c \
 	"dmesg | grep -q 'member 3: row $R6 lost in rebuild: recorded bad'"
-check "raid6: the status shows the entries ($(rl_tail r6 14))" test "$(rl_tail r6 14)" = 0:1:0:1:0
+check "raid6: the status shows the entries ($(rl_bbl r6))" test "$(rl_bbl r6)" = 0:1:0:1:0
 read6() { dd if=/dev/mapper/r6 of=/tmp/row6 bs=96k skip=$R6 count=1 iflag=direct 2>/dev/null; }
 expect_fail read6
 # cmp6 SKIP COUNT: 96 KiB rows [SKIP, SKIP + COUNT) read back what was written
@@ -209,7 +209,7 @@ dmesg -c >/dev/null
 run dm_create vol "0 $L raidlab raid5 5 chunk_size 64 assume_clean metadata /dev/mapper/bbmd 4 $(disks 4)"
 check "no room: the kernel log says the lists are in memory only" sh -c \
 	"dmesg | grep -q 'no room for bad-block lists in the metadata: kept in memory only'"
-check "no room: the status still counts ($(rl_tail vol 14))" test "$(rl_tail vol 14)" = 0:0:0:0
+check "no room: the status still counts ($(rl_bbl vol))" test "$(rl_bbl vol)" = 0:0:0:0
 run dm_remove vol
 run dm_remove bbmd
 finish

@@ -171,17 +171,17 @@ run dm_message hs0 addbadblock $((2048 + 16)) 8
 dmesg -c >/dev/null
 run dm_message arr fail 1
 i=0
-while { [ "$(rl_health arr)" != AA ] || [ "$(rl_st arr 6)" != idle ]; } && [ $i -lt 600 ]; do
+while { [ "$(rl_health arr)" != AA ] || [ "$(rl_st arr 5)" != idle ]; } && [ $i -lt 600 ]; do
 	sleep 0.2
 	i=$((i + 1))
 done
 check "rebuild: the spare's rebuild finishes, member 0 stays ($(rl_health arr) $(rl_sync arr))" \
-	test "$(rl_health arr) $(rl_st arr 6)" = "AA idle"
+	test "$(rl_health arr) $(rl_st arr 5)" = "AA idle"
 check "rebuild: the kernel log names the 8 sectors" sh -c \
 	"dmesg | grep -q 'member 1: member sectors 16+8 lost in rebuild: recorded bad'"
 check "rebuild: member 0 is not failed" sh -c "! dmesg | grep -q 'member 0 (.*) failed'"
-check "rebuild: the status counts one entry on member 1 ($(rl_tail arr 14))" \
-	test "$(rl_tail arr 14)" = 0:1
+check "rebuild: the status counts one entry on member 1 ($(rl_bbl arr))" \
+	test "$(rl_bbl arr)" = 0:1
 check "rebuild: bad_blocks 1 lists sectors 16..23" \
 	test "$(dmsetup message arr 0 bad_blocks 1)" = "16 8"
 expect_fail read16 /tmp/r
@@ -202,12 +202,12 @@ rest_and_write() {
 	check "$1: a write over the lost sectors" dio_write /dev/mapper/arr 16 "$3"
 }
 rest_and_write rebuild "$M2" /tmp/B
-check "rebuild: the write cleared the entry ($(rl_tail arr 14))" test "$(rl_tail arr 14)" = 0:0
+check "rebuild: the write cleared the entry ($(rl_bbl arr))" test "$(rl_bbl arr)" = 0:0
 check "rebuild: the write healed member 0 (hddsim: $(bad hs0))" test "$(bad hs0 | cut -d' ' -f1)" = 0
 TABLE=$(dmsetup table arr)
 run dm_remove arr
 run dm_create arr "$TABLE"
-check "rebuild: the cleared list is durable ($(rl_tail arr 14))" test "$(rl_tail arr 14)" = 0:0
+check "rebuild: the cleared list is durable ($(rl_bbl arr))" test "$(rl_bbl arr)" = 0:0
 # new_data_and_end TAG NEW: the lost sectors read NEW, check finds 0; remove
 new_data_and_end() {
 	read16 /tmp/r
@@ -233,7 +233,7 @@ run dm_message hs0 addbadblock $((2048 + 16)) 8
 run dm_message arr fail 1
 wait_idle() {
 	i=0
-	while { [ "$(rl_health arr)" != AA ] || [ "$(rl_st arr 6)" != idle ]; } && [ $i -lt 600 ]; do
+	while { [ "$(rl_health arr)" != AA ] || [ "$(rl_st arr 5)" != idle ]; } && [ $i -lt 600 ]; do
 		sleep 0.2
 		i=$((i + 1))
 	done
@@ -245,17 +245,17 @@ dmesg -c >/dev/null
 run dm_message arr fail 0
 wait_idle
 check "bb source: the second rebuild finishes ($(rl_health arr) $(rl_sync arr))" \
-	test "$(rl_health arr) $(rl_st arr 6)" = "AA idle"
+	test "$(rl_health arr) $(rl_st arr 5)" = "AA idle"
 check "bb source: the kernel log names the 8 sectors on role 0" sh -c \
 	"dmesg | grep -q 'member 0: member sectors 16+8 lost in rebuild: recorded bad'"
 check "bb source: bad_blocks 0 lists sectors 16..23" \
 	test "$(dmsetup message arr 0 bad_blocks 0)" = "16 8"
 check "bb source: role 1 keeps its entry" \
 	test "$(dmsetup message arr 0 bad_blocks 1)" = "16 8"
-check "bb source: the status counts an entry on each ($(rl_tail arr 14))" \
-	test "$(rl_tail arr 14)" = 1:1
+check "bb source: the status counts an entry on each ($(rl_bbl arr))" \
+	test "$(rl_bbl arr)" = 1:1
 expect_fail read16 /tmp/r
 rest_and_write "bb source" "$M4" /tmp/C
-check "bb source: the write cleared both entries ($(rl_tail arr 14))" test "$(rl_tail arr 14)" = 0:0
+check "bb source: the write cleared both entries ($(rl_bbl arr))" test "$(rl_bbl arr)" = 0:0
 new_data_and_end "bb source" /tmp/C
 finish

@@ -15,7 +15,7 @@ run dm_create arr "0 $L raidlab raid5 2 chunk_size 128 4 $(disks 4)"
 run dm_message arr sync_rate 1
 sleep 3
 log "throttled: $(rl_sync arr)"
-check "the resync is throttled, not finished" test "$(rl_st arr 6)" = resync
+check "the resync is throttled, not finished" test "$(rl_st arr 5)" = resync
 run dm_message arr sync_rate 0
 check "a new sync_rate wakes it: the resync finishes" rl_wait_sync arr 180
 check "check finds 0 mismatches" test "$(rl_scrub arr check 180)" = 0

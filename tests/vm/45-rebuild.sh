@@ -43,7 +43,7 @@ role() { echo "$ROLES" | cut -d' ' -f$(($1 + 1)); }
 # wait until no member is rebuilding and the array is optimal
 wait_rebuilt() {
 	_i=0
-	while [ "$(rl_state arr)" != optimal ] || rl_health arr | grep -q R; do
+	while [ "$(rl_state arr)" != optimal ] || rl_health arr | grep -q a; do
 		_i=$((_i + 1))
 		[ "$_i" -gt $(($1 * 5)) ] && return 1
 		sleep 0.2

@@ -27,7 +27,7 @@ SPARE=$(disk 5)
 # wait until member 1 is in sync again (the spare rebuilt it), or fails
 wait_rebuilt() {
 	_i=0
-	while [ "$(rl_state arr)" != optimal ] || rl_health arr | grep -q R; do
+	while [ "$(rl_state arr)" != optimal ] || rl_health arr | grep -q a; do
 		_i=$((_i + 1))
 		[ "$_i" -gt $(($1 * 5)) ] && return 1
 		rl_health arr | cut -c2 | grep -q D && [ "$_i" -gt 25 ] && return 1

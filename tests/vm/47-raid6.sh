@@ -45,7 +45,7 @@ table() {
 
 wait_rebuilt() {
 	_i=0
-	while [ "$(rl_state arr)" != optimal ] || rl_health arr | grep -q R; do
+	while [ "$(rl_state arr)" != optimal ] || rl_health arr | grep -q a; do
 		_i=$((_i + 1))
 		[ "$_i" -gt $(($1 * 5)) ] && return 1
 		sleep 0.2

@@ -97,7 +97,7 @@ check "control: crash image written back" restore
 check "control: assembles" dm_create t "$LINE"
 dmsetup status t
 check "control: no dirty region" test "$(dirty)" = 0
-check "control: no resync" test "$(rl_st t 6)" = idle
+check "control: no resync" test "$(rl_st t 5)" = idle
 n=$(rl_scrub t check 300)
 check "control: check counts the planted mismatches ($n)" test "${n:-0}" -gt 0
 check "control: removed" dm_remove t
@@ -118,7 +118,7 @@ check "torn: the kernel log names bitmap block $BLK, its $NREG regions dirty" \
 	dmesg_has "$_before" "bitmap block $BLK: Metadata bitmap block: bad checksum (torn write): its $NREG regions dirty"
 check "torn: the kernel log reports $NREG dirty regions" \
 	dmesg_has "$_before" "unclean shutdown: $NREG regions dirty"
-act=$(rl_st t 6)
+act=$(rl_st t 5)
 log "torn: sync $(rl_sync t), dirty regions $(dirty)"
 check "torn: status shows $NREG dirty regions, resync under way or done ($act)" \
 	test "$(dirty)" = "$NREG" -a \( "$act" = resync -o "$act" = idle \)

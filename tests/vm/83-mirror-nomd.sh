@@ -38,7 +38,7 @@ run dm_remove arr
 
 differ
 run dm_create arr "0 $L raidlab mirror 1 assume_clean 2 $M0 $M1"
-check "control: assume_clean does not resync" test "$(rl_st arr 6)" = idle
+check "control: assume_clean does not resync" test "$(rl_st arr 5)" = idle
 n=$(rl_scrub arr check 120)
 log "control: check counts $n mismatched sectors"
 check "control: check finds the differences with assume_clean" test "${n:-0}" -gt 0

@@ -137,8 +137,8 @@ FIO_RW=write FIO_BS=64k check "rebuild: data written" fio_write /dev/mapper/arr 
 run dm_message arr sync_rate "$RATE"
 run dm_message arr fail 1
 i=0
-while [ "$(rl_health arr)" != ARAA ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-check "rebuild: the spare took role 1 (ARAA)" test "$(rl_health arr)" = ARAA
+while [ "$(rl_health arr)" != AaAA ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+check "rebuild: the spare took role 1 (AaAA)" test "$(rl_health arr)" = AaAA
 # the spare in role 1 (as `dmsetup table` has it now), no spare left
 log "rebuild: table $(dm_table arr)"
 R="$(disk 0) $SP $(disk 2) $(disk 3)"

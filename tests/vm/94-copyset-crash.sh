@@ -64,8 +64,8 @@ if [ "$RL_FULL" = 1 ]; then
 	crash chained-rebuild2 $MIN --scheme chained --members 5 --rebuild 2 --sync-rate 256 \
 		$N --seed 34
 	f=$RL_OUT/94-chained-rebuild2.json
-	check "chained-rebuild2: every point resumed the rebuild (AARAA) or came before the failure's record (AAAAA, as created), and checked 0 mismatches" \
-		jcheck "$f" "all(p.get('mismatches') == 0 and (p.get('health_at_load') == 'AARAA' and p['sync_at_load'].startswith('recover ') or p.get('table') == 'as created' and p.get('health_at_load') == 'AAAAA') for p in d['points'])"
+	check "chained-rebuild2: every point resumed the rebuild (AAaAA) or came before the failure's record (AAAAA, as created), and checked 0 mismatches" \
+		jcheck "$f" "all(p.get('mismatches') == 0 and (p.get('health_at_load') == 'AAaAA' and p['sync_at_load'].startswith('recover ') or p.get('table') == 'as created' and p.get('health_at_load') == 'AAAAA') for p in d['points'])"
 	check "chained-rebuild2: the commits of the failure and of the spare's role were crash points (both lines assembled)" \
 		jcheck "$f" "d['log']['lifecycle_window'] > 0 and {p.get('table') for p in d['points']} == {'as created', 'spare in role'}"
 fi

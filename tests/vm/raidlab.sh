@@ -8,7 +8,9 @@
 #                                       RL_LEN=sectors to use less, RL_OPTS=extra
 #                                       optional words, e.g. assume_clean)
 #   rl_create NAME SCHEME CHUNK DEV...  dmsetup create with rl_table
-#   rl_st NAME K                        K-th word of the raidlab status (1 = scheme)
+#   rl_st NAME K                        K-th word of the raidlab status (1 = scheme;
+#                                       1-8 are dm-raid's: 3 = health, 4 = synced/total,
+#                                       5 = sync_action, 6 = mismatches)
 #   rl_table_counted NAME               the table line's word counts hold: its
 #                                       <#opt_args> options, then <#devs> devices
 #                                       and nothing after them
@@ -23,6 +25,7 @@
 #   rl_scrub NAME check|repair [SECS]   run one and print its mismatch count
 #   rl_md NAME                          "md_backend md_state dirty_regions spares"
 #   rl_jnl NAME                         "journal records bytes waits" (write-hole journal)
+#   rl_bbl NAME                         bad-block entries per member, "n:n:..." or "-"
 #   rl_wrap_members PREFIX N            dm-linear over each of the first N disks,
 #                                       /dev/mapper/PREFIX0..; prints the paths
 #   rl_swap_error NAME                  make dm device NAME fail every I/O
@@ -117,43 +120,44 @@ rl_create() {
 
 rl_st() { dmsetup status "$1" | awk -v k="$2" '{ print $(k + 3) }'; }
 rl_health() { rl_st "$1" 3; }
-rl_state() { rl_st "$1" 4; }
-rl_sync() { dmsetup status "$1" | awk '{ print $9, $10 }'; }
+rl_state() { rl_st "$1" 9; }
+rl_sync() { dmsetup status "$1" | awk '{ print $8, $7 }'; }
 rl_wait_sync() {
 	dmsetup info "$1" >/dev/null 2>&1 || return 1	# no device: fail now
 	_i=0
-	while [ "$(rl_st "$1" 6)" != idle ]; do
+	while [ "$(rl_st "$1" 5)" != idle ]; do
 		_i=$((_i + 1))
 		[ "$_i" -gt $(($2 * 2)) ] && return 1
 		sleep 0.5
 	done
 	return 0
 }
-rl_counters() { dmsetup status "$1" | awk '{ print $11, $12, $13, $14, $15, $16 }'; }
+rl_counters() { dmsetup status "$1" | awk '{ print $14, $15, $16, $17, $18, $19 }'; }
 rl_member_counters() {
-	dmsetup status "$1" | awk -v i="$2" '{ split($(17 + i), c, ":"); print c[1], c[2], c[3], c[4] }'
+	dmsetup status "$1" | awk -v i="$2" '{ split($(20 + i), c, ":"); print c[1], c[2], c[3], c[4] }'
 }
 # the fields after the per-member counters: K = 1 is the queue policy
 rl_table_counted() {
 	dmsetup table "$1" | awk '{ n = $5; m = $(6 + n); exit !(m > 0 && NF == 6 + n + m) }'
 }
-rl_tail() { dmsetup status "$1" | awk -v k="$2" '{ print $(3 + 13 + $5 + k) }'; }
+rl_tail() { dmsetup status "$1" | awk -v k="$2" '{ print $(3 + 16 + $5 + k) }'; }
 rl_queues() { echo "$(rl_tail "$1" 1) $(rl_tail "$1" 2) $(rl_tail "$1" 3) $(rl_tail "$1" 4)"; }
-rl_mismatches() { rl_tail "$1" 5; }
+rl_mismatches() { rl_st "$1" 6; }
 # start a check or repair and wait for it: prints the mismatch count
 rl_scrub() {
 	dm_message "$1" "$2" || return 1
 	_i=0
 	sleep 0.2
-	while [ "$(rl_st "$1" 6)" = "$2" ]; do
+	while [ "$(rl_st "$1" 5)" = "$2" ]; do
 		_i=$((_i + 1))
 		[ "$_i" -gt $((${3:-120} * 5)) ] && return 1
 		sleep 0.2
 	done
 	rl_mismatches "$1"
 }
-rl_md() { echo "$(rl_tail "$1" 6) $(rl_tail "$1" 7) $(rl_tail "$1" 8) $(rl_tail "$1" 9)"; }
-rl_jnl() { echo "$(rl_tail "$1" 10) $(rl_tail "$1" 11) $(rl_tail "$1" 12) $(rl_tail "$1" 13)"; }
+rl_md() { echo "$(rl_tail "$1" 5) $(rl_tail "$1" 6) $(rl_tail "$1" 7) $(rl_tail "$1" 8)"; }
+rl_jnl() { echo "$(rl_tail "$1" 9) $(rl_tail "$1" 10) $(rl_tail "$1" 11) $(rl_tail "$1" 12)"; }
+rl_bbl() { rl_tail "$1" 13; }
 
 rl_wrap_members() {
 	_p=$1

@@ -89,7 +89,7 @@ for cfg in $CONFIGS; do
 	: >"$OUT/$cfg-status.txt"
 	n=0
 	sleep 1
-	while rl_health arr | grep -q R || [ "$(rl_st arr 6)" = recover ] ||
+	while rl_health arr | grep -q a || [ "$(rl_st arr 5)" = recover ] ||
 		[ "$(rl_scheme_field arr 12)" != none ]; do
 		t=$(now)
 		echo "$(echo "$t0 $t" | awk '{ printf "%.1f", $2 - $1 }') $(rl_sync arr | cut -d' ' -f2) $(rl_scheme_fields arr)" \

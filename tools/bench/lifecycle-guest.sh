@@ -77,7 +77,7 @@ slice() { # NAME FIO-ARGS...: one fio slice, JSON to $OUT/NAME.json
 
 wait_rebuilt() { # SECS: until no member is rebuilding
 	_i=0
-	while rl_health arr | grep -q R || [ "$(rl_st arr 6)" = recover ]; do
+	while rl_health arr | grep -q a || [ "$(rl_st arr 5)" = recover ]; do
 		_i=$((_i + 1))
 		[ "$_i" -gt $(($1 * 5)) ] && return 1
 		sleep 0.2
@@ -104,11 +104,11 @@ for scheme in $SCHEMES; do
 		t0=$(now)
 		dm_message arr fail 1 || die "bench: fail"
 		sleep 0.5
-		rl_health arr | grep -q R || dmesg | grep -q "member 1 rebuilt" ||
+		rl_health arr | grep -q a || dmesg | grep -q "member 1 rebuilt" ||
 			die "bench: $scheme: no rebuild started ($(rl_health arr))"
 		k=0
 		if [ $load = busy ]; then
-			while rl_health arr | grep -q R; do
+			while rl_health arr | grep -q a; do
 				k=$((k + 1))
 				slice "$scheme-rebuild-$k" --rw=randrw --rwmixread=70
 				point "$scheme rebuild $k $(rl_sync arr)"

@@ -346,12 +346,9 @@ class Rig:
 
 
 def mismatch_cnt(line):
-    """<mismatch_cnt> of a raidlab status line: the first field after
-    <bg_issued> (Documentation/dm-raidlab.rst, "Status output"), or None."""
-    w = line.split()
-    n = int(w[4])
-    tail = w[3 + len(dm.STATUS_HEAD) + n:]
-    return int(tail[4]) if len(tail) > 4 and tail[4].isdigit() else None
+    """<mismatch_cnt> of a raidlab status line: dm-raid's sixth field
+    (Documentation/dm-raidlab.rst, "Status output"), or None."""
+    return dm.parse_status(line).mismatches
 
 
 def sync_state(name):

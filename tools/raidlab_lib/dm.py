@@ -27,20 +27,21 @@ MAX_SPARES = 4
 MISSING = "-"
 
 # ------------------------------------------------------------- status ---
-# INFO status, after "<start> <len> raidlab": the fixed head, one
-# "<dr>:<dw>:<pr>:<pw>" word per member, then the tail. (name, type[,
-# "optional"]): an optional field that does not parse as its type is absent
-# (a module without that feature) and its word goes to the next field.
+# INFO status, after "<start> <len> raidlab": the fixed head (1.20: its
+# first eight fields are dm-raid's, as libdevmapper's dm_get_status_raid()
+# reads them), one "<dr>:<dw>:<pr>:<pw>" word per member, then the tail.
+# (name, type[, "optional"]): an optional field that does not parse as its
+# type is absent (a module without that feature) and its word goes to the
+# next field.
 STATUS_HEAD = (
-    ("scheme", str), ("nr_devs", int), ("health", str), ("array_state", str),
-    ("chunk_sectors", int), ("sync_action", str), ("sync_progress", str),
+    ("scheme", str), ("nr_devs", int), ("health", str), ("sync_progress", str),
+    ("sync_action", str), ("mismatches", int), ("data_offset", int), ("journal_char", str),
+    ("array_state", str), ("chunk_sectors", int),
     ("logical_reads", int), ("logical_writes", int), ("data_reads", int),
     ("data_writes", int), ("parity_reads", int), ("parity_writes", int),
 )
 STATUS_TAIL = (
     ("sched", str), ("queue_depth", int), ("fg_issued", int), ("bg_issued", int),
-    # background jobs (sync.c): sectors found inconsistent by the last check/repair
-    ("mismatches", int, "optional"),
     # the metadata service and spares
     ("md_backend", str), ("md_state", str), ("intent_dirty_regions", int),
     ("spares_available", int),
@@ -49,7 +50,9 @@ STATUS_TAIL = (
     # 1.7: bad-block entries per member, "n:n:..." ("-": no metadata device)
     ("bad_blocks", "bbl", "optional"),
 )
-HEALTH = {"A": "alive", "D": "failed", "R": "rebuilding"}
+# dm-raid's health characters: 'a' is a member being rebuilt, or every
+# member while the array resyncs (Status.member_health() tells them apart)
+HEALTH = {"A": "alive", "D": "failed", "a": "rebuilding"}
 SYNC_ACTIONS = ("idle", "resync", "frozen", "recover", "check", "repair")
 
 
@@ -93,7 +96,17 @@ class Status:
         return int(self.fields["sync_progress"].split("/")[1])
 
     def member_health(self):
-        return [HEALTH.get(c, c) for c in self.fields["health"]]
+        """Per member: alive, failed, rebuilding, or resyncing (every live
+        member 'a' while the array's copies or parity are made consistent,
+        and no member in sync: dm-raid says 'a' for all of them then)."""
+        h = self.fields["health"]
+        resync = "A" not in h and self.fields.get("sync_action") in ("resync", "frozen") \
+            and "a" in h
+        return ["resyncing" if c == "a" and resync else HEALTH.get(c, c) for c in h]
+
+    def rebuilding(self):
+        """The members being rebuilt (health 'a' outside a resync)."""
+        return [i for i, h in enumerate(self.member_health()) if h == "rebuilding"]
 
     def to_json(self):
         d = dict(self.fields)
@@ -298,12 +311,11 @@ class DmError(RuntimeError):
 
 
 def dmsetup(*args, input=None, check=True):
-    """Run dmsetup; returns stdout. Raises DmError with its stderr."""
-    env = dict(os.environ)
-    env.setdefault("DM_DISABLE_UDEV", "1")
+    """Run dmsetup; returns stdout. Raises DmError with its stderr. The
+    environment is the caller's: with udev running, dmsetup waits for its
+    rules (the lab's guest has none and exports DM_DISABLE_UDEV=1)."""
     try:
-        p = subprocess.run(["dmsetup", *args], input=input, capture_output=True, text=True,
-                           env=env)
+        p = subprocess.run(["dmsetup", *args], input=input, capture_output=True, text=True)
     except FileNotFoundError:
         raise DmError("dmsetup not found") from None
     if check and p.returncode:
@@ -326,16 +338,32 @@ def kernel_reason(before=None):
     return None
 
 
-def _load(verb, name, table):
+UUID_PREFIX = "RAIDLAB-"
+
+
+def dm_uuid(array_uuid):
+    """The device-mapper UUID of an array ("RAIDLAB-<array uuid>"): what
+    udev rules and lsblk see (udev/60-raidlab.rules)."""
+    return UUID_PREFIX + array_uuid
+
+
+def _load(verb, name, table, uuid=None):
     try:
-        dmsetup(verb, name, input=table.line() + "\n")
+        dmsetup(verb, name, *(["-u", dm_uuid(uuid)] if uuid else []),
+                input=table.line() + "\n")
     except DmError as e:
         why = kernel_reason()
         raise DmError(f"{e}" + (f" (kernel: {why})" if why else "")) from None
 
 
-def create(name, table):
-    _load("create", name, table)
+def create(name, table, uuid=None):
+    """dmsetup create; with @uuid (the array's), DM UUID RAIDLAB-<uuid>."""
+    _load("create", name, table, uuid)
+
+
+def set_uuid(name, uuid):
+    """Give a device created without one the DM UUID of array @uuid."""
+    dmsetup("rename", name, "--setuuid", dm_uuid(uuid))
 
 
 def reload(name, table):
@@ -343,7 +371,19 @@ def reload(name, table):
 
 
 def message(name, *words):
-    return dmsetup("message", name, "0", *map(str, words))
+    """dmsetup message; a refused one raises DmError with the kernel's
+    reason (the answer of "last_error", 1.20), not only dmsetup's errno."""
+    try:
+        return dmsetup("message", name, "0", *map(str, words))
+    except DmError as e:
+        why = None
+        try:
+            why = dmsetup("message", name, "0", "last_error").strip()
+        except DmError:
+            pass
+        if why and why != "none":
+            raise DmError(f"{name}: {' '.join(map(str, words))}: {why}") from None
+        raise e from None
 
 
 PARTS = ("none", "data", "copy", "p", "q", "log")

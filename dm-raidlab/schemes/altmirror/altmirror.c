@@ -322,7 +322,7 @@ static void am_io_hints(struct rl_array *a, struct queue_limits *limits)
 {
 	limits->logical_block_size = RL_AM_BLOCK;
 	limits->physical_block_size = RL_AM_BLOCK;
-	blk_limits_io_min(limits, RL_AM_BLOCK);
+	rl_limits_io(limits, RL_AM_BLOCK, limits->io_opt);
 	limits->max_discard_sectors = 0;
 	limits->discard_granularity = 0;
 }

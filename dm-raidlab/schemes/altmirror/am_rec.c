@@ -166,7 +166,7 @@ int am_rec_r2_io(struct am *am, blk_opf_t opf, sector_t msector, void *buf,
 		return -EIO;	/* it failed */
 	if (dev) {
 		where.bdev = dev->bdev;
-		if (!dm_io(&req, 1, &where, &err, IOPRIO_DEFAULT) && !err)
+		if (!rl_dm_io(&req, 1, &where, &err) && !err)
 			return 0;
 	}
 	am_rec_r2_failed(am);

@@ -528,8 +528,7 @@ static void plog_io_hints(struct rl_array *a, struct queue_limits *limits)
 	unsigned int cb = plog_chunk_bytes(p);
 	unsigned int row = (cb >> SECTOR_SHIFT) * p->lo.cols;
 
-	blk_limits_io_min(limits, cb);
-	blk_limits_io_opt(limits, cb * p->lo.cols);
+	rl_limits_io(limits, cb, cb * p->lo.cols);
 	limits->max_hw_sectors = max(limits->max_hw_sectors, row);
 	limits->max_sectors = max(limits->max_sectors, row);
 }
