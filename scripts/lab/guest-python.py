@@ -30,7 +30,8 @@ DYNLOAD = STDLIB / "lib-dynload"
 # startup and error paths the exercise does not load
 EXTRA = ("encodings.utf_8", "encodings.ascii", "encodings.latin_1", "encodings.aliases",
          "traceback", "linecache", "tokenize", "token", "site", "_sitebuiltins", "_collections_abc",
-         "codecs", "io", "abc", "stat", "genericpath", "posixpath", "os")
+         "codecs", "io", "abc", "stat", "genericpath", "posixpath", "os", "ctypes",
+         "ctypes._endian")
 
 
 def exercise():
@@ -65,8 +66,18 @@ def exercise():
         cli.main(["replay-log", lp, "--to", "2", "--dest", imgs[0]])
         cli.main(["replay-log", lp, lp, "--list-points"])
         from raidlab_lib import dm
-        dm.parse_status("0 8 raidlab raid5 3 AAA optimal 8 idle 8/8 0 0 0 0 0 0 0:0:0:0 "
-                        "0:0:0:0 0:0:0:0 fifo 32 0 0")
+        line = ("0 8 raidlab raid5 3 AAA 8/8 idle 0 2048 - optimal 8 0 0 0 0 0 0 0:0:0:0 "
+                "0:0:0:0 0:0:0:0 fifo 32 0 0")
+        dm.parse_status(line)
+        # the operations verbs: status --libdm (ctypes), monitor, the config
+        from raidlab_lib import libdm, monitor, ops
+        with contextlib.suppress(libdm.LibdmError):
+            libdm.status_line_raid(line)
+        monitor.diff("x", None, {"health": "AAA", "action": "idle", "mismatches": 0,
+                                 "state": "optimal", "devs": []})
+        ops.parse_conf("DEVICE /dev/sd*\nARRAY x uuid=00\nPROGRAM /bin/true\n")
+        cli.main(["size", "--scheme", "plog", "--member-sectors", "1048576", *imgs, imgs[0]])
+        cli.main(["examine", "--export", imgs[0]])
         try:
             dm.dmsetup("version")
         except dm.DmError:

@@ -15,11 +15,12 @@ from raidlab_lib import admin, blockdev, cli, dm, ondisk as od, srlayout
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 UUID = bytes(range(16))
 
-# a 1.1 status line (Documentation/dm-raidlab.rst) and one with the 1.3 tail
-STATUS_11 = ("0 6291456 raidlab raid5 4 AADA degraded 128 resync 393216/6291456 10 20 "
+# status lines (Documentation/dm-raidlab.rst, 1.20: dm-raid's eight fields
+# first): the head and the queues only, and with the metadata's fields
+STATUS_11 = ("0 6291456 raidlab raid5 4 AADA 393216/6291456 resync 0 8192 - degraded 128 10 20 "
              "30 40 50 60 1:2:3:4 5:6:7:8 0:0:0:0 9:9:9:9 fifo 32 100 7")
-STATUS_13 = ("0 6291456 raidlab raid5 4 AARA degraded 128 recover 1000/6291456 0 0 0 0 0 0 "
-             "0:0:0:0 0:0:0:0 0:0:0:0 0:0:0:0 satf 8 1 2 17 dax ok 3 1")
+STATUS_13 = ("0 6291456 raidlab raid5 4 AAaA 1000/6291456 recover 17 8192 A degraded 128 "
+             "0 0 0 0 0 0 0:0:0:0 0:0:0:0 0:0:0:0 0:0:0:0 satf 8 1 2 dax ok 3 1")
 # the journal's fields, the 1.7 bad-block counts, and a field of a newer module
 STATUS_17 = STATUS_13 + " dax 5 4096 0 0:2:0:1 future-field 42"
 
@@ -49,26 +50,26 @@ def test_parse_status_current():
                              "parity_writes": 8, "health": "alive", "bad_blocks": None}
     assert st.members[2]["health"] == "failed"
     assert (st.sched, st.queue_depth, st.fg_issued, st.bg_issued) == ("fifo", 32, 100, 7)
-    # fields of a newer module are None here
-    assert st.md_backend is None and st.mismatches is None and st.extra == []
+    # dm-raid's fields: mismatches, data_offset, journal_char ("-": none)
+    assert (st.mismatches, st.data_offset, st.journal_char) == (0, 8192, None)
+    # the tail's fields this line has not are None
+    assert st.md_backend is None and st.extra == []
 
 
 def test_parse_status_extended_and_extra():
     st = dm.parse_status(STATUS_13)
     assert st.member_health() == ["alive", "alive", "rebuilding", "alive"]
+    assert st.rebuilding() == [2] and st.journal_char == "A"
     assert (st.md_backend, st.md_state, st.intent_dirty_regions, st.spares_available) == \
         ("dax", "ok", 3, 1)
     assert st.mismatches == 17 and st.extra == []
     assert st.bad_blocks is None and st.members[0]["bad_blocks"] is None
     assert st.to_json()["synced"] == 1000
+    st = dm.parse_status(STATUS_11.replace("AADA", "aaDa"))
+    assert st.member_health() == ["resyncing", "resyncing", "failed", "resyncing"]
+    assert st.rebuilding() == []
     st = dm.parse_status(STATUS_13.replace("dax ok", "- -"))
     assert st.md_backend is None and st.md_state is None and st.intent_dirty_regions == 3
-    # a module with the metadata fields but no mismatch count
-    st = dm.parse_status(STATUS_13.replace(" 17 dax", " dax"))
-    assert st.mismatches is None and st.md_backend == "dax" and st.spares_available == 1
-    # with the mismatch count but no metadata fields
-    st = dm.parse_status(STATUS_11 + " 5")
-    assert st.mismatches == 5 and st.md_backend is None
     with pytest.raises(dm.ParseError):
         dm.parse_status(STATUS_11.replace("fifo 32 100", "fifo x 100"))
 
@@ -91,8 +92,11 @@ def test_parse_status_bad_blocks():
 
 @pytest.mark.parametrize("line", [
     "0 100 linear 8:0 0",
-    "0 100 raidlab raid5 4 AAA degraded 128 idle 0/100 0 0 0 0 0 0 0:0:0:0 0:0:0:0 0:0:0:0",
-    "0 100 raidlab raid5 2 AA optimal 128 idle 0/100 0 0 0 0 0 0 0:0:0 0:0:0:0",
+    "0 100 raidlab raid5 4 AAA 0/100 idle 0 0 - degraded 128 0 0 0 0 0 0 0:0:0:0 0:0:0:0 "
+    "0:0:0:0",
+    "0 100 raidlab raid5 2 AA 0/100 idle 0 0 - optimal 128 0 0 0 0 0 0 0:0:0 0:0:0:0",
+    # a line before 1.20 (array_state where dm-raid has the progress)
+    "0 100 raidlab raid5 2 AA optimal 128 idle 0/100 0 0 0 0 0 0 0:0:0:0 0:0:0:0",
     "0 100 raidlab raid5",
 ])
 def test_parse_status_rejects(line):
@@ -200,18 +204,20 @@ def test_plan_create(tmp_path):
 
 
 def test_plan_create_plog(tmp_path):
-    # plog sizes itself: one chunk now, the kernel's capacity at create
+    # plog's length from its layout (plogsize.py, the kernel's arithmetic)
     m = [img(tmp_path, f"m{i}", 8) for i in range(5)]
     md = img(tmp_path, "md", 4)
     p = admin.plan_create("plog", m, md, chunk=16,
                           opts=admin.parse_opts(["log_disks=1", "regions=5"]))
-    assert p.table.line() == (f"0 16 raidlab plog 8 chunk_size 16 metadata {md} log_disks 1 "
+    assert p.table.line() == (f"0 42240 raidlab plog 8 chunk_size 16 metadata {md} log_disks 1 "
                               "regions 5 5 " + " ".join(m))
-    assert any("sizes itself" in n for n in p.notes)
     # faults 2 survives two missing members, the default one
-    p = admin.plan_create("plog", [m[0], "-", "-", m[3], m[4]], md, chunk=16,
+    m.append(img(tmp_path, "m5", 8))    # faults 2: N >= 2 L + 4
+    p = admin.plan_create("plog", [m[0], "-", "-", m[3], m[4], m[5]], md, chunk=16,
                           opts=[("faults", "2")])
     assert p.table.devs.count("-") == 2
+    with pytest.raises(admin.ToolError, match="faults 2 needs N >= 2"):
+        admin.plan_create("plog", m[:5], md, chunk=16, opts=[("faults", "2")])
     with pytest.raises(admin.ToolError, match="more than plog survives"):
         admin.plan_create("plog", [m[0], "-", "-", m[3], m[4]], md, chunk=16)
     with pytest.raises(admin.ToolError, match="needs 3"):
@@ -221,27 +227,6 @@ def test_plan_create_plog(tmp_path):
     for bad in ("log_disks", "=1", "log_disks=", "a=b c"):
         with pytest.raises(admin.ToolError, match="NAME=VALUE"):
             admin.parse_opts([bad])
-
-
-def test_size_self(monkeypatch):
-    calls = []
-    group = " ".join(["1", "0.500", "1", "5", "12", "6", "32", "4007", "none"] + ["0"] * 11)
-    status = ("0 16 raidlab plog 5 AAAAA optimal 16 idle 0/16 0 0 0 0 0 0 0:0:0:0 0:0:0:0 "
-              "0:0:0:0 0:0:0:0 0:0:0:0 fifo 32 0 0 0 dax ok 0 0 off 0 0 0 0:0:0:0:0 "
-              "plog 20 " + group)
-
-    def fake_dmsetup(*args, **kw):
-        calls.append(args)
-        return status if args[0] == "status" else ""
-    monkeypatch.setattr(dm, "dmsetup", fake_dmsetup)
-    monkeypatch.setattr(dm, "create", lambda name, t: calls.append(("create", t.line())))
-    monkeypatch.setattr(admin, "write_zero", lambda zero: calls.append(("zero", len(zero))))
-    t = dm.parse_table("0 16 raidlab plog 2 chunk_size 16 5 a b c d e")
-    admin.size_self("arr", admin.CreatePlan(t, [("md", 0, 1)], 0))
-    # the capacity, whole chunks: 4007 sectors -> 4000; zeroed again first
-    assert t.length == 4000
-    assert [c[0] for c in calls] == ["status", "remove", "zero", "create"]
-    assert calls[-1][1].startswith("0 4000 raidlab plog")
 
 
 def test_create_refuses_superblocks(tmp_path):
@@ -341,7 +326,7 @@ class FakeArray:
         self.calls += 1
         steps = [("idle", 0), ("check", 0), ("check", 50), ("check", 100), ("idle", 100)]
         act, done = steps[min(self.calls - 1, len(steps) - 1)]
-        return dm.parse_status(STATUS_13.replace("recover 1000/6291456", f"{act} {done}/100"))
+        return dm.parse_status(STATUS_13.replace("1000/6291456 recover", f"{done}/100 {act}"))
 
 
 def test_wait_action():
@@ -353,14 +338,15 @@ def test_wait_action():
     lines = buf.getvalue().splitlines()
     assert "50/100 sectors" in lines[1] and "100/100" in lines[-1]
     # never started: give up after the grace period
-    idle = lambda n: dm.parse_status(STATUS_13.replace("recover 1000", "idle 6291456"))  # noqa
+    idle = lambda n: dm.parse_status(STATUS_13.replace("1000/6291456 recover",  # noqa
+                                                       "6291456/6291456 idle"))
     st = admin.wait_action("x", "repair", status=idle, stream=buf, start_grace=2,
                            sleep=lambda s: t.__setitem__(0, t[0] + s), now=lambda: t[0])
     assert st.sync_action == "idle"
 
 
 def test_rebuild_stopped_is_an_error(monkeypatch):
-    frozen = dm.parse_status(STATUS_13.replace("recover 1000", "frozen 1000"))
+    frozen = dm.parse_status(STATUS_13.replace("1000/6291456 recover", "1000/6291456 frozen"))
     monkeypatch.setattr(dm, "status", lambda name: frozen)
     monkeypatch.setattr(admin, "wait_action", lambda *a, **k: frozen)
     args = type("A", (), dict(name="r5", rate=None, wait=True, timeout=0, json=True))

@@ -13,20 +13,25 @@ import time
 from dataclasses import dataclass, field
 
 from . import blockdev, dm, ondisk, srlayout
+from .sizes import SizeError, array_sectors
 from .progress import Progress
 
 REDUNDANCY = {"raid0": 0, "mirror": None, "raid10": 1, "chained": 1, "raid4": 1,
               "raid5": 1, "raid6": 2}
 # the copy-set schemes' own options (raid10: layout, copies; chained: none)
 COPYSET_OPTS = {"raid10": ("layout", "copies"), "chained": ()}
-# plog sizes itself (its layout is the kernel's): create loads it at one
-# chunk, reads capacity_sectors from its status group, and loads it again
-SELF_SIZED = {"plog": {"min_members": 3, "redundancy": 1}}
+# schemes with a layout of their own, sized by sizes.py (plog: plogsize.py,
+# the kernel's layout arithmetic; altmirror: a mirror of two)
+SELF_SIZED = {"plog": {"min_members": 3, "redundancy": 1},
+              "altmirror": {"min_members": 2, "redundancy": 1}}
 # sr sizes itself by its geometry (srlayout.py): dr, dm and geom its options
 CREATE_SCHEMES = sorted(ondisk.SCHEMES) + sorted(SELF_SIZED) + ["sr"]
 RATE_MESSAGE = "sync_rate"  # KiB/s bound of background work (resync, rebuild, check, repair)
 SCAN_GLOBS = ("/dev/rl/*", "/dev/sd*", "/dev/vd*", "/dev/mapper/*")
 WRITE_VERBS_NEED = (1, 3)   # dm-raidlab version with metadata, spares, check/repair
+# the table options every scheme has (args.c's rl_gopts); the others are the scheme's
+GENERIC_OPTS = ("assume_clean", "start_dirty_degraded", "chunk_size", "sched", "queue_depth",
+                "journal", "stripe_cache", "metadata", "spare", "region_size")
 
 
 class ToolError(Exception):
@@ -34,6 +39,8 @@ class ToolError(Exception):
 
 
 def redundancy(scheme, n, opts=()):
+    if scheme == "altmirror":
+        return 1
     if scheme in SELF_SIZED:
         faults = dict(opts).get("faults")
         # as the kernel's plog_params(): faults 0 is the default, 1
@@ -131,7 +138,7 @@ def plan_create(scheme, members, metadata, spares=(), chunk=128, region_size=Non
     n = len(members)
     least = SELF_SIZED[scheme]["min_members"] if scheme in SELF_SIZED \
         else 1 if scheme == "sr" else ondisk.MIN_MEMBERS[scheme]
-    parity = scheme in SELF_SIZED or ondisk.SCHEMES.get(scheme) == "parity"
+    parity = scheme == "plog" or ondisk.SCHEMES.get(scheme) == "parity"
     if not least <= n <= ondisk.MD_MAX_MEMBERS:
         raise ToolError(f"{scheme} needs {least}..{ondisk.MD_MAX_MEMBERS} "
                         f"members, got {n}")
@@ -187,19 +194,10 @@ def plan_create(scheme, members, metadata, spares=(), chunk=128, region_size=Non
         if sizes[s] < smallest:
             raise ToolError(f"spare {s} is smaller than the members ({sizes[s]} < {smallest} "
                             "sectors)")
-    if scheme in SELF_SIZED:
-        length = chunk
-        notes.append(f"{scheme} sizes itself: the line has one chunk's length; create "
-                     "loads it, reads the capacity from the status, and loads it again")
-    elif scheme == "sr":
-        d = dict(opts)
-        try:
-            length = srlayout.max_length(n, chunk, member_sectors, int(d["dr"]),
-                                         int(d["dm"]), d["geom"], offset)
-        except srlayout.SrError as e:
-            raise ToolError(str(e)) from None
-    else:
-        length = dm.max_length(scheme, n, chunk, member_sectors, opts)
+    try:
+        length = array_sectors(scheme, n, chunk, smallest, opts, bool(metadata))
+    except SizeError as e:
+        raise ToolError(str(e)) from None
     if length <= 0 or chunk > member_sectors:
         raise ToolError("members too small for one row")
     t = dm.Table(scheme=scheme, devs=list(members), length=length)
@@ -247,23 +245,15 @@ def write_zero(zero):
             claim.zero(p, off, n)
 
 
-def size_self(name, plan):
-    """A self-sized scheme's array, loaded at one chunk: read its capacity
-    (plog's capacity_sectors), remove it, zero what create zeroed (the
-    metadata now describes a one-chunk array), and load it at the capacity
-    rounded down to a chunk. plan.table.length is set to it."""
-    from . import crashlab  # plog's status group, read by name
-    t = plan.table
-    line = dm.dmsetup("status", name).strip()
-    cap = crashlab.plog_fields(line).get("capacity_sectors")
-    dm.dmsetup("remove", "--retry", name)
-    chunk = int(t.get("chunk_size"))
-    if not isinstance(cap, int) or cap < chunk:
-        raise ToolError(f"{name}: no capacity in the status of the one-chunk array "
-                        f"({line!r})")
-    t.length = cap // chunk * chunk
-    write_zero(plan.zero)
-    dm.create(name, t)
+def name_by_uuid(name, metadata):
+    """Give a new array the DM UUID RAIDLAB-<its uuid>, which the kernel
+    made when it formatted @metadata (udev and lsblk see it)."""
+    _, md, _ = blockdev.read_md(metadata)
+    if md is None:      # the array runs: say so, and go on
+        print(f"raidlab: warning: {metadata}: no superblock after the array was created: "
+              f"{name} has no DM UUID", file=sys.stderr)
+        return
+    dm.set_uuid(name, ondisk.uuid_str(md.uuid))
 
 
 def auto_opts(a, opts):
@@ -307,8 +297,8 @@ def cmd_create(a):
     else:
         write_zero(plan.zero)
         dm.create(a.name, plan.table)
-        if a.scheme in SELF_SIZED:
-            size_self(a.name, plan)
+        if metadata:
+            name_by_uuid(a.name, metadata)
     if a.json:
         out_json({"name": a.name, "table": plan.table.line(), "member_sectors":
                   plan.member_sectors, "array_sectors": plan.table.length,
@@ -484,9 +474,10 @@ def has_holders(path):
         return False
 
 
-def scan_devices(exclude=()):
-    """Block devices to look at with --scan: one path per device, none that
-    another device is stacked on (the upper one is scanned instead)."""
+def scan_devices(exclude=(), globs=None):
+    """Block devices to look at with --scan (@globs, else SCAN_GLOBS): one
+    path per device, none that another device is stacked on (the upper one
+    is scanned instead)."""
     seen, out = set(), []
     excl = set()
     for e in exclude:
@@ -494,7 +485,7 @@ def scan_devices(exclude=()):
             excl.add(blockdev.dev_id(e))
         except OSError:
             pass
-    for g in SCAN_GLOBS:
+    for g in globs or SCAN_GLOBS:
         for p in sorted(glob.glob(g)):
             if not blockdev.is_block(p):
                 continue
@@ -507,6 +498,12 @@ def scan_devices(exclude=()):
 
 
 def cmd_assemble(a):
+    if a.scan and not a.name:
+        from . import ops
+        return ops.cmd_assemble_scan(a)
+    if not a.name or not a.metadata:
+        raise ToolError("assemble NAME --metadata DEV [DEV...], or --scan alone (every array "
+                        "of the config file)")
     devices = list(a.devices)
     if a.scan:
         excl = [a.metadata] + ([f"/dev/mapper/{a.name}"] if a.name else [])
@@ -518,7 +515,7 @@ def cmd_assemble(a):
     for p in plan.problems:
         print("raidlab: refused " + p, file=sys.stderr)
     if not a.dry_run:
-        dm.create(a.name, plan.table)
+        dm.create(a.name, plan.table, ondisk.uuid_str(plan.md.uuid))
     if a.json:
         d = plan.to_json()
         d.update(name=a.name, dry_run=a.dry_run)
@@ -660,6 +657,9 @@ def cmd_detail(a):
 
 
 def cmd_status(a):
+    if a.libdm:
+        from . import ops
+        return ops.cmd_status_libdm(a)
     st = dm.status(a.name)
     if a.json:
         d = st.to_json()
@@ -738,11 +738,6 @@ def cmd_locate(a):
     return 0
 
 
-def cmd_fail(a):
-    dm.message(a.name, "fail", a.idx)
-    return 0
-
-
 def _sync_verb(a, action):
     dm.message(a.name, action)
     if not a.wait:
@@ -770,7 +765,7 @@ def cmd_rebuild(a):
     if a.rate:
         dm.message(a.name, RATE_MESSAGE, a.rate)
     st = dm.status(a.name)
-    if st.sync_action != "recover" and "R" not in st.health:
+    if st.sync_action != "recover" and not st.rebuilding():
         if "D" in st.health and not st.spares_available:
             raise ToolError(f"{a.name}: degraded ({st.health}) and no spare: add one with "
                             "`raidlab add-spare`")
@@ -782,7 +777,7 @@ def cmd_rebuild(a):
         out_json(st.to_json())
     else:
         print_status(a.name, st)
-    if a.wait and "R" in st.health and st.sync_action != "recover":
+    if a.wait and st.rebuilding() and st.sync_action != "recover":
         raise ToolError(f"{a.name}: a member is still rebuilding but the rebuild is not "
                         f"running ({st.sync_action} at {st.synced}/{st.total}): the kernel "
                         "log says why")
@@ -892,11 +887,17 @@ def register(verbs):
     _add_json(p)
     p.set_defaults(func=cmd_create)
 
-    p = verbs.add_parser("assemble", help="find the members of an array and dmsetup create it")
-    p.add_argument("name")
+    p = verbs.add_parser("assemble", help="find the members of an array and dmsetup create it",
+                         description="Assemble one array (NAME --metadata DEV), or with "
+                         "--scan and no NAME every ARRAY of the config file that is not "
+                         "running (its DEVICE globs; the metadata device found by uuid).")
+    p.add_argument("name", nargs="?", help="the dm name to create")
     p.add_argument("devices", nargs="*", help="candidate member and spare devices")
-    p.add_argument("--metadata", required=True)
-    p.add_argument("--scan", action="store_true", help="also look at " + " ".join(SCAN_GLOBS))
+    p.add_argument("--metadata", help="the array's metadata device")
+    p.add_argument("--scan", action="store_true", help="also look at " + " ".join(SCAN_GLOBS)
+                   + "; with no NAME, assemble the config file's arrays")
+    p.add_argument("--config", default="/etc/raidlab.conf",
+                   help="the config file of --scan (default /etc/raidlab.conf)")
     p.add_argument("--spare", action="append", help="a blank disk to add as a spare")
     p.add_argument("--sched")
     p.add_argument("--force", action="store_true", help="assemble even if too many are missing")
@@ -913,10 +914,13 @@ def register(verbs):
 
     p = verbs.add_parser("status", help="the status line, parsed")
     p.add_argument("name")
+    p.add_argument("--libdm", action="store_true",
+                   help="the line as libdevmapper's dm-raid parser (LVM's) reads it")
     _add_json(p)
     p.set_defaults(func=cmd_status)
 
-    p = verbs.add_parser("stop", help="dmsetup remove")
+    p = verbs.add_parser("stop", help="stop an array (dmsetup remove; the disks stay as "
+                         "they are, assemble brings it back)")
     p.add_argument("name")
     p.set_defaults(func=cmd_stop)
 
@@ -929,11 +933,6 @@ def register(verbs):
     p.add_argument("--member", type=int, help="member index: say what its sector holds")
     _add_json(p)
     p.set_defaults(func=cmd_locate)
-
-    p = verbs.add_parser("fail", help="mark a member failed (message fail)")
-    p.add_argument("name")
-    p.add_argument("idx", type=int)
-    p.set_defaults(func=cmd_fail)
 
     for verb, func in (("check", cmd_check), ("repair", cmd_repair)):
         p = verbs.add_parser(verb, help=f"start a {verb} of the redundancy")

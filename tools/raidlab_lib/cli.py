@@ -9,7 +9,7 @@ a verb run in the VM guest (python3 under TCG) starts quickly.
 import argparse
 import sys
 
-from . import admin, corrupt, crashbench, crashlab, dm, fuzz, logwrites, ondisk
+from . import admin, corrupt, crashbench, crashlab, dm, fuzz, logwrites, monitor, ondisk, ops
 
 LAB_VERBS = ("model", "bench", "trace", "sched-bench", "lifecycle-bench", "amrec-bench")
 
@@ -32,6 +32,8 @@ def build_parser(lab=True):
     if lab:
         register_lab(verbs)
     admin.register(verbs)
+    ops.register(verbs)
+    monitor.register(verbs)
     logwrites.register(verbs)
     fuzz.register(verbs)
     corrupt.register(verbs)

@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: GPL-2.0
+"""raidlab monitor's event logic and the config file, without a kernel
+(the VM tests 31-dmraid-status and tests/install run it for real)."""
+import io
+import pathlib
+import sys
+
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools"))
+from raidlab_lib import admin, monitor, ops  # noqa: E402
+
+
+def snap(health, action="idle", mm=0, devs=("/dev/sda", "/dev/sdb", "/dev/sdc")):
+    return {"health": health, "action": action, "mismatches": mm, "state": "x",
+            "devs": list(devs)}
+
+
+def test_diff_events():
+    assert monitor.diff("a", None, snap("AAA")) == [("NewArray", None)]
+    assert monitor.diff("a", None, snap("ADA", "frozen")) == [("NewArray", None),
+                                                              ("DegradedArray", None)]
+    assert monitor.diff("a", snap("AAA"), None) == [("DeviceDisappeared", None)]
+    assert monitor.diff("a", snap("AAA"), snap("ADA")) == [("Fail", "/dev/sdb")]
+    # the spare already took the role when monitor looked: still a Fail
+    ev = monitor.diff("a", snap("AAA"), snap("AaA", "recover",
+                                             devs=("/dev/sda", "/dev/sdf", "/dev/sdc")))
+    assert ev == [("Fail", "/dev/sdb"), ("RebuildStarted", None)]
+    ev = monitor.diff("a", snap("AaA", "recover"), snap("AAA"))
+    assert ev == [("SpareActive", "/dev/sdb"), ("RebuildFinished", None)]
+    assert monitor.diff("a", snap("AAA", "check"), snap("AAA", mm=16)) == \
+        [("CheckFinished", "mismatches 16")]
+    assert monitor.diff("a", snap("aaa", "resync"), snap("AAA")) == [("ResyncFinished", None)]
+    assert monitor.diff("a", snap("AAA"), snap("AAA")) == []
+
+
+def test_reporter_runs_program(tmp_path):
+    log = tmp_path / "log"
+    prog = tmp_path / "prog"
+    prog.write_text(f"#!/bin/sh\necho \"$@\" >> {log}\n")
+    prog.chmod(0o755)
+    out = io.StringIO()
+    r = monitor.Reporter(str(prog), use_syslog=False, stream=out)
+    r("Fail", "arr", "/dev/sdb")
+    assert "Fail event detected on array arr, /dev/sdb" in out.getvalue()
+    assert log.read_text() == "Fail arr /dev/sdb\n"
+
+
+def test_parse_conf():
+    c = ops.parse_conf("# c\nDEVICE /dev/sd* /dev/nvme*n*\nARRAY r5 uuid=AB-CD metadata=/dev/x "
+                       "sched=satf\nARRAY m uuid=01\nPROGRAM /bin/alert\nHOMEHOST h1\n")
+    assert c.devices == ["/dev/sd*", "/dev/nvme*n*"] and c.program == "/bin/alert"
+    assert c.arrays[0] == ops.ConfArray("r5", "ab-cd", "/dev/x", "satf")
+    assert c.homehost == "h1"
+    for bad in ("ARRAY r5", "ARRAY r5 uuid=1 color=red", "ARRAY r5 metadata=/dev/x",
+                "FROB x", "ARRAY a uuid=1\nARRAY a uuid=2"):
+        with pytest.raises(admin.ToolError):
+            ops.parse_conf(bad)
+
+
+def test_find_metadata():
+    class Md:
+        uuid = bytes(range(16))
+    got = ops.find_metadata("00010203-0405-0607-0809-0a0b0c0d0e0f", ["/a", "/b"],
+                            read_md=lambda p: (0, Md() if p == "/b" else None, []))
+    assert got == "/b"

@@ -1,0 +1,335 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Operations verbs (issue 18; Documentation/raidlab-ops.rst): examine,
+size, fail by name, mkconf, and assemble --scan from /etc/raidlab.conf.
+
+/etc/raidlab.conf, as mdadm.conf:
+
+    DEVICE /dev/disk/by-id/* /dev/nvme*n*     where --scan looks (default SCAN_GLOBS)
+    ARRAY <name> uuid=<array uuid> [metadata=<dev>] [sched=<policy>]
+    PROGRAM <path>                            run by monitor for each event
+    HOMEHOST <name>                           (the next stop: refused foreign hosts)
+
+Lines are words; "#" starts a comment. An ARRAY's metadata device, when
+not named, is the scanned device whose metadata superblock has its uuid.
+"""
+import os
+import sys
+from dataclasses import dataclass, field
+
+from . import admin, blockdev, dm, ondisk
+from .sizes import SizeError, array_sectors
+from .admin import ToolError, out_json
+
+CONF = "/etc/raidlab.conf"
+
+
+# ----------------------------------------------------------------- conf ---
+@dataclass
+class ConfArray:
+    name: str
+    uuid: str
+    metadata: str = None
+    sched: str = None
+
+
+@dataclass
+class Conf:
+    arrays: list = field(default_factory=list)
+    devices: list = field(default_factory=list)     # globs
+    program: str = None
+    homehost: str = None
+
+
+def parse_conf(text, where=CONF):
+    """The config file's lines; ToolError naming the line of a bad one."""
+    c = Conf()
+    for n, raw in enumerate(text.splitlines(), 1):
+        w = raw.split("#", 1)[0].split()
+        if not w:
+            continue
+        key = w[0].upper()
+        if key == "DEVICE":
+            c.devices += w[1:]
+        elif key in ("PROGRAM", "HOMEHOST") and len(w) == 2:
+            setattr(c, key.lower(), w[1])
+        elif key == "ARRAY" and len(w) >= 3:
+            kv = dict(x.split("=", 1) for x in w[2:] if "=" in x)
+            bad = [x for x in w[2:] if "=" not in x] + \
+                [k for k in kv if k not in ("uuid", "metadata", "sched")]
+            if bad or "uuid" not in kv:
+                raise ToolError(f"{where}:{n}: ARRAY <name> uuid=<uuid> [metadata=<dev>] "
+                                f"[sched=<policy>]: {raw.strip()!r}")
+            c.arrays.append(ConfArray(w[1], kv["uuid"].lower(), kv.get("metadata"),
+                                      kv.get("sched")))
+        else:
+            raise ToolError(f"{where}:{n}: unknown line {raw.strip()!r}")
+    names = [a.name for a in c.arrays]
+    if len(set(names)) != len(names):
+        raise ToolError(f"{where}: an array name is listed twice")
+    return c
+
+
+def read_conf(path):
+    try:
+        with open(path) as f:
+            return parse_conf(f.read(), path)
+    except FileNotFoundError:
+        raise ToolError(f"{path}: no such file (raidlab mkconf > {path} writes one)") from None
+
+
+def find_metadata(uuid, candidates, read_md=blockdev.read_md):
+    """The device among @candidates whose metadata superblock has @uuid."""
+    for p in candidates:
+        try:
+            _, md, _ = read_md(p)
+        except OSError:
+            continue
+        if md is not None and ondisk.uuid_str(md.uuid) == uuid:
+            return p
+    return None
+
+
+def live_arrays():
+    """{dm name: dm uuid} of the raidlab devices this kernel has."""
+    out = {}
+    for ln in dm.dmsetup("ls", "--target", dm.TARGET, check=False).splitlines():
+        w = ln.split()
+        if not w or w[0] == "No":
+            continue
+        info = dm.dmsetup("info", "-c", "--noheadings", "-o", "uuid", w[0], check=False)
+        out[w[0]] = info.strip()
+    return out
+
+
+def cmd_assemble_scan(a):
+    """assemble --scan with no name: every ARRAY of the config file that
+    is not running, over the DEVICE globs."""
+    conf = read_conf(a.config)
+    live = live_arrays()
+    excl = [f"/dev/mapper/{n}" for n in live]
+    devices = admin.scan_devices(excl, conf.devices or None)
+    results, failed = [], 0
+    for arr in conf.arrays:
+        r = {"name": arr.name, "uuid": arr.uuid}
+        results.append(r)
+        if arr.name in live or dm.dm_uuid(arr.uuid) in live.values():
+            r["result"] = "running"
+            continue
+        md = arr.metadata or find_metadata(arr.uuid, devices)
+        if not md:
+            r["result"], r["error"] = "failed", "no metadata device with this uuid"
+            failed += 1
+            continue
+        try:
+            plan = admin.plan_assemble(md, [d for d in devices if d != md], scanned=True,
+                                       sched=arr.sched)
+            if ondisk.uuid_str(plan.md.uuid) != arr.uuid:
+                raise ToolError(f"{md}: holds array {ondisk.uuid_str(plan.md.uuid)}")
+            for p in plan.problems:
+                print(f"raidlab: {arr.name}: refused {p}", file=sys.stderr)
+            if not a.dry_run:
+                dm.create(arr.name, plan.table, arr.uuid)
+            r.update(result="would assemble" if a.dry_run else "assembled",
+                     metadata=md, table=plan.table.line())
+        except (ToolError, dm.DmError) as e:
+            r["result"], r["error"] = "failed", str(e)
+            failed += 1
+    if a.json:
+        out_json({"arrays": results, "dry_run": a.dry_run})
+    else:
+        for r in results:
+            print(f"{r['name']}: {r['result']}" + (f": {r['error']}" if "error" in r else ""))
+    return 1 if failed else 0
+
+
+def cmd_mkconf(a):
+    """ARRAY lines of the running arrays that have a metadata device."""
+    lines = ["# /etc/raidlab.conf (raidlab mkconf): the arrays `raidlab assemble --scan`",
+             "# assembles at boot; see Documentation/raidlab-ops.rst"]
+    for name in sorted(live_arrays()):
+        t = dm.table(name)
+        md = t.get("metadata")
+        if not md:
+            lines.append(f"# {name}: no metadata device, not assembled by --scan")
+            continue
+        _, sb, _ = blockdev.read_md(dm.dev_path(md))
+        if sb is None:
+            lines.append(f"# {name}: metadata {md} unreadable")
+            continue
+        lines.append(f"ARRAY {name} uuid={ondisk.uuid_str(sb.uuid)}")
+    print("\n".join(lines))
+    return 0
+
+
+# -------------------------------------------------------------- examine ---
+def examine(path):
+    """What @path holds of dm-raidlab: a member superblock, a metadata
+    superblock, or nothing; a dict."""
+    d = {"device": path, "kind": "none"}
+    msb, err = blockdev.read_msb(path)
+    if msb is not None:
+        d.update(kind="member", superblock=msb.to_json())
+        return d
+    try:
+        _, md, errors = blockdev.read_md(path)
+    except OSError as e:
+        d["error"] = e.strerror
+        return d
+    if md is not None:
+        dump = admin.md_dump(path)
+        d.update(kind="metadata", superblock=dump["superblock"], metadata=dump)
+    elif err is not None and not isinstance(err, ondisk.BlankError) and \
+            "magic" not in str(err):
+        d.update(kind="damaged", error=str(err))
+    return d
+
+
+def export_lines(d):
+    """udev's IMPORT{program} form (KEY=value), as mdadm --examine --export:
+    ID_FS_TYPE raidlab_member or raidlab_metadata makes lsblk, wipefs'
+    users and installers treat the disk as taken (udev/60-raidlab.rules)."""
+    sb = d.get("superblock") or {}
+    if d["kind"] == "member":
+        return [f"ID_FS_TYPE=raidlab_member", "ID_FS_USAGE=raid",
+                f"ID_FS_UUID={sb['uuid']}", f"ID_FS_UUID_SUB={sb['dev_uuid']}",
+                f"RAIDLAB_UUID={sb['uuid']}", f"RAIDLAB_ROLE={sb['role']}",
+                f"RAIDLAB_SCHEME={sb['scheme']}", f"RAIDLAB_EVENTS={sb['events']}"]
+    if d["kind"] == "metadata":
+        return ["ID_FS_TYPE=raidlab_metadata", "ID_FS_USAGE=raid",
+                f"ID_FS_UUID={sb['uuid']}", f"RAIDLAB_UUID={sb['uuid']}",
+                f"RAIDLAB_SCHEME={sb['scheme']}"]
+    return []
+
+
+def cmd_examine(a):
+    out = [examine(p) for p in a.devices]
+    if a.export:
+        for d in out:
+            print("\n".join(export_lines(d)))
+        return 0
+    if a.json:
+        out_json(out if len(out) > 1 else out[0])
+        return 0
+    for d in out:
+        sb = d.get("superblock")
+        if d["kind"] == "member":
+            role = "spare" if sb["role"] == "spare" else f"role {sb['role']}"
+            print(f"{d['device']}: dm-raidlab member of array {sb['uuid']} ({sb['scheme']}, "
+                  f"{sb['nr_members']} members): {role}, disk {sb['dev_uuid']}, events "
+                  f"{sb['events']}, data from sector {sb['data_offset']}, "
+                  f"{sb['member_sectors']} sectors")
+        elif d["kind"] == "metadata":
+            print(f"{d['device']}: dm-raidlab metadata")
+            admin.print_md(d["metadata"])
+        else:
+            print(f"{d['device']}: {d.get('error') or 'no dm-raidlab superblock'}")
+    return 0
+
+
+# ----------------------------------------------------------------- size ---
+def cmd_size(a):
+    if a.table:
+        t = dm.parse_table(a.table if a.table.split()[2:3] == [dm.TARGET]
+                           else f"0 1 {dm.TARGET} {a.table}")
+        scheme, devs, chunk = t.scheme, t.devs, int(t.get("chunk_size") or 128)
+        metadata = bool(t.get("metadata"))
+        opts = [(k, v) for k, v in t.opts if k not in admin.GENERIC_OPTS]
+    else:
+        if not a.scheme or not a.members:
+            raise ToolError("size needs --table LINE, or --scheme and the members")
+        scheme, devs, chunk = a.scheme, a.members, a.chunk
+        metadata = not a.no_metadata
+        opts = admin.parse_opts(a.opt)
+    if scheme == "sr":
+        opts = admin.sr_opts(opts)
+    sizes = [a.member_sectors] * len(devs) if a.member_sectors else \
+        [blockdev.size_sectors(dm.dev_path(d)) for d in devs if d != dm.MISSING]
+    if not sizes:
+        raise ToolError("no member to size")
+    try:
+        n = array_sectors(scheme, len(devs), chunk, min(sizes), opts, metadata)
+    except SizeError as e:
+        raise ToolError(str(e)) from None
+    if a.json:
+        out_json({"scheme": scheme, "members": len(devs), "chunk_sectors": chunk,
+                  "member_sectors": min(sizes), "metadata": metadata, "array_sectors": n})
+    else:
+        print(n)
+    return 0
+
+
+# ----------------------------------------------------------------- fail ---
+def member_index(table, word):
+    """A member named by index, or by a device path of the table."""
+    if word.isdigit():
+        return int(word)
+    try:
+        want = blockdev.dev_id(word)
+    except OSError as e:
+        raise ToolError(f"{word}: {e.strerror}") from None
+    for i, d in enumerate(table.devs):
+        if d != dm.MISSING and blockdev.dev_id(dm.dev_path(d)) == want:
+            return i
+    raise ToolError(f"{word} is not a member of the array (spares and the metadata device "
+                    "cannot be failed)")
+
+
+def cmd_fail(a):
+    i = member_index(dm.table(a.name), a.member)
+    dm.message(a.name, "fail", i)
+    print(f"{a.name}: member {i} failed")
+    return 0
+
+
+def cmd_status_libdm(a):
+    from . import libdm
+    line = dm.dmsetup("status", a.name).strip()
+    try:
+        d = libdm.status_line_raid(line)
+    except libdm.LibdmError as e:
+        raise ToolError(str(e)) from None
+    if a.json:
+        out_json(d)
+    else:
+        print(" ".join(f"{k}={v}" for k, v in d.items()))
+    return 0
+
+
+# ------------------------------------------------------------- argparse ---
+def register(verbs):
+    p = verbs.add_parser("examine", help="a member's or a metadata device's superblock",
+                         description="Read a device's dm-raidlab superblock: a member's "
+                         "(array uuid, role or spare, disk uuid, events) or a metadata "
+                         "device's. Reads only.")
+    p.add_argument("devices", nargs="+", help="devices to read")
+    p.add_argument("--export", action="store_true",
+                   help="KEY=value lines for udev's IMPORT{program} (ID_FS_TYPE, ID_FS_UUID, "
+                   "RAIDLAB_*); nothing for a device without a superblock")
+    admin._add_json(p)
+    p.set_defaults(func=cmd_examine)
+
+    p = verbs.add_parser("size", help="the length (sectors) of an array for a table line",
+                         description="Print the largest length of an array over the given "
+                         "members, as the kernel computes it (every scheme, plog's layout "
+                         "included): the number for the table line's <length>.")
+    p.add_argument("members", nargs="*", help="member devices (their smallest size counts)")
+    p.add_argument("--table", help="a table line (with or without '<start> <length> raidlab'): "
+                   "its scheme, options and devices")
+    p.add_argument("--scheme", choices=admin.CREATE_SCHEMES + ["altmirror"])
+    p.add_argument("--chunk", type=int, default=128, help="chunk in sectors (default 128)")
+    p.add_argument("--opt", action="append", metavar="NAME=VALUE",
+                   help="a scheme option, as for create (repeatable)")
+    p.add_argument("--no-metadata", action="store_true",
+                   help="members used from sector 0 (no metadata device)")
+    p.add_argument("--member-sectors", type=int,
+                   help="size every member at this many sectors instead of reading them")
+    admin._add_json(p)
+    p.set_defaults(func=cmd_size)
+
+    p = verbs.add_parser("fail", help="mark a member failed, by index or device (message fail)")
+    p.add_argument("name", help="the array's dm name")
+    p.add_argument("member", help="member index, or a device path of the table")
+    p.set_defaults(func=cmd_fail)
+
+    p = verbs.add_parser("mkconf", help="print /etc/raidlab.conf lines for the running arrays")
+    p.set_defaults(func=cmd_mkconf)
