@@ -9,6 +9,11 @@
 #   make checkpatch checkpatch.pl --strict over the kernel sources
 #   make check      the full test run (KUnit + VM integration tests)
 #   make demo       boot the lab and compare every scheme
+#   make install    dm-raidlab.ko into /lib/modules/$(KVER)/updates, depmod
+#   make install-tools   tools/raidlab as /usr/sbin/raidlab, the udev rules,
+#                   the systemd units, the example config, the documentation
+#   make dkms-install    dkms add, build and install (every kernel, at upgrades)
+#                   (DESTDIR and PREFIX as usual; Documentation/raidlab-ops.rst)
 #
 # The kernel is Debian's linux-image-amd64 (6.1); scripts/deps.sh installs
 # it and its headers. KVER/KDIR may be given to build for another tree.
@@ -33,10 +38,39 @@ clean:
 checkpatch:
 	scripts/checkpatch.sh
 
+# --------------------------------------------------------------- install ---
+PREFIX ?= /usr
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+LIBDIR := $(DESTDIR)$(PREFIX)/lib/raidlab
+DOCDIR := $(DESTDIR)$(PREFIX)/share/doc/dm-raidlab
+
+install:
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/dm-raidlab modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/dm-raidlab INSTALL_MOD_DIR=updates \
+		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
+	depmod $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
+
+install-tools:
+	install -d $(LIBDIR) $(DESTDIR)$(PREFIX)/sbin $(DOCDIR) \
+		$(DESTDIR)$(PREFIX)/lib/udev/rules.d $(DESTDIR)$(PREFIX)/lib/systemd/system
+	cp -r tools/raidlab tools/raidlab_lib $(LIBDIR)/
+	find $(LIBDIR) -name __pycache__ -prune -exec rm -rf {} +
+	ln -sf ../lib/raidlab/raidlab $(DESTDIR)$(PREFIX)/sbin/raidlab
+	install -m 644 dist/udev/60-raidlab.rules $(DESTDIR)$(PREFIX)/lib/udev/rules.d/
+	install -m 644 dist/systemd/raidlab-assemble.service \
+		dist/systemd/raidlab-monitor.service $(DESTDIR)$(PREFIX)/lib/systemd/system/
+	install -m 644 dist/raidlab.conf.example Documentation/*.rst $(DOCDIR)/
+
+# DKMS from this tree (a clean one: dkms copies it to /usr/src/dm-raidlab-$(VERSION))
+dkms-install:
+	dkms add $(CURDIR)
+	dkms build dm-raidlab/$(VERSION)
+	dkms install dm-raidlab/$(VERSION)
+
 check:
 	scripts/test.sh
 
 demo:
 	scripts/demo.sh
 
-.PHONY: all modules clean checkpatch check demo
+.PHONY: all modules clean checkpatch check demo install install-tools dkms-install

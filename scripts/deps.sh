@@ -21,6 +21,8 @@ PKGS=(
 	python3-matplotlib python3-pytest
 	# raidlab bench --preset cpu-path --profile (perf runs in the guest)
 	linux-perf
+	# install: dkms (the DKMS test builds and installs the module with it)
+	dkms
 )
 
 missing=()
@@ -38,4 +40,20 @@ if [ ${#missing[@]} -gt 0 ]; then
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Debian's newest kernel headers of another series than the lab's 6.1 (6.12
+# on Debian 12): static-check.sh builds the module against them too. The
+# package pulls that kernel's image in; scripts/kver.sh keeps the lab on 6.1.
+newest=$(apt-cache search --names-only '^linux-headers-[0-9.]+\+deb[0-9]+-amd64$' 2>/dev/null |
+	awk '{ print $1 }' | grep -v '^linux-headers-6\.1\.' | sort -V | tail -n 1)
+if [ -z "$newest" ]; then
+	echo "deps.sh: no linux-headers-*+deb*-amd64 package of a newer series" >&2
+	exit 1
+fi
+if ! dpkg-query -W -f='${Status}' "$newest" 2>/dev/null | grep -q "ok installed" &&
+	! ls -d /usr/src/linux-headers-*+deb*-amd64 >/dev/null 2>&1; then
+	echo "deps.sh: installing $newest (the newest headers' build check)" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get install -y -qq --no-install-recommends "$newest" >/dev/null
 fi

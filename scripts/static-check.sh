@@ -3,13 +3,13 @@
 #
 #   scripts/static-check.sh
 #
-# Four checks. The first reads the sources where they are, with no build:
+# Six checks. The first reads the sources where they are, with no build:
 #   layers   scripts/layers.py, the dependency and size ratchet of issue 14:
 #            no new call cycle between dm-raidlab's .c files, no new
 #            function over 80 lines or file over 900, none of those in
 #            scripts/layers-baseline.txt grown (the tree's own baseline,
 #            else this repository's)
-# The other three each build in a fresh copy of the sources under
+# The others each build in a fresh copy of the sources under
 # build/static-check/ (sparse only looks at files that get compiled, and
 # the work tree stays free of objects):
 #   plain    `make -C $KDIR M=<copy> modules`: must build a .ko, no warning
@@ -18,6 +18,13 @@
 #            W=1 C=1 and the Kconfig files' *_KUNIT_TEST options set to y
 #            (CONFIG_DM_RAIDLAB_KUNIT_TEST=y): the Debian kernel
 #            has no KUnit to link them against, but their code is checked
+#   newest   dm-raidlab against the newest Debian headers of another series
+#            than the lab's (6.12 on Debian 12; scripts/deps.sh installs
+#            them): compat.h's other branches, no warning
+#   source   dm-raidlab against Debian's linux-source-6.1 configured plainly
+#            (x86_64_defconfig with device-mapper as modules, modules_prepare,
+#            in build/kbuild/src): no warning but modpost's undefined
+#            symbols (a tree without a kernel build has no Module.symvers)
 # A warning is any compiler or sparse diagnostic (`warning:`, `error:`) or a
 # modpost WARNING. Ends with `static-check: N passed, M failed`.
 #
@@ -33,6 +40,7 @@ set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 src=$(cd "${RAIDLAB_SRC:-$repo}" && pwd -P) || exit 1
 work=$repo/build/static-check
+mkdir -p "$work"
 
 passed=0
 failed=0
@@ -100,17 +108,19 @@ fresh_copy() {
 diag='(^|: )(warning|error|fatal error):|^WARNING:|^ERROR:'
 
 # run_check NAME MAKE-ARGS...: build in a fresh copy, fail on diagnostics
+# ($CHECK_KDIR instead of $KDIR, $CHECK_DIR to build one directory only,
+# $CHECK_IGNORE an extended regex of diagnostics that do not count)
 run_check() {
-	local name=$1 dst log rc n
+	local name=$1 dst log rc n kd=${CHECK_KDIR:-$KDIR}
 	shift
 	dst=$(fresh_copy "$name")
 	log=$work/$name.log
-	echo "static-check.sh: [$name] make -C $KDIR M=<copy> $*"
-	make -C "$KDIR" M="$dst" -j"$jobs" "$@" >"$log" 2>&1
+	echo "static-check.sh: [$name] make -C $kd M=<copy>${CHECK_DIR:+/$CHECK_DIR} $*"
+	make -C "$kd" M="$dst${CHECK_DIR:+/$CHECK_DIR}" -j"$jobs" "$@" >"$log" 2>&1
 	rc=$?
 	# show paths relative to the copy
 	sed -i "s|$dst/||g" "$log"
-	n=$(grep -cE "$diag" "$log")
+	n=$(grep -E "$diag" "$log" | grep -cvE "${CHECK_IGNORE:-^\$}")
 	if [ "$rc" != 0 ] || [ "$n" != 0 ]; then
 		grep -vE '^make(\[[0-9]+\])?: (Entering|Leaving) directory' "$log" |
 			grep -vE '^  (CC|CHECK|LD|MODPOST|AR|BTF) |^Skipping BTF' | sed 's/^/    /'
@@ -150,6 +160,36 @@ if [ ${#tests[@]} -gt 0 ]; then
 	run_check tests W=1 C=1 "${topts[@]}" "${tests[@]}"
 else
 	echo "static-check.sh: [tests] no *_test.c, skipped"
+fi
+
+# the newest Debian headers of another series than the lab's
+lab_series=$(echo "$KVER" | cut -d. -f1,2)
+newest=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | grep -v "headers-$lab_series\." |
+	sort -V | tail -n 1)
+if [ -n "$newest" ]; then
+	CHECK_KDIR=$newest CHECK_DIR=dm-raidlab run_check newest modules
+else
+	echo "static-check.sh: [newest] FAIL: no Debian headers but the lab's (run scripts/deps.sh)"
+	failed=$((failed + 1))
+fi
+
+# linux-source-6.1 configured plainly: its own tree, prepared once
+ktree=$repo/build/kbuild/src
+if ktree=$(KSRC_DIR=$ktree "$repo/scripts/ksrc.sh") &&
+	{ [ -f "$ktree/.raidlab-prepared" ] || {
+		echo "static-check.sh: [source] preparing $ktree (defconfig, modules_prepare)"
+		make -C "$ktree" x86_64_defconfig >"$work/source-prepare.log" 2>&1 &&
+		"$ktree/scripts/config" --file "$ktree/.config" -e MD -m BLK_DEV_DM -m DM_BUFIO \
+			-m DM_CRYPT -e DAX -m LIBNVDIMM -m RAID6_PQ -m ASYNC_XOR >>"$work/source-prepare.log" 2>&1 &&
+		make -C "$ktree" olddefconfig >>"$work/source-prepare.log" 2>&1 &&
+		make -C "$ktree" -j"$jobs" modules_prepare >>"$work/source-prepare.log" 2>&1 &&
+		touch "$ktree/.raidlab-prepared"; }; }; then
+	CHECK_KDIR=$ktree CHECK_DIR=dm-raidlab \
+		CHECK_IGNORE='undefined!$|Module.symvers is missing|Symbol info of vmlinux is missing' \
+		run_check source KBUILD_MODPOST_WARN=1 modules
+else
+	echo "static-check.sh: [source] FAIL: linux-source-6.1 could not be prepared (log: $work/source-prepare.log)"
+	failed=$((failed + 1))
 fi
 
 finish

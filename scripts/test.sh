@@ -10,10 +10,13 @@
 #           trials and crash points; run it before closing an issue
 #
 #   1. scripts/deps.sh      host packages (apt-get, as root)
-#   2. static checks        layers ratchet, make W=1 C=1 with no warning, checkpatch --strict
+#   2. static checks        layers ratchet, make W=1 C=1 with no warning, the builds
+#                           for Debian's newest headers and linux-source-6.1, checkpatch --strict
 #   3. pytest tests/tools    the host-side tools (the papers' models)
 #   4. scripts/kunit.sh     the KUnit suites on UML (with KASAN, lockdep, UBSAN)
 #   5. scripts/lab/vm-tests.sh   the VM integration tests under QEMU (TCG)
+#   6. tests/install/run.sh the module installed with DKMS, two boots over
+#                           kept disks (with the VM tests: not with --no-vm)
 #
 # Steps 2 and 4 run one after the other in the background, at nice 19,
 # beside steps 3 and 5; their logs are printed after them. A TCG guest
@@ -24,7 +27,7 @@
 #
 # Every step runs even if an earlier one failed. The last line is
 # "N passed, M failed" over the steps' own counts (static checks, files
-# checkpatch read, pytest tests, KUnit test cases, VM test files).
+# checkpatch read, pytest tests, KUnit test cases, VM test files, install checks).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -113,6 +116,10 @@ if [ "$VM" = 1 ]; then
 	s=$(date +%s)
 	scripts/lab/vm-tests.sh $FULL ${VM_PATTERN:+"$VM_PATTERN"} 2>&1 | tee build/vm-tests.log
 	step vm "$s" "$(grep -E '^vm: [0-9]+ passed' build/vm-tests.log | tail -n 1)"
+	echo "== install"
+	s=$(date +%s)
+	tests/install/run.sh 2>&1 | tee build/install.log
+	step install "$s" "$(grep -E '^install: [0-9]+ passed' build/install.log | tail -n 1)"
 fi
 
 wait "$bgpid"

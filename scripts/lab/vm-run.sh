@@ -33,6 +33,7 @@
 # 125 if the guest printed no result (crash, panic) or the harness failed.
 #
 # RAIDLAB_ACCEL=kvm tries KVM (-cpu host); the default and the CI path is TCG.
+# RAIDLAB_KO=<path>: boot with that dm-raidlab.ko instead of the build's.
 # RAIDLAB_BOOT_LIMIT (default 240): seconds a --quiet boot may take before
 # the guest's init speaks; a boot that stalls longer is booted once more
 # (scripts/lab/README.md), a second stall is a timeout (124).
@@ -153,8 +154,9 @@ shq() { local s=$1; printf "'%s'" "${s//\'/\'\\\'\'}"; }
 	echo
 } >"$P/rl/args"
 # the project's modules: dm-raidlab.ko and dm-hddsim.ko, each if built
+# ($RAIDLAB_KO: another dm-raidlab.ko, e.g. the one DKMS built and installed)
 MODNOTE=
-for KO in "$ROOT/dm-raidlab/dm-raidlab.ko" "$ROOT/dm-hddsim/dm-hddsim.ko"; do
+for KO in "${RAIDLAB_KO:-$ROOT/dm-raidlab/dm-raidlab.ko}" "$ROOT/dm-hddsim/dm-hddsim.ko"; do
 	if [ ! -e "$KO" ]; then
 		MODNOTE="$MODNOTE${MODNOTE:+, }$(basename "$KO"): not built"
 		continue
@@ -163,6 +165,7 @@ for KO in "$ROOT/dm-raidlab/dm-raidlab.ko" "$ROOT/dm-hddsim/dm-hddsim.ko"; do
 	MODNOTE="$MODNOTE${MODNOTE:+, }$(basename "$KO"): included"
 	vm=$(modinfo -F vermagic "$KO" 2>/dev/null || true)
 	case $vm in "$KVER "*) ;; *) say "warning: $KO vermagic '$vm' is not for $KVER" ;; esac
+	[ -n "${RAIDLAB_KO:-}" ] && [ "$KO" = "$RAIDLAB_KO" ] && continue
 	newer=$(find "$(dirname "$KO")" -name '*.[ch]' -newer "$KO" 2>/dev/null | head -n1)
 	[ -n "$newer" ] && say "warning: $KO is older than $newer (run make)"
 done
