@@ -76,7 +76,7 @@ run RL stop am
 
 # size --table of a raid5 line equals the test library's rl_len
 check "size --table raid5 = rl_len" \
-	test "$(RL size --table "raid5 1 chunk_size 64 4 $(wn 4)" --no-metadata)" = "$(rl_len raid5 64 $(wn 4))"
+	test "$(RL size --table "raid5 2 chunk_size 64 4 $(wn 4)" --no-metadata)" = "$(rl_len raid5 64 $(wn 4))"
 
 # --dry-run: every device named, none written
 for i in 0 1 2 3 4 5; do run wipe "/dev/mapper/w$i" 2; done
