@@ -185,7 +185,7 @@ if ktree=$(KSRC_DIR=$ktree "$repo/scripts/ksrc.sh") &&
 		make -C "$ktree" -j"$jobs" modules_prepare >>"$work/source-prepare.log" 2>&1 &&
 		touch "$ktree/.raidlab-prepared"; }; }; then
 	CHECK_KDIR=$ktree CHECK_DIR=dm-raidlab \
-		CHECK_IGNORE='undefined!$|Module.symvers is missing|Symbol info of vmlinux is missing' \
+		CHECK_IGNORE='undefined!$|Module.symvers is missing|Symbol info of vmlinux is missing|unresolved symbol warnings' \
 		run_check source KBUILD_MODPOST_WARN=1 modules
 else
 	echo "static-check.sh: [source] FAIL: linux-source-6.1 could not be prepared (log: $work/source-prepare.log)"
