@@ -16,7 +16,7 @@ PKGS=(
 	# the patched stock modules (scripts/lab/kpatch/)
 	patch
 	# guest userspace copied from the host
-	fio dmsetup e2fsprogs blktrace ndctl
+	fio dmsetup e2fsprogs blktrace ndctl iproute2
 	# tools/ (plots) and their tests
 	python3-matplotlib python3-pytest
 	# raidlab bench --preset cpu-path --profile (perf runs in the guest)

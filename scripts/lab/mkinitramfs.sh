@@ -55,6 +55,7 @@ MODULES=(
 	ext4 xfs libcrc32c crc32c_generic crc32c-intel crc32-pclmul crc32_generic
 	crct10dif_generic crct10dif-pclmul crc64_rocksoft_generic
 	scsi_debug brd null_blk loop configfs
+	nvme-core nvme-fabrics nvme-tcp nvmet nvmet-tcp veth
 )
 
 VMLINUZ=/boot/vmlinuz-$KVER
@@ -179,7 +180,7 @@ build_kpatch() { # PATCH: prints the built .ko's path
 }
 
 # ---------------------------------------------------------------- stamp ---
-HOSTPKGS=(busybox-static kmod dmsetup libdevmapper1.02.1 fio e2fsprogs blktrace ndctl libc6 "linux-image-$KVER")
+HOSTPKGS=(busybox-static kmod dmsetup libdevmapper1.02.1 fio e2fsprogs blktrace ndctl libc6 iproute2 "linux-image-$KVER")
 stamp() {
 	echo "kver $KVER"
 	dpkg-query -W "${HOSTPKGS[@]}" 2>/dev/null || true
@@ -268,6 +269,9 @@ for t in blktrace blkparse btrace blkiomon; do
 	[ -n "$p" ] && { if [ "$t" = btrace ]; then cp "$p" usr/bin/; else put "$p" usr/bin; fi; }
 done
 put "$(hostbin ndctl)" usr/bin
+# iproute2's ip (network namespaces and veth pairs: the NVMe/TCP storage
+# hosts of tests/vm/98-nvme-tcp.sh); busybox's has no netns
+put "$(hostbin ip)" sbin
 p=$(hostbin daxctl) || true; [ -n "$p" ] && put "$p" usr/bin
 # e2fsprogs
 for t in mke2fs e2fsck tune2fs debugfs dumpe2fs resize2fs; do put "$(hostbin $t)" sbin; done
