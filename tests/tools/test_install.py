@@ -78,3 +78,19 @@ def test_example_conf_parses():
     c = ops.parse_conf("\n".join(ln.lstrip("#") for ln in text.splitlines()
                                  if ln.startswith("#") and ln[1:2].isupper()))
     assert c.arrays[0].name == "data" and c.program and c.devices
+
+
+def test_every_option_has_help():
+    """Issue 18: every verb's every argument says what it is."""
+    import argparse
+    missing = []
+
+    def walk(parser, path):
+        for act in parser._actions:
+            if isinstance(act, argparse._SubParsersAction):
+                for name, sub in act.choices.items():
+                    walk(sub, path + [name])
+            elif not isinstance(act, argparse._HelpAction) and not act.help:
+                missing.append((" ".join(path), act.option_strings or act.dest))
+    walk(cli.build_parser(lab=True), [])
+    assert missing == []

@@ -34,6 +34,12 @@ def test_parse_status_scheme_group():
     st = dm.parse_status(plog)
     assert st.scheme_fields == ["1", "0.250", "pmem"] and st.extra == []
     assert st.to_json()["scheme_fields"] == ["1", "0.250", "pmem"]
+    # --json names the group's fields (the names past the known ones: fieldN)
+    assert st.to_json()["scheme_group"] == {"L": "1", "A": "0.250", "K": "pmem"}
+    st = dm.parse_status(base.replace("raidlab raid5", "raidlab raid10") + " raid10 2 near 2")
+    assert st.to_json()["scheme_group"] == {"layout": "near", "copies": "2"}
+    st = dm.parse_status(base + " raid5 1 x")
+    assert st.scheme_group() == {"field1": "x"}
     # a common field of a newer module comes before the group: extra
     st = dm.parse_status(base + " future 7 raid5 2 x y")
     assert st.extra == ["future", "7"] and st.scheme_fields == ["x", "y"]

@@ -855,9 +855,9 @@ def register(verbs):
                          "a dm-raidlab superblock) unless --force; zero the metadata device and "
                          "the members' first MiB, and load the table (the kernel formats the "
                          "zeroed metadata).")
-    p.add_argument("name")
+    p.add_argument("name", help="the array's dm name")
     p.add_argument("members", nargs="+", help="member devices; - for a missing one")
-    p.add_argument("--scheme", required=True, choices=CREATE_SCHEMES)
+    p.add_argument("--scheme", required=True, choices=CREATE_SCHEMES, help="the redundancy scheme")
     p.add_argument("--opt", action="append", metavar="NAME=VALUE",
                    help="a scheme option of the table line (plog: log_disks=1, "
                    "faults=2, ...; sr: dr=, dm=, geom=LINE or a disk model), passed to "
@@ -875,9 +875,10 @@ def register(verbs):
                    help="no metadata device: no superblocks, members used from sector 0")
     p.add_argument("--spare", action="append", help="spare device (repeatable, up to 4)")
     p.add_argument("--region-size", type=int, help="write-intent region in sectors")
-    p.add_argument("--assume-clean", action="store_true")
+    p.add_argument("--assume-clean", action="store_true",
+                   help="no initial resync (the members' redundancy is taken as consistent)")
     p.add_argument("--sched", help="member queue policy")
-    p.add_argument("--queue-depth", type=int)
+    p.add_argument("--queue-depth", type=int, help="member I/Os issued at once per member")
     p.add_argument("--force", action="store_true",
                    help="overwrite disks that hold something (a filesystem, a volume or raid "
                    "label, a partition table, another array's superblock)")
@@ -899,21 +900,21 @@ def register(verbs):
     p.add_argument("--config", default="/etc/raidlab.conf",
                    help="the config file of --scan (default /etc/raidlab.conf)")
     p.add_argument("--spare", action="append", help="a blank disk to add as a spare")
-    p.add_argument("--sched")
+    p.add_argument("--sched", help="member queue policy of the table line")
     p.add_argument("--force", action="store_true", help="assemble even if too many are missing")
-    p.add_argument("--dry-run", action="store_true")
+    p.add_argument("--dry-run", action="store_true", help="print the table line; create nothing")
     _add_json(p)
     p.set_defaults(func=cmd_assemble, more_positionals="devices")
 
     p = verbs.add_parser("detail", help="members, health, sync, metadata of an array")
-    p.add_argument("name", nargs="?")
+    p.add_argument("name", nargs="?", help="the array's dm name (or --metadata)")
     p.add_argument("devices", nargs="*", help="with --metadata: member superblocks to show")
     p.add_argument("--metadata", help="offline: dump this metadata device's superblocks")
     _add_json(p)
     p.set_defaults(func=cmd_detail, more_positionals="devices")
 
     p = verbs.add_parser("status", help="the status line, parsed")
-    p.add_argument("name")
+    p.add_argument("name", help="the array's dm name")
     p.add_argument("--libdm", action="store_true",
                    help="the line as libdevmapper's dm-raid parser (LVM's) reads it")
     _add_json(p)
@@ -921,14 +922,14 @@ def register(verbs):
 
     p = verbs.add_parser("stop", help="stop an array (dmsetup remove; the disks stay as "
                          "they are, assemble brings it back)")
-    p.add_argument("name")
+    p.add_argument("name", help="the array's dm name")
     p.set_defaults(func=cmd_stop)
 
     p = verbs.add_parser("locate", help="where a logical sector lives: data, copies, P, Q",
                          description="Ask the kernel (message locate) for every location of "
                          "a logical sector, or with --member (message owner) what a member "
                          "sector holds.")
-    p.add_argument("name")
+    p.add_argument("name", help="the array's dm name")
     p.add_argument("sector", type=int, help="logical sector; with --member, member sector")
     p.add_argument("--member", type=int, help="member index: say what its sector holds")
     _add_json(p)
@@ -936,23 +937,25 @@ def register(verbs):
 
     for verb, func in (("check", cmd_check), ("repair", cmd_repair)):
         p = verbs.add_parser(verb, help=f"start a {verb} of the redundancy")
-        p.add_argument("name")
+        p.add_argument("name", help="the array's dm name")
         p.add_argument("--wait", action="store_true", help="progress bar until done, mismatches")
-        p.add_argument("--timeout", type=float, default=0)
+        p.add_argument("--timeout", type=float, default=0,
+                       help="--wait: give up after this many seconds (default never)")
         _add_json(p)
         p.set_defaults(func=func)
 
     p = verbs.add_parser("rebuild", help="rebuild progress onto a spare")
-    p.add_argument("name")
-    p.add_argument("--wait", action="store_true")
+    p.add_argument("name", help="the array's dm name")
+    p.add_argument("--wait", action="store_true", help="progress bar until the rebuild ends")
     p.add_argument("--rate", type=int, help="bound background work to KiB/s (sync_rate)")
-    p.add_argument("--timeout", type=float, default=0)
+    p.add_argument("--timeout", type=float, default=0,
+                   help="--wait: give up after this many seconds (default never)")
     _add_json(p)
     p.set_defaults(func=cmd_rebuild)
 
     p = verbs.add_parser("add-spare", help="zero a disk and assemble the array again with it as a spare (the array must not be open)")
-    p.add_argument("name")
-    p.add_argument("dev")
+    p.add_argument("name", help="the array's dm name")
+    p.add_argument("dev", help="the disk to add as a spare")
     p.add_argument("--force", action="store_true",
                    help="overwrite a disk that holds something (a filesystem, a volume or raid "
                    "label, a partition table, another array's superblock)")

@@ -181,16 +181,18 @@ def register(verbs):
         description="Boot the VM lab once and run `raidlab crash-test` per scheme with N "
         "points each; results (JSON, CSV, PNG) in --out.")
     p.add_argument("--schemes", default="raid5,mirror",
-                   type=lambda s: [x for x in s.split(",") if x])
+                   type=lambda s: [x for x in s.split(",") if x],
+                   help="comma list (default raid5,mirror)")
     p.add_argument("--workloads", default="block",
                    type=lambda s: [x for x in s.split(",") if x], help="block,ext4")
     p.add_argument("--points", type=int, default=1000, help="points per scheme (default 1000)")
     p.add_argument("--generations", type=int, help="default: from --points")
-    p.add_argument("--data-mib", type=int, default=4)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--disk-size", default="1G")
+    p.add_argument("--data-mib", type=int, default=4, help="data MiB per member (default 4)")
+    p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    p.add_argument("--disk-size", default="1G", help="the VM's disk images (default 1G)")
     p.add_argument("--timeout", type=int, help="VM timeout, s (default: 4 s a point + 900)")
-    p.add_argument("--out", default=str(ROOT / "results" / "crash"))
+    p.add_argument("--out", default=str(ROOT / "results" / "crash"),
+                   help="result folder (default results/crash)")
     p.add_argument("--dry-run", action="store_true", help="print the guest script")
     p.add_argument("--summarize", action="store_true",
                    help="only rebuild the summary and plot from --out/vm")

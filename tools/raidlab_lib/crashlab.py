@@ -158,10 +158,7 @@ def plog_fields(line):
     pool_total pool_free pool_min_free pool_waits reintegrations
     regions_with_log max_region_fill_segs cache_hits cache_misses faults), as
     a dict; {} for another scheme's line."""
-    names = ("L", "A", "K", "B", "S", "G", "seg_sectors", "capacity_sectors", "durability",
-             "log_bytes", "pool_total", "pool_free", "pool_min_free", "pool_waits",
-             "reintegrations", "regions_with_log", "max_region_fill_segs", "cache_hits",
-             "cache_misses", "faults")
+    names = dm.SCHEME_FIELDS["plog"]
     try:
         st = dm.parse_status(line)
     except dm.ParseError:
@@ -1060,7 +1057,8 @@ def register(verbs):
         "REPLAY, and every point is assembled on a throw-away snapshot (COW) and checked.")
     p.add_argument("--scheme", required=True,
                    choices=("raid5", "raid4", "raid6", "mirror", "plog", "raid10",
-                            "chained", "sr"))
+                            "chained", "sr"),
+                   help="the scheme under test")
     p.add_argument("--members", type=int,
                    help="default: 4 for raid4/raid5/raid6/plog/raid10/sr, 5 for chained, "
                    "2 for mirror")
@@ -1081,9 +1079,11 @@ def register(verbs):
                    help="sync_rate during the recorded rebuild (default 256 KiB/s)")
     p.add_argument("--plog-opts", default=None, metavar="WORDS",
                    help=f"plog's extra table words (default '{PLOG_OPTS}')")
-    p.add_argument("--workload", choices=("block", "ext4"), default="block")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--generations", type=int, default=4)
+    p.add_argument("--workload", choices=("block", "ext4"), default="block",
+                   help="block writes, or files on ext4 (default block)")
+    p.add_argument("--seed", type=int, default=1, help="random seed of the workload")
+    p.add_argument("--generations", type=int, default=4,
+                   help="rounds of writes, each verified (default 4)")
     p.add_argument("--ops", type=int, default=24, help="writes (block) or file operations "
                    "(ext4) per generation")
     p.add_argument("--max-run", type=int, default=8, help="longest write in blocks")
@@ -1101,12 +1101,12 @@ def register(verbs):
     p.add_argument("--region-size", type=int, help="write-intent region in sectors")
     p.add_argument("--no-metadata", action="store_true",
                    help="no metadata device (expect failures: no write-intent bitmap)")
-    p.add_argument("--base", default="/dev/rl/m0")
-    p.add_argument("--log", default="/dev/rl/m1")
-    p.add_argument("--replay", default="/dev/rl/m2")
+    p.add_argument("--base", default="/dev/rl/m0", help="disk the rig's slices are cut from")
+    p.add_argument("--log", default="/dev/rl/m1", help="dm-log-writes log device")
+    p.add_argument("--replay", default="/dev/rl/m2", help="disk the crash images are replayed to")
     p.add_argument("--cow", default="/dev/ram0", help="snapshot COW device (default "
                    "/dev/ram0: modprobe brd first)")
-    p.add_argument("--prefix", default="rlc")
+    p.add_argument("--prefix", default="rlc", help="dm names' prefix (default rlc)")
     p.add_argument("--timeout", type=float, default=300, help="per wait, seconds")
     p.add_argument("--no-check", action="store_true",
                    help="do not scrub (check) at each point (modules without check)")

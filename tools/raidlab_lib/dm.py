@@ -54,6 +54,21 @@ STATUS_TAIL = (
 # member while the array resyncs (Status.member_health() tells them apart)
 HEALTH = {"A": "alive", "D": "failed", "a": "rebuilding"}
 SYNC_ACTIONS = ("idle", "resync", "frozen", "recover", "check", "repair")
+# the names of each scheme's counted group (Documentation/dm-raidlab.rst,
+# the schemes' "Status" paragraphs), for --json; words past the names a
+# tool knows are "field<N>"
+SCHEME_FIELDS = {
+    "plog": ("L", "A", "K", "B", "S", "G", "seg_sectors", "capacity_sectors", "durability",
+             "log_bytes", "pool_total", "pool_free", "pool_min_free", "pool_waits",
+             "reintegrations", "regions_with_log", "max_region_fill_segs", "cache_hits",
+             "cache_misses", "faults"),
+    "altmirror": ("modes", "used_slots", "min_free", "waits", "batches", "mean_batch",
+                  "install_ms", "overlaps", "hits", "cycle_ms", "pool", "recovery",
+                  "copied_blocks", "modified", "g", "recovery_ms"),
+    "sr": ("Ds", "Dr", "Dm", "reads", "propagate", "pending", "forced", "full", "discarded",
+           "records", "first"),
+    "raid10": ("layout", "copies"),
+}
 
 
 def _bbl(word):
@@ -108,10 +123,19 @@ class Status:
         """The members being rebuilt (health 'a' outside a resync)."""
         return [i for i, h in enumerate(self.member_health()) if h == "rebuilding"]
 
+    def scheme_group(self):
+        """The scheme's group as {name: word} (SCHEME_FIELDS), or None."""
+        if self.scheme_fields is None:
+            return None
+        names = SCHEME_FIELDS.get(self.fields["scheme"], ())
+        return {names[i] if i < len(names) else f"field{i + 1}": w
+                for i, w in enumerate(self.scheme_fields)}
+
     def to_json(self):
         d = dict(self.fields)
         d.update(start=self.start, length=self.length, synced=self.synced, total=self.total,
-                 members=self.members, extra=self.extra, scheme_fields=self.scheme_fields)
+                 members=self.members, extra=self.extra, scheme_fields=self.scheme_fields,
+                 scheme=self.fields["scheme"], scheme_group=self.scheme_group())
         return d
 
 

@@ -218,8 +218,8 @@ def register(verbs):
                          "numbers, unknown options, wrong counts, bad devices, long words) and "
                          "random ones, over raid0, mirror, raid10, chained, raid4, raid5, raid6 and plog; "
                          "with --valid, unmutated lines first. Deterministic for a seed.")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--count", type=int, default=100)
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--count", type=int, default=100, help="lines to print (default 100)")
     p.add_argument("--devs", default="/dev/rl/m0,/dev/rl/m1,/dev/rl/m2,/dev/rl/m3",
                    help="comma list of member devices for the valid lines")
     p.add_argument("--metadata", default="/dev/rl/pmem", help="metadata device ('' for none)")

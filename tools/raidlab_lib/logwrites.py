@@ -286,7 +286,7 @@ def register(verbs):
                    help="with several logs: points common to them all (marks, flush ordinals)")
     p.add_argument("--mark-prefix", help="--aligned: only marks starting with this")
     p.add_argument("--random", type=int, default=0, metavar="N", help="N random points too")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of --random (default 0)")
     p.add_argument("--mark", help="print the crash point just after MARK (entries to replay)")
     p.add_argument("--to", type=int, metavar="K", help="replay entries [FROM, K)")
     p.add_argument("--from", dest="start", type=int, default=0, metavar="J",
@@ -294,7 +294,7 @@ def register(verbs):
     p.add_argument("--dest", action="append", metavar="DEV", help="replay target")
     p.add_argument("--discard", choices=("zero", "skip"), default="zero",
                    help="replay discards as zeroes (default) or skip them")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_replay_log)
 
 

@@ -315,7 +315,7 @@ def register(verbs):
     p.add_argument("members", nargs="*", help="member devices (their smallest size counts)")
     p.add_argument("--table", help="a table line (with or without '<start> <length> raidlab'): "
                    "its scheme, options and devices")
-    p.add_argument("--scheme", choices=admin.CREATE_SCHEMES + ["altmirror"])
+    p.add_argument("--scheme", choices=admin.CREATE_SCHEMES, help="the redundancy scheme")
     p.add_argument("--chunk", type=int, default=128, help="chunk in sectors (default 128)")
     p.add_argument("--opt", action="append", metavar="NAME=VALUE",
                    help="a scheme option, as for create (repeatable)")

@@ -99,7 +99,8 @@ def register(verbs):
     p.add_argument("--p90-ms", type=_target, default="auto",
                    help="p90 target in ms, or auto: --auto-factor x raid0's idle p90 "
                         "(Chen: 4x) (default auto)")
-    p.add_argument("--auto-factor", type=float, default=4.0)
+    p.add_argument("--auto-factor", type=float, default=4.0,
+                   help="--p90 auto: this many times raid0's idle p90 (default 4)")
     p.add_argument("--out", default=None, help="result folder (default results/bench/<preset>)")
     p.add_argument("--dry-run", action="store_true", help="print the plan and exit")
     p.add_argument("--from-dir", default=None,

@@ -245,7 +245,8 @@ def register(verbs):
     p.add_argument("--configs", type=lambda s: [x for x in s.split(",") if x],
                    default=list(CONFIGS), help="comma list of two,one (default both)")
     p.add_argument("--max", type=int, default=1800, help="a recovery's bound, seconds")
-    p.add_argument("--timeout", type=int, default=0)
+    p.add_argument("--timeout", type=int, default=0,
+                   help="seconds before the VM is stopped (default: the plan's own bound)")
     p.add_argument("--out", default=None, help="result folder (default results/amrec)")
     p.add_argument("--dry-run", action="store_true", help="print the plan and exit")
     p.add_argument("--from-dir", default=None, help="recompute an earlier run's files (no VM)")

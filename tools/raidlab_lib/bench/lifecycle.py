@@ -205,7 +205,8 @@ def register(verbs):
     p.add_argument("--schemes", type=lambda s: [x for x in s.split(",") if x],
                    default=["raid5", "mirror"], help="comma list (default raid5,mirror)")
     p.add_argument("--depth", type=int, default=4, help="fio iodepth (default 4)")
-    p.add_argument("--timeout", type=int, default=0)
+    p.add_argument("--timeout", type=int, default=0,
+                   help="seconds before the VM is stopped (default: the plan's own bound)")
     p.add_argument("--out", default=None, help="result folder (default results/lifecycle)")
     p.add_argument("--dry-run", action="store_true", help="print the plan and exit")
     p.add_argument("--from-dir", default=None, help="recompute an earlier run's files (no VM)")

@@ -515,7 +515,8 @@ def register(verbs):
         description="Issue 3's benchmarks in the VM lab over dm-hddsim members: policy "
                     "(fifo/look/satf throughput vs outstanding requests), mirror (rl-mirror vs "
                     "rl-raid0 random reads) and tracker (prediction error vs time_scale).")
-    p.add_argument("which", choices=("policy", "mirror", "tracker"))
+    p.add_argument("which", choices=("policy", "mirror", "tracker"),
+                   help="the study: queue policies, mirror reads, or the head tracker")
     p.add_argument("--preset", default="lightning", help="dm-hddsim preset with a geometry: "
                    + ", ".join(geommod.PRESETS) + " (default lightning)")
     p.add_argument("--time-scale", default="1/5",
@@ -535,7 +536,8 @@ def register(verbs):
                    help="tracker: time scales (default 1,1/2,1/5,1/10,1/20)")
     p.add_argument("--depth", type=int, default=8, help="tracker: fio iodepth (default 8)")
     p.add_argument("--disks", type=int, default=4, help="lab member disks (default 4)")
-    p.add_argument("--timeout", type=int, default=0)
+    p.add_argument("--timeout", type=int, default=0,
+                   help="seconds before the VM is stopped (default: the plan's own bound)")
     p.add_argument("--out", default=None, help="result folder (default results/sched/WHICH)")
     p.add_argument("--dry-run", action="store_true", help="print the plan and exit")
     p.add_argument("--from-dir", default=None, help="recompute an earlier run's files (no VM)")

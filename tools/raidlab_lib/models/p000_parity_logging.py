@@ -617,7 +617,8 @@ def register(subparsers):
                  "revolution_ms", "seek_a", "seek_b", "seek_c",
                  "head_switch_ms"):
         g.add_argument("--" + name.replace("_", "-"), dest=name,
-                       type=_OVERRIDES[name], metavar="X")
+                       type=_OVERRIDES[name], metavar="X",
+                       help=f"the disk's {name.replace('_', ' ')} (default: figure 12's)")
     g.add_argument("--avg-seek-ms", dest="avg_seek_ms", type=float, metavar="X",
                    help="average seek S (default 12.5)")
     g.add_argument("--seek-from-curve", action="store_true",
@@ -625,7 +626,8 @@ def register(subparsers):
     g = sp.add_argument_group("array and parity logging")
     g.add_argument("--unit-bytes", dest="unit_bytes", type=int, metavar="X",
                    help="small write size (default 2048)")
-    g.add_argument("--disks", "-N", dest="disks", type=int, metavar="N")
+    g.add_argument("--disks", "-N", dest="disks", type=int, metavar="N",
+                   help="disks in the array (default: figure 12's)")
     g.add_argument("-K", dest="K", type=int, help="tracks per log write")
     g.add_argument("-L", dest="L", type=int, help="log striping degree")
     g.add_argument("-A", dest="A", type=float, help="log/parity ratio")

@@ -340,7 +340,8 @@ def register(subparsers):
         "p002", help="Yu et al. 2000: SR-Array aspect ratio and latency/throughput",
         description="SR-Array latency (eq. 4-11), RLOOK throughput (eq. 12-16) and the "
                     "choice of Ds x Dr for D disks.")
-    p.add_argument("--disks", type=int, nargs="+", default=[2, 4, 6, 9, 12, 18, 36])
+    p.add_argument("--disks", type=int, nargs="+", default=[2, 4, 6, 9, 12, 18, 36],
+                   help="array sizes to tabulate (default 2 4 6 9 12 18 36)")
     p.add_argument("--seek-max", type=float, default=S_DEFAULT,
                    help="full-stroke seek time S, ms (default inferred, see docstring)")
     p.add_argument("--rotation", type=float, default=R_DEFAULT, help="rotation time R, ms")
@@ -364,5 +365,5 @@ def register(subparsers):
                    "members.txt or blkparse output): L, the read share and q from it")
     c.add_argument("--propagate", choices=("bg", "fg"), default="bg",
                    help="fg: writes propagate in the foreground, p = the read share")
-    c.add_argument("--json", action="store_true")
+    c.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_run)

@@ -357,19 +357,21 @@ def register(subparsers):
     p.add_argument("--f", type=float, nargs="+", default=[0.01, 0.05, 0.10],
                    help="memory fractions for the efficiency table")
     p.add_argument("--w", type=float, nargs="+", default=[W_DEFAULT], help="write fractions")
-    p.add_argument("--cyls", type=int, default=CYLS)
-    p.add_argument("--surfs", type=int, default=SURFS)
-    p.add_argument("--blks-trk", type=int, default=BLKS_TRK)
+    p.add_argument("--cyls", type=int, default=CYLS, help="disk cylinders (default the paper's)")
+    p.add_argument("--surfs", type=int, default=SURFS, help="disk surfaces (default the paper's)")
+    p.add_argument("--blks-trk", type=int, default=BLKS_TRK,
+                   help="blocks per track (default the paper's)")
     p.add_argument("--t-rot", type=float, default=T_ROT, help="rotation time, ms")
     p.add_argument("--t-avseek", type=float, default=T_AVSEEK, help="average seek, ms")
     p.add_argument("--trials", type=int, default=TRIALS, help="Monte-Carlo trials")
-    p.add_argument("--seed", type=int, default=SEED)
-    p.add_argument("--occupancy", choices=["interpolate", "binomial"], default="interpolate")
+    p.add_argument("--seed", type=int, default=SEED, help="random seed of the simulation")
+    p.add_argument("--occupancy", choices=["interpolate", "binomial"], default="interpolate",
+                   help="how the pool's occupancy is modelled (default interpolate)")
     p.add_argument("--g", type=float, nargs="+", default=[8, 10, 2, 4, 6, 12],
                    help="blocks read per scan slot (recovery)")
     p.add_argument("--rec-f", type=float, nargs="+", default=[0.01, 0.05, 0.10],
                    help="memory fractions for the recovery table")
     p.add_argument("--mttf", type=float, default=30000.0, help="disk MTTF, hours")
-    p.add_argument("--disks", type=int, default=1000)
+    p.add_argument("--disks", type=int, default=1000, help="disks simulated (default 1000)")
     p.add_argument("--t-rec", type=float, default=0.25, help="recovery time, hours")
     p.set_defaults(func=_run)

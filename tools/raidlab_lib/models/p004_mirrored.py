@@ -142,7 +142,7 @@ def register(subparsers):
         description="Throughput of RAID-10 and chained declustering with failed "
                     "disks, relative to healthy: a bottleneck model (the baselines "
                     "of paper 004; issue 15's degraded-read claim).")
-    p.add_argument("--disks", type=int, default=6)
+    p.add_argument("--disks", type=int, default=6, help="disks in the array (default 6)")
     p.add_argument("--copies", type=int, default=2, help="RAID-10 mirror set size")
     p.add_argument("--failed", type=int, nargs="*", default=[0],
                    help="failed disks (default: disk 0)")

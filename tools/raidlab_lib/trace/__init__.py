@@ -31,7 +31,8 @@ def register(verbs):
                     "others, and report member I/Os per request, seek distances and "
                     "utilisation.")
     p.add_argument("--configs", type=lambda s: [x for x in s.split(",") if x],
-                   default=["rl-raid0", "rl-mirror", "rl-raid5", "md-raid5"])
+                   default=["rl-raid0", "rl-mirror", "rl-raid5", "md-raid5"],
+                   help="the configurations to replay on, comma-separated")
     p.add_argument("--workload", default="ind-w", help="a bench workload name (default ind-w)")
     p.add_argument("--depth", type=int, default=4, help="outstanding requests (default 4)")
     p.add_argument("--runtime", type=int, default=5, help="seconds of the recorded run")
@@ -39,9 +40,10 @@ def register(verbs):
                    help="address range of the recorded run (fits every array; default 1024)")
     p.add_argument("--out", default="results/trace", help="result folder")
     p.add_argument("--parse", default=None, help="analyse an earlier run's folder (no VM)")
-    p.add_argument("--disks", type=int, default=4)
-    p.add_argument("--chunk-kb", type=int, default=64)
-    p.add_argument("--disk-model", default="none")
+    p.add_argument("--disks", type=int, default=4, help="member disks (default 4)")
+    p.add_argument("--chunk-kb", type=int, default=64, help="chunk in KiB (default 64)")
+    p.add_argument("--disk-model", default="none",
+                   help="dm-hddsim disk model under the members (default none)")
     p.add_argument("--time-scale", default="1", help="dm-hddsim time_scale N or N/M")
     p.set_defaults(func=run)
 
