@@ -44,11 +44,16 @@ VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 LIBDIR := $(DESTDIR)$(PREFIX)/lib/raidlab
 DOCDIR := $(DESTDIR)$(PREFIX)/share/doc/dm-raidlab
 
+# the running kernel's (the lab's KVER is for the VM lab): make install
+# INSTALL_KVER=<release> for another
+INSTALL_KVER ?= $(shell uname -r)
+INSTALL_KDIR ?= /lib/modules/$(INSTALL_KVER)/build
+
 install:
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/dm-raidlab modules
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/dm-raidlab INSTALL_MOD_DIR=updates \
+	$(MAKE) -C $(INSTALL_KDIR) M=$(CURDIR)/dm-raidlab modules
+	$(MAKE) -C $(INSTALL_KDIR) M=$(CURDIR)/dm-raidlab INSTALL_MOD_DIR=updates \
 		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
-	depmod $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
+	depmod $(if $(DESTDIR),-b $(DESTDIR)) $(INSTALL_KVER)
 
 install-tools:
 	install -d $(LIBDIR) $(DESTDIR)$(PREFIX)/sbin $(DOCDIR) \
@@ -56,9 +61,12 @@ install-tools:
 	cp -r tools/raidlab tools/raidlab_lib $(LIBDIR)/
 	find $(LIBDIR) -name __pycache__ -prune -exec rm -rf {} +
 	ln -sf ../lib/raidlab/raidlab $(DESTDIR)$(PREFIX)/sbin/raidlab
-	install -m 644 dist/udev/60-raidlab.rules $(DESTDIR)$(PREFIX)/lib/udev/rules.d/
-	install -m 644 dist/systemd/raidlab-assemble.service \
-		dist/systemd/raidlab-monitor.service $(DESTDIR)$(PREFIX)/lib/systemd/system/
+	# the rules and units name the tool where PREFIX puts it
+	for f in udev/60-raidlab.rules:lib/udev/rules.d systemd/raidlab-assemble.service:lib/systemd/system \
+		systemd/raidlab-monitor.service:lib/systemd/system; do \
+		sed 's|/usr/sbin/raidlab|$(PREFIX)/sbin/raidlab|g' dist/$${f%%:*} \
+			>$(DESTDIR)$(PREFIX)/$${f#*:}/$$(basename $${f%%:*}) || exit 1; \
+	done
 	install -m 644 dist/raidlab.conf.example Documentation/*.rst $(DOCDIR)/
 
 # DKMS from this tree (a clean one: dkms copies it to /usr/src/dm-raidlab-$(VERSION))

@@ -795,6 +795,8 @@ int rl_sync_message(struct rl_array *a, unsigned int argc, char **argv,
 /* A message is refused: log the reason, keep it for "last_error". */
 __printf(2, 3)
 void rl_msg_refused(struct rl_array *a, const char *fmt, ...);
+/* Forget the last reason (a new message came in). */
+void rl_msg_clear(struct rl_array *a);
 
 /*
  * failrec.c: the durable record of member failures, and the completions

@@ -401,9 +401,12 @@ static void rl_sync_throttle(struct rl_sync *s, sector_t sectors, u64 start_ns)
 	want_ns = div_u64((u64)sectors * 512 * NSEC_PER_SEC, (u64)rate * 1024);
 	took = ktime_get_ns() - start_ns;
 	if (want_ns > took)
-		/* a new rate (message sync_rate) ends the sleep */
+		/* a new rate, frozen or idle (messages) end the sleep */
 		wait_event_timeout(s->wait, READ_ONCE(s->stopped) ||
-				   READ_ONCE(s->rate_kbps) != rate,
+				   READ_ONCE(s->frozen) ||
+				   READ_ONCE(s->rate_kbps) != rate ||
+				   (READ_ONCE(s->job) >= RL_SYNC_CHECK &&
+				    !READ_ONCE(s->scrub_wanted)),
 				   nsecs_to_jiffies(want_ns - took));
 }
 
@@ -412,7 +415,7 @@ static void rl_sync_work(struct work_struct *ws)
 	struct rl_sync *s = container_of(ws, struct rl_sync, work);
 	struct rl_array *a = s->a;
 	struct rl_sync_req req;
-	bool finished, members, dirty;
+	bool finished, members, dirty, started;
 	unsigned long failed;
 	u64 t0;
 	int r;
@@ -436,12 +439,17 @@ static void rl_sync_work(struct work_struct *ws)
 			wake_up_all(&s->wait);
 			return;
 		}
+		/* a job that starts is an event (its end is one too) */
+		started = !s->active || s->job != req.job ||
+			  s->target != req.target;
 		s->active = true;
 		s->dirty_job = dirty;
 		s->job = req.job;
 		s->target = req.target;
 		s->cursor = req.msector;
 		spin_unlock_irq(&s->lock);
+		if (started)
+			schedule_work(&a->event_work);
 
 		t0 = ktime_get_ns();
 		failed = READ_ONCE(a->failed);
@@ -709,6 +717,7 @@ void rl_sync_start(struct rl_array *a)
 
 	spin_lock_irq(&s->lock);
 	s->stopped = false;
+	s->frozen = false;	/* as dm-raid's resume: frozen ends */
 	spin_unlock_irq(&s->lock);
 	rl_sync_kick(a);
 	rl_sync_want_work(a);	/* what the scheme asked for before */

@@ -79,6 +79,16 @@ void rl_msg_refused(struct rl_array *a, const char *fmt, ...)
 	spin_unlock_irq(&s->lock);
 }
 
+/* A message other than last_error comes in: the last reason is old. */
+void rl_msg_clear(struct rl_array *a)
+{
+	struct rl_sync *s = rl_sync(a);
+
+	spin_lock_irq(&s->lock);
+	s->refused[0] = '\0';
+	spin_unlock_irq(&s->lock);
+}
+
 /* The answer of "last_error": the last refusal's reason, or "none". */
 static void rl_msg_last_error(struct rl_array *a, char *result,
 			      unsigned int maxlen)
@@ -119,8 +129,9 @@ static int rl_msg_scrub(struct rl_array *a, const char *verb)
 
 /*
  * frozen, idle, resync, recover: dm-raid's words. frozen stops every job
- * where it is (its cursor is kept); idle ends a check or repair and lets
- * the others go on; resync and recover let them go on.
+ * where it is (its cursor is kept) until one of the others or the next
+ * resume, as dm-raid's; idle ends a check or repair and lets the others
+ * go on; resync and recover let them go on.
  */
 static int rl_msg_action(struct rl_array *a, const char *verb)
 {
@@ -132,8 +143,10 @@ static int rl_msg_action(struct rl_array *a, const char *verb)
 	if (!strcasecmp(verb, "idle"))
 		s->scrub_wanted = false;
 	spin_unlock_irq(&s->lock);
+	wake_up_all(&s->wait);		/* a throttled range's sleep ends */
 	if (!frozen)
 		rl_sync_kick(a);
+	schedule_work(&a->event_work);	/* sync_action changes */
 	return 0;
 }
 

@@ -783,6 +783,8 @@ static int raidlab_message(struct dm_target *ti, unsigned int argc,
 	unsigned int m;
 	int r;
 
+	if (!(argc == 1 && !strcasecmp(argv[0], "last_error")))
+		rl_msg_clear(a);
 	if (argc == 2 && !strcasecmp(argv[0], "fail")) {
 		if (rl_msg_member(a, "fail", argv[1], &m))
 			return -EINVAL;

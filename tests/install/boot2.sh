@@ -36,7 +36,7 @@ syslogd -n -O /tmp/syslog &
 sleep 0.5
 mon=$(unit_cmds raidlab-monitor.service ExecStart)
 log "raidlab-monitor.service runs: $mon"
-$mon >/tmp/monitor.out 2>&1 &
+$mon >/tmp/monitor.out 2>&1 &	# a simple command: $! is the monitor
 MON=$!
 i=0
 while ! grep -q "NewArray event detected on array r5" /tmp/monitor.out && [ $i -lt 600 ]; do

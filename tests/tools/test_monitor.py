@@ -32,6 +32,15 @@ def test_diff_events():
         [("CheckFinished", "mismatches 16")]
     assert monitor.diff("a", snap("aaa", "resync"), snap("AAA")) == [("ResyncFinished", None)]
     assert monitor.diff("a", snap("AAA"), snap("AAA")) == []
+    # frozen is a pause: no Finished, and no Started when it goes on
+    assert monitor.diff("a", snap("AaA", "recover"), snap("AaA", "frozen")) == []
+    assert monitor.diff("a", snap("AaA", "recover"), snap("AaA", "recover")) == []
+    # a check that began and ended between two looks: its count changed
+    assert monitor.diff("a", snap("AAA", mm=0), snap("AAA", mm=8)) == \
+        [("CheckFinished", "mismatches 8")]
+    # a new check resets the count: not an end
+    assert monitor.diff("a", snap("AAA", mm=8), snap("AAA", "check", mm=0)) == \
+        [("CheckStarted", None)]
 
 
 def test_reporter_runs_program(tmp_path):
@@ -61,6 +70,16 @@ def test_parse_conf():
 def test_find_metadata():
     class Md:
         uuid = bytes(range(16))
-    got = ops.find_metadata("00010203-0405-0607-0809-0a0b0c0d0e0f", ["/a", "/b"],
-                            read_md=lambda p: (0, Md() if p == "/b" else None, []))
+
+        def __init__(self, events):
+            self.events = events
+    u = "00010203-0405-0607-0809-0a0b0c0d0e0f"
+    got = ops.find_metadata(u, ["/a", "/b"],
+                            read_md=lambda p: (0, Md(5) if p == "/b" else None, []))
     assert got == "/b"
+    # a stale copy loses to the newest; two newest are refused
+    ev = {"/a": 4, "/b": 9, "/c": 7}
+    assert ops.find_metadata(u, list(ev), read_md=lambda p: (0, Md(ev[p]), [])) == "/b"
+    ev["/c"] = 9
+    with pytest.raises(admin.ToolError, match="both hold its metadata"):
+        ops.find_metadata(u, list(ev), read_md=lambda p: (0, Md(ev[p]), []))

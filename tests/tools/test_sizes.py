@@ -54,3 +54,26 @@ def test_size_cli(capsys):
     assert cli.main(["size", "--table", line, "--member-sectors", str(1 << 21)]) == 0
     assert int(capsys.readouterr().out) == plogsize.capacity(5, 16, (1 << 21) - 0,
                                                               [("log_disks", "1")])
+
+
+def test_plog_segment_must_hold_a_chunk():
+    # plog_layout(): a 256-sector log write cannot hold a 256-sector chunk
+    # and its header (the kernel refuses the line; so does size)
+    assert plogsize.max_recs(256) == (248, 8)
+    with pytest.raises(plogsize.PlogSizeError, match="cannot hold a chunk's record"):
+        plogsize.capacity(5, 256, 1 << 22)
+    assert plogsize.capacity(5, 128, 1 << 22) > 0
+    with pytest.raises(plogsize.PlogSizeError, match="at most 32 MiB"):
+        plogsize.capacity(5, 1 << 17, 1 << 30)
+
+
+@pytest.mark.parametrize("word,milli", [("1", 1000), ("0.5", 500), ("2.25", 2250),
+                                        ("64", 64000), ("0.001", 1)])
+def test_log_ratio_as_the_kernel(word, milli):
+    assert plogsize.log_ratio_milli(word) == milli
+
+
+@pytest.mark.parametrize("word", ["1e-1", "1.5000", ".5", "0", "65", "-1", "1.", ""])
+def test_log_ratio_refused_as_the_kernel(word):
+    with pytest.raises(plogsize.PlogSizeError):
+        plogsize.log_ratio_milli(word)

@@ -47,7 +47,13 @@ sleep 2
 p2=$(rl_st arr 4)
 check "frozen: sync_action frozen, the progress stays ($p1, $p2)" \
 	test "$(rl_st arr 5) $p1" = "frozen $p2"
+run dm_suspend arr
+run dm_resume arr
+check "a resume ends frozen, as dm-raid's: resync" test "$(rl_st arr 5)" = resync
+run dm_message arr frozen
+check "frozen again" test "$(rl_st arr 5)" = frozen
 run dm_message arr resync
+check "the message resync: the resync goes on" test "$(rl_st arr 5)" = resync
 run dm_message arr sync_rate 0
 check "resync: the resync goes on and ends" rl_wait_sync arr 300
 check "in sync: AAAA, idle" test "$(rl_health arr) $(rl_st arr 5)" = "AAAA idle"
@@ -58,8 +64,15 @@ check "check counts the changed sectors in dm-raid's mismatch field" \
 run dm_message arr repair
 check "repair ends" rl_wait_sync arr 300
 check "a second check finds 0" test "$(rl_scrub arr check 300)" = 0
+# idle ends a running check, even one asleep in its rate limit
+run dm_message arr sync_rate 64
+run dm_message arr check
+check "a throttled check runs" test "$(rl_st arr 5)" = check
 run dm_message arr idle
-check "idle: nothing runs" test "$(rl_st arr 5)" = idle
+i=0
+while [ "$(rl_st arr 5)" != idle ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+check "idle ends it within 5 s" test "$(rl_st arr 5)" = idle
+run dm_message arr sync_rate 0
 
 # ------------------------------------------------------------ monitor ---
 cat >/tmp/prog <<'EOF'
@@ -70,7 +83,9 @@ chmod +x /tmp/prog
 syslogd -n -O /tmp/syslog &
 SYSLOGD=$!
 sleep 0.5
-RL monitor --delay 2 --program /tmp/prog arr >/tmp/monitor.out 2>&1 &
+# python3 itself in the background (not the RL function's subshell): kill
+# then stops the monitor, which stops its dmsetup wait children
+python3 "$RL_TOOLS/raidlab" monitor --delay 2 --program /tmp/prog arr >/tmp/monitor.out 2>&1 &
 MON=$!
 i=0
 while ! grep -q "NewArray event detected on array arr" /tmp/monitor.out && [ $i -lt 600 ]; do
@@ -103,6 +118,9 @@ sleep 4
 kill $MON 2>/dev/null
 wait $MON 2>/dev/null
 log "monitor: $(cat /tmp/monitor.out)"
+ps >/tmp/ps.out
+check "ps works, and no dmsetup wait outlives the monitor" \
+	sh -c "grep -q ' ps' /tmp/ps.out && ! grep -q 'dmsetup wait' /tmp/ps.out"
 for ev in "Fail event detected on array arr, $D1" "RebuildStarted event" \
 	"SpareActive event detected on array arr, $D5" "RebuildFinished event"; do
 	check "monitor reports '$ev'" grep -q "$ev" /tmp/monitor.out

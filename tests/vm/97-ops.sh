@@ -31,6 +31,7 @@ wn() { echo "$W" | cut -d' ' -f1-"$1"; }
 
 # kernel_cap N CHUNK "OPTS": capacity_sectors of a one-chunk plog, no metadata
 kernel_cap() {
+	k=
 	_o="chunk_size $2${3:+ $3}"
 	dm_create p "0 $2 raidlab plog $(echo "$_o" | wc -w) $_o $1 $(wn "$1")" || return 1
 	rl_plog p 8
@@ -49,6 +50,12 @@ for shape in "5 16 log_disks 1" "6 32 faults 2" "4 64" "5 16 log_ratio 0.5 track
 	check "plog N=$n chunk $c${opts:+ $opts}: raidlab size $s = the kernel's capacity $k" \
 		test -n "$k" -a "$s" = "$k"
 done
+# a log write that cannot hold a chunk's record: both refuse it
+check "plog chunk 256 over 256-sector tracks: the kernel refuses it" \
+	sh -c "! dmsetup create p --table '0 256 raidlab plog 2 chunk_size 256 5 $(wn 5)' 2>/dev/null"
+dmsetup remove p 2>/dev/null
+check "and raidlab size refuses it with the kernel's reason" \
+	sh -c "python3 $RL_TOOLS/raidlab size --no-metadata --scheme plog --chunk 256 $(wn 5) 2>&1 | grep -q 'cannot hold a chunk'"
 
 # with a metadata device (bufio on w5): the data offset counts
 run wipe /dev/mapper/w5 2
@@ -66,9 +73,14 @@ check "its length is raidlab size's ($s)" test "$(dmsetup table pl | awk '{ prin
 check "the plog array verifies" fio_write_then_verify /dev/mapper/pl 8M
 run RL stop pl
 
-# altmirror
+# altmirror: raidlab size is the kernel's largest length
 run wipe "$PM" 4
 for i in 0 1; do run wipe "/dev/mapper/w$i" 2; done
+as=$(RL size --scheme altmirror $(wn 2))
+check "altmirror: the kernel refuses raidlab size + 8 sectors" \
+	sh -c "! dmsetup create am --table '0 $((as + 8)) raidlab altmirror 2 metadata $PM 2 $(wn 2)' 2>/dev/null"
+dmsetup remove am 2>/dev/null
+run wipe "$PM" 4
 check "raidlab create --scheme altmirror" RL create am --scheme altmirror --metadata "$PM" $(wn 2)
 check "altmirror's length is raidlab size's" \
 	test "$(dmsetup table am | awk '{ print $2 }')" = "$(RL size --scheme altmirror $(wn 2))"

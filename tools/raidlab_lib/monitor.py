@@ -21,6 +21,7 @@ facility daemon), and to a program run as `PROGRAM <event> <array>
 the exit status is 1 if any array is degraded or failed.
 """
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -70,6 +71,9 @@ def diff(name, old, new):
         if new["action"] in SYNC_EVENTS:
             ev.append((SYNC_EVENTS[new["action"]] + "Started", None))
         return ev
+    if new["action"] == "frozen":
+        # a pause, not an end: the job the array was on is still its job
+        new["action"] = old["action"]
     for i, (a, b) in enumerate(zip(old["health"], new["health"])):
         dev = new["devs"][i] if i < len(new["devs"]) else str(i)
         was = old["devs"][i] if i < len(old["devs"]) else str(i)
@@ -86,6 +90,9 @@ def diff(name, old, new):
                        else None))
         if new["action"] in SYNC_EVENTS:
             ev.append((SYNC_EVENTS[new["action"]] + "Started", None))
+    elif new["mismatches"] != old["mismatches"] and new["action"] not in ("check", "repair"):
+        # a check that began and ended between two looks
+        ev.append(("CheckFinished", f"mismatches {new['mismatches']}"))
     return ev
 
 
@@ -143,12 +150,13 @@ def oneshot(names, report):
     return 1 if bad else 0
 
 
-def run(names, report, delay=60.0, test=False, rounds=None):
+def run(names, report, delay=60.0, test=False, rounds=None, waiters=None):
     """Watch until killed (or @rounds passes, for the tests): one `dmsetup
     wait` child per array; a finished one means its event counter moved.
     Every @delay seconds the arrays are looked at anyway (a new one, a
     missed event)."""
-    last, waiters = {}, {}
+    last = {}
+    waiters = {} if waiters is None else waiters
     t_scan = 0.0
     n = 0
     while rounds is None or n < rounds:
@@ -163,6 +171,9 @@ def run(names, report, delay=60.0, test=False, rounds=None):
                 todo.add(name)
                 del waiters[name]
         for name in sorted(todo):
+            # the event counter before the status: an event after this
+            # read ends the wait at once
+            nr = event_nr(name)
             new = snapshot(name)
             if name not in last and test and new is not None:
                 report("TestMessage", name)
@@ -172,16 +183,11 @@ def run(names, report, delay=60.0, test=False, rounds=None):
                 last.pop(name, None)
                 continue
             last[name] = new
-        for name in last:
-            if name not in waiters:
-                nr = event_nr(name)
-                if nr is not None:
-                    waiters[name] = subprocess.Popen(
-                        ["dmsetup", "wait", name, str(nr)], stdout=subprocess.DEVNULL,
-                        stderr=subprocess.DEVNULL)
+            if nr is not None and name not in waiters:
+                waiters[name] = subprocess.Popen(
+                    ["dmsetup", "wait", name, str(nr)], stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL)
         time.sleep(0.2)
-    for p in waiters.values():
-        p.kill()
     return 0
 
 
@@ -195,10 +201,19 @@ def cmd_monitor(a):
         return oneshot(a.names, report)
     if a.delay <= 0:
         raise ToolError("--delay must be positive")
+    waiters = {}
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, stop)
     try:
-        return run(a.names, report, a.delay, a.test)
+        return run(a.names, report, a.delay, a.test, waiters=waiters)
     except KeyboardInterrupt:
         return 0
+    finally:
+        for p in waiters.values():       # no dmsetup wait outlives monitor
+            p.kill()
+            p.wait()
 
 
 def register(verbs):

@@ -78,15 +78,25 @@ def read_conf(path):
 
 
 def find_metadata(uuid, candidates, read_md=blockdev.read_md):
-    """The device among @candidates whose metadata superblock has @uuid."""
+    """The device among @candidates whose metadata superblock has @uuid:
+    the one with the most events (a stale copy, a clone made before the
+    last commits, loses); ToolError if two have the most (which one is the
+    array's cannot be told)."""
+    found = []
     for p in candidates:
         try:
             _, md, _ = read_md(p)
         except OSError:
             continue
         if md is not None and ondisk.uuid_str(md.uuid) == uuid:
-            return p
-    return None
+            found.append((md.events, p))
+    if not found:
+        return None
+    found.sort(reverse=True)
+    if len(found) > 1 and found[0][0] == found[1][0]:
+        raise ToolError(f"array {uuid}: {found[0][1]} and {found[1][1]} both hold its metadata "
+                        f"at events {found[0][0]}: name one with metadata= in the ARRAY line")
+    return found[0][1]
 
 
 def live_arrays():
@@ -115,14 +125,13 @@ def cmd_assemble_scan(a):
         if arr.name in live or dm.dm_uuid(arr.uuid) in live.values():
             r["result"] = "running"
             continue
-        md = arr.metadata or find_metadata(arr.uuid, devices)
-        if not md:
-            r["result"], r["error"] = "failed", "no metadata device with this uuid"
-            failed += 1
-            continue
         try:
-            plan = admin.plan_assemble(md, [d for d in devices if d != md], scanned=True,
-                                       sched=arr.sched)
+            md = arr.metadata or find_metadata(arr.uuid, devices)
+            if not md:
+                raise ToolError("no metadata device with this uuid")
+            mid = blockdev.dev_id(md)
+            plan = admin.plan_assemble(md, [d for d in devices if blockdev.dev_id(d) != mid],
+                                       scanned=True, sched=arr.sched)
             if ondisk.uuid_str(plan.md.uuid) != arr.uuid:
                 raise ToolError(f"{md}: holds array {ondisk.uuid_str(plan.md.uuid)}")
             for p in plan.problems:
@@ -131,7 +140,7 @@ def cmd_assemble_scan(a):
                 dm.create(arr.name, plan.table, arr.uuid)
             r.update(result="would assemble" if a.dry_run else "assembled",
                      metadata=md, table=plan.table.line())
-        except (ToolError, dm.DmError) as e:
+        except (ToolError, dm.DmError, OSError) as e:
             r["result"], r["error"] = "failed", str(e)
             failed += 1
     if a.json:

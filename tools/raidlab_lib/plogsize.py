@@ -6,7 +6,7 @@ before its table exists. The VM test 97-ops compares it with the
 capacity_sectors the kernel prints, over several shapes.
 """
 import math
-from decimal import Decimal, InvalidOperation
+import re
 
 DEF_TRACK = 256             # plog.h: RL_PLOG_DEF_TRACK
 DEF_K = 1                   # RL_PLOG_DEF_K
@@ -15,6 +15,9 @@ MAX_K = 64
 MAX_SEG = 8192
 MAX_REGIONS = 65536
 MAX_SLICE = 131072
+MAX_RATIO = 64000           # RL_PLOG_MAX_RATIO (thousandths)
+SEG_HDR_BYTES = 40          # sizeof(struct rl_plog_seg_disk), plog.h
+REC_BYTES = 16              # sizeof(struct rl_plog_rec_disk)
 # the Figure 12 disk of rl_plog_default_l(), microseconds
 FIG12 = dict(s=12500, r=6950, h=1160, m=2000, t=14, d=12, k=1, cl=10)
 
@@ -38,15 +41,33 @@ def default_l(n):
 
 
 def log_ratio_milli(word):
-    """The table's log_ratio word ("1", "0.5", "2.25") in thousandths."""
-    try:
-        v = Decimal(word)
-    except InvalidOperation:
-        raise PlogSizeError(f"log_ratio {word!r}: a decimal such as 1, 0.5 or 2.25") from None
-    milli = int(v * 1000)
-    if milli < 1 or milli > 64000 or v * 1000 != milli:
-        raise PlogSizeError(f"log_ratio {word!r}: at most 64, in thousandths")
+    """The table's log_ratio word ("1", "0.5", "2.25") in thousandths, as
+    rl_parse_log_ratio() reads it: digits, then at most three places."""
+    m = re.fullmatch(r"([0-9]+)(?:\.([0-9]{1,3}))?", word)
+    milli = int(m.group(1)) * 1000 + int((m.group(2) or "").ljust(3, "0")) if m else 0
+    if not 0 < milli <= MAX_RATIO:
+        raise PlogSizeError(f"Invalid log_ratio {word!r}: a decimal such as 1, 0.5 or 2.25, "
+                            "at most 64")
     return milli
+
+
+def _hdr_sectors(m):
+    """Header sectors of a segment with @m records (rl_plog_hdr_sectors())."""
+    return -(-(SEG_HDR_BYTES + REC_BYTES * m) // 512)
+
+
+def max_recs(seg_sectors):
+    """(records, header sectors) of a segment: the most one-sector records
+    that fit with their header, at most 65535 (rl_plog_max_recs())."""
+    lo, hi = 1, seg_sectors
+    while hi - lo > 1:
+        mid = lo + (hi - lo) // 2
+        if _hdr_sectors(mid) + mid <= seg_sectors:
+            lo = mid
+        else:
+            hi = mid
+    lo = min(lo, 0xFFFF)
+    return lo, _hdr_sectors(lo)
 
 
 def _rup(x, m):
@@ -65,6 +86,8 @@ def capacity(n, chunk, member_sectors, opts=()):
     c = chunk
     if c <= 0 or c & (c - 1):
         raise PlogSizeError("plog: chunk size must be a power of two")
+    if c > 0x10000:
+        raise PlogSizeError("plog: chunk size must be at most 32 MiB")
     if n < 3:
         raise PlogSizeError("plog: parity logging needs at least three members")
     f = int(o.get("faults", 1))
@@ -83,6 +106,9 @@ def capacity(n, chunk, member_sectors, opts=()):
     if k > MAX_K or ts % 8 or (ts % c and c % ts) or k * ts > MAX_SEG:
         raise PlogSizeError("plog: log_tracks and track_sectors out of range")
     seg = k * ts
+    recs, hdr = max_recs(seg)
+    if g < 2 or recs < 1 or seg < hdr + c:       # plog_layout()'s check
+        raise PlogSizeError("plog: a log segment cannot hold a chunk's record")
     cycle = n // math.gcd(n, nlog)
     avail = member_sectors // c
     tu = ts // c if ts >= c else 1
