@@ -119,8 +119,9 @@ kill $MON 2>/dev/null
 wait $MON 2>/dev/null
 log "monitor: $(cat /tmp/monitor.out)"
 ps >/tmp/ps.out
+log "ps: $(grep -E 'dmsetup|raidlab' /tmp/ps.out)"
 check "ps works, and no dmsetup wait outlives the monitor" \
-	sh -c "grep -q ' ps' /tmp/ps.out && ! grep -q 'dmsetup wait' /tmp/ps.out"
+	sh -c "grep -q kraidlabd /tmp/ps.out && ! grep -q 'dmsetup wait' /tmp/ps.out"
 for ev in "Fail event detected on array arr, $D1" "RebuildStarted event" \
 	"SpareActive event detected on array arr, $D5" "RebuildFinished event"; do
 	check "monitor reports '$ev'" grep -q "$ev" /tmp/monitor.out
