@@ -83,3 +83,19 @@ def test_find_metadata():
     ev["/c"] = 9
     with pytest.raises(admin.ToolError, match="both hold its metadata"):
         ops.find_metadata(u, list(ev), read_md=lambda p: (0, Md(ev[p]), []))
+
+
+def test_plan_remove():
+    from raidlab_lib import dm
+    t = dm.parse_table("0 8 raidlab raid5 6 chunk_size 8 spare /s1 spare /s2 3 /a /b /c")
+    ids = {"/a": 1, "/b": 2, "/c": 3, "/s1": 4, "/s2": 5, "/x": 9}
+    kw = dict(dev_id=ids.get, path=lambda p: p)
+    new, what = ops.plan_remove(t, "AAA", "/s1", **kw)
+    assert what == "spare" and new.get_all("spare") == ["/s2"] and t.get_all("spare") == \
+        ["/s1", "/s2"]
+    new, what = ops.plan_remove(t, "ADA", "/b", **kw)
+    assert what == "failed member 1" and new.devs == ["/a", "-", "/c"]
+    with pytest.raises(admin.ToolError, match="in use"):
+        ops.plan_remove(t, "AAA", "/b", **kw)
+    with pytest.raises(admin.ToolError, match="neither"):
+        ops.plan_remove(t, "AAA", "/x", **kw)

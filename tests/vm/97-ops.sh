@@ -128,6 +128,18 @@ rc=$?
 log "scan: $(cat /tmp/scan.out)"
 check "an ARRAY without its metadata device fails the scan (exit 1) and is named" \
 	sh -c "[ $rc = 1 ] && grep -q 'ghost: failed: no metadata device with this uuid' /tmp/scan.out"
+
+# remove: a spare, then a failed member's disk; a member in use is refused
+check "raidlab remove of the spare" RL remove r5 /dev/mapper/w5
+check "the table has no spare, the array its DM UUID" \
+	sh -c "! dmsetup table r5 | grep -q spare && [ \"\$(dmsetup info -c --noheadings -o uuid r5)\" = RAIDLAB-$uuid ]"
+check "spares 0" test "$(rl_md r5 | awk '{ print $4 }')" = 0
+check "raidlab remove of a member in use is refused" sh -c "! python3 $RL_TOOLS/raidlab remove r5 /dev/mapper/w0"
+run RL fail r5 /dev/mapper/w1
+check "raidlab remove of the failed member's disk" RL remove r5 /dev/mapper/w1
+check "its slot is '-' and its health D" \
+	sh -c "dmsetup table r5 | grep -q ' 4 [^ ]* - ' && [ \"\$(dmsetup status r5 | awk '{ print \$6 }')\" = ADAA ]"
+check "the data verifies degraded" fio_verify /dev/mapper/r5 8M
 run RL stop r5
 for i in 0 1 2 3 4 5; do run dm_remove "w$i"; done
 finish

@@ -290,6 +290,50 @@ def cmd_fail(a):
     return 0
 
 
+def plan_remove(table, health, dev, dev_id=blockdev.dev_id, path=dm.dev_path):
+    """The table without @dev: a spare of it, or a failed member (its slot
+    becomes "-"). ToolError for a member in use."""
+    want = dev_id(dev)
+    t = dm.Table(table.scheme, list(table.devs), table.length, table.start, list(table.opts))
+    spares = [v for k, v in t.opts if k == "spare"]
+    for s in spares:
+        if dev_id(path(s)) == want:
+            t.opts = [(k, v) for k, v in t.opts if not (k == "spare" and v == s)]
+            return t, "spare"
+    for i, d in enumerate(t.devs):
+        if d != dm.MISSING and dev_id(path(d)) == want:
+            if health[i] != "D":
+                raise ToolError(f"{dev} is member {i}, in use ({health[i]}): fail it first "
+                                f"(raidlab fail NAME {dev})")
+            t.devs[i] = dm.MISSING
+            return t, f"failed member {i}"
+    raise ToolError(f"{dev} is neither a spare nor a member of the array")
+
+
+def cmd_remove(a):
+    t = dm.table(a.name)
+    st = dm.status(a.name)
+    new, what = plan_remove(t, st.health, a.dev)
+    uuid = dm.dmsetup("info", "-c", "--noheadings", "-o", "uuid", a.name).strip()
+    if not a.dry_run:
+        # as add-spare: the kernel refuses a second table over a live
+        # metadata device, so the array is stopped and assembled again
+        dm.dmsetup("remove", a.name)
+        try:
+            dm.create(a.name, new, uuid[len(dm.UUID_PREFIX):]
+                      if uuid.startswith(dm.UUID_PREFIX) else None)
+        except dm.DmError as e:
+            dm.create(a.name, t, uuid[len(dm.UUID_PREFIX):]
+                      if uuid.startswith(dm.UUID_PREFIX) else None)
+            raise ToolError(f"{e}; the array is back as it was") from None
+    if a.json:
+        out_json({"name": a.name, "removed": a.dev, "was": what, "table": new.line(),
+                  "dry_run": a.dry_run})
+    else:
+        print(new.line())
+    return 0
+
+
 def cmd_status_libdm(a):
     from . import libdm
     line = dm.dmsetup("status", a.name).strip()
@@ -339,6 +383,20 @@ def register(verbs):
     p.add_argument("name", help="the array's dm name")
     p.add_argument("member", help="member index, or a device path of the table")
     p.set_defaults(func=cmd_fail)
+
+    p = verbs.add_parser("remove", help="take a spare or a failed member's disk out of an array "
+                         "(the array must not be open)",
+                         description="Remove DEV from the array's table: a spare, or the disk "
+                         "of a failed member (its slot becomes '-'). As add-spare, the array is "
+                         "stopped and assembled again with the new line (a live reload with a "
+                         "metadata device is issue 18's next stop); if that fails, it is "
+                         "assembled again as it was.")
+    p.add_argument("name", help="the array's dm name")
+    p.add_argument("dev", help="the spare, or the failed member's disk")
+    p.add_argument("--dry-run", action="store_true", help="print the new table line; change "
+                   "nothing")
+    admin._add_json(p)
+    p.set_defaults(func=cmd_remove)
 
     p = verbs.add_parser("mkconf", help="print /etc/raidlab.conf lines for the running arrays")
     p.set_defaults(func=cmd_mkconf)
