@@ -38,12 +38,8 @@ mon=$(unit_cmds raidlab-monitor.service ExecStart)
 log "raidlab-monitor.service runs: $mon"
 $mon >/tmp/monitor.out 2>&1 &	# a simple command: $! is the monitor
 MON=$!
-i=0
-while ! grep -q "NewArray event detected on array r5" /tmp/monitor.out && [ $i -lt 600 ]; do
-	sleep 0.2
-	i=$((i + 1))
-done
-check "monitor saw the array (NewArray)" grep -q "NewArray event detected on array r5" /tmp/monitor.out
+check "monitor saw the array (NewArray)" \
+	wait_grep /tmp/monitor.out "NewArray event detected on array r5"
 check "raidlab fail by device" raidlab fail r5 "$(disk 2)"
 check "the spare rebuilds the member" raidlab rebuild r5 --wait --timeout 300
 sleep 3

@@ -87,12 +87,8 @@ sleep 0.5
 # then stops the monitor, which stops its dmsetup wait children
 python3 "$RL_TOOLS/raidlab" monitor --delay 2 --program /tmp/prog arr >/tmp/monitor.out 2>&1 &
 MON=$!
-i=0
-while ! grep -q "NewArray event detected on array arr" /tmp/monitor.out && [ $i -lt 600 ]; do
-	sleep 0.2
-	i=$((i + 1))
-done
-check "monitor saw the array (NewArray)" grep -q "NewArray event detected on array arr" /tmp/monitor.out
+check "monitor saw the array (NewArray)" \
+	wait_grep /tmp/monitor.out "NewArray event detected on array arr"
 run dm_message arr sync_rate 2048
 D1=$(readlink -f "$(disk 1)")
 D5=$(readlink -f "$(disk 5)")

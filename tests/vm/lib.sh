@@ -27,7 +27,7 @@
 # I/O:       fio_write_then_verify TARGET SIZE [fio options...]   (see below)
 #            fio_write / fio_verify TARGET SIZE [fio options...]  (the two passes)
 #            mkfs_mount DEV DIR [ext4|xfs] [mkfs options...] | drop_caches
-# Checks:    dmesg_clean | taint_clean | wait_for PATH [SECS]
+# Checks:    dmesg_clean | taint_clean | wait_for PATH [SECS] | wait_grep FILE PATTERN [SECS]
 
 RL_PASS=0
 RL_FAIL=0
@@ -189,6 +189,18 @@ wait_for() {
 	while [ ! -e "$1" ]; do
 		_rl_i=$((_rl_i + 1))
 		[ "$_rl_i" -gt $((${2:-10} * 10)) ] && return 1
+		sleep 0.1
+	done
+	return 0
+}
+
+# wait_grep FILE PATTERN [SECS]: wait until FILE has a line matching
+# PATTERN (default 120 s)
+wait_grep() {
+	_rl_i=0
+	while ! grep -q "$2" "$1" 2>/dev/null; do
+		_rl_i=$((_rl_i + 1))
+		[ "$_rl_i" -gt $((${3:-120} * 10)) ] && return 1
 		sleep 0.1
 	done
 	return 0
