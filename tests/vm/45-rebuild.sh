@@ -86,7 +86,10 @@ for SCHEME in ${RL_REBUILD_SCHEMES:-raid5 raid4 mirror}; do
 		t1=$(cut -d' ' -f1 /proc/uptime)
 		log "$SCHEME: member $i rebuilt in $(echo "$t0 $t1" | awk '{ print $2 - $1 }') s under load"
 		wait $load
-		check "$SCHEME: the load's verify passed during rebuild $i" test $? = 0
+		rc=$?
+		check "$SCHEME: the load's verify passed during rebuild $i" test $rc = 0
+		# the whole log of a failed load (fio's verify report) comes back
+		[ $rc = 0 ] || cp /tmp/load.log "$RL_OUT/load-$SCHEME-$i.log"
 		tail -n 3 /tmp/load.log
 		drop_caches
 		check "$SCHEME: pattern verifies after rebuild $i" fio_verify /dev/mapper/arr $SIZE
