@@ -387,8 +387,8 @@ def wait_idle(name, timeout=300, interval=0.1, degraded=False):
 
 def sync_words(name):
     """'<sync_action> <synced>/<total>' of the array's status."""
-    w = ctl().status(name)[0].split()
-    return f"{w[8]} {w[9]}"
+    st = dm_status(name)
+    return f"{st.sync_action} {st.sync_progress}"
 
 
 def run_check(name, timeout=300):
