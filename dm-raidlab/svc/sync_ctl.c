@@ -35,19 +35,18 @@ void rl_sync_status(struct rl_array *a, struct rl_sync_progress *p)
 	struct rl_sync *s = rl_sync(a);
 	struct rl_sync_req req;
 	unsigned long flags;
-	bool work, dirty;
+	bool work, dirty, resync_left;
 
 	p->total = a->ti->len;
 	spin_lock_irqsave(&s->lock, flags);
 	p->mismatches = s->mismatches;
+	resync_left = s->resync_cursor < rl_sync_total(a) || s->dirty_left;
 	p->resyncing = a->ops->sync_range && !READ_ONCE(a->failed) &&
-		       !READ_ONCE(a->rebuilding) &&
-		       (s->resync_cursor < rl_sync_total(a) || s->dirty_left);
+		       !READ_ONCE(a->rebuilding) && resync_left;
 	work = rl_sync_next(a, &req, &dirty);
 	if (!work) {
 		p->done = p->total;
-		p->action = (s->resync_cursor < rl_sync_total(a) ||
-			     READ_ONCE(a->rebuilding) || s->dirty_left) &&
+		p->action = (resync_left || READ_ONCE(a->rebuilding)) &&
 			    rl_array_alive(a) ? "frozen" : "idle";
 		if (s->resync_cursor < rl_sync_total(a))
 			p->done = rl_sync_to_array(a, s->resync_cursor);

@@ -349,9 +349,8 @@ def mismatch_cnt(line):
 
 
 def sync_state(name):
-    line = ctl().status(name)[0]
-    st = dm.parse_status(line)
-    return st.sync_action, mismatch_cnt(line), st
+    st = dm_status(name)
+    return st.sync_action, st.mismatches, st
 
 
 def wait_propagated(name, timeout=120, interval=0.1):

@@ -314,17 +314,16 @@ def cmd_remove(a):
     t = dm.table(a.name)
     st = dm.status(a.name)
     new, what = plan_remove(t, st.health, a.dev)
-    uuid = dm.dmsetup("info", "-c", "--noheadings", "-o", "uuid", a.name).strip()
+    dmu = dm.dmsetup("info", "-c", "--noheadings", "-o", "uuid", a.name).strip()
+    uuid = dmu[len(dm.UUID_PREFIX):] if dmu.startswith(dm.UUID_PREFIX) else None
     if not a.dry_run:
         # as add-spare: the kernel refuses a second table over a live
         # metadata device, so the array is stopped and assembled again
         dm.dmsetup("remove", a.name)
         try:
-            dm.create(a.name, new, uuid[len(dm.UUID_PREFIX):]
-                      if uuid.startswith(dm.UUID_PREFIX) else None)
+            dm.create(a.name, new, uuid)
         except dm.DmError as e:
-            dm.create(a.name, t, uuid[len(dm.UUID_PREFIX):]
-                      if uuid.startswith(dm.UUID_PREFIX) else None)
+            dm.create(a.name, t, uuid)
             raise ToolError(f"{e}; the array is back as it was") from None
     if a.json:
         out_json({"name": a.name, "removed": a.dev, "was": what, "table": new.line(),
