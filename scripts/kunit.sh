@@ -32,7 +32,8 @@
 #     lockdep, WARNING and BUG reports: lockdep and UBSAN reports do not fail
 #     a KUnit test by themselves.
 #  5. Ends with the line `kunit: N passed, M failed` (test cases as kunit.py
-#     counts them, parameterised cases included; crashed counts as failed)
+#     counts them, parameterised cases included; crashed counts as failed,
+#     and a log with kernel reports counts one failure more)
 #     and exits nonzero on a build/config error, a failed or crashed test,
 #     a kernel report in the log, or when no test ran.
 #
@@ -202,10 +203,13 @@ if [ -s "$log" ]; then
 		echo "kunit.sh: the first report (full log: $log):"
 		sed 's/\x1b\[[0-9;]*m//g' "$log" | sed -n "$((first > 2 ? first - 2 : 1)),$((first + 45))p" |
 			sed 's/^/  | /'
+		# counted, so that the summary line (and test.sh's total) fails too
+		failed=$((failed + 1))
 		status=1
 	fi
 elif [ -n "$summary" ]; then
 	echo "kunit.sh: FAIL: no kernel log at $log"
+	failed=$((failed + 1))
 	status=1
 fi
 

@@ -120,6 +120,11 @@ static const struct rl_scheme_ops rl_sync_fake_range_ops = {
 	.do_work = rl_sync_fake_do,
 };
 
+/* The array's dm events: the fake has no table to raise them on. */
+static void rl_sync_fake_event(struct work_struct *ws)
+{
+}
+
 static struct rl_sync_fake *rl_sync_fake_new(struct kunit *test,
 					     const struct rl_scheme_ops *ops)
 {
@@ -130,6 +135,7 @@ static struct rl_sync_fake *rl_sync_fake_new(struct kunit *test,
 	f->a.redundancy = 1;
 	f->a.member_sectors = 2048;	/* one range */
 	spin_lock_init(&f->a.fail_lock);
+	INIT_WORK(&f->a.event_work, rl_sync_fake_event);
 	mutex_init(&f->lock);
 	init_completion(&f->range_in);
 	init_completion(&f->item_ran);
@@ -142,6 +148,13 @@ static void rl_sync_fake_init(struct kunit *test, struct rl_sync_fake *f)
 
 	KUNIT_ASSERT_EQ(test, rl_sync_init(&f->a, &error), 0);
 	KUNIT_ASSERT_NOT_NULL(test, f->a.sync);
+}
+
+/* As the target's dtr: the service, then the events it raised. */
+static void rl_sync_fake_free(struct rl_sync_fake *f)
+{
+	rl_sync_free(&f->a);
+	cancel_work_sync(&f->a.event_work);
 }
 
 static void rl_sync_work_items_in_order(struct kunit *test)
@@ -166,7 +179,7 @@ static void rl_sync_work_items_in_order(struct kunit *test)
 	rl_sync_want_work(&f->a);
 	rl_sync_flush_work(&f->a);
 	KUNIT_EXPECT_EQ(test, f->nr_done, 6U);
-	rl_sync_free(&f->a);
+	rl_sync_fake_free(f);
 }
 
 static void rl_sync_work_asked_before(struct kunit *test)
@@ -186,7 +199,7 @@ static void rl_sync_work_asked_before(struct kunit *test)
 	rl_sync_flush_work(&f->a);
 	KUNIT_EXPECT_EQ(test, f->nr_done, 2U);
 	rl_sync_wait(&f->a);
-	rl_sync_free(&f->a);
+	rl_sync_fake_free(f);
 }
 
 static void rl_sync_work_beside_range(struct kunit *test)
@@ -207,7 +220,7 @@ static void rl_sync_work_beside_range(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->nr_done, 1U);
 	KUNIT_EXPECT_TRUE_MSG(test, f->range_saw_item,
 			      "the item waited for the range");
-	rl_sync_free(&f->a);
+	rl_sync_fake_free(f);
 }
 
 static struct kunit_case rl_sync_test_cases[] = {
