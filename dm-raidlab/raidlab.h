@@ -26,7 +26,7 @@
 
 /* the target's version (dmsetup targets, modinfo; Documentation/dm-raidlab.rst) */
 #define RL_VERSION_MAJOR	1
-#define RL_VERSION_MINOR	20
+#define RL_VERSION_MINOR	21
 #define RL_VERSION_PATCH	0
 
 #define RL_MAX_MEMBERS		32
@@ -267,6 +267,7 @@ struct rl_sync_req {
 	sector_t msector;		/* member sectors after data_offset */
 	sector_t len;			/* in: wanted; out: done (>= 1 unit) */
 	u64 mismatches;			/* out: CHECK/REPAIR, sectors */
+	bool readd;			/* RL_SYNC_REBUILD of a re-added member */
 };
 
 /* The array: one per target instance (ti->private). */
@@ -318,6 +319,13 @@ struct rl_array {
 	 */
 	unsigned long rebuilding;
 	sector_t rebuild_cursor[RL_MAX_MEMBERS];
+	/*
+	 * Rebuilding members re-added (sync.c, message re_add): the role's
+	 * own disk came back, and its rebuild copies only the rows whose
+	 * write-intent regions were written while it was away
+	 * (rl_sync_skip_clean()). Set before the role leaves a->failed.
+	 */
+	unsigned long readd;
 	unsigned long replacements;	/* set by rl_md_open(), see metadata.h */
 
 	struct rl_md *md;		/* metadata device, or NULL */
@@ -547,6 +555,14 @@ struct rl_scheme_ops {
 	 * Optional: without it the scheme has no redundancy to sync.
 	 */
 	int (*sync_range)(struct rl_array *a, struct rl_sync_req *req);
+	/*
+	 * True if ->sync_range honours req->readd: it asks
+	 * rl_sync_skip_clean() of each unit of a rebuild (a row, a piece)
+	 * under the lock that orders the unit against foreground writes, and
+	 * copies nothing where it says so. The message re_add is refused for
+	 * the other schemes.
+	 */
+	bool readd;
 
 	/*
 	 * Members @newly (a bit each) failed, and the failure is recorded
@@ -754,6 +770,17 @@ void rl_sync_flush_work(struct rl_array *a);
  * the rebuilding member).
  */
 void rl_sync_advance(struct rl_array *a, const struct rl_sync_req *req);
+/*
+ * For ->sync_range, of a unit of a rebuild at member sectors [@msector,
+ * @msector + @len) of req->target: true if the unit may be skipped, the
+ * member being re-added (req->readd) and no write having touched the
+ * unit's write-intent regions since the member failed. The caller holds
+ * the unit against foreground writes (a row lock, a copy window): a write
+ * that left the member out there set its region's bit before it let go.
+ * Any context.
+ */
+bool rl_sync_skip_clean(struct rl_array *a, const struct rl_sync_req *req,
+			sector_t msector, sector_t len);
 /*
  * True if redundancy at member sector @msector may be inconsistent with the
  * data: not resynced yet since creation, or in a region dirty at an unclean

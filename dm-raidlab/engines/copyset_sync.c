@@ -462,6 +462,9 @@ static int cs_sync_walk(struct rl_array *a, struct rl_sync_req *req,
 				       !rl_cs_piece_owner(&p, m)))
 				continue;
 			n = cs_clip_piece(a, &p);
+			/* a re-added member's piece no write touched */
+			if (rl_sync_skip_clean(a, req, p.sector[m], p.len))
+				continue;
 			r = cs_sync_piece(a, req, &p);
 			if (r)
 				return r;

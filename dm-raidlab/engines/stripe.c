@@ -211,7 +211,9 @@ static unsigned long rl_stripe_bb_rewritten(struct rl_stripe *s, u32 off,
  * Plan the context's access: a background job, or its bio. A member with
  * bad-block entries in the row is out of the row (rl_stripe_bb_rewritten()
  * aside). Returns RL_ROW_SKIP for a resync, check or repair of a row with
- * entries: its redundancy cannot be checked against data that is lost.
+ * entries: its redundancy cannot be checked against data that is lost;
+ * and for a re-added member's row that no write touched while it was out
+ * (the row is locked: a write that left the member out has marked it).
  */
 static int rl_stripe_plan(struct rl_stripe *s)
 {
@@ -237,6 +239,10 @@ static int rl_stripe_plan(struct rl_stripe *s)
 		 * row it had lost).
 		 */
 		t = s->e->sync_req->target;
+		/* a re-added member's row no write touched: it is good */
+		if (rl_sync_skip_clean(a, s->e->sync_req, msector,
+				       rl_chunk_sectors(&a->geom)))
+			return RL_ROW_SKIP;
 		s->bb_clear = s->bblk & BIT(t);
 		return rl_plan_rebuild(&a->geom, s->cell.key, t,
 				       out | s->bblk | BIT(t), &s->plan);

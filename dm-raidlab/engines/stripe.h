@@ -122,7 +122,8 @@ enum rl_part rl_stripe_owner(struct rl_array *a, unsigned int member,
 	.map = rl_stripe_map,					\
 	.end_io = rl_stripe_end_io,				\
 	.io_hints = rl_stripe_io_hints,				\
-	.sync_range = rl_stripe_sync_range
+	.sync_range = rl_stripe_sync_range,			\
+	.readd = true
 
 /*
  * What raid4 and raid5 share of their struct rl_scheme_ops: all but the

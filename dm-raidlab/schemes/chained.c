@@ -96,5 +96,6 @@ const struct rl_scheme_ops rl_chained_ops = {
 	.io_hints = chained_io_hints,
 	.status = chained_status,
 	.sync_range = rl_copyset_sync_range,
+	.readd = true,
 	.survives = rl_copyset_survives,
 };

@@ -68,5 +68,6 @@ const struct rl_scheme_ops rl_mirror_ops = {
 	.map = mirror_map,
 	.end_io = rl_copyset_end_io,
 	.sync_range = rl_copyset_sync_range,
+	.readd = true,
 	.survives = rl_copyset_survives,
 };

@@ -161,5 +161,6 @@ const struct rl_scheme_ops rl_raid10_ops = {
 	.io_hints = raid10_io_hints,
 	.status = raid10_status,
 	.sync_range = rl_copyset_sync_range,
+	.readd = true,
 	.survives = rl_copyset_survives,
 };

@@ -293,6 +293,33 @@ int rl_md_msb_write(struct rl_md *md, struct block_device *bdev,
 	return rl_md_msb_io(md, bdev, REQ_OP_WRITE | REQ_SYNC | REQ_FUA);
 }
 
+int rl_md_readd_check(struct rl_md *md, unsigned int m,
+		      struct block_device *bdev, char **why)
+{
+	struct rl_msb_state msb;
+	int r;
+
+	rl_md_lock(md);
+	if (m >= md->st.nr_members) {
+		*why = "no such member";
+		r = -EINVAL;
+		goto out;
+	}
+	r = rl_md_msb_read(md, bdev, &msb, why);
+	if (r == -ENODATA) {
+		*why = "the disk's superblock is blank";
+		r = -EINVAL;
+	}
+	if (r)
+		goto out;
+	*why = rl_md_readd_mismatch(&md->st, m, &msb);
+	if (*why)
+		r = -EINVAL;
+out:
+	rl_md_unlock(md);
+	return r;
+}
+
 /*
  * Write the superblock of every live member (not failed in the metadata)
  * and of every spare. A member whose write fails is reported

@@ -228,6 +228,9 @@ int rl_msb_decode(const void *block, struct rl_msb_state *st, char **error);
 /* A member superblock against the metadata (pure): what refuses it, or NULL */
 char *rl_md_member_mismatch(const struct rl_md_state *st, unsigned int i,
 			    const struct rl_msb_state *msb);
+/* Whether it is failed role @i's own disk, back (pure): what refuses it, or NULL */
+char *rl_md_readd_mismatch(const struct rl_md_state *st, unsigned int i,
+			   const struct rl_msb_state *msb);
 /* Whether it may take failed role @i (rebuilt from the start) */
 bool rl_md_taking_role(const struct rl_md_state *st, unsigned int i,
 		       const struct rl_msb_state *msb);
@@ -277,6 +280,7 @@ int rl_md_bitmap_load(const void *block, u64 blocknr, unsigned long *bits,
 struct rl_md;
 struct rl_array;
 struct dm_dev;
+struct block_device;
 
 /*
  * Open @dev as the metadata of @a (geometry and members already set up and
@@ -384,6 +388,24 @@ int rl_md_intent_flush(struct rl_md *md, bool clean);
  * loaded over the same device: a reload). Process context.
  */
 void rl_md_resume(struct rl_md *md);
+/*
+ * Held regions. While a member is failed or re-added (a->failed,
+ * a->readd), the clear pass keeps what it clears in memory, held: a
+ * region with a write since the failure is then set, durable, pending
+ * or held, until no member is out. rl_md_intent_touched() says whether
+ * any of regions [@first, @last] is, beyond the metadata's regions
+ * included. The held set lives as long as this rl_md: a role failed at
+ * load has no record of what it missed. Any context.
+ */
+bool rl_md_intent_touched(struct rl_md *md, u64 first, u64 last);
+/*
+ * Whether failed member @m's disk @bdev may be re-added: its superblock
+ * reads, and names the array, role @m and the disk the metadata knows in
+ * the role (rl_md_readd_mismatch()). 0, or -EIO/-EINVAL with *@why set.
+ * Process context.
+ */
+int rl_md_readd_check(struct rl_md *md, unsigned int m,
+		      struct block_device *bdev, char **why);
 /* Count of set bits (status), and intent writes so far. Any context. */
 void rl_md_intent_counts(struct rl_md *md, u64 *dirty, u64 *writes);
 

@@ -442,6 +442,25 @@ char *rl_md_member_mismatch(const struct rl_md_state *st, unsigned int i,
 }
 
 /*
+ * Whether @msb is failed role @i's own disk come back: of this array, in
+ * role @i, the disk the metadata knows there. Its events are behind the
+ * metadata's (it missed the commit that failed it), never ahead.
+ */
+char *rl_md_readd_mismatch(const struct rl_md_state *st, unsigned int i,
+			   const struct rl_msb_state *msb)
+{
+	if (memcmp(msb->uuid, st->uuid, 16))
+		return "the disk belongs to another array";
+	if (msb->role != i)
+		return "the disk had another role";
+	if (memcmp(msb->dev_uuid, st->members[i].dev_uuid, 16))
+		return "the disk is not the one the role lost";
+	if (msb->events > st->events)
+		return "the disk's superblock is newer than the metadata";
+	return NULL;
+}
+
+/*
  * Whether @msb is a disk that may take failed role @i: a spare of this
  * array, or the spare that was taking the role when the commit giving it
  * was cut short (its superblock written, the metadata not: events one

@@ -52,6 +52,7 @@ struct rl_md {
 	unsigned long *pending;		/* being made durable */
 	unsigned long *used;		/* started since the last clear pass */
 	unsigned long *pinned;		/* dirty at load, not resynced */
+	unsigned long *held;		/* cleared while a member was out */
 	unsigned long *cand;		/* clear pass candidates (io_mutex) */
 	unsigned long snap[RL_MD_WORDS_PER_BLOCK];	/* io_mutex */
 	unsigned long *dirty_at_load;	/* NULL if none */

@@ -176,6 +176,36 @@ static int rl_md_flush_members(struct rl_md *md)
 	return r;
 }
 
+/*
+ * Whether a member is out: failed, or re-added and not rebuilt yet. A role
+ * leaves a->failed only after it is in a->readd (sync.c), so a look that
+ * finds it in neither comes after its re-add ended. Any context.
+ */
+static bool rl_md_holding(struct rl_md *md)
+{
+	struct rl_array *a = md->a;
+	unsigned long failed = READ_ONCE(a->failed);
+
+	smp_rmb();	/* pairs with the re-add's barrier before failed clears */
+	return failed || READ_ONCE(a->readd);
+}
+
+bool rl_md_intent_touched(struct rl_md *md, u64 first, u64 last)
+{
+	u64 end = last + 1;
+	unsigned long flags;
+	bool touched;
+
+	if (last >= md->st.nr_regions || first > last || rl_md_failed(md))
+		return true;
+	spin_lock_irqsave(&md->ilock, flags);
+	touched = find_next_bit(md->bits, end, first) < end ||
+		  find_next_bit(md->pending, end, first) < end ||
+		  find_next_bit(md->held, end, first) < end;
+	spin_unlock_irqrestore(&md->ilock, flags);
+	return touched;
+}
+
 /* Pick idle regions to clear; returns their count. Under io_mutex. */
 static u64 rl_md_pick_idle(struct rl_md *md, bool clean)
 {
@@ -201,7 +231,7 @@ int rl_md_intent_flush(struct rl_md *md, bool clean)
 {
 	u64 nr = md->st.nr_regions, index;
 	unsigned long r;
-	bool empty;
+	bool empty, hold;
 	int ret = 0;
 
 	mutex_lock(&md->io_mutex);
@@ -214,6 +244,8 @@ int rl_md_intent_flush(struct rl_md *md, bool clean)
 			ret = -EIO;
 			goto out;
 		}
+		/* after the flush: a member out before it was not flushed */
+		hold = rl_md_holding(md);
 		/* a write started since the pick keeps its region */
 		spin_lock_irq(&md->ilock);
 		for_each_set_bit(r, md->cand, nr) {
@@ -222,6 +254,8 @@ int rl_md_intent_flush(struct rl_md *md, bool clean)
 			else
 				__clear_bit(r, md->bits);
 		}
+		if (hold)
+			bitmap_or(md->held, md->held, md->cand, nr);
 		spin_unlock_irq(&md->ilock);
 		for (index = 0; index < md->st.bitmap_blocks; index++) {
 			u64 first = index * RL_MD_BITS_PER_BLOCK;
@@ -235,6 +269,8 @@ int rl_md_intent_flush(struct rl_md *md, bool clean)
 		}
 	}
 	spin_lock_irq(&md->ilock);
+	if (!rl_md_holding(md))
+		bitmap_zero(md->held, nr);	/* nobody is out to catch up */
 	empty = bitmap_empty(md->bits, nr) && bitmap_empty(md->pending, nr);
 	spin_unlock_irq(&md->ilock);
 	if (clean && empty) {

@@ -352,10 +352,11 @@ static int rl_md_alloc(struct rl_md *md)
 	md->pending = kvcalloc(words, sizeof(long), GFP_KERNEL);
 	md->used = kvcalloc(words, sizeof(long), GFP_KERNEL);
 	md->pinned = kvcalloc(words, sizeof(long), GFP_KERNEL);
+	md->held = kvcalloc(words, sizeof(long), GFP_KERNEL);
 	md->cand = kvcalloc(words, sizeof(long), GFP_KERNEL);
 	md->inflight = kvcalloc(md->st.nr_regions, sizeof(u32), GFP_KERNEL);
 	if (!md->bits || !md->pending || !md->used || !md->pinned ||
-	    !md->cand || !md->inflight)
+	    !md->held || !md->cand || !md->inflight)
 		return -ENOMEM;
 	return 0;
 }
@@ -399,6 +400,7 @@ static void rl_md_free(struct rl_md *md)
 	kvfree(md->pending);
 	kvfree(md->used);
 	kvfree(md->pinned);
+	kvfree(md->held);
 	kvfree(md->cand);
 	kvfree(md->inflight);
 	bitmap_free(md->dirty_at_load);

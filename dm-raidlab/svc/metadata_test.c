@@ -832,6 +832,27 @@ static void rl_md_test_member_roles(struct kunit *test)
 }
 
 /*
+ * The test's state at @events, and in *@msb the superblock of role @role's
+ * disk: this array's, that role's disk, as new as the state.
+ */
+static struct rl_md_state *rl_mdt_role_disk(struct kunit *test, u64 events,
+					    unsigned int role,
+					    struct rl_msb_state *msb)
+{
+	struct rl_md_state *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	rl_mdt_state(st);
+	st->events = events;
+	memset(msb, 0, sizeof(*msb));
+	memcpy(msb->uuid, st->uuid, 16);
+	memcpy(msb->dev_uuid, st->members[role].dev_uuid, 16);
+	msb->role = role;
+	msb->events = events;
+	return st;
+}
+
+/*
  * A swap of an in-sync member with a spare (rl_sync_swap_spare()): cut
  * short, the old disk (its superblock "spare" one event ahead) is still
  * the member; once done, it is a spare, and so is any disk that was a
@@ -839,14 +860,9 @@ static void rl_md_test_member_roles(struct kunit *test)
  */
 static void rl_md_test_swap_roles(struct kunit *test)
 {
-	struct rl_md_state *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
-	struct rl_msb_state msb = { 0 };
+	struct rl_msb_state msb;
+	struct rl_md_state *st = rl_mdt_role_disk(test, 7, 1, &msb);
 
-	KUNIT_ASSERT_NOT_NULL(test, st);
-	rl_mdt_state(st);
-	st->events = 7;
-	memcpy(msb.uuid, st->uuid, 16);
-	memcpy(msb.dev_uuid, st->members[1].dev_uuid, 16);
 	msb.role = RL_ROLE_SPARE;
 	msb.events = st->events + 1;
 	KUNIT_EXPECT_NULL(test, rl_md_member_mismatch(st, 1, &msb));
@@ -867,6 +883,39 @@ static void rl_md_test_swap_roles(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, rl_md_spare_ok(st, &msb));
 }
 
+/*
+ * Re-add: the failed role's own disk, behind the metadata's events, is
+ * taken back; a disk of another array, role or identity, or one ahead of
+ * the metadata, is not.
+ */
+static void rl_md_test_readd(struct kunit *test)
+{
+	struct rl_msb_state msb;
+	struct rl_md_state *st = rl_mdt_role_disk(test, 9, 2, &msb);
+
+	msb.events = 5;
+	KUNIT_EXPECT_NULL(test, rl_md_readd_mismatch(st, 2, &msb));
+	msb.events = st->events;
+	KUNIT_EXPECT_NULL(test, rl_md_readd_mismatch(st, 2, &msb));
+	msb.events = st->events + 1;
+	KUNIT_EXPECT_STREQ(test, rl_md_readd_mismatch(st, 2, &msb),
+			   "the disk's superblock is newer than the metadata");
+	msb.events = 5;
+	KUNIT_EXPECT_STREQ(test, rl_md_readd_mismatch(st, 1, &msb),
+			   "the disk had another role");
+	msb.role = RL_ROLE_SPARE;
+	KUNIT_EXPECT_STREQ(test, rl_md_readd_mismatch(st, 2, &msb),
+			   "the disk had another role");
+	msb.role = 2;
+	msb.dev_uuid[7] ^= 1;
+	KUNIT_EXPECT_STREQ(test, rl_md_readd_mismatch(st, 2, &msb),
+			   "the disk is not the one the role lost");
+	msb.dev_uuid[7] ^= 1;
+	msb.uuid[0] ^= 1;
+	KUNIT_EXPECT_STREQ(test, rl_md_readd_mismatch(st, 2, &msb),
+			   "the disk belongs to another array");
+}
+
 static struct kunit_case rl_md_test_cases[] = {
 	KUNIT_CASE(rl_md_test_sb_roundtrip),
 	KUNIT_CASE(rl_md_test_msb_roundtrip),
@@ -883,6 +932,7 @@ static struct kunit_case rl_md_test_cases[] = {
 	KUNIT_CASE(rl_md_test_bitmap_load),
 	KUNIT_CASE(rl_md_test_member_roles),
 	KUNIT_CASE(rl_md_test_swap_roles),
+	KUNIT_CASE(rl_md_test_readd),
 	{}
 };
 

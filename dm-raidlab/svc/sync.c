@@ -218,13 +218,18 @@ static bool rl_sync_lifecycle(struct rl_array *a)
 	 * A rebuilding member that fails is failed, not rebuilding. The
 	 * failure itself is in the metadata already (failrec.c).
 	 */
-	for_each_set_bit(m, &failed, a->geom.nr_members)
+	for_each_set_bit(m, &failed, a->geom.nr_members) {
 		if (test_and_clear_bit(m, &a->rebuilding))
 			changed = true;
+		clear_bit(m, &a->readd);	/* held still: it is failed */
+	}
 
 	if (a->md && recorded && rl_array_alive(a)) {
+		if (rl_sync_readd(a, failed))
+			changed = true;
 		for_each_set_bit(m, &failed, a->geom.nr_members) {
 			if (test_and_clear_bit(m, &a->replacements)) {
+				clear_bit(m, &rl_sync(a)->untracked);
 				rl_sync_start_rebuild(a, m, NULL);
 				changed = true;
 			}
@@ -245,6 +250,7 @@ static bool rl_sync_lifecycle(struct rl_array *a)
 			 * dropped with the table.
 			 */
 			a->retired[j] = a->members[m].dev;
+			clear_bit(m, &rl_sync(a)->untracked);
 			rl_sync_start_rebuild(a, m, a->spares[j]);
 			a->spares[j] = NULL;
 			changed = true;
@@ -307,6 +313,7 @@ bool rl_sync_next(struct rl_array *a, struct rl_sync_req *req, bool *dirty)
 	for_each_set_bit(m, &reb, a->geom.nr_members) {
 		req->job = RL_SYNC_REBUILD;
 		req->target = m;
+		req->readd = test_bit(m, &a->readd);
 		req->msector = READ_ONCE(a->rebuild_cursor[m]);
 		req->len = min_t(sector_t, RL_SYNC_UNIT, total - req->msector);
 		return true;
@@ -368,6 +375,8 @@ static bool rl_sync_done(struct rl_array *a, const struct rl_sync_req *req)
 			clear_bit(req->target, &a->rebuilding);
 			DMINFO("%s: member %u rebuilt",
 			       dm_table_device_name(a->ti->table), req->target);
+			if (test_bit(req->target, &a->readd))
+				rl_sync_readd_done(a, req->target);
 			finished = true;
 		}
 		break;
@@ -417,7 +426,7 @@ static void rl_sync_work(struct work_struct *ws)
 	struct rl_sync_req req;
 	bool finished, members, dirty, started;
 	unsigned long failed;
-	u64 t0;
+	u64 t0, skipped;
 	int r;
 
 	for (;;) {
@@ -453,6 +462,7 @@ static void rl_sync_work(struct work_struct *ws)
 
 		t0 = ktime_get_ns();
 		failed = READ_ONCE(a->failed);
+		skipped = rl_sync_readd_skipped(a, &req);
 		r = a->ops->sync_range(a, &req);
 		if (r) {
 			/*
@@ -484,7 +494,9 @@ static void rl_sync_work(struct work_struct *ws)
 			rl_sync_checkpoint(a, members);
 		if (finished)	/* dm-raid's too: a job's end is an event */
 			schedule_work(&a->event_work);
-		rl_sync_throttle(s, req.len, t0);
+		/* what a re-add skipped costs no I/O */
+		skipped = rl_sync_readd_skipped(a, &req) - skipped;
+		rl_sync_throttle(s, req.len - min_t(u64, skipped, req.len), t0);
 		cond_resched();
 	}
 }
@@ -627,6 +639,7 @@ int rl_sync_init(struct rl_array *a, char **error)
 	INIT_WORK(&s->item_work, rl_sync_item_work);
 	s->stopped = true;		/* until the first resume */
 	s->last_checkpoint = jiffies;
+	s->untracked = READ_ONCE(a->failed);	/* from the metadata */
 
 	if (!a->ops->sync_range)
 		s->resync_cursor = rl_sync_total(a);

@@ -9,8 +9,10 @@
  * (rl_msg_refused()).
  */
 #include <linux/ctype.h>
+#include <linux/kernel.h>
 #include <linux/slab.h>
 
+#include "metadata.h"
 #include "sync_int.h"
 
 /*
@@ -150,6 +152,64 @@ static int rl_msg_action(struct rl_array *a, const char *verb)
 }
 
 /*
+ * re_add <m> [full]: failed member @m's own disk is back; the table names
+ * it still. Checked here, so that a refusal answers the message; done by
+ * the lifecycle (sync_readd.c), which owns the roles.
+ */
+static int rl_msg_readd(struct rl_array *a, unsigned int argc, char **argv)
+{
+	struct rl_sync *s = rl_sync(a);
+	bool full = argc == 3;
+	struct dm_dev *dev;
+	unsigned int m;
+	char *why;
+	int r;
+
+	if (full && strcasecmp(argv[2], "full")) {
+		rl_msg_refused(a, "re_add: unknown option '%s' (full)", argv[2]);
+		return -EINVAL;
+	}
+	if (kstrtouint(argv[1], 10, &m) || m >= a->geom.nr_members) {
+		rl_msg_refused(a, "re_add: invalid member '%s'", argv[1]);
+		return -EINVAL;
+	}
+	if (!a->md) {
+		rl_msg_refused(a, "re_add refused: %s",
+			       "no metadata device records what the member missed");
+		return -EINVAL;
+	}
+	if (!a->ops->readd) {
+		rl_msg_refused(a, "re_add refused: %s has no re-add (add a spare)",
+			       a->ops->name);
+		return -EINVAL;
+	}
+	dev = READ_ONCE(a->members[m].dev);
+	if (!rl_member_failed(a, m) || !dev) {
+		rl_msg_refused(a, "re_add refused: member %u is %s", m,
+			       dev ? "not failed" : "missing from the table");
+		return -EINVAL;
+	}
+	if (!full && test_bit(m, &s->untracked)) {
+		rl_msg_refused(a, "re_add refused: member %u failed before %s", m,
+			       "the table was loaded; 're_add <m> full' rebuilds it whole");
+		return -EINVAL;
+	}
+	r = rl_md_readd_check(a->md, m, dev->bdev, &why);
+	if (r) {
+		rl_msg_refused(a, "re_add refused: member %u (%s): %s", m,
+			       dev->name, why);
+		return r;
+	}
+	spin_lock_irq(&s->lock);
+	s->readd_want |= BIT(m);
+	if (full)
+		s->readd_full |= BIT(m);
+	spin_unlock_irq(&s->lock);
+	rl_sync_kick(a);
+	return 0;
+}
+
+/*
  * Messages; -ENOTTY when @argv is none of them, 1 with an answer in
  * @result:
  *   check | repair    count inconsistent sectors (parity, or copies); fix them
@@ -157,6 +217,7 @@ static int rl_msg_action(struct rl_array *a, const char *verb)
  *   idle              end a check or repair; let the other jobs go on
  *   resync | recover  let the jobs go on (after frozen)
  *   sync_rate <KiB/s> limit background work per array (0: no limit)
+ *   re_add <m> [full] failed member m's own disk is back (sync_readd.c)
  *   last_error        answer the reason of the last refused message
  */
 int rl_sync_message(struct rl_array *a, unsigned int argc, char **argv,
@@ -179,6 +240,8 @@ int rl_sync_message(struct rl_array *a, unsigned int argc, char **argv,
 		rl_msg_last_error(a, result, maxlen);
 		return 1;
 	}
+	if ((argc == 2 || argc == 3) && !strcasecmp(argv[0], "re_add"))
+		return rl_msg_readd(a, argc, argv);
 	if (argc == 2 && !strcasecmp(argv[0], "sync_rate")) {
 		if (sscanf(argv[1], "%u%c", &rate, &dummy) != 1) {
 			rl_msg_refused(a, "sync_rate: invalid rate '%s'",

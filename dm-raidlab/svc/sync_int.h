@@ -48,6 +48,13 @@ struct rl_sync {
 	u64 mismatches;			/* of the last or current scrub */
 	bool scrub_done;		/* a scrub ran to the end */
 
+	/* re-add (sync_readd.c): roles asked for, and those asked whole */
+	unsigned long readd_want;
+	unsigned long readd_full;
+	/* failed roles the held regions do not cover: failed at load */
+	unsigned long untracked;
+	atomic64_t readd_skipped[RL_MAX_MEMBERS];	/* sectors not copied */
+
 	unsigned int rate_kbps;		/* 0: unlimited */
 	char refused[RL_MSG_ERROR_LEN];	/* the last refused message's reason */
 	unsigned long last_checkpoint;	/* jiffies */
@@ -86,5 +93,14 @@ void rl_sync_state_members(struct rl_array *a, struct rl_md_state *st);
  * frozen.
  */
 bool rl_sync_next(struct rl_array *a, struct rl_sync_req *req, bool *dirty);
+/*
+ * sync_readd.c: the re-adds asked for (the message re_add, sync_ctl.c),
+ * made by the lifecycle (@failed: the roles failed and recorded; true if
+ * one changed); what a re-add's rebuild skipped so far (0 if @req is not
+ * one); the end of a re-added member's rebuild (under s->lock).
+ */
+bool rl_sync_readd(struct rl_array *a, unsigned long failed);
+u64 rl_sync_readd_skipped(struct rl_array *a, const struct rl_sync_req *req);
+void rl_sync_readd_done(struct rl_array *a, unsigned int m);
 
 #endif /* DM_RAIDLAB_SYNC_INT_H */

@@ -8,14 +8,16 @@
  * a pass runs every item ->get_work gives, in its order, also before the
  * first resume when asked for; one asked for before the service exists
  * runs at the first resume; and an item runs while a range waits for it
- * (the item worker is not behind the range worker). The VM tests 49-plog-fail
- * and 51-plog-pq cover the workers calling plog.
+ * (the item worker is not behind the range worker). A re-added member's
+ * rebuild is asked as one (req->readd). The VM tests 49-plog-fail and
+ * 51-plog-pq cover the workers calling plog; 36-readd the re-add.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
 
 #include "../raidlab.h"
+#include "sync_int.h"
 
 static void rl_sync_untold_once(struct kunit *test)
 {
@@ -223,12 +225,61 @@ static void rl_sync_work_beside_range(struct kunit *test)
 	rl_sync_fake_free(f);
 }
 
+/* The worker's next range, under its lock as the worker takes it. */
+static bool rl_sync_fake_next(struct rl_sync_fake *f, struct rl_sync_req *req,
+			      bool *dirty)
+{
+	struct rl_sync *s = rl_sync(&f->a);
+	bool work;
+
+	spin_lock_irq(&s->lock);
+	work = rl_sync_next(&f->a, req, dirty);
+	spin_unlock_irq(&s->lock);
+	return work;
+}
+
+/*
+ * A re-added member's rebuild is asked with req->readd, another's is not;
+ * without a metadata device (nothing held) or for any other job, nothing
+ * is skipped.
+ */
+static void rl_sync_readd_req(struct kunit *test)
+{
+	struct rl_sync_fake *f = rl_sync_fake_new(test, &rl_sync_fake_range_ops);
+	struct rl_sync_req req;
+	bool dirty;
+
+	f->a.assume_clean = 1;		/* no resync first */
+	f->a.redundancy = 2;		/* two members rebuilding */
+	f->a.geom.nr_members = 4;
+	rl_sync_fake_init(test, f);
+	f->a.rebuilding = BIT(1) | BIT(3);
+	f->a.readd = BIT(3);
+	f->a.rebuild_cursor[3] = 1024;
+	KUNIT_ASSERT_TRUE(test, rl_sync_fake_next(f, &req, &dirty));
+	KUNIT_EXPECT_EQ(test, req.job, RL_SYNC_REBUILD);
+	KUNIT_EXPECT_EQ(test, req.target, 1U);
+	KUNIT_EXPECT_FALSE(test, req.readd);
+	f->a.rebuilding = BIT(3);
+	KUNIT_ASSERT_TRUE(test, rl_sync_fake_next(f, &req, &dirty));
+	KUNIT_EXPECT_EQ(test, req.target, 3U);
+	KUNIT_EXPECT_TRUE(test, req.readd);
+	KUNIT_EXPECT_EQ(test, req.msector, (sector_t)1024);
+	KUNIT_EXPECT_EQ(test, req.len, (sector_t)1024);
+	/* no metadata: nothing is known clean */
+	KUNIT_EXPECT_FALSE(test, rl_sync_skip_clean(&f->a, &req, 1024, 8));
+	req.readd = false;
+	KUNIT_EXPECT_FALSE(test, rl_sync_skip_clean(&f->a, &req, 1024, 8));
+	rl_sync_fake_free(f);
+}
+
 static struct kunit_case rl_sync_test_cases[] = {
 	KUNIT_CASE(rl_sync_untold_once),
 	KUNIT_CASE(rl_sync_untold_again),
 	KUNIT_CASE(rl_sync_work_items_in_order),
 	KUNIT_CASE(rl_sync_work_asked_before),
 	KUNIT_CASE(rl_sync_work_beside_range),
+	KUNIT_CASE(rl_sync_readd_req),
 	{}
 };
 
