@@ -641,3 +641,21 @@ def test_parse_table_scheme_flag():
     assert t.opts == [("metadata", "259:0"), ("volatile", None),
                       ("mem_fraction", "0.50"), ("overlap", "allow")]
     assert t.devs == ["8:0", "8:16"]
+
+
+def test_readd_verb(monkeypatch, capsys):
+    """raidlab re-add sends re_add with the member's index (1.21), "full"
+    only when asked, and names a member by index."""
+    sent = []
+    monkeypatch.setattr(dm, "message", lambda name, *words: sent.append((name,) + words))
+    monkeypatch.setattr(dm, "table", lambda name: dm.parse_table(
+        "0 786432 raidlab raid5 2 chunk_size 8 3 /dev/vdb /dev/vdc /dev/vdd"))
+    p = cli.build_parser(lab=False)
+    a = p.parse_args(["re-add", "arr", "2"])
+    assert a.func(a) == 0
+    assert sent[-1] == ("arr", "re_add", 2)
+    assert "member 2 re-added: rebuilt where written" in capsys.readouterr().out
+    a = p.parse_args(["re-add", "--full", "arr", "1"])
+    assert a.func(a) == 0
+    assert sent[-1] == ("arr", "re_add", 1, "full")
+    assert "rebuilt whole" in capsys.readouterr().out

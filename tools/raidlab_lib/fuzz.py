@@ -19,7 +19,7 @@ SCHEMES = tuple(ondisk.SCHEMES) + ("plog",)
 PLOG_MIN_MEMBERS = 3
 POLICIES = ("fifo", "look", "rlook", "satf", "rsatf")
 MESSAGES = ("fail", "reset_counters", "sched", "geom", "tracker", "check", "repair", "idle",
-            "sync_rate", "rebuild_rate")
+            "sync_rate", "rebuild_rate", "re_add")
 NUMS = ("0", "-1", "1", "7", "8", "9", "4096", "2049", "2048", "4294967295", "4294967296",
         "18446744073709551615", "18446744073709551616", "99999999999999999999999", "0x10",
         "1e3", "+5", " ", "08", "-0", "1.5", "nan")
@@ -126,6 +126,8 @@ class Gen:
         m = r.choice(MESSAGES)
         if m == "fail":
             return [m, str(r.randint(0, 7))]
+        if m == "re_add":
+            return [m, str(r.randint(0, 7))] + r.choice(([], ["full"], ["whole"]))
         if m == "sched":
             return [m, r.choice(POLICIES)]
         if m == "tracker":

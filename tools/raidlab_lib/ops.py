@@ -290,6 +290,14 @@ def cmd_fail(a):
     return 0
 
 
+def cmd_readd(a):
+    i = member_index(dm.table(a.name), a.member)
+    dm.message(a.name, "re_add", i, *(["full"] if a.full else []))
+    how = "rebuilt whole" if a.full else "rebuilt where written since it failed"
+    print(f"{a.name}: member {i} re-added: {how}")
+    return 0
+
+
 def plan_remove(table, health, dev, dev_id=blockdev.dev_id, path=dm.dev_path):
     """The table without @dev: a spare of it, or a failed member (its slot
     becomes "-"). ToolError for a member in use."""
@@ -382,6 +390,19 @@ def register(verbs):
     p.add_argument("name", help="the array's dm name")
     p.add_argument("member", help="member index, or a device path of the table")
     p.set_defaults(func=cmd_fail)
+
+    p = verbs.add_parser("re-add", help="take a failed member's own disk back, rebuilt from the "
+                         "write-intent bitmap (message re_add)",
+                         description="The failed member's disk is back (a path, a cable, a "
+                         "storage host returned) and the table still names it. Only the "
+                         "regions written since it failed are copied onto it. The array needs "
+                         "a metadata device; a member that failed before the table was loaded "
+                         "is refused unless --full.")
+    p.add_argument("name", help="the array's dm name")
+    p.add_argument("member", help="member index, or a device path of the table")
+    p.add_argument("--full", action="store_true", help="rebuild the whole disk, not only the "
+                   "regions written since it failed")
+    p.set_defaults(func=cmd_readd)
 
     p = verbs.add_parser("remove", help="take a spare or a failed member's disk out of an array "
                          "(the array must not be open)",
