@@ -11,6 +11,10 @@
 #   - a host lost mid-write (its link brought down): its namespace's I/O
 #     fails once nvme-tcp gives up (fast_io_fail_tmo), the member is
 #     failed, the array goes on degraded, and everything written verifies;
+#   - the host comes back (its link up, nvme-tcp reconnects before
+#     ctrl_loss_tmo): `raidlab re-add` takes its namespace back and copies
+#     only what was written while it was away (1.21); with the local disk
+#     then failed, what was written meanwhile verifies through it;
 #   - the cost of a remote member against a local one: 4 KiB random reads
 #     of a raid0 over two disks, then of a raid0 over the same two disks
 #     exported over NVMe/TCP, in one boot; the ratio goes to /out and the
@@ -55,7 +59,7 @@ host() {
 # connect N: the head connects to hN; prints the new namespace's device
 connect() {
 	_before=$(ls /dev/nvme*n1 2>/dev/null)
-	echo "transport=tcp,traddr=10.0.$1.2,trsvcid=4420,nqn=rl-h$1,hostnqn=nqn.2014-08.org.raidlab:head,keep_alive_tmo=3,reconnect_delay=1,ctrl_loss_tmo=20,fast_io_fail_tmo=2" \
+	echo "transport=tcp,traddr=10.0.$1.2,trsvcid=4420,nqn=rl-h$1,hostnqn=nqn.2014-08.org.raidlab:head,keep_alive_tmo=3,reconnect_delay=1,ctrl_loss_tmo=120,fast_io_fail_tmo=2" \
 		>/dev/nvme-fabrics || return 1
 	_i=0
 	while [ $_i -lt 100 ]; do
@@ -99,6 +103,35 @@ rl_load_done "the array goes on: the load across the host's loss"
 check "everything written verifies, degraded" fio_verify /dev/mapper/rr "$SZ"
 check "check finds nothing to say: refused while degraded, with the reason" \
 	sh -c "! dmsetup message rr 0 check 2>/dev/null && dmsetup message rr 0 last_error | grep -q 'failed or rebuilding'"
+
+# the host comes back: its disk is re-added, rebuilt only where written
+BOFF=$((2 * ${SZ%M}))M
+FIO_STATE_DIR=/tmp/fb check "pattern B written while h2 is away" \
+	fio_write /dev/mapper/rr 8M --offset="$BOFF"
+run /sbin/ip link set v2 up
+log "h2's link is up"
+i=0
+until timeout 5 dd if="$R2" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -lt 30 ] || break
+	sleep 1
+done
+check "h2's namespace reads again (nvme-tcp reconnected)" \
+	timeout 5 dd if="$R2" of=/dev/null bs=4k count=1 iflag=direct
+mark=$(dmesg_mark)
+check "raidlab re-add of h2's namespace" RL re-add rr "$R2"
+check "h2's member is rebuilt" rl_wait_sync rr 300
+check "and in sync: AAAA" test "$(rl_health rr) $(rl_state rr)" = "AAAA optimal"
+copied=$(dmesg_since "$mark" | sed -n 's/.*member 1 re-added: copied \([0-9]*\) of \([0-9]*\) sectors.*/\1 \2/p')
+log "the re-add copied ${copied% *} of ${copied#* } member sectors"
+check "the re-add copied less than half of the member" \
+	sh -c "set -- $copied; test \$# = 2 && test \$1 -gt 0 && test \$((\$1 * 2)) -lt \$2"
+# the local disk fails: B's chunks there are rebuilt from the others,
+# h2's namespace among them, so B verifies only if the re-add copied it
+check "raidlab fail of the local disk" RL fail rr 3
+FIO_STATE_DIR=/tmp/fb check "pattern B verifies with the re-added member in every row" \
+	fio_verify /dev/mapper/rr 8M --offset="$BOFF"
+check "the first pattern verifies too" fio_verify /dev/mapper/rr "$SZ"
 run RL stop rr
 
 # ------------------------------------------- remote against local reads ---
@@ -112,7 +145,6 @@ fio_iops() {
 run dm_create loc "$(RL_LEN=131072 rl_table raid0 64 "$(disk 1)" "$(disk 3)")"
 local_iops=$(fio_iops /dev/mapper/loc)
 run dm_remove loc
-run /sbin/ip link set v2 up
 run dm_create rem "$(RL_LEN=131072 rl_table raid0 64 "$R1" "$R3")"
 remote_iops=$(fio_iops /dev/mapper/rem)
 run dm_remove rem
