@@ -31,6 +31,7 @@
 
 #define RL_MAX_MEMBERS		32
 #define RL_MAX_SPARES		4
+#define RL_HOMEHOST_LEN		64	/* == RL_MD_HOMEHOST_LEN */
 #define RL_NONE			UINT_MAX
 
 #define RL_DEFAULT_CHUNK	128	/* sectors: 64 KiB */
@@ -334,6 +335,8 @@ struct rl_array {
 	struct rl_bbl *bbl;		/* bad-block lists (bbl.h), or NULL */
 	struct dm_dev *md_dev;
 	unsigned int region_shift;	/* region_size from the table, or 0 */
+	/* homehost from the table, recorded in the metadata, or "" */
+	char homehost[RL_HOMEHOST_LEN];
 	unsigned int nr_spares;
 	struct dm_dev *spares[RL_MAX_SPARES];	/* NULL once promoted */
 	struct dm_dev *retired[RL_MAX_SPARES];	/* the roles' disks spares replaced */
@@ -629,6 +632,7 @@ struct rl_args {
 	unsigned int nr_spares;
 	const char *spares[RL_MAX_SPARES];
 	unsigned int region_sectors;	/* region_size, or 0: the default */
+	const char *homehost;		/* homehost <name>, or NULL */
 	enum rl_jnl_mode journal;	/* journal on|off, or auto */
 	unsigned int sopt[RL_MAX_SCHEME_OPTS];	/* the scheme's ->opts values */
 	const char *sopt_word[RL_MAX_SCHEME_OPTS];	/* word options', in argv */
@@ -782,6 +786,11 @@ void rl_sync_advance(struct rl_array *a, const struct rl_sync_req *req);
 bool rl_sync_skip_clean(struct rl_array *a, const struct rl_sync_req *req,
 			sector_t msector, sector_t len);
 /*
+ * Failed member @m missed a write that no write-intent region records (a
+ * mirror's discard): a re-add must rebuild it whole. Any context.
+ */
+void rl_sync_readd_forget(struct rl_array *a, unsigned int m);
+/*
  * True if redundancy at member sector @msector may be inconsistent with the
  * data: not resynced yet since creation, or in a region dirty at an unclean
  * shutdown and not resynced since. A write there must rewrite all of its
@@ -789,20 +798,34 @@ bool rl_sync_skip_clean(struct rl_array *a, const struct rl_sync_req *req,
  * from the resync's source, the lowest in-sync member. Any context.
  */
 bool rl_sync_suspect(struct rl_array *a, sector_t msector);
-unsigned long __rl_unreadable_at(struct rl_array *a, sector_t msector);
+unsigned long __rl_unreadable_at(struct rl_array *a, sector_t msector,
+				 unsigned long failed, unsigned long reb);
 
 /*
  * Members that must not be read at member sector @msector: failed ones,
  * and those being rebuilt at or above their cursor. With no member being
  * rebuilt (the usual case) that is the failed ones, without a call. Any
  * context.
+ *
+ * A role moves between the two sets without a lock: a disk taking it
+ * (rl_member_set_dev()) enters rebuilding, cursor 0, before it leaves
+ * failed; a rebuilding member that fails enters failed before it leaves
+ * rebuilding (the lifecycle). Reading rebuilding on both sides of failed
+ * sees the role in one set or the other, whichever way it moves; the
+ * cursors are read after.
  */
 static inline unsigned long rl_unreadable_at(struct rl_array *a,
 					     sector_t msector)
 {
-	if (!READ_ONCE(a->rebuilding))
-		return READ_ONCE(a->failed);
-	return __rl_unreadable_at(a, msector);
+	unsigned long reb = READ_ONCE(a->rebuilding), failed;
+
+	smp_rmb();	/* a role out of rebuilding is in failed (above) */
+	failed = READ_ONCE(a->failed);
+	smp_rmb();	/* a role out of failed is in rebuilding (above) */
+	reb |= READ_ONCE(a->rebuilding);
+	if (!reb)
+		return failed;
+	return __rl_unreadable_at(a, msector, failed, reb);
 }
 
 /* the failures ->member_failed is not yet told of (sync.c; pure) */

@@ -36,9 +36,15 @@ static enum rl_part mirror_owner(struct rl_array *a, unsigned int member,
 
 static int mirror_map(struct rl_array *a, struct bio *bio)
 {
-	if (bio_op(bio) == REQ_OP_DISCARD)
-		return rl_map_duplicate(a, bio);
-	return rl_copyset_map(a, bio);
+	unsigned int m;
+
+	if (bio_op(bio) != REQ_OP_DISCARD)
+		return rl_copyset_map(a, bio);
+	/* a failed member misses it, and no intent region records that */
+	m = dm_bio_get_target_bio_nr(bio);
+	if (m < a->geom.nr_members && rl_member_failed(a, m))
+		rl_sync_readd_forget(a, m);
+	return rl_map_duplicate(a, bio);
 }
 
 static int mirror_ctr(struct rl_array *a)

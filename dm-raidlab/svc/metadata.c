@@ -54,6 +54,7 @@ static_assert(sizeof(struct rl_msb) <= 8 * SECTOR_SIZE);
 static_assert(sizeof(struct rl_md_bitmap_disk) == RL_MD_BLOCK);
 static_assert(RL_MD_BITS_PER_BLOCK % BITS_PER_LONG == 0);
 static_assert(RL_MD_MAX_MEMBERS == RL_MAX_MEMBERS);
+static_assert(RL_MD_HOMEHOST_LEN == RL_HOMEHOST_LEN);
 
 bool rl_md_failed(struct rl_md *md)
 {
@@ -244,8 +245,9 @@ int rl_md_persist(struct rl_md *md)
 }
 
 /* Member superblock I/O at sector 0 of @bdev, through md->msb_page. */
-static int rl_md_msb_io(struct rl_md *md, struct block_device *bdev,
-			blk_opf_t opf)
+/* A member superblock's block of @bdev from or to @page. */
+static int rl_md_msb_page_io(struct rl_md *md, struct block_device *bdev,
+			     blk_opf_t opf, struct page *page)
 {
 	struct dm_io_region where = {
 		.bdev = bdev, .sector = 0, .count = RL_MD_BLOCK_SECTORS,
@@ -253,12 +255,18 @@ static int rl_md_msb_io(struct rl_md *md, struct block_device *bdev,
 	struct dm_io_request req = {
 		.bi_opf = opf,
 		.mem.type = DM_IO_KMEM,
-		.mem.ptr.addr = page_address(md->msb_page),
+		.mem.ptr.addr = page_address(page),
 		.client = md->io,
 	};
 
-	lockdep_assert_held(&md->lock);
 	return rl_dm_io(&req, 1, &where, NULL);
+}
+
+static int rl_md_msb_io(struct rl_md *md, struct block_device *bdev,
+			blk_opf_t opf)
+{
+	lockdep_assert_held(&md->lock);
+	return rl_md_msb_page_io(md, bdev, opf, md->msb_page);
 }
 
 /* Read and decode @bdev's superblock: 0, -ENODATA, -EINVAL or -EIO. */
@@ -293,30 +301,39 @@ int rl_md_msb_write(struct rl_md *md, struct block_device *bdev,
 	return rl_md_msb_io(md, bdev, REQ_OP_WRITE | REQ_SYNC | REQ_FUA);
 }
 
+/*
+ * The disk is read into a page of its own, without md->lock: a disk that
+ * is not quite back may hold the read for long (a path queueing I/O), and
+ * commits must not wait behind it.
+ */
 int rl_md_readd_check(struct rl_md *md, unsigned int m,
 		      struct block_device *bdev, char **why)
 {
+	struct page *page = alloc_page(GFP_KERNEL);
 	struct rl_msb_state msb;
 	int r;
 
-	rl_md_lock(md);
-	if (m >= md->st.nr_members) {
-		*why = "no such member";
-		r = -EINVAL;
+	if (!page) {
+		*why = "out of memory";
+		return -ENOMEM;
+	}
+	if (rl_md_msb_page_io(md, bdev, REQ_OP_READ | REQ_SYNC, page)) {
+		*why = "the disk's superblock cannot be read";
+		r = -EIO;
 		goto out;
 	}
-	r = rl_md_msb_read(md, bdev, &msb, why);
-	if (r == -ENODATA) {
+	r = rl_msb_decode(page_address(page), &msb, why);
+	if (r == -ENODATA)
 		*why = "the disk's superblock is blank";
-		r = -EINVAL;
-	}
 	if (r)
 		goto out;
-	*why = rl_md_readd_mismatch(&md->st, m, &msb);
-	if (*why)
-		r = -EINVAL;
-out:
+	rl_md_lock(md);
+	*why = m < md->st.nr_members ? rl_md_readd_mismatch(&md->st, m, &msb) :
+				       "no such member";
 	rl_md_unlock(md);
+	r = *why ? -EINVAL : 0;
+out:
+	__free_page(page);
 	return r;
 }
 

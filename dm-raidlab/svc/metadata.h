@@ -64,10 +64,19 @@
 /* superblock flags */
 #define RL_MD_CLEAN		BIT(0)	/* shut down cleanly: no intent bit is live */
 
-/* feature masks: none defined in version 1 */
+/*
+ * feature masks. ro_compat: a version that does not know the feature may
+ * not write the superblock (it would drop the feature's field); version
+ * 1's loader refuses any bit it does not know, and any byte after the
+ * structure it knows.
+ */
+#define RL_MD_RO_COMPAT_HOMEHOST BIT(0)	/* rl_md_sb.homehost is set (1.21) */
 #define RL_MD_COMPAT_SUPP	0U
 #define RL_MD_INCOMPAT_SUPP	0U
-#define RL_MD_RO_COMPAT_SUPP	0U
+#define RL_MD_RO_COMPAT_SUPP	RL_MD_RO_COMPAT_HOMEHOST
+
+/* the host the array belongs to: letters, digits, '.', '_', '-' */
+#define RL_MD_HOMEHOST_LEN	64	/* NUL included */
 
 /* member states (struct rl_md_member.state) */
 enum rl_member_state {
@@ -119,6 +128,7 @@ struct rl_md_sb {
 	__le64 bitmap_blocks;
 	struct rl_md_area_disk areas[RL_MD_MAX_AREAS];
 	struct rl_md_member_disk members[RL_MD_MAX_MEMBERS];
+	char homehost[RL_MD_HOMEHOST_LEN];	/* NUL padded; RL_MD_RO_COMPAT_HOMEHOST */
 } __packed;
 
 /* A bitmap block: a header, then bits (region = block * RL_MD_BITS_PER_BLOCK + bit) */
@@ -184,6 +194,7 @@ struct rl_md_state {
 	u32 nr_areas;
 	struct rl_md_area areas[RL_MD_MAX_AREAS];
 	struct rl_md_member members[RL_MD_MAX_MEMBERS];
+	char homehost[RL_MD_HOMEHOST_LEN];	/* "" if none */
 };
 
 struct rl_msb_state {
@@ -228,6 +239,8 @@ int rl_msb_decode(const void *block, struct rl_msb_state *st, char **error);
 /* A member superblock against the metadata (pure): what refuses it, or NULL */
 char *rl_md_member_mismatch(const struct rl_md_state *st, unsigned int i,
 			    const struct rl_msb_state *msb);
+/* Whether @name may be a homehost: 1 .. 63 of [A-Za-z0-9._-] (pure) */
+bool rl_md_homehost_ok(const char *name);
 /* Whether it is failed role @i's own disk, back (pure): what refuses it, or NULL */
 char *rl_md_readd_mismatch(const struct rl_md_state *st, unsigned int i,
 			   const struct rl_msb_state *msb);

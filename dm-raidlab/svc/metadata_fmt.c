@@ -7,6 +7,7 @@
 #include <linux/bitmap.h>
 #include <linux/blkdev.h>
 #include <linux/crc32c.h>
+#include <linux/ctype.h>
 #include <linux/dax.h>
 #include <linux/device-mapper.h>
 #include <linux/dm-bufio.h>
@@ -112,6 +113,10 @@ void rl_md_sb_encode(const struct rl_md_state *st, void *block)
 		sb->members[i].state = cpu_to_le32(st->members[i].state);
 		sb->members[i].cursor = cpu_to_le64(st->members[i].cursor);
 		memcpy(sb->members[i].dev_uuid, st->members[i].dev_uuid, 16);
+	}
+	if (st->homehost[0]) {
+		sb->ro_compat = cpu_to_le32(RL_MD_RO_COMPAT_HOMEHOST);
+		strscpy_pad(sb->homehost, st->homehost, sizeof(sb->homehost));
 	}
 	sb->csum = cpu_to_le32(rl_md_csum(block, RL_MD_BLOCK, RL_MD_SB_CSUM_XOR));
 }
@@ -274,6 +279,42 @@ int rl_md_sb_check(const struct rl_md_state *st, u64 dev_blocks, char **error)
 	return 0;
 }
 
+bool rl_md_homehost_ok(const char *name)
+{
+	size_t i, len = strnlen(name, RL_MD_HOMEHOST_LEN);
+
+	if (!len || len == RL_MD_HOMEHOST_LEN)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isalnum(name[i]) && !strchr("._-", name[i]))
+			return false;
+	return true;
+}
+
+/*
+ * The homehost of @sb into @st: a valid name, NUL padded, with its feature
+ * bit; without the bit, the field must be all zeroes.
+ */
+static int rl_md_sb_homehost(const struct rl_md_sb *sb, struct rl_md_state *st,
+			     char **error)
+{
+	size_t len = strnlen(sb->homehost, sizeof(sb->homehost));
+
+	if (!(le32_to_cpu(sb->ro_compat) & RL_MD_RO_COMPAT_HOMEHOST)) {
+		if (rl_md_zero(sb->homehost, sizeof(sb->homehost)))
+			return 0;
+		*error = "Metadata superblock: a homehost without its feature bit";
+		return -EINVAL;
+	}
+	if (len == sizeof(sb->homehost) || !rl_md_homehost_ok(sb->homehost) ||
+	    !rl_md_zero(sb->homehost + len, sizeof(sb->homehost) - len)) {
+		*error = "Metadata superblock: bad homehost";
+		return -EINVAL;
+	}
+	memcpy(st->homehost, sb->homehost, sizeof(st->homehost));
+	return 0;
+}
+
 int rl_md_sb_decode(const void *block, struct rl_md_state *st, char **error)
 {
 	const struct rl_md_sb *sb = block;
@@ -342,6 +383,8 @@ int rl_md_sb_decode(const void *block, struct rl_md_state *st, char **error)
 		st->members[i].cursor = le64_to_cpu(sb->members[i].cursor);
 		memcpy(st->members[i].dev_uuid, sb->members[i].dev_uuid, 16);
 	}
+	if (rl_md_sb_homehost(sb, st, error))
+		return -EINVAL;
 	return rl_md_sb_check(st, RL_MD_ANY_SIZE, error);
 }
 

@@ -177,17 +177,24 @@ static int rl_md_flush_members(struct rl_md *md)
 }
 
 /*
- * Whether a member is out: failed, or re-added and not rebuilt yet. A role
- * leaves a->failed only after it is in a->readd (sync.c), so a look that
- * finds it in neither comes after its re-add ended. Any context.
+ * Whether a member is out: failed, or re-added and not rebuilt yet. A
+ * role moves between the two sets without a lock: a re-add enters
+ * a->readd before it leaves a->failed (sync_readd.c); a re-added member
+ * that fails again enters a->failed before it leaves a->readd (the
+ * lifecycle, after a full barrier). Reading a->readd on both sides of
+ * a->failed finds it in one of them, whichever way it moves. Any context.
  */
 static bool rl_md_holding(struct rl_md *md)
 {
 	struct rl_array *a = md->a;
-	unsigned long failed = READ_ONCE(a->failed);
 
-	smp_rmb();	/* pairs with the re-add's barrier before failed clears */
-	return failed || READ_ONCE(a->readd);
+	if (READ_ONCE(a->readd))
+		return true;
+	smp_rmb();	/* a role out of a->readd is in a->failed (above) */
+	if (READ_ONCE(a->failed))
+		return true;
+	smp_rmb();	/* a role out of a->failed is in a->readd (above) */
+	return READ_ONCE(a->readd);
 }
 
 bool rl_md_intent_touched(struct rl_md *md, u64 first, u64 last)

@@ -52,6 +52,22 @@ static void rl_md_format_state(struct rl_md *md)
 	}
 	for (i = 0; i < a->nr_spares; i++)
 		get_random_bytes(md->spare_uuid[i], 16);
+	strscpy_pad(st->homehost, a->homehost, sizeof(st->homehost));
+}
+
+/*
+ * A table's homehost is recorded at load, over the metadata's: who
+ * assembles an array of another host decides that (raidlab assemble
+ * refuses it without --force, as mdadm does), not the kernel.
+ */
+static void rl_md_load_homehost(struct rl_md *md)
+{
+	const char *was = md->st.homehost[0] ? md->st.homehost : "none";
+
+	if (!md->a->homehost[0] || !strcmp(md->st.homehost, md->a->homehost))
+		return;
+	DMINFO("%s: homehost %s, was %s", rl_md_name(md), md->a->homehost, was);
+	strscpy_pad(md->st.homehost, md->a->homehost, sizeof(md->st.homehost));
 }
 
 /* New array: every disk must be blank (no valid superblock of any array). */
@@ -519,6 +535,7 @@ int rl_md_open(struct rl_array *a, struct dm_dev *dev,
 		if (!r)
 			r = rl_md_check_members(md, error);
 		if (!r) {
+			rl_md_load_homehost(md);
 			/* live from now on: not clean until shut down */
 			md->st.flags &= ~RL_MD_CLEAN;
 			r = rl_md_commit(md, false);

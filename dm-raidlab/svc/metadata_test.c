@@ -272,7 +272,7 @@ static void rl_mdt_incompat(struct rl_md_state *st, struct rl_md_sb *sb)
 
 static void rl_mdt_ro_compat(struct rl_md_state *st, struct rl_md_sb *sb)
 {
-	sb->ro_compat = cpu_to_le32(BIT(0));
+	sb->ro_compat = cpu_to_le32(BIT(1));
 }
 
 static void rl_mdt_members0(struct rl_md_state *st, struct rl_md_sb *sb)
@@ -916,6 +916,70 @@ static void rl_md_test_readd(struct kunit *test)
 			   "the disk belongs to another array");
 }
 
+/*
+ * The homehost (1.21): recorded with its ro_compat bit, read back; a
+ * field without its bit, a bit without a valid name, a name with other
+ * characters, garbage after its NUL, a feature bit not known: refused.
+ */
+static void rl_md_test_homehost(struct kunit *test)
+{
+	struct rl_md_state *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	struct rl_md_state *out = kunit_kzalloc(test, sizeof(*out), GFP_KERNEL);
+	struct rl_md_sb *sb = rl_mdt_block(test);
+	char *error = NULL, name[RL_MD_HOMEHOST_LEN + 1];
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	rl_mdt_state(st);
+	rl_md_sb_encode(st, sb);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(sb->ro_compat), 0U);
+	strscpy(st->homehost, "node-a.lab_1", sizeof(st->homehost));
+	rl_md_sb_encode(st, sb);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(sb->ro_compat), RL_MD_RO_COMPAT_HOMEHOST);
+	KUNIT_ASSERT_EQ(test, rl_md_sb_decode(sb, out, &error), 0);
+	KUNIT_EXPECT_STREQ(test, out->homehost, "node-a.lab_1");
+	KUNIT_EXPECT_EQ(test, memcmp(st, out, sizeof(*st)), 0);
+
+	sb->homehost[4] = ' ';
+	rl_mdt_resum(sb, RL_MD_SB_CSUM_XOR);
+	KUNIT_EXPECT_EQ(test, rl_md_sb_decode(sb, out, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "Metadata superblock: bad homehost");
+	rl_md_sb_encode(st, sb);
+	sb->homehost[RL_MD_HOMEHOST_LEN - 1] = 'x';	/* after the NUL */
+	rl_mdt_resum(sb, RL_MD_SB_CSUM_XOR);
+	KUNIT_EXPECT_EQ(test, rl_md_sb_decode(sb, out, &error), -EINVAL);
+	memset(sb->homehost, 'h', RL_MD_HOMEHOST_LEN);	/* no NUL */
+	rl_mdt_resum(sb, RL_MD_SB_CSUM_XOR);
+	KUNIT_EXPECT_EQ(test, rl_md_sb_decode(sb, out, &error), -EINVAL);
+	memset(sb->homehost, 0, RL_MD_HOMEHOST_LEN);	/* the bit, no name */
+	rl_mdt_resum(sb, RL_MD_SB_CSUM_XOR);
+	KUNIT_EXPECT_EQ(test, rl_md_sb_decode(sb, out, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "Metadata superblock: bad homehost");
+	rl_md_sb_encode(st, sb);
+	sb->ro_compat = 0;				/* a name, no bit */
+	rl_mdt_resum(sb, RL_MD_SB_CSUM_XOR);
+	KUNIT_EXPECT_EQ(test, rl_md_sb_decode(sb, out, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error,
+			   "Metadata superblock: a homehost without its feature bit");
+	sb->ro_compat = cpu_to_le32(RL_MD_RO_COMPAT_HOMEHOST << 1);
+	rl_mdt_resum(sb, RL_MD_SB_CSUM_XOR);
+	KUNIT_EXPECT_EQ(test, rl_md_sb_decode(sb, out, &error), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "Metadata superblock: unknown read-only feature");
+
+	KUNIT_EXPECT_TRUE(test, rl_md_homehost_ok("a"));
+	KUNIT_EXPECT_TRUE(test, rl_md_homehost_ok("Z-9_x.y"));
+	KUNIT_EXPECT_FALSE(test, rl_md_homehost_ok(""));
+	KUNIT_EXPECT_FALSE(test, rl_md_homehost_ok("a b"));
+	KUNIT_EXPECT_FALSE(test, rl_md_homehost_ok("a/b"));
+	KUNIT_EXPECT_FALSE(test, rl_md_homehost_ok("a:b"));
+	memset(name, 'n', sizeof(name));
+	name[RL_MD_HOMEHOST_LEN - 1] = '\0';		/* 63: the longest */
+	KUNIT_EXPECT_TRUE(test, rl_md_homehost_ok(name));
+	name[RL_MD_HOMEHOST_LEN - 1] = 'n';
+	name[RL_MD_HOMEHOST_LEN] = '\0';		/* 64 */
+	KUNIT_EXPECT_FALSE(test, rl_md_homehost_ok(name));
+}
+
 static struct kunit_case rl_md_test_cases[] = {
 	KUNIT_CASE(rl_md_test_sb_roundtrip),
 	KUNIT_CASE(rl_md_test_msb_roundtrip),
@@ -933,6 +997,7 @@ static struct kunit_case rl_md_test_cases[] = {
 	KUNIT_CASE(rl_md_test_member_roles),
 	KUNIT_CASE(rl_md_test_swap_roles),
 	KUNIT_CASE(rl_md_test_readd),
+	KUNIT_CASE(rl_md_test_homehost),
 	{}
 };
 

@@ -47,12 +47,14 @@ const char *const rl_sync_names[RL_NR_SYNC_JOBS] = {
 	[RL_SYNC_REPAIR] = "repair",
 };
 
-unsigned long __rl_unreadable_at(struct rl_array *a, sector_t msector)
+/* rl_unreadable_at(), with the sets it read (@reb: rebuilding) */
+unsigned long __rl_unreadable_at(struct rl_array *a, sector_t msector,
+				 unsigned long failed, unsigned long reb)
 {
-	unsigned long bad = READ_ONCE(a->failed);
-	unsigned long reb = READ_ONCE(a->rebuilding);
+	unsigned long bad = failed;
 	unsigned int m;
 
+	smp_rmb();	/* the cursors after the sets: a new disk's is 0 */
 	for_each_set_bit(m, &reb, a->geom.nr_members)
 		if (msector >= READ_ONCE(a->rebuild_cursor[m]))
 			__set_bit(m, &bad);
@@ -219,9 +221,18 @@ static bool rl_sync_lifecycle(struct rl_array *a)
 	 * failure itself is in the metadata already (failrec.c).
 	 */
 	for_each_set_bit(m, &failed, a->geom.nr_members) {
-		if (test_and_clear_bit(m, &a->rebuilding))
-			changed = true;
-		clear_bit(m, &a->readd);	/* held still: it is failed */
+		if (!test_and_clear_bit(m, &a->rebuilding))
+			continue;
+		changed = true;
+		/*
+		 * Its disk was good only below its cursor: the held
+		 * regions do not say what it lacks, unless it was being
+		 * re-added (they covered its whole absence, and do still:
+		 * it is failed). After the full barrier above, so that
+		 * rl_md_holding() finds it failed once out of a->readd.
+		 */
+		if (!test_and_clear_bit(m, &a->readd))
+			set_bit(m, &rl_sync(a)->untracked);
 	}
 
 	if (a->md && recorded && rl_array_alive(a)) {

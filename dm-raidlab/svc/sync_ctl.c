@@ -190,8 +190,8 @@ static int rl_msg_readd(struct rl_array *a, unsigned int argc, char **argv)
 		return -EINVAL;
 	}
 	if (!full && test_bit(m, &s->untracked)) {
-		rl_msg_refused(a, "re_add refused: member %u failed before %s", m,
-			       "the table was loaded; 're_add <m> full' rebuilds it whole");
+		rl_msg_refused(a, "re_add refused: member %u: %s", m,
+			       "nothing recorded what it missed; 're_add <m> full' rebuilds it whole");
 		return -EINVAL;
 	}
 	r = rl_md_readd_check(a->md, m, dev->bdev, &why);
@@ -204,6 +204,7 @@ static int rl_msg_readd(struct rl_array *a, unsigned int argc, char **argv)
 	s->readd_want |= BIT(m);
 	if (full)
 		s->readd_full |= BIT(m);
+	s->readd_dev[m] = dev;
 	spin_unlock_irq(&s->lock);
 	rl_sync_kick(a);
 	return 0;

@@ -51,7 +51,12 @@ struct rl_sync {
 	/* re-add (sync_readd.c): roles asked for, and those asked whole */
 	unsigned long readd_want;
 	unsigned long readd_full;
-	/* failed roles the held regions do not cover: failed at load */
+	struct dm_dev *readd_dev[RL_MAX_MEMBERS];	/* the disk checked */
+	/*
+	 * failed roles the held regions do not cover: failed at load, failed
+	 * while rebuilt whole (good below a cursor only), or past a mirror
+	 * discard they missed; re-added only whole
+	 */
 	unsigned long untracked;
 	atomic64_t readd_skipped[RL_MAX_MEMBERS];	/* sectors not copied */
 

@@ -21,9 +21,11 @@
  *   - held regions stay until no member is out: none is cleared under a
  *     re-add.
  *
- * The held set is in memory: a role failed when the table was loaded has
- * no record of what it missed (s->untracked), and is re-added only whole
- * ("re_add <m> full"). A crash or a new table during a re-add's rebuild
+ * What the held regions do not cover (s->untracked) is re-added only whole
+ * ("re_add <m> full"): a role failed when the table was loaded (the held
+ * set is in memory), a disk that failed while it was rebuilt whole (good
+ * only below its cursor), and a mirror member that missed a discard (a
+ * discard takes no intent). A crash or a new table during a re-add's rebuild
  * resumes it from the checkpointed cursor as a whole rebuild: below the
  * cursor the disk is good either way. The message is in sync_ctl.c.
  */
@@ -48,6 +50,26 @@ bool rl_sync_skip_clean(struct rl_array *a, const struct rl_sync_req *req,
 }
 
 /*
+ * Why re-add of role @m (@full: whole) onto @dev, checked when it was
+ * asked, cannot be made now: the role is not failed any more, or another
+ * disk has it (a spare took it, and failed), or its disk was being
+ * rebuilt when it failed (a->readd aside), and the held regions do not
+ * say what it lacks. NULL if it can.
+ */
+static const char *rl_sync_readd_refused(struct rl_array *a, unsigned int m,
+					 bool full, struct dm_dev *dev,
+					 unsigned long failed)
+{
+	if (!test_bit(m, &failed))
+		return "the role is no longer failed";
+	if (READ_ONCE(a->members[m].dev) != dev)
+		return "another disk has the role now";
+	if (!full && test_bit(m, &rl_sync(a)->untracked))
+		return "the disk was being rebuilt when it failed: re_add <m> full";
+	return NULL;
+}
+
+/*
  * The re-adds asked for (rl_msg_readd()): each role still failed goes
  * back to its own disk, rebuilding from cursor 0; from the held regions
  * only, unless asked whole. Roles a spare took meanwhile are left. From
@@ -58,21 +80,24 @@ bool rl_sync_readd(struct rl_array *a, unsigned long failed)
 {
 	struct rl_sync *s = rl_sync(a);
 	const char *name = dm_table_device_name(a->ti->table);
+	struct dm_dev *dev[RL_MAX_MEMBERS];
 	unsigned long want, full;
 	bool changed = false;
 	unsigned int m;
+	const char *why;
 
 	spin_lock_irq(&s->lock);
 	want = s->readd_want;
 	full = s->readd_full;
 	s->readd_want = 0;
 	s->readd_full = 0;
+	memcpy(dev, s->readd_dev, sizeof(dev));
 	spin_unlock_irq(&s->lock);
 
 	for_each_set_bit(m, &want, a->geom.nr_members) {
-		if (!test_bit(m, &failed)) {
-			DMWARN("%s: member %u: re-add dropped: the role is no longer failed",
-			       name, m);
+		why = rl_sync_readd_refused(a, m, test_bit(m, &full), dev[m], failed);
+		if (why) {
+			DMWARN("%s: member %u: re-add dropped: %s", name, m, why);
 			continue;
 		}
 		if (!test_bit(m, &full)) {
@@ -91,6 +116,20 @@ bool rl_sync_readd(struct rl_array *a, unsigned long failed)
 		changed = true;
 	}
 	return changed;
+}
+
+/*
+ * Failed member @m missed a write the held regions do not record (a
+ * mirror's discard, sent to each member as it is): it can be re-added
+ * only whole. Any context.
+ */
+void rl_sync_readd_forget(struct rl_array *a, unsigned int m)
+{
+	/* pairs with rl_sync_init()'s release: from map, maybe before it */
+	struct rl_sync *s = smp_load_acquire(&a->sync);
+
+	if (s && m < a->geom.nr_members)
+		set_bit(m, &s->untracked);
 }
 
 /* Sectors a re-add's rebuild of req->target skipped so far; 0 if not one. */

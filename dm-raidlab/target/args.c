@@ -7,7 +7,7 @@
  *
  *   <scheme>        raid0 | mirror | raid10 | chained | sr | altmirror |
  *                   raid4 | raid5 | raid6 | plog
- *   <#opt_args>     number of words that follow as optional arguments, 0 .. 39
+ *   <#opt_args>     number of words that follow as optional arguments, 0 .. 41
  *   <opt_args>      any of, each at most once (spare: up to 4 times):
  *                     chunk_size <sectors>    power of two, 8 .. 2^21
  *                                             (parity schemes: .. 2048)
@@ -42,6 +42,10 @@
  *                                             two, >= chunk_size (needs
  *                                             metadata; default: at most
  *                                             65536 regions)
+ *                     homehost <name>         the host the array belongs
+ *                                             to, recorded in the metadata
+ *                                             (needs it; 1 .. 63 of
+ *                                             A-Za-z0-9._-)
  *                   and the scheme's own (->opts), each refused for
  *                   the other schemes: raid10's in raid10.c, plog's in
  *                   plog.c, altmirror's in altmirror/altmirror.c (a
@@ -59,6 +63,7 @@
 #include <linux/string.h>
 
 #include "../raidlab.h"
+#include "../svc/metadata.h"
 
 static const struct rl_scheme_ops *const rl_schemes[] = {
 	&rl_raid0_ops,
@@ -202,6 +207,17 @@ static int rl_opt_metadata(struct dm_arg_set *as, struct rl_args *args,
 	return 0;
 }
 
+static int rl_opt_homehost(struct dm_arg_set *as, struct rl_args *args,
+			   char **error)
+{
+	args->homehost = dm_shift_arg(as);
+	if (!rl_md_homehost_ok(args->homehost)) {
+		*error = "Invalid homehost (1 to 63 of A-Z a-z 0-9 . _ -)";
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int rl_opt_spare(struct dm_arg_set *as, struct rl_args *args,
 			char **error)
 {
@@ -227,10 +243,11 @@ static const struct rl_gopt rl_gopts[] = {
 	RL_GOPT(metadata, rl_opt_metadata),
 	RL_GOPT(spare, rl_opt_spare, .repeats = true),
 	RL_GOPT(region_size, rl_opt_region),
+	RL_GOPT(homehost, rl_opt_homehost),
 };
 
-/* Words the optional arguments may take (the grammar above: 39). */
-#define RL_MAX_OPT_WORDS	(15 + 2 * RL_MAX_SCHEME_OPTS + 2 * RL_MAX_SPARES)
+/* Words the optional arguments may take (the grammar above: 41). */
+#define RL_MAX_OPT_WORDS	(17 + 2 * RL_MAX_SCHEME_OPTS + 2 * RL_MAX_SPARES)
 
 /* The index of @key in @ops' own options, or -1. */
 static int rl_sopt_index(const struct rl_scheme_ops *ops, const char *key)
@@ -355,6 +372,10 @@ static int rl_check_devs(struct rl_args *args, char **error)
 	}
 	if (!args->md_dev && args->region_sectors) {
 		*error = "region_size needs a metadata device";
+		return -EINVAL;
+	}
+	if (!args->md_dev && args->homehost) {
+		*error = "homehost needs a metadata device";
 		return -EINVAL;
 	}
 	if (args->region_sectors && args->region_sectors < args->chunk_sectors) {

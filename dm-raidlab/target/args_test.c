@@ -205,9 +205,13 @@ static const struct rl_args_bad rl_args_bad_cases[] = {
 	{ "raid5 4 metadata md journal maybe 3 a b c", "Invalid journal" },
 	{ "raid5 6 metadata md journal on journal off 3 a b c", "Duplicate journal" },
 	{ "raid5 3 metadata md journal 3 a b c", "Optional argument lacks a value" },
-	{ "raid5 40 metadata md " RL_T_SPARES " " RL_T_OPTS
-	  " journal on stripe_cache 4 queue_depth 1 x 3 a b c",
+	{ "raid5 42 metadata md " RL_T_SPARES " " RL_T_OPTS
+	  " journal on stripe_cache 4 queue_depth 1 homehost h x 3 a b c",
 	  "Invalid number of optional arguments" },
+	{ "raid5 2 homehost h 3 a b c", "homehost needs a metadata device" },
+	{ "raid5 4 metadata md homehost a:b 3 a b c",
+	  "Invalid homehost (1 to 63 of A-Z a-z 0-9 . _ -)" },
+	{ "raid5 6 metadata md homehost a homehost b 3 a b c", "Duplicate homehost" },
 	{ "raid5 2 log_disks 1 3 a b c", "log_disks needs the plog scheme" },
 	{ "raid4 2 log_ratio 0.5 3 a b c", "log_ratio needs the plog scheme" },
 	{ "raid5 2 log_tracks 1 3 a b c", "log_tracks needs the plog scheme" },
@@ -289,6 +293,22 @@ static void rl_args_raid10(struct kunit *test)
 	argc = rl_split(test, "chained 2 reads dup 3 a b c", argv);
 	KUNIT_ASSERT_EQ(test, rl_parse_args(argc, argv, &args, &error), 0);
 	KUNIT_EXPECT_EQ(test, args.sopt[0], RL_CS_READS_DUP);
+}
+
+/* homehost: kept as given (args.homehost points into the line) */
+static void rl_args_homehost(struct kunit *test)
+{
+	char *argv[RL_ARGS_MAX], *error = NULL;
+	struct rl_args args;
+	unsigned int argc;
+
+	argc = rl_split(test, "raid5 4 metadata md homehost node-1.lab 3 a b c", argv);
+	KUNIT_ASSERT_EQ_MSG(test, rl_parse_args(argc, argv, &args, &error), 0,
+			    "%s", error);
+	KUNIT_EXPECT_STREQ(test, args.homehost, "node-1.lab");
+	argc = rl_split(test, "raid5 2 metadata md 3 a b c", argv);
+	KUNIT_ASSERT_EQ(test, rl_parse_args(argc, argv, &args, &error), 0);
+	KUNIT_EXPECT_NULL(test, args.homehost);
 }
 
 #define RL_SR_GEOM "period_ns=6000000,cylinders=100,heads=6,spt=300," \
@@ -536,6 +556,7 @@ static struct kunit_case rl_args_test_cases[] = {
 	KUNIT_CASE(rl_args_altmirror),
 	KUNIT_CASE(rl_args_plog),
 	KUNIT_CASE(rl_args_chunk_vs_page),
+	KUNIT_CASE(rl_args_homehost),
 	{}
 };
 

@@ -163,6 +163,8 @@ static struct rl_array *rl_array_alloc(struct dm_target *ti,
 	a->geom.data_offset = args->md_dev ? RL_MD_DATA_OFFSET : 0;
 	if (args->region_sectors)
 		a->region_shift = ilog2(args->region_sectors);
+	if (args->homehost)
+		strscpy(a->homehost, args->homehost, sizeof(a->homehost));
 	a->redundancy = rl_args_redundancy(args);
 	a->stripe_cache = args->stripe_cache;
 	a->opt_stripes_set = args->stripes_set;
@@ -628,6 +630,8 @@ static void rl_status_table(struct rl_array *a, char *result,
 	if (a->md) {
 		DMEMIT(" metadata %s region_size %llu", a->md_dev->name,
 		       1ULL << rl_md_state(a->md)->region_shift);
+		if (a->homehost[0])
+			DMEMIT(" homehost %s", a->homehost);
 		for (i = 0; i < a->nr_spares; i++)
 			if (a->spares[i])
 				DMEMIT(" spare %s", a->spares[i]->name);
