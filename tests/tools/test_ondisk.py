@@ -38,7 +38,8 @@ def test_crc32c_vectors():
 
 def test_struct_sizes():
     # metadata.h: rl_md_sb = 160-byte head + 8 areas x 24 + 32 members x 32
-    assert od.SB_SIZE == 160 + 8 * 24 + 32 * 32
+    # + the homehost's 64 (1.21)
+    assert od.SB_SIZE == 160 + 8 * 24 + 32 * 32 + 64
     # rl_msb: 4+4+8+4+4+16+16+8+4+4+8+8+16
     assert od.MSB_SIZE == 104
     assert od.BITS_PER_BLOCK == 4072 * 8
@@ -248,3 +249,36 @@ def test_region_helpers():
     assert od.default_region_shift(1 << 30, 128) == 14
     assert od.nr_regions_of(1000, 3) == 125 and od.nr_regions_of(1001, 3) == 126
     assert od.bitmap_blocks_of(od.BITS_PER_BLOCK + 1) == 2
+
+
+def test_homehost():
+    """rl_md_sb.homehost at 160 + 8 * 24 + 32 * 32 = 1376, with ro_compat bit
+    0 (1.21): read back; refused as the kernel refuses it."""
+    blk = od.encode_sb(make_sb(homehost="node-a.lab_1"))
+    assert struct.unpack_from("<I", blk, 28)[0] == od.RO_COMPAT_HOMEHOST
+    assert blk[1376:1376 + 64].rstrip(b"\0") == b"node-a.lab_1"
+    back = od.decode_sb(blk)
+    assert back.homehost == "node-a.lab_1" and back.to_json()["homehost"] == "node-a.lab_1"
+    assert od.encode_sb(back) == blk
+    assert od.decode_sb(od.encode_sb(make_sb())).homehost == ""
+    with pytest.raises(ValueError):
+        od.encode_sb(make_sb(homehost="a b"))
+
+    def patched(at, raw, ro=None):
+        b = bytearray(blk)
+        b[at:at + len(raw)] = raw
+        if ro is not None:
+            struct.pack_into("<I", b, 28, ro)
+        struct.pack_into("<I", b, 0, od.block_csum(b, od.MD_SB_CSUM_XOR))
+        return bytes(b)
+    for bad, msg in ((patched(1380, b" "), "bad homehost"),
+                     (patched(1376 + 63, b"x"), "bad homehost"),
+                     (patched(1376, b"h" * 64), "bad homehost"),
+                     (patched(1376, bytes(64)), "bad homehost"),
+                     (patched(1376, b"", ro=0), "a homehost without its feature bit"),
+                     (patched(1376, b"", ro=2), "unknown read-only feature")):
+        with pytest.raises(od.FormatError, match="Metadata superblock: " + msg):
+            od.decode_sb(bad)
+    assert od.homehost_ok("a") and od.homehost_ok("n" * 63) and od.homehost_ok("Z-9_x.y")
+    for bad in ("", "n" * 64, "a:b", "a/b", "é"):
+        assert not od.homehost_ok(bad)

@@ -252,11 +252,12 @@ def test_create_dry_run_cli(tmp_path):
     md = img(tmp_path, "md", 4)
     r = subprocess.run([sys.executable, str(ROOT / "tools" / "raidlab"), "create", "x",
                         "--scheme", "raid4", "--chunk", "64", "--metadata", md, "--dry-run",
-                        "--json"] + m, capture_output=True, text=True)
+                        "--homehost", "lab-1", "--json"] + m, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     import json
     d = json.loads(r.stdout)
-    assert d["table"].split()[3:9] == ["raid4", "4", "chunk_size", "64", "metadata", md]
+    assert d["table"].split()[3:11] == ["raid4", "6", "chunk_size", "64", "metadata", md,
+                                        "homehost", "lab-1"]
     # nothing was written
     assert blockdev.read_at(md, 0, 4096) == bytes(4096)
 
@@ -659,3 +660,45 @@ def test_readd_verb(monkeypatch, capsys):
     assert a.func(a) == 0
     assert sent[-1] == ("arr", "re_add", 1, "full")
     assert "rebuilt whole" in capsys.readouterr().out
+
+
+def test_homehost_policy(tmp_path):
+    """1.21: the name recorded and checked (mdadm's homehost): --homehost,
+    else the config's HOMEHOST (<system>: the host name, <ignore>: none),
+    else the host name; an array of another host is refused unless
+    take_over, and the table records this host."""
+    def name():
+        return "box.example"
+    assert admin.homehost_of("n1", hostname=name) == "n1"
+    assert admin.homehost_of(None, hostname=name) == "box.example"
+    assert admin.homehost_of("<system>", hostname=name) == "box.example"
+    assert admin.homehost_of("<ignore>", hostname=name) is None
+    assert admin.homehost_of(None, hostname=lambda: "(none)") is None
+    conf = tmp_path / "raidlab.conf"
+    conf.write_text("HOMEHOST fromconf\n")
+    assert admin.homehost_of(None, str(conf), hostname=name) == "fromconf"
+    assert admin.homehost_of("cli", str(conf), hostname=name) == "cli"
+    assert admin.homehost_of(None, str(tmp_path / "none.conf"), hostname=name) == "box.example"
+    with pytest.raises(admin.ToolError, match="homehost 'a:b'"):
+        admin.homehost_of("a:b")
+
+    m = [img(tmp_path, f"m{i}", 8) for i in range(4)]
+    md = img(tmp_path, "md", 4)
+    p = admin.plan_create("raid5", m, md, homehost="h1")
+    assert p.table.get("homehost") == "h1"
+    assert admin.plan_create("raid5", m, None, homehost="h1").table.get("homehost") is None
+
+    st = od.decode_sb(md_sb(events=5))
+    st.homehost = "h1"
+    md2 = img(tmp_path, "md2", 4, od.encode_sb(st))
+    disks = [img(tmp_path, f"d{i}", 8, msb(i, 5)) for i in range(4)]
+    assert admin.plan_assemble(md2, disks, homehost="h1").table.get("homehost") == "h1"
+    with pytest.raises(admin.ToolError, match="belongs to host h1, this host is h2"):
+        admin.plan_assemble(md2, disks, homehost="h2")
+    assert admin.plan_assemble(md2, disks, homehost="h2",
+                               take_over=True).table.get("homehost") == "h2"
+    # <ignore>: nothing checked, nothing recorded
+    assert admin.plan_assemble(md2, disks, homehost=None).table.get("homehost") is None
+    # an array of no host: any host assembles it, and records itself
+    md3 = img(tmp_path, "md3", 4, md_sb(events=5))
+    assert admin.plan_assemble(md3, disks, homehost="h2").table.get("homehost") == "h2"

@@ -8,6 +8,7 @@ tests can run it on image files without a kernel.
 import glob
 import json
 import os
+import socket
 import sys
 import time
 from dataclasses import dataclass, field
@@ -124,10 +125,45 @@ def sr_opts(opts):
     return [("dr", str(dr)), ("dm", str(dmc)), ("geom", line)] + rest
 
 
+SYSTEM_HOMEHOST = "<system>"
+IGNORE_HOMEHOST = "<ignore>"
+
+
+def homehost_of(word=None, config=None, hostname=socket.gethostname):
+    """The host name arrays are created and assembled as (mdadm's homehost,
+    1.21): @word (--homehost), else the HOMEHOST of the config file
+    @config if it exists, else <system>, this machine's name. <ignore>, or
+    a host name that cannot be one ("(none)" before it is set): None,
+    nothing recorded and nothing checked."""
+    if word is None and config and os.path.exists(config):
+        from . import ops
+        word = ops.read_conf(config).homehost
+    word = word or SYSTEM_HOMEHOST
+    if word == IGNORE_HOMEHOST:
+        return None
+    if word == SYSTEM_HOMEHOST:
+        word = hostname()
+        # no usable name yet ("(none)" in an early boot): as <ignore>
+        return word if ondisk.homehost_ok(word) else None
+    if not ondisk.homehost_ok(word):
+        raise ToolError(f"homehost {word!r}: 1 to 63 of A-Z a-z 0-9 . _ - (--homehost, or "
+                        "HOMEHOST in the config file)")
+    return word
+
+
+def check_homehost(metadata, md, homehost, take_over):
+    """Refuse an array another host recorded as its own (1.21), as mdadm
+    does not assemble a foreign array by itself."""
+    if md.homehost and homehost and md.homehost != homehost and not take_over:
+        raise ToolError(f"{metadata}: the array belongs to host {md.homehost}, this host is "
+                        f"{homehost}: assemble it there, or --take-over to assemble it here "
+                        "and record this host")
+
+
 def plan_create(scheme, members, metadata, spares=(), chunk=128, region_size=None,
                 assume_clean=False, sched=None, queue_depth=None, force=False,
                 size=blockdev.size_sectors, probe=blockdev.signatures, busy=blockdev.busy,
-                dry_run=False, opts=()):
+                dry_run=False, opts=(), homehost=None):
     """Check the disks and build the table line of a new array. Every disk
     is refused while it is in use, and unless @force while it holds
     anything (blockdev.signatures(): a filesystem, a volume or raid label,
@@ -214,6 +250,8 @@ def plan_create(scheme, members, metadata, spares=(), chunk=128, region_size=Non
         t.add("spare", s)
     if region_size:
         t.add("region_size", region_size)
+    if metadata and homehost:
+        t.add("homehost", homehost)
     for name, value in opts:
         t.add(name, value)
     zero = []
@@ -288,7 +326,8 @@ def cmd_create(a):
                         "superblocks)")
     plan = plan_create(a.scheme, a.members, metadata, a.spare or [], a.chunk, a.region_size,
                        a.assume_clean, a.sched, a.queue_depth, a.force, dry_run=a.dry_run,
-                       opts=auto_opts(a, parse_opts(a.opt)) if a.auto else parse_opts(a.opt))
+                       opts=auto_opts(a, parse_opts(a.opt)) if a.auto else parse_opts(a.opt),
+                       homehost=homehost_of(a.homehost, a.config) if metadata else None)
     for note in plan.notes:
         print("raidlab: " + note, file=sys.stderr)
     if a.dry_run:
@@ -374,10 +413,11 @@ def record_opts(metadata, md, read_at=blockdev.read_at):
 
 def plan_assemble(metadata, devices, spares=(), scanned=False, force=False,
                   read_msb=blockdev.read_msb, read_md=blockdev.read_md, sched=None,
-                  read_at=blockdev.read_at):
+                  read_at=blockdev.read_at, homehost=None, take_over=False):
     """Put every device holding a member superblock of the metadata's array
     in its role; refuse stale, foreign and unknown disks (as rl_md_open()
-    would); missing roles become "-"."""
+    would); missing roles become "-". An array of another host than
+    @homehost is refused unless @take_over (check_homehost())."""
     slot, md, errors = read_md(metadata)
     if md is None:
         if ondisk.all_blank(errors):
@@ -388,6 +428,7 @@ def plan_assemble(metadata, devices, spares=(), scanned=False, force=False,
     if bad:
         raise ToolError(f"{metadata}: cannot build a table from this superblock: "
                         + "; ".join(bad))
+    check_homehost(metadata, md, homehost, take_over)
     roles = [dm.MISSING] * md.nr_members
     role_cand = [None] * md.nr_members
     spare_paths, cands, problems = [], [], []
@@ -459,6 +500,8 @@ def plan_assemble(metadata, devices, spares=(), scanned=False, force=False,
     for s in spare_paths:
         t.add("spare", s)
     t.add("region_size", 1 << md.region_shift)
+    if homehost:
+        t.add("homehost", homehost)
     plan.table = t
     return plan
 
@@ -511,7 +554,8 @@ def cmd_assemble(a):
     if not devices:
         raise ToolError("no devices: name them or use --scan")
     plan = plan_assemble(a.metadata, devices, a.spare or [], scanned=a.scan, force=a.force,
-                         sched=a.sched)
+                         sched=a.sched, homehost=homehost_of(a.homehost, a.config),
+                         take_over=a.take_over)
     for p in plan.problems:
         print("raidlab: refused " + p, file=sys.stderr)
     if not a.dry_run:
@@ -608,7 +652,8 @@ def print_md(d, indent="  "):
         return
     print(f"{indent}array {sb['uuid']}: {sb['scheme']}, {sb['nr_members']} members, chunk "
           f"{sb['chunk_sectors']}, {sb['array_sectors']} sectors, events {sb['events']}, "
-          f"{'clean' if sb['clean'] else 'not clean'}")
+          f"{'clean' if sb['clean'] else 'not clean'}"
+          + (f", homehost {sb['homehost']}" if sb.get("homehost") else ""))
     print(f"{indent}resync cursor {sb['resync_cursor']}/{sb['member_sectors']}, mismatches "
           f"{sb['mismatches']}, regions {sb['nr_regions']} x {1 << sb['region_shift']} sectors"
           + (f", {d['bitmap_dirty_regions']} dirty" if "bitmap_dirty_regions" in d else ""))
@@ -844,6 +889,15 @@ def cmd_add_spare(a):
 
 
 # ------------------------------------------------------------ argparse ---
+def _add_homehost(p):
+    p.add_argument("--homehost", help="this host's name as arrays record it (default: the "
+                   "config file's HOMEHOST, else the host name; <ignore>: none)")
+    if not any("--config" in act.option_strings for act in p._actions):
+        p.add_argument("--config", default="/etc/raidlab.conf",
+                       help="the config file whose HOMEHOST applies (default "
+                       "/etc/raidlab.conf)")
+
+
 def _add_json(p):
     p.add_argument("--json", action="store_true", help="print JSON")
 
@@ -885,6 +939,7 @@ def register(verbs):
     p.add_argument("--dry-run", action="store_true",
                    help="check the disks, say what would be zeroed, print the table line; "
                    "write nothing")
+    _add_homehost(p)
     _add_json(p)
     p.set_defaults(func=cmd_create)
 
@@ -902,7 +957,11 @@ def register(verbs):
     p.add_argument("--spare", action="append", help="a blank disk to add as a spare")
     p.add_argument("--sched", help="member queue policy of the table line")
     p.add_argument("--force", action="store_true", help="assemble even if too many are missing")
+    p.add_argument("--take-over", action="store_true",
+                   help="assemble an array another host recorded as its own (its homehost), "
+                   "and record this host")
     p.add_argument("--dry-run", action="store_true", help="print the table line; create nothing")
+    _add_homehost(p)
     _add_json(p)
     p.set_defaults(func=cmd_assemble, more_positionals="devices")
 

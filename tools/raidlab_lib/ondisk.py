@@ -31,7 +31,10 @@ MD_MAX_MEMBERS = 32
 MD_MAX_AREAS = 8
 MD_SCHEME_LEN = 16
 MD_CLEAN = 1 << 0
-COMPAT_SUPP = INCOMPAT_SUPP = RO_COMPAT_SUPP = 0
+RO_COMPAT_HOMEHOST = 1 << 0     # rl_md_sb.homehost is set (1.21)
+COMPAT_SUPP = INCOMPAT_SUPP = 0
+RO_COMPAT_SUPP = RO_COMPAT_HOMEHOST
+HOMEHOST_LEN = 64               # NUL included
 MS_IN_SYNC, MS_FAILED, MS_REBUILDING = 1, 2, 3
 MEMBER_STATES = {MS_IN_SYNC: "in_sync", MS_FAILED: "failed", MS_REBUILDING: "rebuilding"}
 ROLE_SPARE = 0xFFFFFFFE
@@ -156,7 +159,8 @@ class BlankError(FormatError):
 _SB_HEAD = struct.Struct("<IIQIIIIQQ16s16sIIQQQQQIIQQQ")
 _AREA = struct.Struct("<IIQQ")
 _MEMBER = struct.Struct("<IIQ16s")
-SB_SIZE = _SB_HEAD.size + MD_MAX_AREAS * _AREA.size + MD_MAX_MEMBERS * _MEMBER.size
+_HOMEHOST_AT = _SB_HEAD.size + MD_MAX_AREAS * _AREA.size + MD_MAX_MEMBERS * _MEMBER.size
+SB_SIZE = _HOMEHOST_AT + HOMEHOST_LEN
 _MSB = struct.Struct("<IIQII16s16sQIIQQ16s")
 MSB_SIZE = _MSB.size
 _BITMAP_HDR = struct.Struct("<IIQQ")
@@ -232,10 +236,11 @@ class MdState:
     compat: int = 0
     incompat: int = 0
     ro_compat: int = 0
+    homehost: str = ""
 
     def to_json(self):
         return {
-            "scheme": self.scheme, "nr_members": self.nr_members,
+            "scheme": self.scheme, "nr_members": self.nr_members, "homehost": self.homehost,
             "chunk_sectors": self.chunk_sectors, "uuid": uuid_str(self.uuid),
             "version": self.version, "flags": self.flags, "clean": bool(self.flags & MD_CLEAN),
             "seq": self.seq, "events": self.events, "data_offset": self.data_offset,
@@ -297,6 +302,29 @@ def _scheme_ok(raw):
     return n > 0 and not any(raw[n:])
 
 
+def homehost_ok(name):
+    """rl_md_homehost_ok(): 1 to 63 of A-Z a-z 0-9 . _ -"""
+    return 0 < len(name) < HOMEHOST_LEN and \
+        all(c.isascii() and (c.isalnum() or c in "._-") for c in name)
+
+
+def _homehost(block, ro_compat, what):
+    """rl_md_sb_homehost(): the name, "" without the feature bit."""
+    raw = bytes(block[_HOMEHOST_AT:_HOMEHOST_AT + HOMEHOST_LEN])
+    if not ro_compat & RO_COMPAT_HOMEHOST:
+        if any(raw):
+            raise FormatError(f"{what}: a homehost without its feature bit")
+        return ""
+    name, nul, pad = raw.partition(b"\0")
+    try:
+        text = name.decode("ascii")
+    except UnicodeDecodeError:
+        text = ""
+    if not nul or any(pad) or not homehost_ok(text):
+        raise FormatError(f"{what}: bad homehost")
+    return text
+
+
 def _check_tail(block, size, what):
     if any(block[size:]):
         raise FormatError(f"{what}: garbage after the structure")
@@ -321,6 +349,12 @@ def encode_sb(st):
     for m in st.members:
         _MEMBER.pack_into(b, off, m.state, 0, m.cursor, uuid_bytes(m.dev_uuid))
         off += _MEMBER.size
+    if st.homehost:
+        if not homehost_ok(st.homehost):
+            raise ValueError(f"bad homehost {st.homehost!r}")
+        struct.pack_into("<I", b, 28, st.ro_compat | RO_COMPAT_HOMEHOST)
+        raw = st.homehost.encode()
+        b[_HOMEHOST_AT:_HOMEHOST_AT + len(raw)] = raw
     struct.pack_into("<I", b, 0, block_csum(b, MD_SB_CSUM_XOR, SB_SIZE))
     return bytes(b)
 
@@ -351,7 +385,8 @@ def decode_sb(block):
                  member_sectors=member_sectors, array_sectors=array_sectors,
                  resync_cursor=resync_cursor, mismatches=mismatches, region_shift=region_shift,
                  nr_regions=nr_regions, bitmap_start=bitmap_start, bitmap_blocks=bitmap_blocks,
-                 version=version, compat=compat, incompat=incompat, ro_compat=ro_compat)
+                 version=version, compat=compat, incompat=incompat, ro_compat=ro_compat,
+                 homehost=_homehost(block, ro_compat, what))
     # rl_md_sb_check()
     if not 1 <= nr_members <= MD_MAX_MEMBERS:
         raise FormatError(f"{what}: invalid number of members")

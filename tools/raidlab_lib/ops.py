@@ -7,7 +7,8 @@ size, fail by name, mkconf, and assemble --scan from /etc/raidlab.conf.
     DEVICE /dev/disk/by-id/* /dev/nvme*n*     where --scan looks (default SCAN_GLOBS)
     ARRAY <name> uuid=<array uuid> [metadata=<dev>] [sched=<policy>]
     PROGRAM <path>                            run by monitor for each event
-    HOMEHOST <name>                           (the next stop: refused foreign hosts)
+    HOMEHOST <name>|<system>|<ignore>         this host as arrays record it (1.21):
+                                              an array of another host is not assembled
 
 Lines are words; "#" starts a comment. An ARRAY's metadata device, when
 not named, is the scanned device whose metadata superblock has its uuid.
@@ -115,6 +116,7 @@ def cmd_assemble_scan(a):
     """assemble --scan with no name: every ARRAY of the config file that
     is not running, over the DEVICE globs."""
     conf = read_conf(a.config)
+    homehost = admin.homehost_of(a.homehost or conf.homehost)
     live = live_arrays()
     excl = [f"/dev/mapper/{n}" for n in live]
     devices = admin.scan_devices(excl, conf.devices or None)
@@ -131,7 +133,8 @@ def cmd_assemble_scan(a):
                 raise ToolError("no metadata device with this uuid")
             mid = blockdev.dev_id(md)
             plan = admin.plan_assemble(md, [d for d in devices if blockdev.dev_id(d) != mid],
-                                       scanned=True, sched=arr.sched)
+                                       scanned=True, sched=arr.sched, homehost=homehost,
+                                       take_over=a.take_over)
             if ondisk.uuid_str(plan.md.uuid) != arr.uuid:
                 raise ToolError(f"{md}: holds array {ondisk.uuid_str(plan.md.uuid)}")
             for p in plan.problems:
@@ -206,7 +209,8 @@ def export_lines(d):
     if d["kind"] == "metadata":
         return ["ID_FS_TYPE=raidlab_metadata", "ID_FS_USAGE=raid",
                 f"ID_FS_UUID={sb['uuid']}", f"RAIDLAB_UUID={sb['uuid']}",
-                f"RAIDLAB_SCHEME={sb['scheme']}"]
+                f"RAIDLAB_SCHEME={sb['scheme']}"] + \
+            ([f"RAIDLAB_HOMEHOST={sb['homehost']}"] if sb.get("homehost") else [])
     return []
 
 
