@@ -36,6 +36,8 @@ refused "0 $len5 raidlab raid5 2 chunk_size 4 4 $m0 $m1 $m2 $m3" "Invalid chunk_
 refused "0 $len5 raidlab raid5 2 chunk_size 8192 4 $m0 $m1 $m2 $m3" "chunk_size too large"
 refused "0 $len5 raidlab raid5 2 bogus 1 4 $m0 $m1 $m2 $m3" "Unknown optional argument"
 refused "0 $len0 raidlab raid0 2 stripe_cache 8 4 $m0 $m1 $m2 $m3" "stripe_cache needs a parity scheme"
+refused "0 $len5 raidlab raid5 2 homehost h1 4 $m0 $m1 $m2 $m3" "homehost needs a metadata device"
+refused "0 $len5 raidlab raid5 4 metadata $m3 homehost a/b 3 $m0 $m1 $m2" "Invalid homehost"
 refused "0 $len5 raidlab raid5 0 4 $m0 $m1 $m2 $m0" "Same device given twice"
 refused "0 $len5 raidlab raid5 0 4 $m0 $m1 $m2 /dev/nonexistent" "Member device lookup failed"
 refused "0 $((len5 + 384)) raidlab raid5 0 4 $m0 $m1 $m2 $m3" "Target length exceeds"

@@ -23,7 +23,8 @@
 #     rows race the load's writes. The load verifies; check finds 0.
 # Refusals, each with its reason in last_error: re_add of a member in
 # sync; of a member that failed before the table was loaded (nothing
-# recorded what it missed), which `re-add --full` then rebuilds whole;
+# recorded what it missed), which `re-add --full` then rebuilds whole,
+# and again once that disk fails during its whole rebuild;
 # on altmirror, whose rebuilds are its own; and on an array with no
 # metadata device.
 # The long tier (RL_FULL=1) repeats the re-add under load three times for
@@ -150,9 +151,21 @@ run dm_remove arr
 run dm_create arr "$T"
 check "member 2 is failed at load" test "$(rl_health arr | cut -c3)" = D
 check "a re-add from the bitmap of a member failed at load is refused" refused re_add 2
-check "and says so" sh -c "dmsetup message arr 0 last_error | grep -q 'failed before the table was loaded'"
-_m=$(dmesg_mark)
+check "and says so" sh -c "dmsetup message arr 0 last_error | grep -q 'nothing recorded what it missed'"
+# a disk that fails while it is rebuilt whole is good only below where the
+# rebuild got to: it too is re-added only whole
+run dm_message arr sync_rate 1024
 check "raidlab re-add --full" RL re-add --full arr 2
+sleep 2
+run dm_message arr fail 2
+check "member 2 fails during its whole rebuild" until_ok 10 sh -c "dmsetup status arr | awk '{ print \$6 }' | cut -c3 | grep -q D"
+sleep 1			# the lifecycle's pass
+check "a re-add from the bitmap of a disk that failed while rebuilt whole is refused" \
+	refused re_add 2
+check "and says so too" sh -c "dmsetup message arr 0 last_error | grep -q 'nothing recorded what it missed'"
+run dm_message arr sync_rate 0
+_m=$(dmesg_mark)
+check "raidlab re-add --full again" RL re-add --full arr 2
 check "member 2 is rebuilt whole" rl_wait_sync arr 180
 check "the kernel says whole" dmesg_has "$_m" "member 2 .* re-added: rebuilt whole"
 check "member 2 in sync" test "$(rl_health arr | cut -c3)" = A

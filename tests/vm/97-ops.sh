@@ -122,6 +122,27 @@ check "with its DM UUID" test "$(dmsetup info -c --noheadings -o uuid r5)" = "RA
 check "with its spare" test "$(rl_md r5 | awk '{ print $4 }')" = 1
 check "the data verifies" fio_verify /dev/mapper/r5 8M
 check "a second --scan: running" sh -c "python3 $RL_TOOLS/raidlab assemble --scan | grep -qx 'r5: running'"
+
+# homehost (1.21): the array records the host that created it, and
+# another host's scan does not assemble it unless --take-over
+hh=$(python3 -c 'import socket; print(socket.gethostname())')
+RL examine --export /dev/mapper/w4 >/tmp/ex.txt
+check "the metadata records the creating host ($hh)" grep -qx "RAIDLAB_HOMEHOST=$hh" /tmp/ex.txt
+check "the table line says it" sh -c "dmsetup table r5 | grep -q ' homehost $hh '"
+run RL stop r5
+cp /etc/raidlab.conf /tmp/conf.save
+echo "HOMEHOST other-host" >>/etc/raidlab.conf
+RL assemble --scan >/tmp/scan.out 2>&1
+rc=$?
+log "scan as other-host: $(cat /tmp/scan.out)"
+check "another host's scan refuses it (exit 1), naming its host" \
+	sh -c "[ $rc = 1 ] && grep -q 'r5: failed: .*belongs to host $hh, this host is other-host' /tmp/scan.out"
+check "and r5 is not assembled" sh -c "! dmsetup info r5 >/dev/null 2>&1"
+check "--take-over assembles it" RL assemble --scan --take-over
+check "and records the new host" \
+	sh -c "python3 $RL_TOOLS/raidlab examine --export /dev/mapper/w4 | grep -qx RAIDLAB_HOMEHOST=other-host"
+check "the data verifies after the take-over" fio_verify /dev/mapper/r5 8M
+cp /tmp/conf.save /etc/raidlab.conf
 echo "ARRAY ghost uuid=00000000-0000-0000-0000-000000000001" >>/etc/raidlab.conf
 RL assemble --scan >/tmp/scan.out 2>&1
 rc=$?
