@@ -21,8 +21,10 @@ mkdir -p "$OUT"
 "$ROOT/scripts/lab/vm-run.sh" --disks 5 --timeout 3600 --quiet --out "$OUT/vm" \
 	"$ROOT/tools/bench/journal-guest.sh" "$@"
 
-python3 - "$OUT" <<'EOF'
+python3 - "$OUT" "$ROOT/tools" <<'EOF'
 import json, pathlib, re, statistics, sys
+sys.path.insert(0, sys.argv[2])
+from raidlab_lib import dm
 
 out = pathlib.Path(sys.argv[1])
 d = out / "vm" / "journal"
@@ -34,12 +36,14 @@ for f in sorted(d.glob("*.json")):
         continue
     job = json.loads(f.read_text())["jobs"][0]["write"]
     lat = job.get("clat_ns") or job.get("lat_ns")
-    st = (d / f"status-{m.group(1)}-{m.group(2)}.txt").read_text().split()
+    # the journal's fields by name: the line's end is the scheme's group
+    # and the bad-block field since 1.7 (they were its last four before)
+    st = dm.parse_status((d / f"status-{m.group(1)}-{m.group(2)}.txt").read_text())
     rows.append({"config": m.group(1), "round": int(m.group(2)),
                  "iops": job["iops"], "p90_ms": lat["percentile"]["90.000000"] / 1e6,
                  "mean_ms": lat["mean"] / 1e6,
-                 "journal": st[-4], "jnl_records": int(st[-3]),
-                 "jnl_bytes": int(st[-2]), "jnl_waits": int(st[-1])})
+                 "journal": st.journal, "jnl_records": st.jnl_records,
+                 "jnl_bytes": st.jnl_bytes, "jnl_waits": st.jnl_waits})
 rows.sort(key=lambda r: (configs.index(r["config"]), r["round"]))
 with open(out / "journal.csv", "w") as fh:
     keys = list(rows[0])
