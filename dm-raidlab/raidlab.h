@@ -229,6 +229,7 @@ struct rl_member {
 
 struct rl_scheme_ops;
 struct rl_sync;
+struct rl_reload;
 struct rl_jnl;
 struct rl_bbl;
 struct rl_array;
@@ -291,6 +292,11 @@ struct rl_array {
 	unsigned int queue_depth;	/* member I/Os issued per member */
 	const struct rl_sched_policy *policy;	/* per-member queue policy */
 	bool track_stopped;		/* no reference reads (suspended) */
+	/* postsuspend done, no resume since: a reload may take it over */
+	bool postsuspended;
+	bool resumed_once;		/* the device's live table once */
+	/* a successor: a line loaded over a live array (target/reload.c) */
+	struct rl_reload *reload;
 	struct mutex track_mutex;	/* serializes geom messages */
 
 	unsigned long failed;		/* bitmap of failed members */
@@ -352,6 +358,7 @@ struct rl_array {
 	atomic64_t logical[2];		/* logical reads, writes */
 	unsigned int sopt[RL_MAX_SCHEME_OPTS];	/* the scheme's ->opts values */
 	char *sopt_word[RL_MAX_SCHEME_OPTS];	/* a word option's, or NULL */
+	unsigned long sopt_given;	/* those the line gave: a bit each */
 
 	void *scheme;			/* scheme-private state */
 	struct rl_member members[];

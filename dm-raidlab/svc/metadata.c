@@ -97,6 +97,17 @@ void rl_md_set_spare_uuid(struct rl_md *md, unsigned int j,
 	memcpy(md->spare_uuid[j], uuid, 16);
 }
 
+int rl_md_set_homehost(struct rl_md *md, const char *name)
+{
+	int r;
+
+	rl_md_lock(md);
+	strscpy_pad(md->st.homehost, name, sizeof(md->st.homehost));
+	r = rl_md_commit(md, false);
+	rl_md_unlock(md);
+	return r;
+}
+
 const char *rl_md_name(struct rl_md *md)
 {
 	return dm_table_device_name(md->a->ti->table);
@@ -245,9 +256,9 @@ int rl_md_persist(struct rl_md *md)
 }
 
 /* Member superblock I/O at sector 0 of @bdev, through md->msb_page. */
-/* A member superblock's block of @bdev from or to @page. */
-static int rl_md_msb_page_io(struct rl_md *md, struct block_device *bdev,
-			     blk_opf_t opf, struct page *page)
+/* A member superblock's block of @bdev from or to @page, through @io. */
+static int rl_msb_page_io(struct dm_io_client *io, struct block_device *bdev,
+			  blk_opf_t opf, struct page *page)
 {
 	struct dm_io_region where = {
 		.bdev = bdev, .sector = 0, .count = RL_MD_BLOCK_SECTORS,
@@ -256,7 +267,7 @@ static int rl_md_msb_page_io(struct rl_md *md, struct block_device *bdev,
 		.bi_opf = opf,
 		.mem.type = DM_IO_KMEM,
 		.mem.ptr.addr = page_address(page),
-		.client = md->io,
+		.client = io,
 	};
 
 	return rl_dm_io(&req, 1, &where, NULL);
@@ -266,7 +277,30 @@ static int rl_md_msb_io(struct rl_md *md, struct block_device *bdev,
 			blk_opf_t opf)
 {
 	lockdep_assert_held(&md->lock);
-	return rl_md_msb_page_io(md, bdev, opf, md->msb_page);
+	return rl_msb_page_io(md->io, bdev, opf, md->msb_page);
+}
+
+int rl_msb_read_bdev(struct block_device *bdev, struct rl_msb_state *msb,
+		     char **why)
+{
+	struct dm_io_client *io = dm_io_client_create();
+	struct page *page;
+	int r = -ENOMEM;
+
+	*why = "out of memory";
+	if (IS_ERR(io))
+		return r;
+	page = alloc_page(GFP_KERNEL);
+	if (page && rl_msb_page_io(io, bdev, REQ_OP_READ | REQ_SYNC, page)) {
+		*why = "Cannot read a member superblock";
+		r = -EIO;
+	} else if (page) {
+		r = rl_msb_decode(page_address(page), msb, why);
+	}
+	if (page)
+		__free_page(page);
+	dm_io_client_destroy(io);
+	return r;
 }
 
 /* Read and decode @bdev's superblock: 0, -ENODATA, -EINVAL or -EIO. */
@@ -302,39 +336,43 @@ int rl_md_msb_write(struct rl_md *md, struct block_device *bdev,
 }
 
 /*
- * The disk is read into a page of its own, without md->lock: a disk that
- * is not quite back may hold the read for long (a path queueing I/O), and
+ * The disk is read without md->lock (rl_msb_read_bdev()): a disk that is
+ * not quite back may hold the read for long (a path queueing I/O), and
  * commits must not wait behind it.
  */
 int rl_md_readd_check(struct rl_md *md, unsigned int m,
 		      struct block_device *bdev, char **why)
 {
-	struct page *page = alloc_page(GFP_KERNEL);
 	struct rl_msb_state msb;
-	int r;
+	int r = rl_msb_read_bdev(bdev, &msb, why);
 
-	if (!page) {
-		*why = "out of memory";
-		return -ENOMEM;
-	}
-	if (rl_md_msb_page_io(md, bdev, REQ_OP_READ | REQ_SYNC, page)) {
-		*why = "the disk's superblock cannot be read";
-		r = -EIO;
-		goto out;
-	}
-	r = rl_msb_decode(page_address(page), &msb, why);
 	if (r == -ENODATA)
 		*why = "the disk's superblock is blank";
 	if (r)
-		goto out;
+		return r;
 	rl_md_lock(md);
 	*why = m < md->st.nr_members ? rl_md_readd_mismatch(&md->st, m, &msb) :
 				       "no such member";
 	rl_md_unlock(md);
-	r = *why ? -EINVAL : 0;
-out:
-	__free_page(page);
-	return r;
+	return *why ? -EINVAL : 0;
+}
+
+char *rl_md_disk_mismatch(struct rl_md *md, int role, int read,
+			  const struct rl_msb_state *msb)
+{
+	char *why = NULL;
+
+	if (read == -EIO)
+		return "Cannot read the disk's superblock";
+	if (read)
+		return NULL;	/* blank, or no superblock of ours: claimed */
+	rl_md_lock(md);
+	if (role < 0 && !rl_md_spare_ok(&md->st, msb))
+		why = "Spare belongs to another array or role";
+	else if (role >= 0 && !rl_md_taking_role(&md->st, role, msb))
+		why = "The disk for a failed role belongs to another array or role";
+	rl_md_unlock(md);
+	return why;
 }
 
 /*

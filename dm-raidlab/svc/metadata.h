@@ -329,6 +329,48 @@ int rl_md_open(struct rl_array *a, struct dm_dev *dev,
 				    const char *why),
 	       struct rl_md **mdp, char **error);
 void rl_md_close(struct rl_md *md);
+/*
+ * The array whose metadata device is @dev (the device's claim, which
+ * rl_md_open() takes and rl_md_close() drops): @fn runs with it under the
+ * claims' lock, so the array is not freed meanwhile (its scheme may be
+ * going). Returns @fn's result, -ENOENT if no array has the device, or
+ * -EBUSY if one is still opening it. A table loaded over the live array
+ * (dmsetup reload, target/reload.c) finds the array it takes over so.
+ */
+int rl_md_with_claimant(dev_t dev, int (*fn)(struct rl_array *a, void *ctx),
+			void *ctx);
+/*
+ * A spare given to the array: a blank disk is claimed (a spare superblock
+ * with a new uuid), a spare of the array taken as it is, a former member
+ * whose role moved on made a spare; its disk uuid into @uuid. Anything
+ * else is refused (*@error). Process context.
+ */
+int rl_md_take_spare(struct rl_md *md, struct dm_dev *dev, u8 uuid[16],
+		     char **error);
+/*
+ * @dev replaces failed role @i (state FAILED): a blank disk, or a spare of
+ * the array, as at a load (a->replacements); its disk uuid is the role's
+ * from now on, committed with the role's next change. Anything else is
+ * refused (*@error). Process context.
+ */
+int rl_md_take_role(struct rl_md *md, unsigned int i, struct dm_dev *dev,
+		    char **error);
+/*
+ * @bdev's member superblock, read with an I/O client of its own (no
+ * rl_md): 0, -ENODATA (blank), -EINVAL (*@why) or -EIO. Sleeps.
+ */
+int rl_msb_read_bdev(struct block_device *bdev, struct rl_msb_state *msb,
+		     char **why);
+/*
+ * Whether a disk whose superblock read gave @read (rl_msb_read_bdev(),
+ * into @msb) may be the array's spare (@role < 0) or take failed role
+ * @role: what refuses it, or NULL. Blank and foreign-format disks are
+ * claimed; a disk that cannot be read is refused. Process context.
+ */
+char *rl_md_disk_mismatch(struct rl_md *md, int role, int read,
+			  const struct rl_msb_state *msb);
+/* Record @name as the array's homehost, and commit. Process context. */
+int rl_md_set_homehost(struct rl_md *md, const char *name);
 
 /* The in-core state: change it under rl_md_lock(), then rl_md_commit(). */
 struct rl_md_state *rl_md_state(struct rl_md *md);

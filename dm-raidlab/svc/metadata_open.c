@@ -310,12 +310,51 @@ static int rl_md_check_member(struct rl_md *md, unsigned int i, char **error)
 	return -EINVAL;
 }
 
+/*
+ * Spare @dev of the array: its disk uuid into @uuid. A blank disk is
+ * claimed (a spare superblock with a new uuid, so no other array takes
+ * it); a spare of the array is taken as it is; a former member whose role
+ * moved on becomes a spare. Anything else is refused. Under md->lock.
+ */
+static int rl_md_take_spare_locked(struct rl_md *md, struct dm_dev *dev,
+				   u8 uuid[16], char **error)
+{
+	struct rl_msb_state msb;
+	char *why;
+	int r;
+
+	r = rl_md_msb_read(md, dev->bdev, &msb, &why);
+	if (r == -EIO) {
+		*error = why;
+		return r;
+	}
+	if (r) {
+		get_random_bytes(uuid, 16);
+		goto claim;
+	}
+	if (!rl_md_spare_ok(&md->st, &msb)) {
+		DMERR("%s: spare %s refused (role %u)", rl_md_name(md),
+		      dev->name, msb.role);
+		*error = "Spare belongs to another array or role";
+		return -EINVAL;
+	}
+	memcpy(uuid, msb.dev_uuid, 16);
+	if (msb.role == RL_ROLE_SPARE)
+		return 0;
+	DMINFO("%s: %s, once member %u, is a spare", rl_md_name(md),
+	       dev->name, msb.role);
+claim:
+	if (rl_md_msb_write(md, dev->bdev, RL_ROLE_SPARE, uuid)) {
+		*error = "Cannot write a spare's superblock";
+		return -EIO;
+	}
+	return 0;
+}
+
 static int rl_md_check_members(struct rl_md *md, char **error)
 {
 	struct rl_array *a = md->a;
-	struct rl_msb_state msb;
 	unsigned int i;
-	char *why;
 	int r;
 
 	for (i = 0; i < a->geom.nr_members; i++) {
@@ -324,40 +363,55 @@ static int rl_md_check_members(struct rl_md *md, char **error)
 			return r;
 	}
 	for (i = 0; i < a->nr_spares; i++) {
-		r = rl_md_msb_read(md, a->spares[i]->bdev, &msb, &why);
-		if (r == -EIO) {
-			*error = why;
+		r = rl_md_take_spare_locked(md, a->spares[i], md->spare_uuid[i],
+					    error);
+		if (r)
 			return r;
-		}
-		if (r) {
-			/* a new spare: claim it, so no other array takes it */
-			get_random_bytes(md->spare_uuid[i], 16);
-			if (rl_md_msb_write(md, a->spares[i]->bdev, RL_ROLE_SPARE,
-					    md->spare_uuid[i])) {
-				*error = "Cannot write a spare's superblock";
-				return -EIO;
-			}
-			continue;
-		}
-		if (!rl_md_spare_ok(&md->st, &msb)) {
-			DMERR("%s: spare %s refused (role %u)", rl_md_name(md),
-			      a->spares[i]->name, msb.role);
-			*error = "Spare belongs to another array or role";
-			return -EINVAL;
-		}
-		memcpy(md->spare_uuid[i], msb.dev_uuid, 16);
-		if (msb.role == RL_ROLE_SPARE)
-			continue;
-		/* a former member: a spare from now on */
-		DMINFO("%s: %s, once member %u, is a spare", rl_md_name(md),
-		       a->spares[i]->name, msb.role);
-		if (rl_md_msb_write(md, a->spares[i]->bdev, RL_ROLE_SPARE,
-				    md->spare_uuid[i])) {
-			*error = "Cannot write a spare's superblock";
-			return -EIO;
-		}
 	}
 	return 0;
+}
+
+int rl_md_take_role(struct rl_md *md, unsigned int i, struct dm_dev *dev,
+		    char **error)
+{
+	struct rl_md_member *mm;
+	struct rl_msb_state msb;
+	char *why;
+	int r;
+
+	rl_md_lock(md);
+	mm = &md->st.members[min_t(unsigned int, i, RL_MD_MAX_MEMBERS - 1)];
+	if (i >= md->st.nr_members || mm->state != RL_MS_FAILED) {
+		*error = "The role is not failed in the metadata";
+		r = -EINVAL;
+		goto out;
+	}
+	r = rl_md_msb_read(md, dev->bdev, &msb, &why);
+	if (r == -EIO) {
+		*error = why;
+	} else if (r) {
+		get_random_bytes(mm->dev_uuid, 16);	/* blank */
+		r = 0;
+	} else if (rl_md_taking_role(&md->st, i, &msb)) {
+		memcpy(mm->dev_uuid, msb.dev_uuid, 16);
+	} else {
+		*error = "The disk for a failed role belongs to another array or role";
+		r = -EINVAL;
+	}
+out:
+	rl_md_unlock(md);
+	return r;
+}
+
+int rl_md_take_spare(struct rl_md *md, struct dm_dev *dev, u8 uuid[16],
+		     char **error)
+{
+	int r;
+
+	rl_md_lock(md);
+	r = rl_md_take_spare_locked(md, dev, uuid, error);
+	rl_md_unlock(md);
+	return r;
 }
 
 static int rl_md_alloc(struct rl_md *md)
@@ -379,9 +433,8 @@ static int rl_md_alloc(struct rl_md *md)
 
 /*
  * Metadata devices in use. A table loaded over a live array (dmsetup
- * reload) would open the device a second time and both would commit to it:
- * such a table is refused, and the array is removed and created again
- * instead (a spare is added that way too).
+ * reload) never opens the device a second time, so that two never commit
+ * to it: it takes the live array over at its resume (target/reload.c).
  */
 static LIST_HEAD(rl_md_open_list);
 static DEFINE_MUTEX(rl_md_open_mutex);
@@ -407,6 +460,23 @@ static void rl_md_unclaim(struct rl_md *md)
 	mutex_lock(&rl_md_open_mutex);
 	list_del(&md->open_node);
 	mutex_unlock(&rl_md_open_mutex);
+}
+
+int rl_md_with_claimant(dev_t dev, int (*fn)(struct rl_array *a, void *ctx),
+			void *ctx)
+{
+	struct rl_md *o;
+	int r = -ENOENT;
+
+	mutex_lock(&rl_md_open_mutex);
+	list_for_each_entry(o, &rl_md_open_list, open_node) {
+		if (o->dev->bdev->bd_dev == dev) {
+			r = o->a ? fn(o->a, ctx) : -EBUSY;
+			break;
+		}
+	}
+	mutex_unlock(&rl_md_open_mutex);
+	return r;
 }
 
 static void rl_md_free(struct rl_md *md)

@@ -24,6 +24,8 @@
 #include "../svc/metadata.h"
 #include "../raidlab.h"
 #include "../svc/tracker.h"
+#include "message.h"
+#include "reload.h"
 
 static void rl_event_work(struct work_struct *ws)
 {
@@ -175,6 +177,7 @@ static struct rl_array *rl_array_alloc(struct dm_target *ti,
 	a->queue_depth = args->queue_depth;
 	a->journal = args->journal;
 	memcpy(a->sopt, args->sopt, sizeof(a->sopt));
+	a->sopt_given = args->sopt_given;
 	for (i = 0; i < RL_MAX_SCHEME_OPTS; i++) {
 		if (!args->sopt_word[i])
 			continue;
@@ -185,6 +188,7 @@ static struct rl_array *rl_array_alloc(struct dm_target *ti,
 		}
 	}
 	a->track_stopped = true;	/* until the first resume */
+	a->postsuspended = true;	/* as it were: never resumed yet */
 	INIT_WORK(&a->event_work, rl_event_work);
 	rl_failrec_init(a);
 	for (i = 0; i < args->nr_devs; i++) {
@@ -228,6 +232,26 @@ static void rl_ctr_unwind(struct rl_array *a)
 	rl_md_close(a->md);
 }
 
+/*
+ * Open the metadata, and record the members missing from the line: 0, or
+ * an error with ti->error set (a->md set if the metadata is open).
+ */
+static int rl_ctr_metadata(struct rl_array *a)
+{
+	struct dm_target *ti = a->ti;
+	int r;
+
+	if (!a->md_dev)
+		return 0;
+	r = rl_md_open(a, a->md_dev, rl_member_fail, &a->md, &ti->error);
+	if (r)
+		return r;
+	r = rl_failrec_load(a);
+	if (r)
+		ti->error = "Cannot record missing members in the metadata";
+	return r;
+}
+
 static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
 	struct rl_args args;
@@ -253,6 +277,12 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	r = rl_check_spares(a);
 	if (r)
 		goto bad_put;
+	/* over a live array: take it over at resume (reload.c) */
+	r = rl_reload_ctr(a, argc, argv);
+	if (r > 0)
+		return 0;
+	if (r)
+		goto bad_put;
 
 	a->wq = alloc_workqueue("kraidlabd", WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
 	if (!a->wq) {
@@ -266,16 +296,9 @@ static int raidlab_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	ti->per_io_data_size = sizeof(struct rl_bio) + a->ops->per_bio_size;
 	ti->num_flush_bios = a->geom.nr_members;
 
-	if (a->md_dev) {
-		r = rl_md_open(a, a->md_dev, rl_member_fail, &a->md, &ti->error);
-		if (r)
-			goto bad_wq;
-		r = rl_failrec_load(a);
-		if (r) {
-			ti->error = "Cannot record missing members in the metadata";
-			goto bad_md;
-		}
-	}
+	r = rl_ctr_metadata(a);
+	if (r)
+		goto bad_md;
 
 	r = rl_scheme_ctr(a, &args);
 	if (r)
@@ -297,7 +320,6 @@ bad_scheme:
 	rl_sync_free(a);	/* after ->dtr, which drains its work items; if any */
 bad_md:
 	rl_ctr_unwind(a);
-bad_wq:
 	destroy_workqueue(a->wq);
 bad_put:
 	rl_put_members(a, a->geom.nr_members + 1 + a->nr_spares);
@@ -306,11 +328,27 @@ bad_free:
 	return r;
 }
 
+/* The devices the array got from its target's table, put back. */
+static void rl_put_all(struct rl_array *a)
+{
+	unsigned int i;
+
+	rl_put_members(a, a->geom.nr_members + 1 + a->nr_spares);
+	for (i = 0; i < RL_MAX_SPARES; i++)
+		if (a->retired[i])
+			dm_put_device(a->ti, a->retired[i]);
+}
+
 static void raidlab_dtr(struct dm_target *ti)
 {
 	struct rl_array *a = ti->private;
-	unsigned int i;
 
+	if (a->reload) {	/* a successor: its devices, nothing else */
+		rl_put_all(a);
+		rl_reload_free(a);
+		rl_array_free(a);
+		return;
+	}
 	rl_track_quiesce(a);
 	/*
 	 * Drain a->wq before the scheme goes (its items may use the scheme's
@@ -328,10 +366,7 @@ static void raidlab_dtr(struct dm_target *ti)
 	rl_md_close(a->md);
 	rl_track_free(a);
 	cancel_work_sync(&a->event_work);
-	rl_put_members(a, a->geom.nr_members + 1 + a->nr_spares);
-	for (i = 0; i < a->nr_spares; i++)
-		if (a->retired[i])
-			dm_put_device(ti, a->retired[i]);
+	rl_put_all(a);
 	rl_array_free(a);
 }
 
@@ -340,6 +375,8 @@ static int raidlab_map(struct dm_target *ti, struct bio *bio)
 	struct rl_array *a = ti->private;
 	struct rl_bio *pb = rl_pb(bio);
 
+	if (unlikely(a->reload))	/* never resumed: cannot happen */
+		return DM_MAPIO_KILL;
 	pb->lsector = dm_target_offset(ti, bio->bi_iter.bi_sector);
 	pb->member = RL_NONE;
 	pb->dev = NULL;
@@ -393,6 +430,8 @@ static void raidlab_presuspend(struct dm_target *ti)
 {
 	struct rl_array *a = ti->private;
 
+	if (a->reload)
+		return;
 	rl_track_stop(a);
 	rl_sync_stop(a);
 	if (a->ops->presuspend)
@@ -404,6 +443,9 @@ static void raidlab_presuspend_undo(struct dm_target *ti)
 {
 	struct rl_array *a = ti->private;
 
+	if (a->reload)
+		return;
+	a->postsuspended = false;
 	if (a->ops->resume)
 		a->ops->resume(a);
 	rl_sync_start(a);
@@ -417,7 +459,14 @@ static void raidlab_presuspend_undo(struct dm_target *ti)
 static int raidlab_preresume(struct dm_target *ti)
 {
 	struct rl_array *a = ti->private;
+	int r;
 
+	if (a->reload) {	/* a reload: the live array is ours now */
+		r = rl_reload_adopt(ti);
+		if (r)
+			return r;
+		a = ti->private;
+	}
 	rl_sync_preresume(a);
 	return a->ops->preresume ? a->ops->preresume(a) : 0;
 }
@@ -426,6 +475,10 @@ static void raidlab_resume(struct dm_target *ti)
 {
 	struct rl_array *a = ti->private;
 
+	if (a->reload)		/* its preresume refused it */
+		return;
+	a->postsuspended = false;
+	a->resumed_once = true;
 	if (a->md)
 		rl_md_resume(a->md);
 	if (a->ops->resume)
@@ -438,6 +491,8 @@ static void raidlab_postsuspend(struct dm_target *ti)
 {
 	struct rl_array *a = ti->private;
 
+	if (a->reload)
+		return;
 	rl_sync_wait(a);
 	if (a->ops->postsuspend)
 		a->ops->postsuspend(a);
@@ -445,6 +500,7 @@ static void raidlab_postsuspend(struct dm_target *ti)
 	flush_workqueue(a->wq);
 	if (a->md)
 		rl_md_intent_flush(a->md, true);	/* clean shutdown */
+	a->postsuspended = true;
 }
 
 static const char *rl_array_state(struct rl_array *a)
@@ -653,6 +709,10 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
 	struct rl_array *a = ti->private;
 	unsigned int sz = 0, i;
 
+	if (a->reload) {
+		rl_reload_status(a, type, result, maxlen);
+		return;
+	}
 	switch (type) {
 	case STATUSTYPE_INFO:
 		rl_status_info(a, result, maxlen, &sz);
@@ -676,166 +736,6 @@ static void raidlab_status(struct dm_target *ti, status_type_t type,
 	}
 }
 
-/*
- * Messages:
- *   fail <idx>         mark member <idx> failed
- *   reset_counters     zero the logical and member I/O counters
- *   sched <policy>     switch the member queues to another policy
- *   geom <idx> <line>  load member <idx>'s calibrated geometry (tracker.h)
- *                      and start tracking its head
- *   tracker <idx>      print member <idx>'s tracker status
- *   bad_blocks <idx>   print member <idx>'s bad-block list (bbl.h)
- *   check, repair, frozen, idle, resync, recover, sync_rate <KiB/s>,
- *   last_error   background jobs and refusals (sync_ctl.c)
- *   and the scheme's own (->message; plog: plog_regions, reintegrate)
- */
-/* A message's member index @word, for @verb: 0, or -EINVAL (logged). */
-static int rl_msg_member(struct rl_array *a, const char *verb,
-			 const char *word, unsigned int *m)
-{
-	char dummy;
-
-	if (sscanf(word, "%u%c", m, &dummy) != 1 || *m >= a->geom.nr_members) {
-		rl_msg_refused(a, "%s: invalid member index '%s'", verb, word);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* geom <idx> <line> and tracker <idx>; -ENOTTY for other words. */
-static int rl_msg_track(struct rl_array *a, unsigned int argc, char **argv,
-			char *result, unsigned int maxlen)
-{
-	char *error = "geom: cannot load";
-	unsigned int m;
-	int r;
-
-	if (argc == 2 && !strcasecmp(argv[0], "tracker")) {
-		if (rl_msg_member(a, "tracker", argv[1], &m))
-			return -EINVAL;
-		rl_track_status(a, m, result, maxlen);
-		return 1;
-	}
-	if (argc == 3 && !strcasecmp(argv[0], "geom")) {
-		if (rl_msg_member(a, "geom", argv[1], &m))
-			return -EINVAL;
-		r = rl_track_set_geom(a, m, argv[2], &error);
-		if (r)
-			rl_msg_refused(a, "geom: member %u: %s", m, error);
-		return r;
-	}
-	return -ENOTTY;
-}
-
-static void rl_reset_counters(struct rl_array *a)
-{
-	unsigned int i, k;
-
-	for (i = 0; i < a->geom.nr_members; i++) {
-		for (k = 0; k < RL_NR_KINDS; k++)
-			atomic64_set(&a->members[i].io[k], 0);
-		for (k = 0; k < RL_NR_CLASSES; k++)
-			atomic64_set(&a->members[i].q.dispatched[k], 0);
-	}
-	atomic64_set(&a->logical[READ], 0);
-	atomic64_set(&a->logical[WRITE], 0);
-}
-
-/*
- * "locate <sector>": every location of a logical sector (->locate);
- * "owner <member> <sector>": what a member sector holds (->owner). See
- * Documentation/dm-raidlab.rst.
- */
-static int rl_msg_locate(struct rl_array *a, unsigned int argc, char **argv,
-			 char *result, unsigned int maxlen)
-{
-	struct rl_locset ls;
-	unsigned long long s;
-	sector_t l = 0;
-	enum rl_part part;
-	unsigned int m;
-
-	if (argc == 2 && !strcasecmp(argv[0], "locate")) {
-		if (kstrtoull(argv[1], 10, &s) || rl_locate(a, s, &ls)) {
-			rl_msg_refused(a, "locate: no sector '%s' in the array",
-				       argv[1]);
-			return -EINVAL;
-		}
-		return rl_locset_format(&ls, result, maxlen) ?: 1;
-	}
-	if (argc != 3 || strcasecmp(argv[0], "owner"))
-		return -ENOTTY;
-	if (rl_msg_member(a, "owner", argv[1], &m))
-		return -EINVAL;
-	if (kstrtoull(argv[2], 10, &s)) {
-		rl_msg_refused(a, "owner: invalid sector '%s'", argv[2]);
-		return -EINVAL;
-	}
-	part = rl_owner(a, m, s, &l);
-	if (part == RL_PART_DATA || part == RL_PART_COPY)
-		scnprintf(result, maxlen, "%s %llu", rl_part_name(part),
-			  (unsigned long long)l);
-	else
-		scnprintf(result, maxlen, "%s", rl_part_name(part));
-	return 1;
-}
-
-static int raidlab_message(struct dm_target *ti, unsigned int argc,
-			   char **argv, char *result, unsigned int maxlen)
-{
-	struct rl_array *a = ti->private;
-	unsigned int m;
-	int r;
-
-	if (!(argc == 1 && !strcasecmp(argv[0], "last_error")))
-		rl_msg_clear(a);
-	if (argc == 2 && !strcasecmp(argv[0], "fail")) {
-		if (rl_msg_member(a, "fail", argv[1], &m))
-			return -EINVAL;
-		rl_member_fail(a, m, "failed by message");
-		return 0;
-	}
-	if (argc == 2 && !strcasecmp(argv[0], "sched")) {
-		const struct rl_sched_policy *p = rl_sched_find(argv[1]);
-
-		if (!p) {
-			rl_msg_refused(a, "sched: unknown policy '%s'", argv[1]);
-			return -EINVAL;
-		}
-		rl_queue_set_policy(a, p);
-		return 0;
-	}
-	r = rl_msg_locate(a, argc, argv, result, maxlen);
-	if (r != -ENOTTY)
-		return r;
-	if (argc == 2 && !strcasecmp(argv[0], "bad_blocks")) {
-		if (rl_msg_member(a, "bad_blocks", argv[1], &m))
-			return -EINVAL;
-		rl_bbl_show(a, m, result, maxlen);
-		return 1;
-	}
-	r = rl_msg_track(a, argc, argv, result, maxlen);
-	if (r != -ENOTTY)
-		return r;
-
-	r = rl_sync_message(a, argc, argv, result, maxlen);
-	if (r != -ENOTTY)
-		return r;
-
-	if (argc == 1 && !strcasecmp(argv[0], "reset_counters")) {
-		rl_reset_counters(a);
-		return 0;
-	}
-	if (a->ops->message) {
-		r = a->ops->message(a, argc, argv, result, maxlen);
-		if (r != -ENOTTY)
-			return r;
-	}
-	rl_msg_refused(a, "unrecognised message '%s' with %u argument(s)",
-		       argc ? argv[0] : "", argc);
-	return -EINVAL;
-}
-
 static int raidlab_iterate_devices(struct dm_target *ti,
 				   iterate_devices_callout_fn fn, void *data)
 {
@@ -854,7 +754,9 @@ static void raidlab_io_hints(struct dm_target *ti, struct queue_limits *limits)
 {
 	struct rl_array *a = ti->private;
 
-	if (a->ops->io_hints)
+	if (a->reload)
+		rl_reload_io_hints(a, limits);
+	else if (a->ops->io_hints)
 		a->ops->io_hints(a, limits);
 }
 
@@ -872,7 +774,7 @@ static struct target_type raidlab_target = {
 	.preresume = raidlab_preresume,
 	.resume = raidlab_resume,
 	.status = raidlab_status,
-	.message = raidlab_message,
+	.message = rl_target_message,
 	.iterate_devices = raidlab_iterate_devices,
 	.io_hints = raidlab_io_hints,
 };
