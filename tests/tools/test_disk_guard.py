@@ -366,16 +366,18 @@ def test_create_busy_cli_message(tmp_path, fake_open, capsys, monkeypatch):
 @pytest.fixture
 def array(tmp_path, monkeypatch):
     """A live raid5 over four images (a metadata device of array UUID): the
-    table from a fake dm.table(), dmsetup and create recorded."""
+    table from a fake dm.table(), dmsetup, create and reload recorded."""
     m = [image(tmp_path, f"m{i}", 8 * MIB, [(0, msb(i))]) for i in range(4)]
     md = image(tmp_path, "md", 4 * MIB, [(0, md_sb())])
     t = dm.Table(scheme="raid5", devs=m, length=dm.max_length("raid5", 4, 128, 8 * 2048 - 2048))
     t.add("chunk_size", 128)
     t.add("metadata", md)
-    st = {"line": t.line(), "dmsetup": Recorder(), "create": Recorder(), "m": m, "md": md}
+    st = {"line": t.line(), "dmsetup": Recorder(), "create": Recorder(), "reload": Recorder(),
+          "m": m, "md": md}
     monkeypatch.setattr(dm, "table", lambda name: dm.parse_table(st["line"]))
     monkeypatch.setattr(dm, "dmsetup", st["dmsetup"])
     monkeypatch.setattr(dm, "create", st["create"])
+    monkeypatch.setattr(dm, "reload", st["reload"])
     return st
 
 
@@ -386,8 +388,9 @@ def add_spare(dev, *opts):
 def test_add_spare_blank(tmp_path, array, fake_open, capsys):
     sp = image(tmp_path, "sp", 8 * MIB, [(8192, b"\x5a" * 4096)])
     assert add_spare(sp) == 0
-    assert array["dmsetup"].calls == [("remove", "r5")]
-    assert array["create"].calls[0][1].get_all("spare") == [sp]
+    # 1.21: a live reload, then its resume; nothing removed or created
+    assert array["dmsetup"].calls == [("resume", "r5")] and not array["create"].calls
+    assert array["reload"].calls[0][1].get_all("spare") == [sp]
     assert snapshot([sp])[sp] == bytes(8 * MIB)
     assert all(f & os.O_EXCL for p, f in fake_open["calls"]
                if p == sp and f & (os.O_WRONLY | os.O_RDWR))
@@ -411,10 +414,10 @@ def test_add_spare_refuses(tmp_path, array, capsys, writes, want):
     assert err.startswith(f"raidlab add-spare: {sp}: not blank: ") and want in err, err
     assert "use --force" in err
     assert snapshot([sp]) == before
-    assert not array["dmsetup"].calls and not array["create"].calls
+    assert not array["dmsetup"].calls and not array["reload"].calls
     assert add_spare(sp, "--force") == 0
     assert "overwritten (--force)" in capsys.readouterr().err
-    assert snapshot([sp])[sp][:MIB] == bytes(MIB) and array["create"].calls
+    assert snapshot([sp])[sp][:MIB] == bytes(MIB) and array["reload"].calls
 
 
 @pytest.mark.parametrize("role,missing", [(od.ROLE_SPARE, None), (2, 2)])

@@ -702,3 +702,25 @@ def test_homehost_policy(tmp_path):
     # an array of no host: any host assembles it, and records itself
     md3 = img(tmp_path, "md3", 4, md_sb(events=5))
     assert admin.plan_assemble(md3, disks, homehost="h2").table.get("homehost") == "h2"
+
+
+def test_reload_live(monkeypatch):
+    """1.21: add-spare and remove reload the running array; a refused
+    resume (the old table is gone then) loads the old line again."""
+    calls = []
+    monkeypatch.setattr(dm, "reload", lambda name, t: calls.append(("reload", t)))
+
+    def fake_dmsetup(*args, **kw):
+        calls.append(args)
+        if args[0] == "resume" and len(calls) == 2:
+            raise dm.DmError("resume ioctl failed")
+        return ""
+    monkeypatch.setattr(dm, "dmsetup", fake_dmsetup)
+    new, old = "NEW", "OLD"
+    with pytest.raises(dm.DmError, match="the array is back as it was"):
+        dm.reload_live("arr", new, old)
+    assert calls == [("reload", "NEW"), ("resume", "arr"), ("reload", "OLD"), ("resume", "arr")]
+    calls.clear()
+    calls.append("x")       # the first resume succeeds now
+    dm.reload_live("arr", new, old)
+    assert calls[1:] == [("reload", "NEW"), ("resume", "arr")]

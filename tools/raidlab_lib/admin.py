@@ -870,16 +870,18 @@ def cmd_add_spare(a):
     if sizes and size < min(sizes):
         raise ToolError(f"{a.dev} is smaller than the members")
     zero = [(a.dev, 0, min(ondisk.MD_DATA_OFFSET, size) * 512)]
+    old = t.line()
     t.add("spare", a.dev)
     if a.dry_run:
         if not a.json:
             print_dry_run(zero)
     else:
         write_zero(zero)
-        # the kernel refuses a second table over a live metadata device (both
-        # would commit to it): the array is stopped and assembled again
-        dm.dmsetup("remove", a.name)
-        dm.create(a.name, t)
+        # 1.21: a live reload; the new table takes the array over
+        try:
+            dm.reload_live(a.name, t, dm.parse_table(old))
+        except dm.DmError as e:
+            raise ToolError(str(e)) from None
     if a.json:
         out_json({"name": a.name, "table": t.line(), "dry_run": a.dry_run,
                   "zero": zero_json(zero), "signatures": found})
@@ -1012,7 +1014,8 @@ def register(verbs):
     _add_json(p)
     p.set_defaults(func=cmd_rebuild)
 
-    p = verbs.add_parser("add-spare", help="zero a disk and assemble the array again with it as a spare (the array must not be open)")
+    p = verbs.add_parser("add-spare", help="zero a disk and add it to the running array as a "
+                         "spare (dmsetup reload, I/O going on)")
     p.add_argument("name", help="the array's dm name")
     p.add_argument("dev", help="the disk to add as a spare")
     p.add_argument("--force", action="store_true",

@@ -394,6 +394,23 @@ def reload(name, table):
     _load("reload", name, table)
 
 
+def reload_live(name, table, old=None):
+    """Load @table over the running array @name and resume it, I/O going on
+    (1.21: with a metadata device, the new table takes the live array over
+    at its resume; without one, it is built afresh). If the resume fails,
+    the old table is destroyed all the same: @old, the line it had, is
+    loaded and resumed again, and DmError raised."""
+    reload(name, table)
+    try:
+        dmsetup("resume", name)
+    except DmError as e:
+        if old is None:
+            raise
+        reload(name, old)
+        dmsetup("resume", name)
+        raise DmError(f"{e}; the array is back as it was") from None
+
+
 def message(name, *words):
     """dmsetup message; a refused one raises DmError with the kernel's
     reason (the answer of "last_error", 1.20), not only dmsetup's errno."""

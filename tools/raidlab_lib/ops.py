@@ -326,17 +326,12 @@ def cmd_remove(a):
     t = dm.table(a.name)
     st = dm.status(a.name)
     new, what = plan_remove(t, st.health, a.dev)
-    dmu = dm.dmsetup("info", "-c", "--noheadings", "-o", "uuid", a.name).strip()
-    uuid = dmu[len(dm.UUID_PREFIX):] if dmu.startswith(dm.UUID_PREFIX) else None
     if not a.dry_run:
-        # as add-spare: the kernel refuses a second table over a live
-        # metadata device, so the array is stopped and assembled again
-        dm.dmsetup("remove", a.name)
+        # 1.21: a live reload, as add-spare
         try:
-            dm.create(a.name, new, uuid)
+            dm.reload_live(a.name, new, t)
         except dm.DmError as e:
-            dm.create(a.name, t, uuid)
-            raise ToolError(f"{e}; the array is back as it was") from None
+            raise ToolError(str(e)) from None
     if a.json:
         out_json({"name": a.name, "removed": a.dev, "was": what, "table": new.line(),
                   "dry_run": a.dry_run})
@@ -408,13 +403,12 @@ def register(verbs):
                    "regions written since it failed")
     p.set_defaults(func=cmd_readd)
 
-    p = verbs.add_parser("remove", help="take a spare or a failed member's disk out of an array "
-                         "(the array must not be open)",
+    p = verbs.add_parser("remove", help="take a spare or a failed member's disk out of a "
+                         "running array (dmsetup reload, I/O going on)",
                          description="Remove DEV from the array's table: a spare, or the disk "
-                         "of a failed member (its slot becomes '-'). As add-spare, the array is "
-                         "stopped and assembled again with the new line (a live reload with a "
-                         "metadata device is issue 18's next stop); if that fails, it is "
-                         "assembled again as it was.")
+                         "of a failed member (its slot becomes '-'). As add-spare, the new "
+                         "line is reloaded over the running array (1.21); if its resume is "
+                         "refused, the old line is loaded again.")
     p.add_argument("name", help="the array's dm name")
     p.add_argument("dev", help="the spare, or the failed member's disk")
     p.add_argument("--dry-run", action="store_true", help="print the new table line; change "
