@@ -14,7 +14,9 @@
 #   - the host comes back (its link up, nvme-tcp reconnects before
 #     ctrl_loss_tmo): `raidlab re-add` takes its namespace back and copies
 #     only what was written while it was away (1.21); with the local disk
-#     then failed, what was written meanwhile verifies through it;
+#     then failed, what was written meanwhile verifies through it; the
+#     re-add's time goes to /out/readd.json, and in the long tier the
+#     time of rebuilding the same member whole beside it;
 #   - the cost of a remote member against a local one: 4 KiB random reads
 #     of a raid0 over two disks, then of a raid0 over the same two disks
 #     exported over NVMe/TCP, in one boot; the ratio goes to /out and the
@@ -119,8 +121,10 @@ done
 check "h2's namespace reads again (nvme-tcp reconnected)" \
 	timeout 5 dd if="$R2" of=/dev/null bs=4k count=1 iflag=direct
 mark=$(dmesg_mark)
+t0=$(cut -d' ' -f1 /proc/uptime)
 check "raidlab re-add of h2's namespace" RL re-add rr "$R2"
 check "h2's member is rebuilt" rl_wait_sync rr 300
+readd_s=$(awk -v t="$t0" '{ printf "%.1f", $1 - t }' /proc/uptime)
 check "and in sync: AAAA" test "$(rl_health rr) $(rl_state rr)" = "AAAA optimal"
 copied=$(dmesg_since "$mark" | sed -n 's/.*member 1 re-added: copied \([0-9]*\) of \([0-9]*\) sectors.*/\1 \2/p')
 log "the re-add copied ${copied% *} of ${copied#* } member sectors"
@@ -132,6 +136,20 @@ check "raidlab fail of the local disk" RL fail rr 3
 FIO_STATE_DIR=/tmp/fb check "pattern B verifies with the re-added member in every row" \
 	fio_verify /dev/mapper/rr 8M --offset="$BOFF"
 check "the first pattern verifies too" fio_verify /dev/mapper/rr "$SZ"
+check "the local disk is re-added" RL re-add rr 3
+check "and rebuilt where it missed writes" rl_wait_sync rr 300
+check "AAAA again" test "$(rl_health rr)" = AAAA
+full_s=
+if [ "$RL_FULL" = 1 ]; then
+	# the long tier: the same member rebuilt whole, for the comparison
+	run RL fail rr 1
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	check "h2's namespace re-added whole" RL re-add --full rr "$R2"
+	check "and rebuilt whole" rl_wait_sync rr 900
+	full_s=$(awk -v t="$t0" '{ printf "%.1f", $1 - t }' /proc/uptime)
+fi
+log "re-add of h2's member: ${readd_s} s (copied ${copied% *} of ${copied#* } sectors); whole: ${full_s:-not run (long tier)} s"
+echo "{\"readd_s\": $readd_s, \"readd_copied\": ${copied% *}, \"member_sectors\": ${copied#* }, \"full_s\": ${full_s:-null}}" >/out/readd.json
 run RL stop rr
 
 # ------------------------------------------- remote against local reads ---
