@@ -89,7 +89,9 @@ fail() { echo "kunit.sh: $*" >&2; finish 0 0 1; }
 [ -f "$moddir/Kconfig" ] && [ -f "$moddir/Makefile" ] ||
 	fail "$moddir has no Kconfig/Makefile"
 # the sources live in its folders (target/, svc/, ...), not at its top
-find "$moddir" -name '*.c' ! -name '*.mod.c' | grep -q . || fail "$moddir has no C sources yet"
+# (no "| grep -q": with pipefail, find killed by grep's early exit fails it)
+[ -n "$(find "$moddir" -name '*.c' ! -name '*.mod.c' -print -quit)" ] ||
+	fail "$moddir has no C sources yet"
 
 if [ "$debug" = 1 ]; then
 	build=${KUNIT_BUILD_DIR:-$repo/build/kunit/uml}
