@@ -40,17 +40,6 @@ MB=32				# MiB of each member the arrays use
 MSEC=$((MB * 2048))		# member sectors
 LOADS=$(tier 1 3)
 
-# until SECS CMD...: wait until CMD succeeds
-until_ok() {
-	_n=$(($1 * 5))
-	shift
-	while ! "$@"; do
-		_n=$((_n - 1))
-		[ "$_n" -gt 0 ] || return 1
-		sleep 0.2
-	done
-}
-
 # refused [-n NAME] ARGS...: the message to arr (or NAME) must fail
 refused() {
 	_a=arr
@@ -75,24 +64,11 @@ copied() {
 
 # setup SCHEME: a new array over rw0..rw3 with the metadata device
 setup() {
-	wipe "$PM" 4
-	for _i in 0 1 2 3; do
-		dd if=/dev/zero of="$(disk "$_i")" bs=1M count=$((MB + 2)) conv=fsync 2>/dev/null
-	done
-	W=$(rl_wrap_members rw 4)
-	case $1 in
-	raid5) LEN=$((MSEC * 3)) ;;
-	raid10) LEN=$((MSEC * 2)) ;;
-	esac
-	_o="chunk_size 64 assume_clean region_size 1024 metadata $PM"
-	run dm_create arr "0 $LEN raidlab $1 $(echo "$_o" | wc -w) $_o 4 $W"
+	run rl_lab_array "$1" "$MB" "$PM"
 	rm -rf /tmp/fa /tmp/fb
 }
 
-teardown() {
-	run dm_remove arr
-	for _i in 0 1 2 3; do run dm_remove "rw$_i"; done
-}
+teardown() { run rl_lab_array_done; }
 
 # round SCHEME: pattern A, member 1's disk lost, pattern B, the disk back
 round() {

@@ -65,38 +65,14 @@ majmin() { cat "/sys/class/block/$(basename "$(readlink -f "$1")")/dev"; }
 # health character of member $1
 hc() { dmsetup status arr | awk '{ print $6 }' | cut -c$(($1 + 1)); }
 
-# until SECS CMD...: wait until CMD succeeds
-until_ok() {
-	_n=$(($1 * 5))
-	shift
-	while ! "$@"; do
-		_n=$((_n - 1))
-		[ "$_n" -gt 0 ] || return 1
-		sleep 0.2
-	done
-}
-
 optimal() { [ "$(rl_state arr)" = optimal ] && ! rl_health arr | grep -q a; }
 spares() { rl_md arr | awk '{ print $4 }'; }
 
 setup() {
-	wipe "$PM" 4
-	for _i in 0 1 2 3 4 5 6; do
-		dd if=/dev/zero of="$(disk "$_i")" bs=1M count=$((MB + 2)) conv=fsync 2>/dev/null
-	done
-	W=$(rl_wrap_members rw 4)
-	case $1 in
-	raid5) LEN=$((MSEC * 3)) ;;
-	raid10) LEN=$((MSEC * 2)) ;;
-	esac
-	_o="chunk_size 64 assume_clean region_size 1024 metadata $PM"
-	run dm_create arr "0 $LEN raidlab $1 $(echo "$_o" | wc -w) $_o 4 $W"
+	run rl_lab_array "$1" "$MB" "$PM" 7
 }
 
-teardown() {
-	run dm_remove arr
-	for _i in 0 1 2 3; do run dm_remove "rw$_i"; done
-}
+teardown() { run rl_lab_array_done; }
 
 # ------------------------------------------------------------------ raid5 ---
 setup raid5

@@ -320,3 +320,37 @@ rl_image_restore() {
 	done
 	dd if=/tmp/imgpm of="$PM" bs=1M oflag=direct conv=fsync 2>/dev/null
 }
+
+# until_ok SECS CMD...: wait until CMD succeeds (polled every 0.2 s)
+until_ok() {
+	_uo=$(($1 * 5))
+	shift
+	while ! "$@"; do
+		_uo=$((_uo - 1))
+		[ "$_uo" -gt 0 ] || return 1
+		sleep 0.2
+	done
+}
+
+# rl_lab_array SCHEME MB MD [NZERO]: arr (raid5 or raid10) over rw0..rw3,
+# the first four disks under dm-linear (the first NZERO disks, default 4,
+# zeroed for MB + 2 MiB first), MB MiB of each, chunk 64, assume_clean,
+# 1024-sector regions, its metadata on MD (wiped); sets W and LEN.
+# rl_lab_array_done removes it and the linear devices.
+rl_lab_array() {
+	wipe "$3" 4 || return 1
+	for _i in $(seq 0 $((${4:-4} - 1))); do
+		dd if=/dev/zero of="$(disk "$_i")" bs=1M count=$(($2 + 2)) conv=fsync 2>/dev/null
+	done
+	W=$(rl_wrap_members rw 4)
+	case $1 in
+	raid5) LEN=$(($2 * 2048 * 3)) ;;
+	raid10) LEN=$(($2 * 2048 * 2)) ;;
+	esac
+	_o="chunk_size 64 assume_clean region_size 1024 metadata $3"
+	dm_create arr "0 $LEN raidlab $1 $(echo "$_o" | wc -w) $_o 4 $W"
+}
+rl_lab_array_done() {
+	dm_remove arr || return 1
+	for _i in 0 1 2 3; do dm_remove "rw$_i" || return 1; done
+}
