@@ -17,8 +17,8 @@
 #     never resumed and takes nothing over;
 #   - the load verifies; check finds 0 mismatches.
 # Then raid10: a spare added by reload takes a failed member's role.
-# The long tier (RL_FULL=1) runs the load longer and reloads twice as
-# often.
+# The long tier (RL_FULL=1) runs the load longer. The wall time of each
+# reload's resume (the I/O it holds) goes to /out/reload.json and the log.
 # vm-opts: --disks 7
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
@@ -53,8 +53,18 @@ print(t.line())
 EOF
 }
 
-# reload LINE: dmsetup reload, then resume (a suspend, the swap, a resume)
-reload() { dm_reload arr "$1" && dmsetup resume arr; }
+# reload LINE: dmsetup reload, then resume (a suspend, the swap, a
+# resume); the resume's wall time (the I/O held) is logged and kept for
+# /out/reload.json, a figure, not a check
+RESUMES=
+reload() {
+	dm_reload arr "$1" || return 1
+	_t0=$(cut -d' ' -f1 /proc/uptime)
+	dmsetup resume arr || return 1
+	_dt=$(awk -v t="$_t0" '{ printf "%.3f", $1 - t }' /proc/uptime)
+	log "reload: resume took ${_dt} s"
+	RESUMES="$RESUMES${RESUMES:+, }$_dt"
+}
 # refused_reload LINE: the load itself fails (the constructor refuses it)
 refused_reload() { ! dm_reload arr "$1" 2>/dev/null; }
 # load_clear LINE: loaded, never resumed
@@ -134,4 +144,6 @@ check "raid10: the spare takes role 3 and is rebuilt" until_ok 120 optimal
 rl_load_done "raid10 reloads"
 check "raid10: check finds 0 mismatches" test "$(rl_scrub arr check 300)" = 0
 teardown
+echo "{\"resume_s\": [$RESUMES], \"load\": \"randwrite 4k, iodepth 8, verify\"}" >/out/reload.json
+log "reload resumes under the load (s): $RESUMES"
 finish
