@@ -269,6 +269,25 @@ static int rl_md_check_size(struct rl_md *md, char **error)
 }
 
 /* Check member @i of an existing array against the metadata. */
+/*
+ * Whether a disk whose superblock read gave @read (into @msb; not -EIO)
+ * replaces failed role @i: a blank disk, or a spare of this array. If so,
+ * it is the role's disk from now on (its uuid). Under md->lock.
+ */
+static bool rl_md_replaces(struct rl_md *md, unsigned int i, int read,
+			   const struct rl_msb_state *msb)
+{
+	struct rl_md_member *mm = &md->st.members[i];
+
+	if (read)
+		get_random_bytes(mm->dev_uuid, 16);
+	else if (rl_md_taking_role(&md->st, i, msb))
+		memcpy(mm->dev_uuid, msb->dev_uuid, 16);
+	else
+		return false;
+	return true;
+}
+
 static int rl_md_check_member(struct rl_md *md, unsigned int i, char **error)
 {
 	struct rl_array *a = md->a;
@@ -286,14 +305,8 @@ static int rl_md_check_member(struct rl_md *md, unsigned int i, char **error)
 		return r;
 	}
 	if (mm->state == RL_MS_FAILED) {
-		/* a blank disk, or a spare of this array, replaces it */
-		if (r) {
+		if (rl_md_replaces(md, i, r, &msb))
 			set_bit(i, &a->replacements);
-			get_random_bytes(mm->dev_uuid, 16);
-		} else if (rl_md_taking_role(&md->st, i, &msb)) {
-			set_bit(i, &a->replacements);
-			memcpy(mm->dev_uuid, msb.dev_uuid, 16);
-		}
 		return 0;
 	}
 	if (r) {
@@ -389,11 +402,8 @@ int rl_md_take_role(struct rl_md *md, unsigned int i, struct dm_dev *dev,
 	r = rl_md_msb_read(md, dev->bdev, &msb, &why);
 	if (r == -EIO) {
 		*error = why;
-	} else if (r) {
-		get_random_bytes(mm->dev_uuid, 16);	/* blank */
+	} else if (rl_md_replaces(md, i, r, &msb)) {
 		r = 0;
-	} else if (rl_md_taking_role(&md->st, i, &msb)) {
-		memcpy(mm->dev_uuid, msb.dev_uuid, 16);
 	} else {
 		*error = "The disk for a failed role belongs to another array or role";
 		r = -EINVAL;
