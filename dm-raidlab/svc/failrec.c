@@ -29,6 +29,7 @@
  * rate-limited scrub never delays the record.
  */
 #include "metadata.h"
+#include "sync_int.h"
 #include "../raidlab.h"
 
 /* Whether a failure is known in memory but not yet durable. Any context. */
@@ -211,4 +212,22 @@ int rl_failrec_load(struct rl_array *a)
 	DMWARN("%s: members %*pbl missing at load recorded as failed",
 	       dm_table_device_name(a->ti->table), a->geom.nr_members, &failed);
 	return rl_failrec_commit(a);
+}
+
+/* Write the state of every member to the metadata. Caller holds rl_md_lock(). */
+void rl_sync_state_members(struct rl_array *a, struct rl_md_state *st)
+{
+	unsigned int m;
+
+	for (m = 0; m < a->geom.nr_members; m++) {
+		if (test_bit(m, &a->failed)) {
+			st->members[m].state = RL_MS_FAILED;
+		} else if (test_bit(m, &a->rebuilding)) {
+			st->members[m].state = RL_MS_REBUILDING;
+			st->members[m].cursor = READ_ONCE(a->rebuild_cursor[m]);
+		} else {
+			st->members[m].state = RL_MS_IN_SYNC;
+			st->members[m].cursor = 0;
+		}
+	}
 }

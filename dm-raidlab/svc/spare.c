@@ -31,13 +31,6 @@ void rl_sync_hold_spare(struct rl_array *a, unsigned int j)
 	set_bit(j, &a->spares_held);
 }
 
-void rl_sync_release_spare(struct rl_array *a, unsigned int j)
-{
-	clear_bit(j, &a->spares_held);
-	if (a->sync)
-		rl_sync_kick(a);
-}
-
 /*
  * Role @m's disk is @mdev (uuid @muuid) and spare @j's @sdev (@suuid), in
  * the metadata's state and in core. Under rl_md_lock().

@@ -100,24 +100,6 @@ void rl_sync_advance(struct rl_array *a, const struct rl_sync_req *req)
  * The lifecycle: failures to the metadata, spares to failed roles
  */
 
-/* Write the state of every member to the metadata. Caller holds rl_md_lock(). */
-void rl_sync_state_members(struct rl_array *a, struct rl_md_state *st)
-{
-	unsigned int m;
-
-	for (m = 0; m < a->geom.nr_members; m++) {
-		if (test_bit(m, &a->failed)) {
-			st->members[m].state = RL_MS_FAILED;
-		} else if (test_bit(m, &a->rebuilding)) {
-			st->members[m].state = RL_MS_REBUILDING;
-			st->members[m].cursor = READ_ONCE(a->rebuild_cursor[m]);
-		} else {
-			st->members[m].state = RL_MS_IN_SYNC;
-			st->members[m].cursor = 0;
-		}
-	}
-}
-
 /*
  * Checkpoint the cursors. What the jobs wrote below them must be durable
  * first, or a crash could keep a cursor over rows still in a volatile
@@ -561,6 +543,14 @@ void rl_sync_kick(struct rl_array *a)
 		queue_work(s->wq, &s->work);
 	}
 	spin_unlock_irqrestore(&s->lock, flags);
+}
+
+/* Spare @j, held by the scheme, may take a role again (spare.c). */
+void rl_sync_release_spare(struct rl_array *a, unsigned int j)
+{
+	clear_bit(j, &a->spares_held);
+	if (a->sync)
+		rl_sync_kick(a);
 }
 
 /* ------------------------------------------------------------------------

@@ -75,9 +75,7 @@ void rl_msg_refused(struct rl_array *a, const char *fmt, ...)
 	vscnprintf(text, sizeof(text), fmt, args);
 	va_end(args);
 	DMWARN("%s: %s", dm_table_device_name(a->ti->table), text);
-	spin_lock_irq(&s->lock);
-	strscpy(s->refused, text, sizeof(s->refused));
-	spin_unlock_irq(&s->lock);
+	rl_sync_set_reason(s, text);
 }
 
 /* A message other than last_error comes in: the last reason is old. */

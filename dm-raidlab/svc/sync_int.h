@@ -85,12 +85,22 @@ static inline sector_t rl_sync_to_array(struct rl_array *a, sector_t msector)
 	return mul_u64_u64_div_u64(msector, a->ti->len, rl_sync_total(a));
 }
 
+/* Keep @text as the reason "last_error" answers (sync_ctl.c). */
+static inline void rl_sync_set_reason(struct rl_sync *s, const char *text)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&s->lock, flags);
+	strscpy(s->refused, text, sizeof(s->refused));
+	spin_unlock_irqrestore(&s->lock, flags);
+}
+
 /* the jobs' names, as the status says them (dm-raid's sync_action) */
 extern const char *const rl_sync_names[RL_NR_SYNC_JOBS];
 
 /* Run the sync worker unless it runs already or the array is suspended. */
 void rl_sync_kick(struct rl_array *a);
-/* Every member's state and cursor into @st. Under rl_md_lock(). */
+/* Every member's state and cursor into @st (failrec.c). Under rl_md_lock(). */
 void rl_sync_state_members(struct rl_array *a, struct rl_md_state *st);
 /*
  * The range the worker would take next, if any (*@dirty: of the dirty
