@@ -230,6 +230,7 @@ struct rl_member {
 struct rl_scheme_ops;
 struct rl_sync;
 struct rl_reload;
+struct rl_replace;
 struct rl_jnl;
 struct rl_bbl;
 struct rl_array;
@@ -251,6 +252,7 @@ enum rl_sync_job {
 	RL_SYNC_REBUILD,	/* write member @target from the others */
 	RL_SYNC_CHECK,		/* count inconsistent sectors, change nothing */
 	RL_SYNC_REPAIR,		/* count them and make them consistent */
+	RL_SYNC_REPLACE,	/* copy member @target onto a spare (sync_replace.c) */
 	RL_NR_SYNC_JOBS,
 };
 
@@ -292,6 +294,8 @@ struct rl_array {
 	unsigned int queue_depth;	/* member I/Os issued per member */
 	const struct rl_sched_policy *policy;	/* per-member queue policy */
 	bool track_stopped;		/* no reference reads (suspended) */
+	/* the member-I/O hook of a replace (svc/replace.h), or NULL */
+	struct rl_replace *replace;
 	/* postsuspend done, no resume since: a reload may take it over */
 	bool postsuspended;
 	bool resumed_once;		/* the device's live table once */
@@ -384,6 +388,7 @@ struct rl_bio_record {
 struct rl_bio {
 	struct rl_bio_record rec;	/* the bio as mapped */
 	sector_t lsector;		/* target-relative first sector */
+	struct rl_array *a;		/* of a remapped bio: its array */
 	unsigned int member;		/* member of a directly remapped bio */
 	struct dm_dev *dev;		/* the disk it was remapped to */
 	bool held;			/* completion held for the failure record */
@@ -575,6 +580,14 @@ struct rl_scheme_ops {
 	bool readd;
 
 	/*
+	 * True if every member I/O the scheme makes goes through the member
+	 * queues (rl_queue_add(), rl_mio(), rl_remap()), so that a replace
+	 * (svc/replace.h) sees every write to the role: the message replace
+	 * is refused for the other schemes.
+	 */
+	bool replace;
+
+	/*
 	 * Members @newly (a bit each) failed, and the failure is recorded
 	 * (failrec.c: durable in the metadata, or known, without one). Each
 	 * failure of a role is told once, those the metadata holds at load at
@@ -697,6 +710,8 @@ bool rl_member_read_lost(struct rl_array *a, unsigned int m,
 			 const struct dm_dev *dev, u64 where);
 bool rl_status_fails_member(blk_status_t status);
 void rl_member_start(struct rl_array *a, unsigned int m, enum rl_io_kind kind);
+/* submit what a member queue issued (svc/replace_io.c) */
+void rl_member_submit(struct rl_array *a, unsigned int m, struct bio *bio);
 void rl_member_done(struct rl_array *a, unsigned int m,
 		    const struct rl_qent *qe);
 /* Whether anything waits in @q. Any context, with or without its lock. */

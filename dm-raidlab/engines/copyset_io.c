@@ -505,7 +505,7 @@ static void cs_write_submit(struct rl_qent *qe)
 		}
 		mc->clone.bi_iter.bi_sector = rl_qent_sector(qe);
 	}
-	submit_bio_noacct(&mc->clone);
+	rl_member_submit(mc->a, mc->member, &mc->clone);
 }
 
 /*

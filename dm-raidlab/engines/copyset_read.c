@@ -158,7 +158,7 @@ static void cs_dup_issue(struct rl_dup *d, unsigned int i)
 	} else {
 		mb->rep[0] = cd->rep[i][0];
 	}
-	submit_bio_noacct(bio);
+	rl_member_submit(d->a, e->member, bio);
 }
 
 static void cs_dup_release(struct rl_dup *d)

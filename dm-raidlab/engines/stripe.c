@@ -114,7 +114,7 @@ static void rl_stripe_submit(struct rl_qent *qe)
 {
 	struct rl_stripe_col *c = container_of(qe, struct rl_stripe_col, qe);
 
-	submit_bio_noacct(c->bio);
+	rl_member_submit(c->s->e->a, c->member, c->bio);
 }
 
 /*

@@ -123,7 +123,8 @@ enum rl_part rl_stripe_owner(struct rl_array *a, unsigned int member,
 	.end_io = rl_stripe_end_io,				\
 	.io_hints = rl_stripe_io_hints,				\
 	.sync_range = rl_stripe_sync_range,			\
-	.readd = true
+	.readd = true,						\
+	.replace = true
 
 /*
  * What raid4 and raid5 share of their struct rl_scheme_ops: all but the

@@ -97,5 +97,6 @@ const struct rl_scheme_ops rl_chained_ops = {
 	.status = chained_status,
 	.sync_range = rl_copyset_sync_range,
 	.readd = true,
+	.replace = true,
 	.survives = rl_copyset_survives,
 };

@@ -75,5 +75,6 @@ const struct rl_scheme_ops rl_mirror_ops = {
 	.end_io = rl_copyset_end_io,
 	.sync_range = rl_copyset_sync_range,
 	.readd = true,
+	.replace = true,
 	.survives = rl_copyset_survives,
 };

@@ -162,5 +162,6 @@ const struct rl_scheme_ops rl_raid10_ops = {
 	.status = raid10_status,
 	.sync_range = rl_copyset_sync_range,
 	.readd = true,
+	.replace = true,
 	.survives = rl_copyset_survives,
 };

@@ -391,6 +391,7 @@ const struct rl_scheme_ops rl_sr_ops = {
 	.status = sr_status,
 	.sync_range = rl_copyset_sync_range,
 	.readd = true,
+	.replace = true,
 	.survives = rl_copyset_survives,
 	.postsuspend = rl_copyset_postsuspend,
 	.preresume = rl_copyset_preresume,

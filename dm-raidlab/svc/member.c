@@ -8,6 +8,7 @@
 #include <linux/ktime.h>
 
 #include "../raidlab.h"
+#include "replace.h"
 #include "tracker.h"
 
 unsigned int rl_nr_failed(const struct rl_array *a)
@@ -691,7 +692,7 @@ static void rl_submit_remapped(struct rl_qent *qe)
 
 	bio->bi_iter.bi_sector = rl_qent_sector(qe);
 	/* dm accounts it: map returned DM_MAPIO_SUBMITTED */
-	submit_bio_noacct(bio);
+	rl_member_submit(pb->a, pb->member, bio);
 }
 
 /*
@@ -703,6 +704,7 @@ static void __rl_remap_prepare(struct rl_array *a, struct bio *bio,
 			       sector_t msector)
 {
 	rl_bio_record(bio, &pb->rec);
+	pb->a = a;
 	pb->member = m;
 	pb->dev = a->members[m].dev;
 	bio_set_dev(bio, pb->dev->bdev);
@@ -806,6 +808,9 @@ int rl_map_duplicate(struct rl_array *a, struct bio *bio)
 	bio_set_dev(bio, a->members[m].dev->bdev);
 	if (bio_sectors(bio))
 		bio->bi_iter.bi_sector = a->geom.data_offset + rl_pb(bio)->lsector;
+	/* a replaced role's: to both disks (svc/replace.h) */
+	if (rl_replace_dup(a, m, bio))
+		return DM_MAPIO_SUBMITTED;
 	return DM_MAPIO_REMAPPED;
 }
 

@@ -37,7 +37,9 @@ static void rl_mio_endio(struct bio *bio)
 
 static void rl_mio_submit(struct rl_qent *qe)
 {
-	submit_bio_noacct(&container_of(qe, struct rl_mio, qe)->bio);
+	struct rl_mio *io = container_of(qe, struct rl_mio, qe);
+
+	rl_member_submit(io->g->a, io->member, &io->bio);
 }
 
 /* A bioset for the member I/Os of rl_mio(): @pool bios in reserve. */

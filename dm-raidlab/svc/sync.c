@@ -34,10 +34,10 @@
 
 #include "bbl.h"
 #include "metadata.h"
+#include "replace.h"
 #include "sync_int.h"
 #include "../raidlab.h"
 
-#define RL_SYNC_UNIT		2048	/* member sectors asked per range */
 #define RL_SYNC_CHECKPOINT_MS	2000
 
 const char *const rl_sync_names[RL_NR_SYNC_JOBS] = {
@@ -45,6 +45,7 @@ const char *const rl_sync_names[RL_NR_SYNC_JOBS] = {
 	[RL_SYNC_REBUILD] = "recover",
 	[RL_SYNC_CHECK] = "check",
 	[RL_SYNC_REPAIR] = "repair",
+	[RL_SYNC_REPLACE] = "recover",	/* md's word for a replacement's copy */
 };
 
 /* rl_unreadable_at(), with the sets it read (@reb: rebuilding) */
@@ -216,6 +217,8 @@ static bool rl_sync_lifecycle(struct rl_array *a)
 		if (!test_and_clear_bit(m, &a->readd))
 			set_bit(m, &rl_sync(a)->untracked);
 	}
+	/* before the spares go: a replace whose old disk failed lets its go */
+	rl_replace_lifecycle(a);
 
 	if (a->md && recorded && rl_array_alive(a)) {
 		if (rl_sync_readd(a, failed))
@@ -311,6 +314,8 @@ bool rl_sync_next(struct rl_array *a, struct rl_sync_req *req, bool *dirty)
 		req->len = min_t(sector_t, RL_SYNC_UNIT, total - req->msector);
 		return true;
 	}
+	if (rl_replace_next(a, req))
+		return true;
 
 	if (s->scrub_wanted && !READ_ONCE(a->failed)) {
 		req->job = s->scrub_job;
@@ -373,6 +378,9 @@ static bool rl_sync_done(struct rl_array *a, const struct rl_sync_req *req)
 			finished = true;
 		}
 		break;
+	case RL_SYNC_REPLACE:
+		finished = rl_replace_done(a, req);
+		break;
 	case RL_SYNC_CHECK:
 	case RL_SYNC_REPAIR:
 		s->mismatches += req->mismatches;
@@ -407,9 +415,35 @@ static void rl_sync_throttle(struct rl_sync *s, sector_t sectors, u64 start_ns)
 		wait_event_timeout(s->wait, READ_ONCE(s->stopped) ||
 				   READ_ONCE(s->frozen) ||
 				   READ_ONCE(s->rate_kbps) != rate ||
-				   (READ_ONCE(s->job) >= RL_SYNC_CHECK &&
+				   ((READ_ONCE(s->job) == RL_SYNC_CHECK ||
+				     READ_ONCE(s->job) == RL_SYNC_REPAIR) &&
 				    !READ_ONCE(s->scrub_wanted)),
 				   nsecs_to_jiffies(want_ns - took));
+}
+
+/*
+ * Run the range @req: the replace's copy, or the scheme's. On an error,
+ * returns it: member errors became failures, which the lifecycle takes
+ * up; any other error stops the work until the next resume.
+ */
+static int rl_sync_run_range(struct rl_array *a, struct rl_sync_req *req)
+{
+	struct rl_sync *s = rl_sync(a);
+	unsigned long failed = READ_ONCE(a->failed);
+	int r;
+
+	r = req->job == RL_SYNC_REPLACE ? rl_replace_range(a, req) :
+	    a->ops->sync_range(a, req);
+	if (r && READ_ONCE(a->failed) == failed) {
+		DMERR("%s: %s stopped at sector %llu: %d",
+		      dm_table_device_name(a->ti->table), rl_sync_names[req->job],
+		      (unsigned long long)req->msector, r);
+		spin_lock_irq(&s->lock);
+		s->scrub_wanted = false;
+		s->stopped = true;
+		spin_unlock_irq(&s->lock);
+	}
+	return r;
 }
 
 static void rl_sync_work(struct work_struct *ws)
@@ -418,9 +452,7 @@ static void rl_sync_work(struct work_struct *ws)
 	struct rl_array *a = s->a;
 	struct rl_sync_req req;
 	bool finished, members, dirty, started;
-	unsigned long failed;
 	u64 t0, skipped;
-	int r;
 
 	for (;;) {
 		spin_lock_irq(&s->lock);
@@ -454,33 +486,17 @@ static void rl_sync_work(struct work_struct *ws)
 			schedule_work(&a->event_work);
 
 		t0 = ktime_get_ns();
-		failed = READ_ONCE(a->failed);
 		skipped = rl_sync_readd_skipped(a, &req);
-		r = a->ops->sync_range(a, &req);
-		if (r) {
-			/*
-			 * Member errors became failures, which the lifecycle
-			 * takes up; any other error stops the work until the
-			 * next resume.
-			 */
-			if (READ_ONCE(a->failed) == failed) {
-				DMERR("%s: %s stopped at sector %llu: %d",
-				      dm_table_device_name(a->ti->table),
-				      rl_sync_names[req.job],
-				      (unsigned long long)req.msector, r);
-				spin_lock_irq(&s->lock);
-				s->scrub_wanted = false;
-				s->stopped = true;
-				spin_unlock_irq(&s->lock);
-			}
+		if (rl_sync_run_range(a, &req))
 			continue;
-		}
 
 		spin_lock_irq(&s->lock);
 		finished = rl_sync_done(a, &req);
 		s->cursor = req.msector + req.len;
 		spin_unlock_irq(&s->lock);
 
+		if (finished && req.job == RL_SYNC_REPLACE)
+			rl_replace_finish(a);	/* the swap commits the members */
 		members = finished && req.job == RL_SYNC_REBUILD;
 		if (finished || time_after(jiffies, s->last_checkpoint +
 					   msecs_to_jiffies(RL_SYNC_CHECKPOINT_MS)))
@@ -654,6 +670,11 @@ int rl_sync_init(struct rl_array *a, char **error)
 		 * whole array is resynced, as dm-raid1 does with a core log.
 		 */
 		s->resync_cursor = rl_sync_total(a);
+	if (a->md && a->ops->replace && rl_replace_init(a)) {
+		*error = "Cannot allocate replace state";
+		r = -ENOMEM;
+		goto bad;
+	}
 	if (a->md) {
 		s->mismatches = rl_md_state(a->md)->mismatches;
 		r = rl_sync_load_dirty(a, s);
@@ -680,6 +701,7 @@ int rl_sync_init(struct rl_array *a, char **error)
 	return 0;
 
 bad:
+	rl_replace_free(a);
 	rl_sync_destroy(s);
 	return r;
 }
@@ -709,6 +731,8 @@ void rl_sync_free(struct rl_array *a)
 
 	if (!s)
 		return;
+	rl_replace_drop(a);
+	rl_replace_free(a);
 	rl_sync_destroy(s);
 	a->sync = NULL;
 }

@@ -13,6 +13,7 @@
 #include <linux/slab.h>
 
 #include "metadata.h"
+#include "replace.h"
 #include "sync_int.h"
 
 /*
@@ -208,6 +209,57 @@ static int rl_msg_readd(struct rl_array *a, unsigned int argc, char **argv)
 	return 0;
 }
 
+/* The spare slot that holds the disk @name (a path or major:minor), or -1. */
+static int rl_msg_spare(struct rl_array *a, const char *name)
+{
+	unsigned int j, maj, min;
+	dev_t dev;
+	char dummy;
+
+	if (sscanf(name, "%u:%u%c", &maj, &min, &dummy) == 2)
+		dev = MKDEV(maj, min);
+	else if (lookup_bdev(name, &dev))
+		return -1;
+	for (j = 0; j < a->nr_spares; j++)
+		if (a->spares[j] && a->spares[j]->bdev->bd_dev == dev)
+			return j;
+	return -1;
+}
+
+/*
+ * replace <m> [<spare>]: copy member @m onto a spare (the one named, or the
+ * first free one) while it serves, then swap them (sync_replace.c, which
+ * the worker runs). Checked here, so that a refusal answers the message.
+ */
+static int rl_msg_replace(struct rl_array *a, unsigned int argc, char **argv)
+{
+	const char *why;
+	unsigned int m;
+	int j = -1;
+
+	if (kstrtouint(argv[1], 10, &m) || m >= a->geom.nr_members) {
+		rl_msg_refused(a, "replace: invalid member '%s'", argv[1]);
+		return -EINVAL;
+	}
+	if (argc == 3) {
+		j = rl_msg_spare(a, argv[2]);
+		if (j < 0) {
+			rl_msg_refused(a, "replace: '%s' is not a spare of the table",
+				       argv[2]);
+			return -EINVAL;
+		}
+	}
+	why = rl_replace_refused(a, m, j);
+	if (!why && rl_replace_ask(a, m, j))
+		why = "a replace is asked for already";
+	if (why) {
+		rl_msg_refused(a, "replace refused: member %u: %s", m, why);
+		return -EINVAL;
+	}
+	rl_sync_kick(a);
+	return 0;
+}
+
 /*
  * Messages; -ENOTTY when @argv is none of them, 1 with an answer in
  * @result:
@@ -217,6 +269,7 @@ static int rl_msg_readd(struct rl_array *a, unsigned int argc, char **argv)
  *   resync | recover  let the jobs go on (after frozen)
  *   sync_rate <KiB/s> limit background work per array (0: no limit)
  *   re_add <m> [full] failed member m's own disk is back (sync_readd.c)
+ *   replace <m> [<spare>]  copy member m onto a spare, then swap them
  *   last_error        answer the reason of the last refused message
  */
 int rl_sync_message(struct rl_array *a, unsigned int argc, char **argv,
@@ -241,6 +294,8 @@ int rl_sync_message(struct rl_array *a, unsigned int argc, char **argv,
 	}
 	if ((argc == 2 || argc == 3) && !strcasecmp(argv[0], "re_add"))
 		return rl_msg_readd(a, argc, argv);
+	if ((argc == 2 || argc == 3) && !strcasecmp(argv[0], "replace"))
+		return rl_msg_replace(a, argc, argv);
 	if (argc == 2 && !strcasecmp(argv[0], "sync_rate")) {
 		if (sscanf(argv[1], "%u%c", &rate, &dummy) != 1) {
 			rl_msg_refused(a, "sync_rate: invalid rate '%s'",

@@ -12,6 +12,7 @@
 #include <linux/math64.h>
 
 #define RL_MSG_ERROR_LEN	96
+#define RL_SYNC_UNIT		2048	/* member sectors asked per range */
 
 struct rl_sync {
 	struct rl_array *a;

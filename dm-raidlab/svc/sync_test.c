@@ -9,7 +9,8 @@
  * first resume when asked for; one asked for before the service exists
  * runs at the first resume; and an item runs while a range waits for it
  * (the item worker is not behind the range worker). A re-added member's
- * rebuild is asked as one (req->readd). The VM tests 49-plog-fail and
+ * rebuild is asked as one (req->readd); a replace's copy comes after the
+ * rebuilds, before a scrub. The VM tests 49-plog-fail and
  * 51-plog-pq cover the workers calling plog; 36-readd the re-add.
  */
 #include <kunit/test.h>
@@ -17,6 +18,7 @@
 #include <linux/delay.h>
 
 #include "../raidlab.h"
+#include "replace.h"
 #include "sync_int.h"
 
 static void rl_sync_untold_once(struct kunit *test)
@@ -273,6 +275,48 @@ static void rl_sync_readd_req(struct kunit *test)
 	rl_sync_fake_free(f);
 }
 
+/*
+ * A replace's copy is a job after every rebuild and before a scrub, from
+ * its cursor, in ranges no longer than what is left.
+ */
+static void rl_sync_replace_req(struct kunit *test)
+{
+	struct rl_sync_fake *f = rl_sync_fake_new(test, &rl_sync_fake_range_ops);
+	struct rl_replace *rp = kunit_kzalloc(test, sizeof(*rp), GFP_KERNEL);
+	struct rl_sync_req req;
+	bool dirty;
+
+	KUNIT_ASSERT_NOT_NULL(test, rp);
+	f->a.assume_clean = 1;		/* no resync first */
+	f->a.geom.nr_members = 4;
+	rl_sync_fake_init(test, f);
+	f->a.replace = rp;
+	rp->member = 2;
+	rp->cursor = 512;
+	rl_sync(&f->a)->scrub_wanted = true;
+	rl_sync(&f->a)->scrub_job = RL_SYNC_CHECK;
+	KUNIT_ASSERT_TRUE(test, rl_sync_fake_next(f, &req, &dirty));
+	KUNIT_EXPECT_EQ(test, req.job, RL_SYNC_CHECK);	/* nothing to copy */
+	rp->active = true;
+	f->a.rebuilding = BIT(1);
+	KUNIT_ASSERT_TRUE(test, rl_sync_fake_next(f, &req, &dirty));
+	KUNIT_EXPECT_EQ(test, req.job, RL_SYNC_REBUILD);
+	f->a.rebuilding = 0;
+	KUNIT_ASSERT_TRUE(test, rl_sync_fake_next(f, &req, &dirty));
+	KUNIT_EXPECT_EQ(test, req.job, RL_SYNC_REPLACE);
+	KUNIT_EXPECT_EQ(test, req.target, 2U);
+	KUNIT_EXPECT_EQ(test, req.msector, (sector_t)512);
+	KUNIT_EXPECT_EQ(test, req.len, (sector_t)(2048 - 512));
+	KUNIT_EXPECT_STREQ(test, rl_sync_names[req.job], "recover");
+	/* copied to the end: the scrub's turn */
+	rp->cursor = 2048;
+	KUNIT_ASSERT_TRUE(test, rl_sync_fake_next(f, &req, &dirty));
+	KUNIT_EXPECT_EQ(test, req.job, RL_SYNC_CHECK);
+	rl_sync(&f->a)->scrub_wanted = false;
+	f->a.replace = NULL;		/* the test's own: not the service's */
+	rl_sync_fake_free(f);
+}
+
 static struct kunit_case rl_sync_test_cases[] = {
 	KUNIT_CASE(rl_sync_untold_once),
 	KUNIT_CASE(rl_sync_untold_again),
@@ -280,6 +324,7 @@ static struct kunit_case rl_sync_test_cases[] = {
 	KUNIT_CASE(rl_sync_work_asked_before),
 	KUNIT_CASE(rl_sync_work_beside_range),
 	KUNIT_CASE(rl_sync_readd_req),
+	KUNIT_CASE(rl_sync_replace_req),
 	{}
 };
 

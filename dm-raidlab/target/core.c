@@ -22,6 +22,7 @@
 #include "../engines/journal.h"
 #include "../svc/layout.h"
 #include "../svc/metadata.h"
+#include "../svc/replace.h"
 #include "../raidlab.h"
 #include "../svc/tracker.h"
 #include "message.h"
@@ -498,6 +499,7 @@ static void raidlab_postsuspend(struct dm_target *ti)
 		a->ops->postsuspend(a);
 	rl_track_quiesce(a);
 	flush_workqueue(a->wq);
+	rl_replace_suspended(a);	/* no I/O: a replace's routing ends */
 	if (a->md)
 		rl_md_intent_flush(a->md, true);	/* clean shutdown */
 	a->postsuspended = true;

@@ -747,6 +747,7 @@ const struct rl_scheme_ops rl_plog_ops = {
 	.min_members = 3,
 	.redundancy = 1,
 	.parity = true,
+	.replace = true,
 	.opts = rl_plog_opts,
 	.nr_opts = RL_PLOG_NR_OPTS,
 	.check_args = plog_check_args,
