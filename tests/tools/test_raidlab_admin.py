@@ -10,7 +10,7 @@ import pathlib
 
 import pytest
 
-from raidlab_lib import admin, blockdev, cli, dm, ondisk as od, srlayout
+from raidlab_lib import admin, blockdev, cli, dm, ondisk as od, ops, srlayout
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 UUID = bytes(range(16))
@@ -660,6 +660,66 @@ def test_readd_verb(monkeypatch, capsys):
     assert a.func(a) == 0
     assert sent[-1] == ("arr", "re_add", 1, "full")
     assert "rebuilt whole" in capsys.readouterr().out
+
+
+def test_replace_state():
+    """1.22: a replace is done when the table names another disk in the
+    role, stopped when last_error says so for that member, else running
+    (another member's reason, or none, does not stop it)."""
+    t = dm.parse_table("0 786432 raidlab raid5 2 chunk_size 8 3 8:16 8:32 8:48")
+    assert ops.replace_state("8:32", t, 1, "none") == ("running", None)
+    assert ops.replace_state("8:32", t, 1, "replace of member 2 stopped: x") == \
+        ("running", None)
+    assert ops.replace_state("8:32", t, 1, "replace of member 1 stopped: the new disk "
+                             "failed a write")[0] == "stopped"
+    assert ops.replace_state("8:16", t, 0, "none") == ("running", None)
+    t.devs[1] = "8:80"
+    assert ops.replace_state("8:32", t, 1, "none") == ("done", "8:80")
+
+
+def test_replace_verb(monkeypatch, capsys):
+    """raidlab replace sends "replace <i> <maj:min>", waits for the table to
+    name the new disk in the role, then removes the old one (a live reload
+    dropping its spare word) unless --keep-old; a stop exits with the
+    kernel's reason."""
+    before = "0 786432 raidlab raid5 4 chunk_size 8 spare 8:80 3 8:16 8:32 8:48"
+    after = "0 786432 raidlab raid5 4 chunk_size 8 spare 8:32 3 8:16 8:80 8:48"
+    tables = [before, before, after, after]
+    sent, reloaded = [], []
+
+    def message(name, *words):
+        sent.append(words)
+        return "none" if words == ("last_error",) else ""
+
+    monkeypatch.setattr(dm, "message", message)
+    monkeypatch.setattr(dm, "table", lambda name: dm.parse_table(
+        tables.pop(0) if len(tables) > 1 else tables[0]))
+    monkeypatch.setattr(dm, "status", lambda name: dm.parse_status(
+        "0 786432 raidlab raid5 3 AAA 100/786432 recover 0 2048 A optimal 128 "
+        "0 0 0 0 0 0 0:0:0:0 0:0:0:0 0:0:0:0 fifo 32 1 2 dax ok 0 1 dax 0 0 0 0:0:0 raid5 0"))
+    monkeypatch.setattr(dm, "reload_live", lambda name, new, old: reloaded.append(new.line()))
+    monkeypatch.setattr(dm, "dev_path", lambda d: d)
+    monkeypatch.setattr(ops, "dev_word", lambda p: "8:80")
+    monkeypatch.setattr(ops.time, "sleep", lambda s: None)
+    monkeypatch.setattr(ops, "plan_remove", lambda t, h, dev: (
+        dm.Table(t.scheme, t.devs, t.length, t.start,
+                 [(k, v) for k, v in t.opts if (k, v) != ("spare", dev)]), "spare"))
+    p = cli.build_parser(lab=False)
+    a = p.parse_args(["replace", "arr", "1", "--with", "/dev/sdf"])
+    assert a.func(a) == 0
+    assert sent[0] == ("replace", 1, "8:80")
+    assert reloaded and "spare" not in reloaded[0] and " 8:80 " in reloaded[0]
+    assert "member 1 replaced: 8:80 serves it" in capsys.readouterr().out
+    # stopped by the kernel: its reason, exit through ToolError
+    tables[:] = [before]
+    sent.clear()
+    monkeypatch.setattr(dm, "message", lambda name, *w: sent.append(w) or (
+        "replace of member 1 stopped: the new disk failed a write"
+        if w == ("last_error",) else ""))
+    a = p.parse_args(["replace", "arr", "1", "--keep-old"])
+    with pytest.raises(admin.ToolError, match="the new disk failed a write"):
+        a.func(a)
+    assert sent[0] == ("replace", 1)
 
 
 def test_homehost_policy(tmp_path):

@@ -15,11 +15,13 @@ not named, is the scanned device whose metadata superblock has its uuid.
 """
 import os
 import sys
+import time
 from dataclasses import dataclass, field
 
 from . import admin, blockdev, dm, ondisk
 from .sizes import SizeError, array_sectors
 from .admin import ToolError, out_json
+from .progress import Progress
 
 CONF = "/etc/raidlab.conf"
 
@@ -302,6 +304,82 @@ def cmd_readd(a):
     return 0
 
 
+def replace_state(old_dev, table, i, last_error):
+    """Where a replace of member @i (whose disk was @old_dev) is, from the
+    table now and the answer of "last_error": ("done", the new disk),
+    ("stopped", the kernel's reason) or ("running", None)."""
+    if table.devs[i] != old_dev:
+        return "done", table.devs[i]
+    if last_error.startswith(f"replace of member {i} "):
+        return "stopped", last_error
+    return "running", None
+
+
+def wait_replace(name, i, old_dev, timeout=0, interval=0.5, stream=sys.stderr,
+                 sleep=time.sleep, now=time.monotonic):
+    """Show the copy's progress until the role's disk changes (the swap) or
+    the kernel stops the replace; returns the new disk. ToolError if it
+    stopped (the reason) or @timeout seconds passed."""
+    status, table, message = dm.status, dm.table, dm.message
+    t0 = now()
+    prog = Progress(status(name).total, stream=stream, unit="sectors")
+    while True:
+        state, what = replace_state(old_dev, table(name), i,
+                                    message(name, "last_error").strip())
+        if state != "running":
+            break
+        st = status(name)
+        if st.sync_action == "recover":
+            prog.update(st.synced, total=st.total, note="replace")
+        if timeout and now() - t0 > timeout:
+            prog.finish()
+            raise ToolError(f"{name}: replace of member {i} still running after {timeout} s")
+        sleep(interval)
+    prog.finish()
+    if state == "stopped":
+        raise ToolError(f"{name}: {what}")
+    return what
+
+
+def dev_word(path):
+    """A device as tables and messages name it: "major:minor"."""
+    try:
+        rdev = os.stat(path).st_rdev
+    except OSError as e:
+        raise ToolError(f"{path}: {e.strerror}") from None
+    return f"{os.major(rdev)}:{os.minor(rdev)}"
+
+
+def cmd_replace(a):
+    t = dm.table(a.name)
+    i = member_index(t, a.member)
+    old = t.devs[i]
+    spare = None
+    if a.with_spare:
+        spare = dev_word(a.with_spare)
+    dm.message(a.name, "replace", i, *([spare] if spare else []))
+    result = {"name": a.name, "member": i, "old": old, "new": None, "old_removed": False}
+    if a.no_wait:
+        print(f"{a.name}: member {i} ({old}): copy onto a spare started", file=sys.stderr)
+    else:
+        result["new"] = wait_replace(a.name, i, old, a.timeout, sleep=time.sleep)
+        if not a.keep_old:
+            t2 = dm.table(a.name)
+            new, _ = plan_remove(t2, dm.status(a.name).health, dm.dev_path(old))
+            try:
+                dm.reload_live(a.name, new, t2)
+            except dm.DmError as e:
+                raise ToolError(f"member {i} replaced, but removing the old disk "
+                                f"failed: {e}") from None
+            result["old_removed"] = True
+    if a.json:
+        out_json(result)
+    elif not a.no_wait:
+        print(f"{a.name}: member {i} replaced: {result['new']} serves it; {old} is "
+              + ("out of the table" if result["old_removed"] else "a spare"))
+    return 0
+
+
 def plan_remove(table, health, dev, dev_id=blockdev.dev_id, path=dm.dev_path):
     """The table without @dev: a spare of it, or a failed member (its slot
     becomes "-"). ToolError for a member in use."""
@@ -402,6 +480,28 @@ def register(verbs):
     p.add_argument("--full", action="store_true", help="rebuild the whole disk, not only the "
                    "regions written since it failed")
     p.set_defaults(func=cmd_readd)
+
+    p = verbs.add_parser("replace", help="copy a member onto a spare while it serves, then "
+                         "swap them (message replace)",
+                         description="md's want_replacement: the member's disk keeps serving "
+                         "reads and writes while it is copied onto a spare (every write goes "
+                         "to both); then the spare takes the role in one metadata commit, and "
+                         "the old disk becomes a spare, which is then removed from the table "
+                         "(a live reload) unless --keep-old. The array keeps all its "
+                         "redundancy meanwhile. Needs a metadata device and a free spare "
+                         "(raidlab add-spare).")
+    p.add_argument("name", help="the array's dm name")
+    p.add_argument("member", help="member index, or a device path of the table")
+    p.add_argument("--with", dest="with_spare", metavar="SPARE",
+                   help="the spare to copy onto (a spare of the table; default the first free)")
+    p.add_argument("--keep-old", action="store_true",
+                   help="leave the old disk in the table as a spare")
+    p.add_argument("--no-wait", action="store_true",
+                   help="return once the copy is asked for (progress: raidlab status)")
+    p.add_argument("--timeout", type=float, default=0,
+                   help="give up waiting after this many seconds (default never)")
+    admin._add_json(p)
+    p.set_defaults(func=cmd_replace)
 
     p = verbs.add_parser("remove", help="take a spare or a failed member's disk out of a "
                          "running array (dmsetup reload, I/O going on)",
