@@ -1,9 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# tools/raidlab's detail and add-spare over every scheme with a metadata
-# device (issue 14: the tools read the kernel's table line and status by
-# count, with no copy of a scheme's grammar):
+# tools/raidlab's detail, add-spare and (1.22) replace over every scheme
+# with a metadata device (issue 14: the tools read the kernel's table line
+# and status by count, with no copy of a scheme's grammar); each replace
+# copies member 0 onto the spare just added, the old disk kept as a spare,
+# and the data verifies after it:
 #   mirror (raid4 and raid6 in the long tier): `raidlab create` (raid5 is
 #   85-tools'), fio verify,
 #   `detail --json` (health, metadata, members, the scheme's empty status
@@ -61,6 +63,14 @@ detail_spare() {
 	$RL detail "$_n" --json >/tmp/det2.json || not_ok "$_w: detail after add-spare"
 	check "$_w: after add-spare: one spare available, still $_all" \
 		rl_jcheck "d['status']['spares_available'] == 1 and d['status']['health'] == '$_all' and len(d['spares']) == 1" </tmp/det2.json
+	# replace (1.22): member 0 copied onto the spare, the old disk kept a spare
+	_mm=$(python3 -c "import os, sys; r = os.stat(sys.argv[1]).st_rdev; print(f'{os.major(r)}:{os.minor(r)}')" "$_sp")
+	$RL replace "$_n" 0 --with "$_sp" --keep-old --json >/tmp/rep.json 2>/tmp/rep.err ||
+		{ not_ok "$_w: replace failed"; cat /tmp/rep.err; }
+	check "$_w: replace: the spare serves member 0, the old disk is kept" \
+		rl_jcheck "d['new'] == '$_mm' and d['old_removed'] is False" </tmp/rep.json
+	check "$_w: after replace: $_all, the old disk a spare" \
+		sh -c "test '$(rl_health "$_n")' = '$_all' && dmsetup table $_n | grep -q ' spare '"
 }
 
 # ---- mirror (raid4, raid6: --full) through `raidlab create` ----
@@ -80,7 +90,7 @@ for s in mirror $(tier "" "raid4 raid6"); do
 	check "$s: created" test "$(rl_state arr)" = optimal
 	FIO_RUNTIME=$(tier 8 20) fio_write_then_verify /dev/mapper/arr 16M || not_ok "$s: fio verify on the created array"
 	detail_spare arr "$s" "$n" "$sp" 0
-	fio_verify /dev/mapper/arr 16M || not_ok "$s: fio verify after add-spare"
+	fio_verify /dev/mapper/arr 16M || not_ok "$s: fio verify after add-spare and replace"
 	run $RL stop arr
 done
 
@@ -105,7 +115,7 @@ check "plog: its options kept in the table after add-spare" \
 	rl_jcheck "' log_buffers 4 ' in d['table'] and ' regions 5 ' in d['table']" </tmp/add.json
 check "plog: status group read by count: 5 regions" \
 	rl_jcheck "d['status']['scheme_fields'][3] == '5'" </tmp/det2.json
-fio_verify /dev/mapper/arr 8M || not_ok "plog: fio verify after add-spare"
+fio_verify /dev/mapper/arr 8M || not_ok "plog: fio verify after add-spare and replace"
 dm_remove arr
 
 # ---- raid10 and chained (--full): options and layout from the metadata ----
