@@ -26,7 +26,7 @@
 
 /* the target's version (dmsetup targets, modinfo; Documentation/dm-raidlab.rst) */
 #define RL_VERSION_MAJOR	1
-#define RL_VERSION_MINOR	21
+#define RL_VERSION_MINOR	22
 #define RL_VERSION_PATCH	0
 
 #define RL_MAX_MEMBERS		32
