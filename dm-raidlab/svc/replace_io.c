@@ -121,34 +121,36 @@ static void rl_rp_endio(struct bio *bio)
 	rl_rp_put(own);
 }
 
+/* A clone of pair write @bio to @bdev, from @bs. */
+static struct rl_rp_io *rl_rp_clone(struct rl_replace *rp, struct bio *bio,
+				    struct block_device *bdev, struct bio_set *bs)
+{
+	struct bio *c = bio_alloc_clone(bdev, bio, GFP_NOIO, bs);
+	struct rl_rp_io *io = container_of(c, struct rl_rp_io, bio);
+
+	io->rp = rp;
+	io->orig = bio;
+	c->bi_end_io = rl_rp_endio;
+	return io;
+}
+
 /* Write @bio to its own disk and to @peer; it counts in generation @gen. */
 static void rl_rp_pair(struct rl_replace *rp, struct bio *bio,
 		       struct dm_dev *peer, unsigned int gen)
 {
 	struct rl_rp_io *own, *io;
-	struct bio *c;
 
-	c = bio_alloc_clone(bio->bi_bdev, bio, GFP_NOIO, &rp->bs);
-	own = container_of(c, struct rl_rp_io, bio);
-	own->rp = rp;
-	own->orig = bio;
+	own = rl_rp_clone(rp, bio, bio->bi_bdev, &rp->bs);
 	own->own = own;
 	own->gen = gen;
 	own->to_old = peer == rp->new;
 	own->status = BLK_STS_OK;
 	own->peer_status = BLK_STS_OK;
 	atomic_set(&own->left, 2);
-	c->bi_end_io = rl_rp_endio;
-
-	c = bio_alloc_clone(peer->bdev, bio, GFP_NOIO, &rp->bs_peer);
-	io = container_of(c, struct rl_rp_io, bio);
-	io->rp = rp;
-	io->orig = bio;
+	io = rl_rp_clone(rp, bio, peer->bdev, &rp->bs_peer);
 	io->own = own;
-	c->bi_end_io = rl_rp_endio;
-
 	submit_bio_noacct(&own->bio);
-	submit_bio_noacct(c);
+	submit_bio_noacct(&io->bio);
 }
 
 /* Park @bio (@dup: rl_replace_dup()'s, which no queue counts). Under rp->lock. */
