@@ -94,6 +94,7 @@ static struct rl_array *rl_replace_fake(struct kunit *test)
 	a->replace->member = RL_NONE;
 	a->md = (struct rl_md *)a;	/* only looked at, never used */
 	a->ops = &rl_replace_fake_ops;
+	a->redundancy = 1;
 	a->geom.nr_members = 4;
 	for (m = 0; m < 4; m++)
 		a->members[m].dev = &disk;
@@ -119,6 +120,10 @@ static void rl_replace_refusals(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, rl_replace_refused(a, 2, -1),
 			   "the member is not in sync: it is rebuilt, not replaced");
 	KUNIT_EXPECT_NULL(test, rl_replace_refused(a, 3, -1));
+	/* two out of one's redundancy: nothing to copy the data from */
+	a->failed = BIT(2) | BIT(1);
+	KUNIT_EXPECT_STREQ(test, rl_replace_refused(a, 3, -1),
+			   "the array has lost data");
 	a->failed = 0;
 	a->rebuilding = BIT(3);
 	KUNIT_EXPECT_NOT_NULL(test, rl_replace_refused(a, 3, -1));
