@@ -26,6 +26,11 @@
 #                      log's tail on failure)
 #   --keep             keep the run directory (payload, images) under build/vm/run
 #   --shell            interactive guest shell (module loaded, disks ready)
+#   --initrd FILE      boot FILE as the initrd instead of the lab's (an image
+#                      of initramfs-tools, say, with root= in --append): no
+#                      guest script; the system it boots must print
+#                      "raidlab-init:" once up and "RAIDLAB-RESULT: <rc>"
+#                      (and "RAIDLAB-TAINT: <n>") before it powers off
 #
 # Exit status: the guest script's exit status if it is nonzero (77 = skipped);
 # 1 if it exited 0 but the kernel log shows a warning/bug (or the kernel is
@@ -45,7 +50,7 @@ VMDIR=$ROOT/build/vm
 T_START=$(date +%s.%N)
 
 DISKS=6 DISK_SIZE=2G DISK_DIR= PMEM_SIZE=256M TIMEOUT= OUT= APPEND= MEMORY=2G
-QUIET=0 KEEP=0 SHELL_MODE=0 OUT_SIZE=2G EXTRA=
+QUIET=0 KEEP=0 SHELL_MODE=0 OUT_SIZE=2G EXTRA= INITRD=
 
 usage() { sed -n '4,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; exit "${1:-0}"; }
 say() { echo "vm-run: $*" >&2; }
@@ -67,7 +72,7 @@ while [ $# -gt 0 ]; do
 	--*=*) val=${opt#*=}; opt=${opt%%=*}; set -- "$opt" "$val" "${@:2}" ;;
 	esac
 	case $opt in
-	--disks | --disk-size | --disk-dir | --pmem-size | --timeout | --out | --append | --memory | --extra)
+	--disks | --disk-size | --disk-dir | --pmem-size | --timeout | --out | --append | --memory | --extra | --initrd)
 		[ $# -ge 2 ] || die "$opt needs a value"
 		val=$2
 		shift 2
@@ -76,6 +81,7 @@ while [ $# -gt 0 ]; do
 		--pmem-size) PMEM_SIZE=$val ;; --timeout) TIMEOUT=$val ;; --out) OUT=$val ;;
 		--append) APPEND="$APPEND $val" ;; --memory) MEMORY=$val ;;
 		--extra) EXTRA=$val ;;
+		--initrd) INITRD=$(realpath -e "$val") || die "no such initrd: $val" ;;
 		esac
 		;;
 	--quiet) QUIET=1; shift ;;
@@ -92,7 +98,9 @@ case $DISKS in [4-8]) ;; *) die "--disks must be 4..8 (got '$DISKS')" ;; esac
 [ "$(id -u)" = 0 ] || die "must run as root"
 
 SCRIPT= NAME=shell
-if [ $SHELL_MODE = 0 ]; then
+if [ -n "$INITRD" ]; then
+	NAME=$(basename "$INITRD")
+elif [ $SHELL_MODE = 0 ]; then
 	[ $# -ge 1 ] || usage 2 >&2
 	SCRIPT=$(realpath -e "$1") || die "no such guest script: $1"
 	shift
@@ -187,7 +195,12 @@ if ls "$P/lib/modules/$KVER/extra/"*.ko >/dev/null 2>&1; then
 	rm -rf "$DEP"
 fi
 (cd "$P" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$RUN/payload.cpio"
-cat "$VMDIR/base.cpio" "$RUN/payload.cpio" >"$RUN/initrd.cpio"
+if [ -n "$INITRD" ]; then
+	cp "$INITRD" "$RUN/initrd.cpio"
+	MODNOTE="initrd $INITRD"
+else
+	cat "$VMDIR/base.cpio" "$RUN/payload.cpio" >"$RUN/initrd.cpio"
+fi
 
 # disks
 DDIR=${DISK_DIR:-$RUN/disks}
