@@ -11,7 +11,8 @@
 #   make demo       boot the lab and compare every scheme
 #   make install    dm-raidlab.ko into /lib/modules/$(KVER)/updates, depmod
 #   make install-tools   tools/raidlab as /usr/sbin/raidlab, the udev rules,
-#                   the systemd units, the example config, the documentation
+#                   the systemd units, the initramfs-tools hook, the example
+#                   config, the documentation
 #   make dkms-install    dkms add, build and install (every kernel, at upgrades)
 #                   (DESTDIR and PREFIX as usual; Documentation/raidlab-ops.rst)
 #
@@ -68,6 +69,14 @@ install-tools:
 			>$(DESTDIR)$(PREFIX)/$${f#*:}/$$(basename $${f%%:*}) || exit 1; \
 	done
 	install -m 644 dist/raidlab.conf.example Documentation/*.rst $(DOCDIR)/
+	# initramfs-tools reads /usr/share/initramfs-tools whatever PREFIX is
+	install -d $(DESTDIR)/usr/share/initramfs-tools/hooks \
+		$(DESTDIR)/usr/share/initramfs-tools/scripts/local-top
+	sed 's|^TOOLDIR=.*|TOOLDIR=$$ROOT$(PREFIX)/lib/raidlab|' dist/initramfs-tools/hooks/raidlab \
+		>$(DESTDIR)/usr/share/initramfs-tools/hooks/raidlab
+	install -m 755 dist/initramfs-tools/scripts/local-top/raidlab \
+		$(DESTDIR)/usr/share/initramfs-tools/scripts/local-top/raidlab
+	chmod 755 $(DESTDIR)/usr/share/initramfs-tools/hooks/raidlab
 
 # DKMS from this tree (a clean one: dkms copies it to /usr/src/dm-raidlab-$(VERSION))
 dkms-install:

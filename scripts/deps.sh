@@ -21,8 +21,9 @@ PKGS=(
 	python3-matplotlib python3-pytest
 	# raidlab bench --preset cpu-path --profile (perf runs in the guest)
 	linux-perf
-	# install: dkms (the DKMS test builds and installs the module with it)
-	dkms
+	# install: dkms (the DKMS test builds and installs the module with it),
+	# initramfs-tools (its boot 3 makes an image with the raidlab hook)
+	dkms initramfs-tools
 )
 
 missing=()

@@ -3,6 +3,7 @@
 the commands the systemd units and udev rules run (the VM run of them is
 tests/install/run.sh)."""
 import pathlib
+import os
 import re
 import shlex
 import subprocess
@@ -37,8 +38,15 @@ def test_install_tools(tmp_path):
               "usr/lib/systemd/system/raidlab-assemble.service",
               "usr/lib/systemd/system/raidlab-monitor.service",
               "usr/share/doc/dm-raidlab/raidlab.conf.example",
-              "usr/share/doc/dm-raidlab/raidlab-ops.rst"):
+              "usr/share/doc/dm-raidlab/raidlab-ops.rst",
+              "usr/share/initramfs-tools/hooks/raidlab",
+              "usr/share/initramfs-tools/scripts/local-top/raidlab"):
         assert (tmp_path / f).is_file(), f
+    # the hook reads the tool where PREFIX put it; both are executable
+    hook = tmp_path / "usr/share/initramfs-tools/hooks/raidlab"
+    assert "\nTOOLDIR=$ROOT/usr/lib/raidlab\n" in hook.read_text()
+    assert os.access(hook, os.X_OK)
+    assert os.access(tmp_path / "usr/share/initramfs-tools/scripts/local-top/raidlab", os.X_OK)
     # the installed tool runs from its symlink
     r = subprocess.run([sys.executable, str(tool), "size", "--scheme", "mirror",
                         "--member-sectors", "4096", "a", "b"], capture_output=True, text=True)
