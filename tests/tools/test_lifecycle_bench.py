@@ -17,10 +17,15 @@ def _guest_dir(tmp_path):
     d.mkdir(parents=True)
     (d / "events.txt").write_text(
         "rebuild raid5 busy 40.00 524288 3\ncheck raid5 busy 0\n"
-        "rebuild raid5 idle 20.00 524288 0\ncheck raid5 idle 0\n")
+        "rebuild raid5 idle 20.00 524288 0\ncheck raid5 idle 0\n"
+        "replace raid5 busy 20.00 524288 2\nrcheck raid5 busy 0\n"
+        "replace raid5 idle 5.00 524288 0\nrcheck raid5 idle 0\n")
     _fio(d / "raid5-normal-1.json", 100, 2.0, 40, 4.0)
     _fio(d / "raid5-normal-2.json", 100, 4.0, 40, 6.0)
     _fio(d / "raid5-rebuild-1.json", 50, 9.0, 20, 10.0)
+    _fio(d / "raid5-rnormal-1.json", 100, 2.0, 40, 4.0)
+    _fio(d / "raid5-replace-1.json", 80, 5.0, 30, 6.0)
+    _fio(d / "raid5-replace-2.json", 80, 3.0, 30, 6.0)
     _fio(d / "raid5-intent-none.json", 0, 0, 1000, 1.0)
     _fio(d / "raid5-intent-dax.json", 0, 0, 900, 1.1)
     _fio(d / "raid5-intent-bufio.json", 0, 0, 500, 2.0)
@@ -40,6 +45,21 @@ def test_rebuild_rows(tmp_path):
     assert busy["mismatches"] == 0
 
 
+def test_replace_rows(tmp_path):
+    """1.22: a replace's row, its time against the rebuild of the same scheme
+    and load, its slices apart from the rebuild's."""
+    rows = lifecycle.collect(_guest_dir(tmp_path))
+    busy = next(r for r in rows if r["experiment"] == "replace" and r["config"] == "busy")
+    idle = next(r for r in rows if r["experiment"] == "replace" and r["config"] == "idle")
+    assert busy["vs_rebuild"] == 0.5 and idle["vs_rebuild"] == 0.25
+    assert busy["normal_read_p90_ms"] == 2.0 and busy["replace_read_p90_ms"] == 4.0
+    assert busy["p90_ratio_read"] == 2.0 and busy["mismatches"] == 0
+    reb = next(r for r in rows if r["experiment"] == "rebuild" and r["config"] == "busy")
+    assert reb["normal_read_p90_ms"] == 3.0     # the replace's slices are not the rebuild's
+    text = lifecycle.summary(rows, 1.0, "cmd")
+    assert "| raid5 | busy | 20.0 | 40.0 | 0.50 | 2.00 / 4.00 | 4.00 / 6.00 | 0 |" in text
+
+
 def test_intent_ratios(tmp_path):
     rows = lifecycle.collect(_guest_dir(tmp_path))
     by = {r["config"]: r for r in rows if r["experiment"] == "intent"}
@@ -56,7 +76,11 @@ def test_finish_writes_files_and_flags_mismatches(tmp_path):
         assert (out / f).exists()
     assert "| raid5 | busy | 40.0 | 6.4 |" in (out / "summary.md").read_text()
     ev = out / "vm" / "lifecycle" / "events.txt"
-    ev.write_text(ev.read_text().replace("check raid5 idle 0", "check raid5 idle 7"))
+    ev.write_text(ev.read_text().replace("\ncheck raid5 idle 0", "\ncheck raid5 idle 7"))
+    assert lifecycle.finish(out, 12.0, "cmd") == 1
+    # and a replace's
+    ev.write_text(ev.read_text().replace("\ncheck raid5 idle 7", "\ncheck raid5 idle 0")
+                  .replace("rcheck raid5 busy 0", "rcheck raid5 busy 3"))
     assert lifecycle.finish(out, 12.0, "cmd") == 1
 
 

@@ -10,11 +10,17 @@
 #
 #   rebuild  an array with a spare; fio slices of random 4 KiB 70/30
 #            read/write before a failure and after the rebuild (normal),
-#            then member 1 is failed, the spare takes its role and fio
-#            slices run until the rebuild ends (during). Then the same array with no load: the rebuild
-#            time alone (idle). The busy mirror's rebuild is bounded with
+#            then member 1 is failed while a slice runs, the spare takes
+#            its role and slices run until the rebuild ends (during; a
+#            watcher notes the end to 0.1 s). Then the same array with no
+#            load: the rebuild time alone (idle). The busy mirror's rebuild is bounded with
 #            sync_rate (MIRROR_RATE KiB/s): unbounded, it ends before a
 #            load slice can start on the lab's disks.
+#   replace  (1.22) the same array, member 1 replaced by the spare (the
+#            message replace: copied while it serves, then swapped), busy
+#            (slices before, during) and idle, the mirror's busy copy bounded
+#            as its rebuild is: "replace SCHEME LOAD SECONDS SECTORS" lines,
+#            slices NAME-rnormal-K and NAME-replace-K, "rcheck" after.
 #   intent   raid5 and mirror random 4 KiB writes with no metadata device,
 #            with metadata on pmem (DAX) and on a plain disk (dm-bufio): the
 #            cost of the write-intent bitmap that closes the write hole.
@@ -84,6 +90,47 @@ wait_rebuilt() { # SECS: until no member is rebuilding
 	done
 }
 
+# during NAME LOAD TRIGGER DONE: the job TRIGGER (a command) starts, under
+# load (busy: a slice NAME-1 is running already) or not; a watcher notes
+# when DONE (a command) first holds, to 0.1 s, and busy slices NAME-K run
+# until then. Sets T0 (the trigger), T1 (done) and K (slices).
+during() {
+	_name=$1 _load=$2 _trig=$3 _done=$4
+	rm -f "$OUT/.t1"
+	K=0
+	if [ "$_load" = busy ]; then
+		K=1
+		slice "$_name-1" --rw=randrw --rwmixread=70 &
+		_sl=$!
+		sleep 0.5
+	fi
+	T0=$(now)
+	$_trig || die "bench: $_name: $_trig refused: $(dm_message arr last_error)"
+	(
+		_i=0
+		until $_done; do
+			_i=$((_i + 1))
+			[ $_i -gt 18000 ] && exit 1
+			sleep 0.1
+		done
+		now >"$OUT/.t1"
+	) &
+	_wt=$!
+	if [ "$_load" = busy ]; then
+		wait "$_sl" || die "bench: fio $_name-1"
+		point "$_name 1 $(rl_sync arr)"
+		while [ ! -s "$OUT/.t1" ]; do
+			K=$((K + 1))
+			slice "$_name-$K" --rw=randrw --rwmixread=70
+			point "$_name $K $(rl_sync arr)"
+			[ $K -gt 200 ] && die "bench: $_name under load too long"
+		done
+	fi
+	wait "$_wt" || die "bench: $_name did not end"
+	T1=$(cat "$OUT/.t1")
+}
+all_in_sync() { [ -z "$(rl_health arr | tr -d A)" ]; }
+
 for scheme in $SCHEMES; do
 	for load in busy idle; do
 		fresh "$PMEM" $(disks 5)
@@ -101,22 +148,9 @@ for scheme in $SCHEMES; do
 		# an unthrottled mirror rebuild (dm-kcopyd) of the lab's disks ends
 		# before a load slice could start: bound it so that slices run
 		[ $load = busy ] && [ "$scheme" = mirror ] && dm_message arr sync_rate "$MIRROR_RATE"
-		t0=$(now)
-		dm_message arr fail 1 || die "bench: fail"
-		sleep 0.5
-		rl_health arr | grep -q a || dmesg | grep -q "member 1 rebuilt" ||
-			die "bench: $scheme: no rebuild started ($(rl_health arr))"
-		k=0
-		if [ $load = busy ]; then
-			while rl_health arr | grep -q a; do
-				k=$((k + 1))
-				slice "$scheme-rebuild-$k" --rw=randrw --rwmixread=70
-				point "$scheme rebuild $k $(rl_sync arr)"
-				[ $k -gt 200 ] && die "bench: rebuild under load too long"
-			done
-		fi
-		wait_rebuilt 1800 || die "bench: $scheme rebuild did not end"
-		t1=$(now)
+		during "$scheme-rebuild" $load "dm_message arr fail 1" all_in_sync
+		t0=$T0 t1=$T1 k=$K
+		wait_rebuilt 60 || die "bench: $scheme rebuild did not end"
 		if [ $load = busy ]; then
 			# normal again after the rebuild: drift of the host's load
 			# shows as a difference between before and after
@@ -130,6 +164,42 @@ $((MEMBER_MB * 2048)) $k" >>"$OUT/events.txt"
 		say "rebuild $scheme $load done in $(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }') s"
 		n=$(rl_scrub arr check 600)
 		echo "check $scheme $load $n" >>"$OUT/events.txt"
+		dm_remove arr
+	done
+done
+
+# replace: member 1 copied onto the spare (disk 4) while it serves
+mm() { printf '%d:%d' "0x$(stat -L -c %t "$1")" "0x$(stat -L -c %T "$1")"; }
+role1() { dmsetup table arr | awk '{ n = $5; print $(8 + n) }'; }
+# the table names the spare in role 1, or the replace stopped
+swapped() {
+	[ "$(role1)" = "$sp" ] || dm_message arr last_error | grep -q "replace of member 1 stopped"
+}
+for scheme in $SCHEMES; do
+	for load in busy idle; do
+		fresh "$PMEM" $(disks 5)
+		dm_create arr "$(table "$scheme" "$PMEM" "$(disk 4)" assume_clean)" ||
+			die "bench: create $scheme"
+		sp=$(mm "$(disk 4)")
+		if [ $load = busy ]; then
+			fio --name=fill --filename=/dev/mapper/arr --direct=1 --bs=1M \
+				--rw=write --size=$((MEMBER_MB / 2))M >/dev/null 2>&1
+			for k in 1 2; do
+				slice "$scheme-rnormal-$k" --rw=randrw --rwmixread=70
+				point "$scheme replace normal $k"
+			done
+			[ "$scheme" = mirror ] && dm_message arr sync_rate "$MIRROR_RATE"
+		fi
+		during "$scheme-replace" $load "dm_message arr replace 1" swapped
+		t0=$T0 t1=$T1 k=$K
+		dm_message arr last_error | grep -q "replace of member 1 stopped" &&
+			die "bench: $scheme: $(dm_message arr last_error)"
+		echo "replace $scheme $load $(echo "$t0 $t1" | awk '{ printf "%.2f", $2 - $1 }') \
+$((MEMBER_MB * 2048)) $k" >>"$OUT/events.txt"
+		say "replace $scheme $load done in $(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }') s"
+		dm_message arr sync_rate 0
+		n=$(rl_scrub arr check 600)
+		echo "rcheck $scheme $load $n" >>"$OUT/events.txt"
 		dm_remove arr
 	done
 done

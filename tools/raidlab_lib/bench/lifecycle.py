@@ -8,7 +8,11 @@
   operation, for raid5 and mirror with the metadata on pmem (DAX);
 * intent: random 4 KiB write IOPS and p90 with no metadata device, with the
   metadata on pmem (DAX) and on a plain disk (dm-bufio): the cost of the
-  write-intent bitmap that closes the write hole.
+  write-intent bitmap that closes the write hole;
+* replace (1.22): the same member copied onto the spare while it serves
+  (the message replace), idle and under the same load, against the
+  rebuild of the same run: the time of each and their ratio, the load's
+  p90 during the copy against normal.
 
 Guest side: tools/bench/lifecycle-guest.sh. Files: lifecycle.csv,
 lifecycle.json, summary.md, lifecycle.png.
@@ -43,35 +47,52 @@ def _mean(xs):
     return sum(xs) / len(xs) if xs else None
 
 
-def collect(out_dir):
-    """Rows for lifecycle.csv from the guest's files."""
-    d = pathlib.Path(out_dir) / "vm" / "lifecycle"
-    rows = []
-    events = (d / "events.txt").read_text().split("\n") if (d / "events.txt").exists() else []
+# a job's events ("rebuild" or "replace"), its check's ("check", "rcheck"),
+# and its fio slices: before it, and during it
+JOBS = {"rebuild": ("check", "normal", "rebuild"), "replace": ("rcheck", "rnormal", "replace")}
+
+
+def _job_rows(d, events, job):
+    check_word, before, during = JOBS[job]
     checks = {}
     for ln in events:
         w = ln.split()
-        if len(w) >= 4 and w[0] == "check":
+        if len(w) >= 4 and w[0] == check_word:
             checks[(w[1], w[2])] = int(w[3])
+    rows = []
     for ln in events:
         w = ln.split()
-        if len(w) < 5 or w[0] != "rebuild":
+        if len(w) < 5 or w[0] != job:
             continue
         scheme, load, secs, sectors = w[1], w[2], float(w[3]), int(w[4])
-        row = dict(experiment="rebuild", scheme=scheme, config=load, seconds=secs,
+        row = dict(experiment=job, scheme=scheme, config=load, seconds=secs,
                    rate_mib_s=sectors / 2048 / secs if secs > 0 else None,
                    mismatches=checks.get((scheme, load)))
         if load == "busy":
-            for phase in ("normal", "rebuild"):
+            for phase, name in ((before, "normal"), (during, job)):
                 pts = [fio_point(f) for f in sorted(d.glob(f"{scheme}-{phase}-*.json"))]
                 for rw in ("read", "write"):
-                    row[f"{phase}_{rw}_iops"] = _mean([p[rw][0] for p in pts])
-                    row[f"{phase}_{rw}_p90_ms"] = _mean([p[rw][1] for p in pts])
-            if row.get("normal_read_p90_ms") and row.get("rebuild_read_p90_ms"):
-                row["p90_ratio_read"] = row["rebuild_read_p90_ms"] / row["normal_read_p90_ms"]
-            if row.get("normal_write_p90_ms") and row.get("rebuild_write_p90_ms"):
-                row["p90_ratio_write"] = row["rebuild_write_p90_ms"] / row["normal_write_p90_ms"]
+                    row[f"{name}_{rw}_iops"] = _mean([p[rw][0] for p in pts])
+                    row[f"{name}_{rw}_p90_ms"] = _mean([p[rw][1] for p in pts])
+            for rw in ("read", "write"):
+                if row.get(f"normal_{rw}_p90_ms") and row.get(f"{job}_{rw}_p90_ms"):
+                    row[f"p90_ratio_{rw}"] = row[f"{job}_{rw}_p90_ms"] / row[f"normal_{rw}_p90_ms"]
         rows.append(row)
+    return rows
+
+
+def collect(out_dir):
+    """Rows for lifecycle.csv from the guest's files."""
+    d = pathlib.Path(out_dir) / "vm" / "lifecycle"
+    events = (d / "events.txt").read_text().split("\n") if (d / "events.txt").exists() else []
+    rows = _job_rows(d, events, "rebuild")
+    # a replace against the rebuild of the same scheme and load, same run
+    for r in _job_rows(d, events, "replace"):
+        reb = next((x for x in rows if x["experiment"] == "rebuild" and
+                    x["scheme"] == r["scheme"] and x["config"] == r["config"]), None)
+        if reb and reb["seconds"]:
+            r["vs_rebuild"] = r["seconds"] / reb["seconds"]
+        rows.append(r)
     for f in sorted(d.glob("*-intent-*.json")):
         scheme, _, md = f.stem.split("-", 2)
         p = fio_point(f)
@@ -109,6 +130,23 @@ def summary(rows, wall, command):
                      f"{_fmt(r.get('rebuild_read_p90_ms'))} | "
                      f"{_fmt(r.get('normal_write_p90_ms'))} / "
                      f"{_fmt(r.get('rebuild_write_p90_ms'))} | {_fmt(r.get('mismatches'))} |")
+    lines += ["", "## Replace against rebuild (the same member, the same run)", "",
+              "| scheme | load | replace s | rebuild s | replace / rebuild | "
+              "p90 read normal / replace (ms) | p90 write normal / replace (ms) | check after |",
+              "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if r["experiment"] != "replace":
+            continue
+        reb = next((x for x in rows if x["experiment"] == "rebuild" and
+                    x["scheme"] == r["scheme"] and x["config"] == r["config"]), {})
+        lines.append(f"| {r['scheme']} | {r['config']} | {_fmt(r['seconds'], 1)} | "
+                     f"{_fmt(reb.get('seconds'), 1)} | {_fmt(r.get('vs_rebuild'))} | "
+                     f"{_fmt(r.get('normal_read_p90_ms'))} / {_fmt(r.get('replace_read_p90_ms'))} | "
+                     f"{_fmt(r.get('normal_write_p90_ms'))} / "
+                     f"{_fmt(r.get('replace_write_p90_ms'))} | {_fmt(r.get('mismatches'))} |")
+    lines += ["", "The busy mirror's rebuild and replace are both bounded by the same "
+              "sync_rate (so that load slices run during them): their ratio is about 1 "
+              "by construction.", ""]
     lines += ["", "## Write intent (random 4 KiB writes)", "",
               "| scheme | metadata | write IOPS | p90 ms | IOPS vs none |", "|---|---|---|---|---|"]
     for r in rows:
@@ -122,7 +160,7 @@ def plot(rows, path):
     plt = plots._plt()
     if plt is None:
         return None
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(16, 4))
     reb = [r for r in rows if r["experiment"] == "rebuild" and r["config"] == "busy"]
     for i, r in enumerate(reb):
         for j, (key, label) in enumerate((("normal_read_p90_ms", "normal"),
@@ -148,6 +186,19 @@ def plot(rows, path):
     ax2.set_ylabel("random 4 KiB write IOPS")
     ax2.set_title("write-intent bitmap: metadata none / pmem (dax) / disk (bufio)")
     ax2.legend()
+    jobs = [r for r in rows if r["experiment"] in ("rebuild", "replace")]
+    cases = plots.ordered_unique([dict(c=f"{r['scheme']} {r['config']}") for r in jobs], "c")
+    for i, c in enumerate(cases):
+        for j, job in enumerate(("rebuild", "replace")):
+            r = next((x for x in jobs if f"{x['scheme']} {x['config']}" == c and
+                      x["experiment"] == job), None)
+            if r:
+                ax3.bar(i * 3 + j, r["seconds"], color=plots.COLORS[j],
+                        label=job if i == 0 else None)
+    ax3.set_xticks([i * 3 + 0.5 for i in range(len(cases))], cases)
+    ax3.set_ylabel("seconds")
+    ax3.set_title("a member rebuilt from redundancy / replaced by a copy")
+    ax3.legend()
     plots.save(fig, path)
     return path
 
@@ -186,7 +237,7 @@ def run(args):
         return 0
     out.mkdir(parents=True, exist_ok=True)
     timeout = args.timeout or 3600
-    points = len(args.schemes) * 14
+    points = len(args.schemes) * 20
     rc, wall = runner.run(text, out, 6, points, 1, timeout, guest="bench/lifecycle-guest.sh")
     if rc == 77:
         return 77
@@ -195,10 +246,11 @@ def run(args):
 
 def register(verbs):
     p = verbs.add_parser(
-        "lifecycle-bench", help="rebuild rate, p90 during rebuild, write-intent cost",
+        "lifecycle-bench", help="rebuild rate, p90 during rebuild, replace, write-intent cost",
         description="Issue 4's measurements in the VM lab: rebuild onto a spare (idle and "
-                    "under load, p90 during rebuild against normal) and the cost of the "
-                    "write-intent bitmap (no metadata, pmem, disk).")
+                    "under load, p90 during rebuild against normal), replace of the same "
+                    "member against it (1.22), and the cost of the write-intent bitmap (no "
+                    "metadata, pmem, disk).")
     p.add_argument("--runtime", type=int, default=5, help="seconds per fio slice (default 5)")
     p.add_argument("--member-mb", type=int, default=256,
                    help="MiB of each member the arrays use (default 256)")
