@@ -131,23 +131,28 @@ during() {
 }
 all_in_sync() { [ -z "$(rl_health arr | tr -d A)" ]; }
 
+# prepare LOAD NAME: a fresh array of $scheme with a spare; busy: filled (so
+# that reads and the job touch written data), then two slices NAME-1 and
+# NAME-2, and the mirror's job bounded (an unthrottled mirror copy of the
+# lab's disks ends before a load slice could start)
+prepare() {
+	fresh "$PMEM" $(disks 5)
+	dm_create arr "$(table "$scheme" "$PMEM" "$(disk 4)" assume_clean)" ||
+		die "bench: create $scheme"
+	[ "$1" = busy ] || return 0
+	fio --name=fill --filename=/dev/mapper/arr --direct=1 --bs=1M \
+		--rw=write --size=$((MEMBER_MB / 2))M >/dev/null 2>&1
+	for _k in 1 2; do
+		slice "$2-$_k" --rw=randrw --rwmixread=70
+		point "$2 $_k"
+	done
+	[ "$scheme" = mirror ] && dm_message arr sync_rate "$MIRROR_RATE"
+	return 0
+}
+
 for scheme in $SCHEMES; do
 	for load in busy idle; do
-		fresh "$PMEM" $(disks 5)
-		dm_create arr "$(table "$scheme" "$PMEM" "$(disk 4)" assume_clean)" ||
-			die "bench: create $scheme"
-		if [ $load = busy ]; then
-			# fill, so that reads and the rebuild touch written data
-			fio --name=fill --filename=/dev/mapper/arr --direct=1 --bs=1M \
-				--rw=write --size=$((MEMBER_MB / 2))M >/dev/null 2>&1
-			for k in 1 2; do
-				slice "$scheme-normal-$k" --rw=randrw --rwmixread=70
-				point "$scheme normal $k"
-			done
-		fi
-		# an unthrottled mirror rebuild (dm-kcopyd) of the lab's disks ends
-		# before a load slice could start: bound it so that slices run
-		[ $load = busy ] && [ "$scheme" = mirror ] && dm_message arr sync_rate "$MIRROR_RATE"
+		prepare $load "$scheme-normal"
 		during "$scheme-rebuild" $load "dm_message arr fail 1" all_in_sync
 		t0=$T0 t1=$T1 k=$K
 		wait_rebuilt 60 || die "bench: $scheme rebuild did not end"
@@ -177,19 +182,8 @@ swapped() {
 }
 for scheme in $SCHEMES; do
 	for load in busy idle; do
-		fresh "$PMEM" $(disks 5)
-		dm_create arr "$(table "$scheme" "$PMEM" "$(disk 4)" assume_clean)" ||
-			die "bench: create $scheme"
+		prepare $load "$scheme-rnormal"
 		sp=$(mm "$(disk 4)")
-		if [ $load = busy ]; then
-			fio --name=fill --filename=/dev/mapper/arr --direct=1 --bs=1M \
-				--rw=write --size=$((MEMBER_MB / 2))M >/dev/null 2>&1
-			for k in 1 2; do
-				slice "$scheme-rnormal-$k" --rw=randrw --rwmixread=70
-				point "$scheme replace normal $k"
-			done
-			[ "$scheme" = mirror ] && dm_message arr sync_rate "$MIRROR_RATE"
-		fi
 		during "$scheme-replace" $load "dm_message arr replace 1" swapped
 		t0=$T0 t1=$T1 k=$K
 		dm_message arr last_error | grep -q "replace of member 1 stopped" &&
