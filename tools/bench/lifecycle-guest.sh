@@ -90,22 +90,22 @@ wait_rebuilt() { # SECS: until no member is rebuilding
 	done
 }
 
-# during NAME LOAD TRIGGER DONE: the job TRIGGER (a command) starts, under
+# during NAME LOAD TRIGGER DONE (its own variables: slice() sets _name): the job TRIGGER (a command) starts, under
 # load (busy: a slice NAME-1 is running already) or not; a watcher notes
 # when DONE (a command) first holds, to 0.1 s, and busy slices NAME-K run
 # until then. Sets T0 (the trigger), T1 (done) and K (slices).
 during() {
-	_name=$1 _load=$2 _trig=$3 _done=$4
+	_job=$1 _load=$2 _trig=$3 _done=$4
 	rm -f "$OUT/.t1"
 	K=0
 	if [ "$_load" = busy ]; then
 		K=1
-		slice "$_name-1" --rw=randrw --rwmixread=70 &
+		slice "$_job-1" --rw=randrw --rwmixread=70 &
 		_sl=$!
 		sleep 0.5
 	fi
 	T0=$(now)
-	$_trig || die "bench: $_name: $_trig refused: $(dm_message arr last_error)"
+	$_trig || die "bench: $_job: $_trig refused: $(dm_message arr last_error)"
 	(
 		_i=0
 		until $_done; do
@@ -117,16 +117,16 @@ during() {
 	) &
 	_wt=$!
 	if [ "$_load" = busy ]; then
-		wait "$_sl" || die "bench: fio $_name-1"
-		point "$_name 1 $(rl_sync arr)"
+		wait "$_sl" || die "bench: fio $_job-1"
+		point "$_job 1 $(rl_sync arr)"
 		while [ ! -s "$OUT/.t1" ]; do
 			K=$((K + 1))
-			slice "$_name-$K" --rw=randrw --rwmixread=70
-			point "$_name $K $(rl_sync arr)"
-			[ $K -gt 200 ] && die "bench: $_name under load too long"
+			slice "$_job-$K" --rw=randrw --rwmixread=70
+			point "$_job $K $(rl_sync arr)"
+			[ $K -gt 200 ] && die "bench: $_job under load too long"
 		done
 	fi
-	wait "$_wt" || die "bench: $_name did not end"
+	wait "$_wt" || die "bench: $_job did not end"
 	T1=$(cat "$OUT/.t1")
 }
 all_in_sync() { [ -z "$(rl_health arr | tr -d A)" ]; }
