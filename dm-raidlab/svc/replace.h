@@ -79,7 +79,7 @@ struct rl_replace {
 	unsigned int want_member;
 	int want_spare;		/* -1: the first free spare */
 	sector_t cursor;	/* member sectors after data_offset, copied below */
-	void *buf;		/* RL_SYNC_UNIT sectors */
+	void *buf;		/* RL_SYNC_UNIT sectors, while active */
 	struct dm_io_client *io;	/* the copy's reads and writes */
 };
 
@@ -94,6 +94,7 @@ void rl_replace_pair(struct rl_replace *rp, unsigned int m, struct dm_dev *old,
 void rl_replace_quiesce(struct rl_array *a);
 void rl_replace_window(struct rl_replace *rp, sector_t lo, sector_t hi);
 void rl_replace_swapped(struct rl_replace *rp, bool done);
+void rl_replace_drain(struct rl_replace *rp);
 void rl_replace_unpair(struct rl_replace *rp);
 
 /* sync_replace.c: the copy, a job of the sync worker */

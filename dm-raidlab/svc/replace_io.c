@@ -24,7 +24,6 @@
  */
 #include <linux/delay.h>
 #include <linux/slab.h>
-#include <linux/vmalloc.h>
 
 #include "replace.h"
 
@@ -341,6 +340,13 @@ void rl_replace_swapped(struct rl_replace *rp, bool done)
 	spin_unlock_irq(&rp->lock);
 }
 
+/* Wait until no pair write is in flight, in either generation. */
+void rl_replace_drain(struct rl_replace *rp)
+{
+	wait_event(rp->wait, !atomic_read(&rp->writes[0]) &&
+		   !atomic_read(&rp->writes[1]));
+}
+
 /* The routing ends: every I/O goes as it is, once the pair writes end. */
 void rl_replace_unpair(struct rl_replace *rp)
 {
@@ -351,8 +357,7 @@ void rl_replace_unpair(struct rl_replace *rp)
 	rp->v.hi = 0;
 	spin_unlock_irq(&rp->lock);
 	rl_rp_unpark(rp);
-	wait_event(rp->wait, !atomic_read(&rp->writes[0]) &&
-		   !atomic_read(&rp->writes[1]));
+	rl_replace_drain(rp);
 	spin_lock_irq(&rp->lock);
 	WRITE_ONCE(rp->member, RL_NONE);
 	rp->old = NULL;
@@ -405,7 +410,6 @@ void rl_replace_free(struct rl_array *a)
 		return;
 	bioset_exit(&rp->bs_peer);
 	bioset_exit(&rp->bs);
-	vfree(rp->buf);
 	kfree(rp);
 	a->replace = NULL;
 }

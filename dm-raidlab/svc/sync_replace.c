@@ -290,8 +290,7 @@ void rl_replace_finish(struct rl_array *a)
 	done = !rl_sync_swap_spare(a, m, rp->spare);
 	rl_replace_swapped(rp, done);
 	rl_replace_quiesce(a);
-	wait_event(rp->wait, !atomic_read(&rp->writes[0]) &&
-		   !atomic_read(&rp->writes[1]));
+	rl_replace_drain(rp);
 	rl_rp_put(rp);
 	WRITE_ONCE(rp->active, false);
 	if (!done) {

@@ -146,7 +146,7 @@ def summary(rows, wall, command):
                      f"{_fmt(r.get('replace_write_p90_ms'))} | {_fmt(r.get('mismatches'))} |")
     lines += ["", "The busy mirror's rebuild and replace are both bounded by the same "
               "sync_rate (so that load slices run during them): their ratio is about 1 "
-              "by construction.", ""]
+              "by construction."]
     lines += ["", "## Write intent (random 4 KiB writes)", "",
               "| scheme | metadata | write IOPS | p90 ms | IOPS vs none |", "|---|---|---|---|---|"]
     for r in rows:
