@@ -408,6 +408,8 @@ static unsigned int am_member_of(struct am *am, const struct dm_dev *dev)
  * pool's newer version over it (it is what @m must hold), read it back,
  * and serve @bio with it; no batch runs meanwhile (sync_sem). As md's
  * fix_read_error: a rewrite that does not read back fails the member.
+ * A rewrite that fails has failed @m already; @bio is served all the
+ * same, from the good copy.
  */
 static blk_status_t am_fix_one(struct am *am, struct bio *bio, unsigned int m)
 {
@@ -420,10 +422,9 @@ static blk_status_t am_fix_one(struct am *am, struct bio *bio, unsigned int m)
 	if (am_sync_read(am, !m, msector, n, good))
 		return BLK_STS_IOERR;
 	am_overlay(am, msector, n, good, NULL);
-	if (am_sync_write(am, BIT(m), msector, n, good))
-		return BLK_STS_OK;	/* @m failed: the data is good */
-	if (am_sync_read_quiet(am, m, msector, n, back) ||
-	    memcmp(good, back, RL_AM_BLOCK))
+	if (!am_sync_write(am, BIT(m), msector, n, good) &&
+	    (am_sync_read_quiet(am, m, msector, n, back) ||
+	     memcmp(good, back, RL_AM_BLOCK)))
 		rl_member_fail(am->a, m, "read error, rewrite failed");
 	bio_for_each_segment(bv, bio, it) {
 		memcpy_to_bvec(&bv, good + off);
