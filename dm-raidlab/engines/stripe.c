@@ -318,9 +318,11 @@ static void rl_stripe_fail_members(struct rl_stripe *s, const char *why)
  * without it and its redundancy is trusted (not suspect: a parity torn by
  * a crash would rebuild garbage; not a resync, which is there because it
  * is not trusted), and while the member is under RL_MAX_READ_ERRORS.
- * A foreground access is then served around the member; a background row
- * (rebuild, check, repair) reads it again, as md does. Returns false to
- * fail the member.
+ * A foreground read is then served around the member; a write and a
+ * background row (rebuild, check, repair) read it again, as md does: a
+ * write planned around it would leave its chunk, or the parity, stale
+ * where the write lands, and nothing would say so. Returns false to fail
+ * the member.
  */
 static bool rl_stripe_fix_read(struct rl_stripe *s)
 {
@@ -336,7 +338,7 @@ static bool rl_stripe_fix_read(struct rl_stripe *s)
 			 BIT(m)) > a->redundancy || rl_sync_suspect(a, msector) ||
 	    !rl_member_read_error(a, m, s->col[m].dev, s->cell.key))
 		return false;
-	if (!s->sync)
+	if (!s->sync && !op_is_write(bio_op(s->cell.bio)))
 		s->bad |= BIT(m);
 	s->fix = m;
 	return true;
@@ -425,6 +427,38 @@ static void rl_stripe_bb_cleared(struct rl_stripe *s)
 		rl_bbl_clear(a, m, msector, rl_chunk_sectors(&a->geom));
 	s->bb_clear = 0;
 	if (!s->sync && rl_bbl_persist(a))
+		s->status = BLK_STS_IOERR;
+}
+
+/*
+ * A foreground write planned without the members that have bad-block
+ * entries in its row (rl_stripe_plan(): s->bblk, but those it rewrote
+ * whole) did not land on them: what it would have written there, its span
+ * of the member's column (of the parity's, for P or Q), is stale now and
+ * is recorded bad too, durably before the bio ends, so that a read of it
+ * is rebuilt from the rest. A member whose list is full fails instead.
+ */
+static void rl_stripe_bb_skipped(struct rl_stripe *s)
+{
+	struct rl_array *a = s->e->a;
+	sector_t msector = s->cell.key << a->geom.chunk_shift;
+	unsigned long skip = s->bblk & ~s->bb_clear &
+			     ~rl_unreadable_at(a, msector);
+	const struct rl_plan *p = &s->plan;
+	struct rl_span sp;
+	bool recorded = false;
+	unsigned int m;
+
+	for_each_set_bit(m, &skip, a->geom.nr_members) {
+		sp = m == p->pmember || m == p->qmember ? p->prange : p->bio[m];
+		if (rl_span_empty(sp))
+			continue;
+		if (rl_bbl_record(a, m, msector + sp.lo, sp.hi - sp.lo))
+			rl_member_fail(a, m, "bad-block list full");
+		else
+			recorded = true;
+	}
+	if (recorded && rl_bbl_persist(a))
 		s->status = BLK_STS_IOERR;
 }
 
@@ -550,8 +584,12 @@ static bool rl_stripe_step_write_done(struct rl_stripe *s)
 		/* what did not land is rebuilt from the rest */
 		if (!rl_array_alive(a))
 			s->status = BLK_STS_IOERR;
-	} else if (s->bb_clear) {
-		rl_stripe_bb_cleared(s);
+	} else {
+		/* the bio's write (not a rewrite after a read error) */
+		if (!s->sync && s->fix == RL_NONE && s->bblk & ~s->bb_clear)
+			rl_stripe_bb_skipped(s);
+		if (s->bb_clear)
+			rl_stripe_bb_cleared(s);
 	}
 	s->step = RL_STEP_RETIRE;
 	/*

@@ -17,6 +17,10 @@
 #    The first read is served and the chunk rewritten (member 1 gets that
 #    one write); past RL_MAX_READ_ERRORS (20) such errors member 1 fails,
 #    and the data still reads back, degraded.
+# 1b. (in 1) A 4 KiB write over the bad sectors: the read-modify-write's
+#    read of them fails, the chunk is rewritten, the write then lands on
+#    member 1 as well: the new data reads back, member 1's disk holds it,
+#    and check finds 0.
 # vm-opts: --disks 4
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
@@ -68,6 +72,23 @@ check "the check's rewrite healed them ($(dmsetup message hs1 0 countbadblocks))
 	test "$(dmsetup message hs1 0 countbadblocks | cut -d' ' -f1)" = 0
 read1 /tmp/r1
 check "and they read back their data" cmp -s /tmp/r1 /tmp/A.bad
+# a write over them: its read of the old data (read-modify-write) fails,
+# the chunk is rewritten from the rest, and the write is planned again
+# with member 1 in it (1.22.0 planned it around member 1: only the parity
+# took it, and member 1's disk kept the old data, served as good)
+run dm_message hs1 addbadblock 16 8
+dmesg -c >/dev/null
+dd if=/dev/urandom of=/tmp/B bs=4k count=1 2>/dev/null
+run dio_write /dev/mapper/arr 144 /tmp/B
+check "the write's read of the old data failed, and the chunk was rewritten" sh -c \
+	"dmesg | grep -q 'member 1 (.*): read error at 0: rewritten from redundancy (3 of 20)'"
+check "member 1 stays in the array after the write ($(rl_health arr))" \
+	test "$(rl_health arr)" = AAAA
+read1 /tmp/r1
+check "the written sectors read back the new data" cmp -s /tmp/r1 /tmp/B
+dio_read /dev/mapper/hs1 16 8 /tmp/d1
+check "member 1's disk holds the new data" cmp -s /tmp/d1 /tmp/B
+check "check finds 0 mismatches after the write" test "$(rl_scrub arr check 120)" = 0
 run dm_remove arr
 run dm_remove hs1
 

@@ -17,7 +17,8 @@
 # both entries, durably, and check finds 0 mismatches. Then raid6 with
 # two members out (one rebuilding, one failed) loses a row the same way;
 # and an array whose metadata device has no room for the lists runs with
-# lists in memory only and says so.
+# lists in memory only and says so. A write beside an entry, where its
+# member is out of the row, records what it skipped (below).
 # vm-opts: --disks 7
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
@@ -198,6 +199,53 @@ dd if=/tmp/all6 of=/tmp/all6.part bs=96k skip=$((R6 + 1)) 2>/dev/null
 check "raid6: the rows after it read back" cmp6 $((R6 + 1)) $((MB * 3 * 1024 / 96 - R6 - 1))
 run dm_remove r6
 for i in 0 1 2 3 4; do run dm_remove b6w$i; done
+
+# A write beside an entry. raid5 whose resync has not reached row RW (its
+# region is suspect: a read error there cannot be rewritten from a parity
+# that may be torn): member 1's read of 8 sectors there fails, they are
+# recorded bad and the read fails with EIO. A write of 8 sectors 8 after
+# them in member 1's column is planned without member 1 (an entry in the
+# row): only the parity takes it, so its 8 sectors are recorded bad too,
+# and read back rebuilt from the parity (1.22.0 recorded nothing: the
+# read went to member 1's disk, which still held the old data).
+modprobe dm-delay || die "modprobe dm-delay"
+RW=201			# as row 21: P on member 2, member 1's chunk in column 2
+S=$((RW * 192 + 128 + 16))	# the array's sector of member 1's chunk sector 16
+for i in 0 1 2 3; do
+	dd if=/dev/zero of="$(disk $i)" bs=1M count=$((MB + 2)) conv=fsync 2>/dev/null
+done
+wipe "$MD" 4
+W=$(rl_wrap_members bsw 4)
+# member 0's reads take 3 s while the resync starts, which is then frozen
+z0=$(sectors "$(disk 0)")
+run dm_reload bsw0 "0 $z0 delay $(disk 0) 0 3000 $(disk 0) 0 0"
+run dmsetup resume bsw0
+OPTS="chunk_size 64 metadata $MD"
+run dm_create arr "0 $L raidlab raid5 $(echo "$OPTS" | wc -w) $OPTS 4 $W"
+run dm_message arr frozen
+run dm_reload bsw0 "0 $z0 linear $(disk 0) 0"
+run dmsetup resume bsw0
+log "frozen: $(rl_sync arr)"
+check "the resync is frozen ($(rl_sync arr))" sh -c "dmsetup status arr | grep -qw frozen"
+unreadable bsw1 $((2048 + RW * 64 + 16))
+expect_fail dio_read /dev/mapper/arr "$S" 8 /tmp/x
+check "the read's 8 sectors are recorded bad on member 1 ($(rl_bbl arr))" \
+	test "$(rl_bbl arr)" = 0:1:0:0
+dd if=/dev/urandom of=/tmp/W bs=4k count=1 2>/dev/null
+run dio_write /dev/mapper/arr $((S + 16)) /tmp/W
+log "bad_blocks 1: $(dmsetup message arr 0 bad_blocks 1 | tr '\n' ' ')"
+check "the write's 8 sectors on member 1 are recorded bad too ($(rl_bbl arr))" \
+	test "$(rl_bbl arr)" = 0:2:0:0
+check "member 1 stays in the array, not in sync yet ($(rl_health arr))" \
+	test "$(rl_health arr)" = aaaa
+dio_read /dev/mapper/arr $((S + 16)) 8 /tmp/w2
+check "the write reads back (rebuilt from the parity)" cmp -s /tmp/w2 /tmp/W
+run dm_message arr idle
+check "the resync ends" rl_wait_sync arr 120
+dio_read /dev/mapper/arr $((S + 16)) 8 /tmp/w2
+check "the write still reads back after the resync" cmp -s /tmp/w2 /tmp/W
+run dm_remove arr
+for i in 0 1 2 3; do run dm_remove bsw$i; done
 
 # no room for the area (an older array's full device): volatile lists, said once
 for i in 0 1 2 3; do
