@@ -299,15 +299,16 @@ check "assembled over wrapped members" dm_create arr "$(line "" "$W")"
 rl_wait_sync arr 300
 check "fio write (4 MiB)" fio_write /dev/mapper/arr 4M
 check "the writes are on both disks" drained 30
-_k=$(dmesg | wc -l)
+_k=$(dmesg_mark)
 rl_swap_error w1
 FIO_IODEPTH=8
 check "member 1's disk fails every I/O: the reads verify" fio_verify /dev/mapper/arr 4M
 FIO_IODEPTH=
 check "member 1 failed (health $(rl_health arr))" test "$(rl_health arr)" = AD
-dmesg | tail -n +$((_k + 1)) | grep raidlab | head -n 4
-check "reads went to member 1 and were fixed from member 0 (the kernel log)" sh -c \
-	"dmesg | tail -n +$((_k + 1)) | grep -q 'member 1 .*read error at .*rewritten from redundancy'"
+dmesg_since "$_k" | grep raidlab >/tmp/klog
+head -n 4 /tmp/klog
+check "reads went to member 1 and were fixed from member 0 (the kernel log)" \
+	grep -q 'member 1 .*read error at .*rewritten from redundancy' /tmp/klog
 dm_remove arr
 dm_remove w0
 dm_remove w1
