@@ -28,7 +28,7 @@ RL() { python3 "$RL_TOOLS/raidlab" "$@"; }
 PM=$(pmem_dev)
 MB=32
 MSEC=$((MB * 2048))
-LOADT=$(tier 60 120)
+LOADT=$(tier 35 120)	# the raid5 steps take about 20 s of it
 
 # tbl OP ARG...: the live table line of arr, changed by OP (python over
 # raidlab_lib.dm.Table): add KEY VAL, set KEY VAL, dev IDX PATH; or
