@@ -71,6 +71,7 @@ void rl_stripe_begin(struct rl_stripe *s)
 	s->step = RL_STEP_PLAN;
 	s->attempts = 0;
 	s->bad = 0;
+	s->rewritten = 0;
 	s->bblk = 0;
 	s->bb_clear = 0;
 	s->fix = RL_NONE;
@@ -321,25 +322,41 @@ static void rl_stripe_fail_members(struct rl_stripe *s, const char *why)
  * A foreground read is then served around the member; a write and a
  * background row (rebuild, check, repair) read it again, as md does: a
  * write planned around it would leave its chunk, or the parity, stale
- * where the write lands, and nothing would say so. Returns false to fail
- * the member.
+ * where the write lands, and nothing would say so. A member a write has
+ * rewritten once and still cannot read is written around, what the write
+ * leaves stale on it recorded bad (rl_stripe_bb_skip()); without lists,
+ * it fails. Returns false to fail the member.
  */
 static bool rl_stripe_fix_read(struct rl_stripe *s)
 {
 	struct rl_array *a = s->e->a;
 	sector_t msector = s->cell.key << a->geom.chunk_shift;
+	unsigned long out;
 	unsigned int m;
 
 	if ((s->sync && s->job == RL_SYNC_RESYNC) || s->fix != RL_NONE ||
 	    hweight_long(s->io_failed) != 1)
 		return false;
 	m = __ffs(s->io_failed);
-	if (hweight_long(rl_unreadable_at(a, msector) | s->bad | s->bblk |
-			 BIT(m)) > a->redundancy || rl_sync_suspect(a, msector) ||
+	out = rl_unreadable_at(a, msector) | s->bad | s->bblk | BIT(m);
+	if (hweight_long(out) > a->redundancy)
+		return false;
+	if (s->rewritten & BIT(m)) {
+		if (!a->bbl)
+			return false;
+		DMERR_LIMIT("%s: member %u (%s): row %llu still unreadable: written around",
+			    dm_table_device_name(a->ti->table), m,
+			    s->col[m].dev->name, s->cell.key);
+		s->bad |= BIT(m);
+		return true;
+	}
+	if (rl_sync_suspect(a, msector) ||
 	    !rl_member_read_error(a, m, s->col[m].dev, s->cell.key))
 		return false;
 	if (!s->sync && !op_is_write(bio_op(s->cell.bio)))
 		s->bad |= BIT(m);
+	else if (!s->sync)
+		s->rewritten |= BIT(m);
 	s->fix = m;
 	return true;
 }
@@ -431,35 +448,40 @@ static void rl_stripe_bb_cleared(struct rl_stripe *s)
 }
 
 /*
- * A foreground write planned without the members that have bad-block
- * entries in its row (rl_stripe_plan(): s->bblk, but those it rewrote
- * whole) did not land on them: what it would have written there, its span
- * of the member's column (of the parity's, for P or Q), is stale now and
- * is recorded bad too, durably before the bio ends, so that a read of it
- * is rebuilt from the rest. A member whose list is full fails instead.
+ * A foreground write planned without members that can still be read: those
+ * with bad-block entries in its row (s->bblk, but those it rewrites whole)
+ * and those it writes around (s->bad). It will not land on them: what it
+ * would write there, its span of the member's column (of the parity's,
+ * for P or Q), is recorded bad, durably before any of it is written, so
+ * that a read of it is rebuilt from the rest whether the write lands or a
+ * crash comes first. A member whose list is full fails instead. Returns
+ * false if the lists cannot be made durable: the write fails.
  */
-static void rl_stripe_bb_skipped(struct rl_stripe *s)
+static bool rl_stripe_bb_skip(struct rl_stripe *s)
 {
 	struct rl_array *a = s->e->a;
 	sector_t msector = s->cell.key << a->geom.chunk_shift;
-	unsigned long skip = s->bblk & ~s->bb_clear &
-			     ~rl_unreadable_at(a, msector);
 	const struct rl_plan *p = &s->plan;
-	struct rl_span sp;
 	bool recorded = false;
+	unsigned long skip;
+	struct rl_span sp;
 	unsigned int m;
 
+	if (s->sync || s->fix != RL_NONE || !rl_plan_writes(p))
+		return true;
+	skip = ((s->bblk & ~s->bb_clear) | s->bad) &
+	       ~rl_unreadable_at(a, msector);
 	for_each_set_bit(m, &skip, a->geom.nr_members) {
 		sp = m == p->pmember || m == p->qmember ? p->prange : p->bio[m];
-		if (rl_span_empty(sp))
+		if (rl_span_empty(sp) ||
+		    rl_bbl_covers(a, m, msector + sp.lo, sp.hi - sp.lo))
 			continue;
 		if (rl_bbl_record(a, m, msector + sp.lo, sp.hi - sp.lo))
 			rl_member_fail(a, m, "bad-block list full");
 		else
 			recorded = true;
 	}
-	if (recorded && rl_bbl_persist(a))
-		s->status = BLK_STS_IOERR;
+	return !recorded || !rl_bbl_persist(a);
 }
 
 /* The failures this context saw are durable (or cannot be made so). */
@@ -502,7 +524,7 @@ static bool rl_stripe_step_plan(struct rl_stripe *s)
 	if (r && s->sync && s->job == RL_SYNC_REBUILD && s->fix == RL_NONE &&
 	    rl_stripe_row_lost(s))
 		return true;
-	if (r || !rl_stripe_intent(s)) {
+	if (r || !rl_stripe_intent(s) || !rl_stripe_bb_skip(s)) {
 		s->status = BLK_STS_IOERR;
 		s->step = RL_STEP_END;
 		return true;
@@ -584,12 +606,8 @@ static bool rl_stripe_step_write_done(struct rl_stripe *s)
 		/* what did not land is rebuilt from the rest */
 		if (!rl_array_alive(a))
 			s->status = BLK_STS_IOERR;
-	} else {
-		/* the bio's write (not a rewrite after a read error) */
-		if (!s->sync && s->fix == RL_NONE && s->bblk & ~s->bb_clear)
-			rl_stripe_bb_skipped(s);
-		if (s->bb_clear)
-			rl_stripe_bb_cleared(s);
+	} else if (s->bb_clear) {
+		rl_stripe_bb_cleared(s);
 	}
 	s->step = RL_STEP_RETIRE;
 	/*

@@ -52,6 +52,7 @@ struct rl_stripe {
 	atomic_t pending;		/* member I/Os in flight, plus a bias */
 	unsigned long io_failed;	/* members whose I/O failed this step */
 	unsigned long bad;		/* members this access reads around */
+	unsigned long rewritten;	/* members a write rewrote after a read error */
 	unsigned long bblk;		/* members with bad-block entries in the row */
 	unsigned long bb_clear;		/* of those, members the write rewrites whole */
 	unsigned int fix;		/* member whose chunk is being rewritten, or RL_NONE */

@@ -246,6 +246,26 @@ unsigned long rl_bbl_members(struct rl_array *a, sector_t msector,
 	return out;
 }
 
+bool rl_badblocks_cover(struct badblocks *bb, sector_t s, sector_t len)
+{
+	sector_t first, end = s + len;
+	int n;
+
+	/* badblocks_check() gives the lowest entry that overlaps */
+	while (s < end) {
+		if (!badblocks_check(bb, s, end - s, &first, &n) || first > s)
+			return false;
+		s = first + n;
+	}
+	return true;
+}
+
+bool rl_bbl_covers(struct rl_array *a, unsigned int m, sector_t msector,
+		   sector_t len)
+{
+	return a->bbl && rl_badblocks_cover(&a->bbl->bb[m], msector, len);
+}
+
 /* Member @m's list may have lost its last entry: take its bit if so. */
 static void rl_bbl_unlist(struct rl_bbl *b, unsigned int m)
 {

@@ -77,6 +77,7 @@ int rl_bbl_pick(const void *b0, const void *b1, u64 blocknr, u64 limit,
  * The service (bbl.c). a->bbl is NULL without a metadata device.
  */
 struct rl_array;
+struct badblocks;
 
 /*
  * After rl_md_open(): find (or allocate, and write empty) the area and
@@ -88,6 +89,11 @@ void rl_bbl_close(struct rl_array *a);
 /* Members with an entry in [@msector, @msector + @len). Any context. */
 unsigned long rl_bbl_members(struct rl_array *a, sector_t msector,
 			     sector_t len);
+/* Member @m's list has all of [@msector, @msector + @len). Any context. */
+bool rl_bbl_covers(struct rl_array *a, unsigned int m, sector_t msector,
+		   sector_t len);
+/* The same of a struct badblocks (the pure part, for KUnit). */
+bool rl_badblocks_cover(struct badblocks *bb, sector_t s, sector_t len);
 /*
  * Record [@msector, @msector + @len) of member @m bad, in memory; it is
  * durable after rl_bbl_persist(). Returns -ENOSPC when the list is full

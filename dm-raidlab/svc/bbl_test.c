@@ -228,12 +228,40 @@ static void rl_bbl_test_library(struct kunit *test)
 	badblocks_exit(out);
 }
 
+/* A range is covered by entries, across the pieces of a long one. */
+static void rl_bbl_test_cover(struct kunit *test)
+{
+	struct badblocks *bb = kunit_kzalloc(test, sizeof(*bb), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, bb);
+	KUNIT_ASSERT_EQ(test, badblocks_init(bb, 1), 0);
+	KUNIT_EXPECT_FALSE(test, rl_badblocks_cover(bb, 100, 8));
+	KUNIT_EXPECT_EQ(test, badblocks_set(bb, 4096, 512, 1), 0);
+	KUNIT_EXPECT_EQ(test, badblocks_set(bb, 4608, 512, 1), 0);
+	KUNIT_EXPECT_EQ(test, badblocks_set(bb, 100, 8, 1), 0);
+	KUNIT_EXPECT_EQ(test, badblocks_set(bb, 116, 8, 1), 0);
+	KUNIT_EXPECT_TRUE(test, rl_badblocks_cover(bb, 100, 8));
+	KUNIT_EXPECT_TRUE(test, rl_badblocks_cover(bb, 102, 4));
+	KUNIT_EXPECT_FALSE(test, rl_badblocks_cover(bb, 96, 8));
+	KUNIT_EXPECT_FALSE(test, rl_badblocks_cover(bb, 104, 8));
+	/* a hole between two entries */
+	KUNIT_EXPECT_FALSE(test, rl_badblocks_cover(bb, 100, 24));
+	KUNIT_EXPECT_FALSE(test, rl_badblocks_cover(bb, 108, 8));
+	/* one range in two entries of BB_MAX_LEN */
+	KUNIT_EXPECT_TRUE(test, rl_badblocks_cover(bb, 4096, 1024));
+	KUNIT_EXPECT_TRUE(test, rl_badblocks_cover(bb, 4600, 16));
+	KUNIT_EXPECT_FALSE(test, rl_badblocks_cover(bb, 4096, 1025));
+	KUNIT_EXPECT_FALSE(test, rl_badblocks_cover(bb, 4095, 8));
+	badblocks_exit(bb);
+}
+
 static struct kunit_case rl_bbl_test_cases[] = {
 	KUNIT_CASE(rl_bbl_test_layout),
 	KUNIT_CASE(rl_bbl_test_roundtrip),
 	KUNIT_CASE(rl_bbl_test_refused),
 	KUNIT_CASE(rl_bbl_test_pick),
 	KUNIT_CASE(rl_bbl_test_library),
+	KUNIT_CASE(rl_bbl_test_cover),
 	{}
 };
 

@@ -11,16 +11,20 @@
 #    rewritten, and the rewrite lands: hddsim lists no bad sector, and
 #    member 1's disk holds the data. The sectors go bad again and a check
 #    finds them: rewritten the same way, 0 mismatches, member 1 stays.
+# 1b. (in 1) A 4 KiB write over the bad sectors: the read-modify-write's
+#    read of them fails, the chunk is rewritten, the write then lands on
+#    member 1 as well: the new data reads back, member 1's disk holds it,
+#    and check finds 0.
 # 2. raid5 over 4 members under dm tables; member 1's table sends reads of
 #    its sectors 16..23 to an error target (dm-delay with a separate write
 #    device: reads fail, writes go on, so every read of them fails again).
 #    The first read is served and the chunk rewritten (member 1 gets that
 #    one write); past RL_MAX_READ_ERRORS (20) such errors member 1 fails,
 #    and the data still reads back, degraded.
-# 1b. (in 1) A 4 KiB write over the bad sectors: the read-modify-write's
-#    read of them fails, the chunk is rewritten, the write then lands on
-#    member 1 as well: the new data reads back, member 1's disk holds it,
-#    and check finds 0.
+# 3. The same tables, a new array: a 4 KiB write over the sectors that
+#    stay bad: rewritten once, still unreadable, member 1 fails (no
+#    bad-block lists) and the write lands around it, read back degraded
+#    (22-badblocks: with lists).
 # vm-opts: --disks 4
 . "$RL_TESTS/lib.sh"
 . "$RL_TESTS/raidlab.sh"
@@ -130,6 +134,20 @@ check "the data still reads back, degraded" cmp -s /tmp/r2 /tmp/A.bad
 dd if=/dev/mapper/arr bs=64k skip=1 count=1 iflag=direct 2>/dev/null | cmp -s - /tmp/A
 check "the whole chunk reads back" test $? = 0
 
+run dm_remove arr
+
+# --- 3. a write over sectors that stay bad -------------------------------------
+# no bad-block lists: the write's read of them fails, the chunk is
+# rewritten, the read fails again: member 1 fails at once (1.22.0 rewrote
+# the chunk 20 times first), and the write lands around it
+run dm_create arr "0 $L raidlab raid5 3 chunk_size 128 assume_clean 4 $W"
+dmesg -c >/dev/null
+run dio_write /dev/mapper/arr 144 /tmp/B
+check "a write over them: member 1 fails ($(rl_health arr))" test "$(rl_health arr)" = ADAA
+check "after one rewrite" sh -c \
+	"[ \$(dmesg | grep -c 'member 1 (.*): read error at 0: rewritten from redundancy') = 1 ]"
+read1 /tmp/r3
+check "the write reads back, degraded" cmp -s /tmp/r3 /tmp/B
 run dm_remove arr
 for i in 0 1 2 3; do run dm_remove bsw$i; done
 run dm_remove errd

@@ -244,8 +244,36 @@ run dm_message arr idle
 check "the resync ends" rl_wait_sync arr 120
 dio_read /dev/mapper/arr $((S + 16)) 8 /tmp/w2
 check "the write still reads back after the resync" cmp -s /tmp/w2 /tmp/W
+# A write over sectors that stay unreadable in row RW2 (reads fail, writes
+# land: dm-delay with its own write device), resynced: its read of the old
+# data fails, the chunk is rewritten, the read fails again: the write goes
+# around member 1, and what it skipped there is recorded bad (1.22.0
+# rewrote the chunk 20 times, then failed member 1).
+RW2=205
+S2=$((RW2 * 192 + 128 + 16))
+B1=$((2048 + RW * 64 + 16))
+B2=$((2048 + RW2 * 64 + 16))
+run dm_create errd "0 8 error"
+run dm_reload bsw1 "0 $B1 linear $M1 0
+$B1 8 error
+$((B1 + 8)) $((B2 - B1 - 8)) linear $M1 $((B1 + 8))
+$B2 8 delay /dev/mapper/errd 0 0 $M1 $B2 0
+$((B2 + 8)) $((z - B2 - 8)) linear $M1 $((B2 + 8))"
+run dmsetup suspend --noflush bsw1
+run dmsetup resume bsw1
+_m=$(dmesg_mark)
+run dio_write /dev/mapper/arr "$S2" /tmp/W
+check "the write goes around member 1 (the kernel log)" \
+	dmesg_has "$_m" "row $RW2 still unreadable: written around"
+check "after one rewrite" dmesg_has "$_m" "member 1 (.*): read error at $RW2: rewritten"
+check "its 8 sectors on member 1 are recorded bad ($(rl_bbl arr))" \
+	test "$(rl_bbl arr)" = 0:3:0:0
+check "member 1 stays in the array ($(rl_health arr))" test "$(rl_health arr)" = AAAA
+dio_read /dev/mapper/arr "$S2" 8 /tmp/w3
+check "the write reads back (rebuilt from the parity)" cmp -s /tmp/w3 /tmp/W
 run dm_remove arr
 for i in 0 1 2 3; do run dm_remove bsw$i; done
+run dm_remove errd
 
 # no room for the area (an older array's full device): volatile lists, said once
 for i in 0 1 2 3; do
