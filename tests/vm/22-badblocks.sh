@@ -262,10 +262,13 @@ $((B2 + 8)) $((z - B2 - 8)) linear $M1 $((B2 + 8))"
 run dmsetup suspend --noflush bsw1
 run dmsetup resume bsw1
 _m=$(dmesg_mark)
+w0=$(rl_member_counters arr 1 | awk '{ print $2 }')
 run dio_write /dev/mapper/arr "$S2" /tmp/W
-check "the write goes around member 1 (the kernel log)" \
-	dmesg_has "$_m" "row $RW2 still unreadable: written around"
-check "after one rewrite" dmesg_has "$_m" "member 1 (.*): read error at $RW2: rewritten"
+w1=$(rl_member_counters arr 1 | awk '{ print $2 }')
+# (dm's rate limit may drop these lines: the counters are checked)
+dmesg_since "$_m" | grep raidlab
+check "member 1's chunk was rewritten once, then written around (data writes $w0 -> $w1)" \
+	test $((w1 - w0)) = 1
 check "its 8 sectors on member 1 are recorded bad ($(rl_bbl arr))" \
 	test "$(rl_bbl arr)" = 0:3:0:0
 check "member 1 stays in the array ($(rl_health arr))" test "$(rl_health arr)" = AAAA
