@@ -353,10 +353,10 @@ static bool rl_stripe_fix_read(struct rl_stripe *s)
 	if (rl_sync_suspect(a, msector) ||
 	    !rl_member_read_error(a, m, s->col[m].dev, s->cell.key))
 		return false;
-	if (!s->sync && !op_is_write(bio_op(s->cell.bio)))
-		s->bad |= BIT(m);
-	else if (!s->sync)
+	if (!s->sync && op_is_write(bio_op(s->cell.bio)))
 		s->rewritten |= BIT(m);
+	else if (!s->sync)
+		s->bad |= BIT(m);
 	s->fix = m;
 	return true;
 }
@@ -462,7 +462,6 @@ static bool rl_stripe_bb_skip(struct rl_stripe *s)
 	struct rl_array *a = s->e->a;
 	sector_t msector = s->cell.key << a->geom.chunk_shift;
 	const struct rl_plan *p = &s->plan;
-	bool recorded = false;
 	unsigned long skip;
 	struct rl_span sp;
 	unsigned int m;
@@ -471,17 +470,16 @@ static bool rl_stripe_bb_skip(struct rl_stripe *s)
 		return true;
 	skip = ((s->bblk & ~s->bb_clear) | s->bad) &
 	       ~rl_unreadable_at(a, msector);
+	if (!skip)
+		return true;
 	for_each_set_bit(m, &skip, a->geom.nr_members) {
 		sp = m == p->pmember || m == p->qmember ? p->prange : p->bio[m];
-		if (rl_span_empty(sp) ||
-		    rl_bbl_covers(a, m, msector + sp.lo, sp.hi - sp.lo))
-			continue;
-		if (rl_bbl_record(a, m, msector + sp.lo, sp.hi - sp.lo))
+		if (!rl_span_empty(sp) &&
+		    rl_bbl_record(a, m, msector + sp.lo, sp.hi - sp.lo))
 			rl_member_fail(a, m, "bad-block list full");
-		else
-			recorded = true;
 	}
-	return !recorded || !rl_bbl_persist(a);
+	/* at once if every span was listed already */
+	return !rl_bbl_persist(a);
 }
 
 /* The failures this context saw are durable (or cannot be made so). */

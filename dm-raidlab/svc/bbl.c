@@ -260,12 +260,6 @@ bool rl_badblocks_cover(struct badblocks *bb, sector_t s, sector_t len)
 	return true;
 }
 
-bool rl_bbl_covers(struct rl_array *a, unsigned int m, sector_t msector,
-		   sector_t len)
-{
-	return a->bbl && rl_badblocks_cover(&a->bbl->bb[m], msector, len);
-}
-
 /* Member @m's list may have lost its last entry: take its bit if so. */
 static void rl_bbl_unlist(struct rl_bbl *b, unsigned int m)
 {
@@ -285,6 +279,9 @@ int rl_bbl_record(struct rl_array *a, unsigned int m, sector_t msector,
 
 	if (!b)
 		return -ENOSPC;
+	/* listed already: nothing changes, nothing to make durable */
+	if (rl_badblocks_cover(&b->bb[m], msector, len))
+		return 0;
 	/*
 	 * At most BB_MAX_LEN at a time, in ascending order: 6.1's
 	 * badblocks_set() inserts the pieces of a longer range in reverse

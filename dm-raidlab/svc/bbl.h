@@ -89,15 +89,13 @@ void rl_bbl_close(struct rl_array *a);
 /* Members with an entry in [@msector, @msector + @len). Any context. */
 unsigned long rl_bbl_members(struct rl_array *a, sector_t msector,
 			     sector_t len);
-/* Member @m's list has all of [@msector, @msector + @len). Any context. */
-bool rl_bbl_covers(struct rl_array *a, unsigned int m, sector_t msector,
-		   sector_t len);
-/* The same of a struct badblocks (the pure part, for KUnit). */
+/* @bb has all of [@s, @s + @len) (rl_bbl_record(); exported for KUnit). */
 bool rl_badblocks_cover(struct badblocks *bb, sector_t s, sector_t len);
 /*
- * Record [@msector, @msector + @len) of member @m bad, in memory; it is
- * durable after rl_bbl_persist(). Returns -ENOSPC when the list is full
- * (the caller fails the member). Any context.
+ * Record [@msector, @msector + @len) of member @m bad, in memory (a range
+ * listed already changes nothing); it is durable after rl_bbl_persist().
+ * Returns -ENOSPC when the list is full (the caller fails the member).
+ * Any context.
  */
 int rl_bbl_record(struct rl_array *a, unsigned int m, sector_t msector,
 		  sector_t len);

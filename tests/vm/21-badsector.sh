@@ -112,9 +112,9 @@ run dmsetup suspend --noflush bsw1
 run dmsetup resume bsw1
 
 dmesg -c >/dev/null
-w0=$(rl_member_counters arr 1 | awk '{ print $2 }')
+w0=$(rl_data_writes arr 1)
 read1 /tmp/r1
-w1=$(rl_member_counters arr 1 | awk '{ print $2 }')
+w1=$(rl_data_writes arr 1)
 check "the bad sectors read back their data" cmp -s /tmp/r1 /tmp/A.bad
 check "member 1 stays in the array ($(rl_health arr))" test "$(rl_health arr)" = AAAA
 check "the kernel log says the chunk was rewritten" sh -c \
@@ -141,9 +141,9 @@ run dm_remove arr
 # rewritten, the read fails again: member 1 fails at once (1.22.0 rewrote
 # the chunk 20 times first), and the write lands around it
 run dm_create arr "0 $L raidlab raid5 3 chunk_size 128 assume_clean 4 $W"
-w0=$(rl_member_counters arr 1 | awk '{ print $2 }')
+w0=$(rl_data_writes arr 1)
 run dio_write /dev/mapper/arr 144 /tmp/B
-w1=$(rl_member_counters arr 1 | awk '{ print $2 }')
+w1=$(rl_data_writes arr 1)
 check "a write over them: member 1 fails ($(rl_health arr))" test "$(rl_health arr)" = ADAA
 # the counters, not the kernel log: section 2's lines may have used up
 # dm's rate limit

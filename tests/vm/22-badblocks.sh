@@ -59,12 +59,16 @@ check "fio writes the rest" verify_rest write
 # unreadable WRAP START: the 8 sectors at START of member 1's disk under
 # dm-linear WRAP unreadable (and unwritable)
 z=$(sectors "$M1")
-unreadable() {
-	run dm_reload "$1" "0 $2 linear $M1 0
-$2 8 error
-$(($2 + 8)) $((z - $2 - 8)) linear $M1 $(($2 + 8))"
+# retable WRAP TABLE: the wrapper's table swapped, live
+retable() {
+	run dm_reload "$1" "$2"
 	run dmsetup suspend --noflush "$1"
 	run dmsetup resume "$1"
+}
+unreadable() {
+	retable "$1" "0 $2 linear $M1 0
+$2 8 error
+$(($2 + 8)) $((z - $2 - 8)) linear $M1 $(($2 + 8))"
 }
 unreadable bbw1 "$BAD"
 
@@ -138,9 +142,7 @@ expect_fail readrow
 check "the rest verifies on the new disk" verify_rest verify
 
 # the disk remaps member 1's sectors; a full write of row R clears both entries
-run dm_reload bbw1 "0 $z linear $M1 0"
-run dmsetup suspend --noflush bbw1
-run dmsetup resume bbw1
+retable bbw1 "0 $z linear $M1 0"
 dd if=/dev/urandom of=/tmp/row2 bs=96k count=1 2>/dev/null
 run dd if=/tmp/row2 of=/dev/mapper/arr bs=96k seek=$R count=1 oflag=direct conv=fsync
 check "a full write of row $R clears the entries ($(rl_bbl arr))" test "$(rl_bbl arr)" = 0:0:0:0
@@ -218,16 +220,15 @@ wipe "$MD" 4
 W=$(rl_wrap_members bsw 4)
 # member 0's reads take 3 s while the resync starts, which is then frozen
 z0=$(sectors "$(disk 0)")
-run dm_reload bsw0 "0 $z0 delay $(disk 0) 0 3000 $(disk 0) 0 0"
-run dmsetup resume bsw0
+retable bsw0 "0 $z0 delay $(disk 0) 0 3000 $(disk 0) 0 0"
 OPTS="chunk_size 64 metadata $MD"
 run dm_create arr "0 $L raidlab raid5 $(echo "$OPTS" | wc -w) $OPTS 4 $W"
 run dm_message arr frozen
-run dm_reload bsw0 "0 $z0 linear $(disk 0) 0"
-run dmsetup resume bsw0
+retable bsw0 "0 $z0 linear $(disk 0) 0"
 log "frozen: $(rl_sync arr)"
 check "the resync is frozen ($(rl_sync arr))" sh -c "dmsetup status arr | grep -qw frozen"
-unreadable bsw1 $((2048 + RW * 64 + 16))
+B1=$((2048 + RW * 64 + 16))	# member 1's sectors under it
+unreadable bsw1 "$B1"
 expect_fail dio_read /dev/mapper/arr "$S" 8 /tmp/x
 check "the read's 8 sectors are recorded bad on member 1 ($(rl_bbl arr))" \
 	test "$(rl_bbl arr)" = 0:1:0:0
@@ -251,20 +252,17 @@ check "the write still reads back after the resync" cmp -s /tmp/w2 /tmp/W
 # rewrote the chunk 20 times, then failed member 1).
 RW2=205
 S2=$((RW2 * 192 + 128 + 16))
-B1=$((2048 + RW * 64 + 16))
 B2=$((2048 + RW2 * 64 + 16))
 run dm_create errd "0 8 error"
-run dm_reload bsw1 "0 $B1 linear $M1 0
+retable bsw1 "0 $B1 linear $M1 0
 $B1 8 error
 $((B1 + 8)) $((B2 - B1 - 8)) linear $M1 $((B1 + 8))
 $B2 8 delay /dev/mapper/errd 0 0 $M1 $B2 0
 $((B2 + 8)) $((z - B2 - 8)) linear $M1 $((B2 + 8))"
-run dmsetup suspend --noflush bsw1
-run dmsetup resume bsw1
 _m=$(dmesg_mark)
-w0=$(rl_member_counters arr 1 | awk '{ print $2 }')
+w0=$(rl_data_writes arr 1)
 run dio_write /dev/mapper/arr "$S2" /tmp/W
-w1=$(rl_member_counters arr 1 | awk '{ print $2 }')
+w1=$(rl_data_writes arr 1)
 # (dm's rate limit may drop these lines: the counters are checked)
 dmesg_since "$_m" | grep raidlab
 check "member 1's chunk was rewritten once, then written around (data writes $w0 -> $w1)" \

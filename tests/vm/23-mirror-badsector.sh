@@ -64,14 +64,14 @@ run dd if=/tmp/A of=/dev/mapper/arr bs=64k count=1 oflag=direct conv=fsync
 run dm_message hs0 addbadblock 16 8
 check "hddsim lists 8 bad sectors" test "$(bad hs0 | cut -d' ' -f1)" = 8
 dmesg -c >/dev/null
-w0=$(rl_member_counters arr 0 | awk '{ print $2 }')
+w0=$(rl_data_writes arr 0)
 i=0 wrong=0
 while [ $i -lt 40 ] && [ "$(bad hs0 | cut -d' ' -f2)" = 0 ]; do
 	read16 /tmp/r || wrong=$((wrong + 1))
 	cmp -s /tmp/r /tmp/A.bad || wrong=$((wrong + 1))
 	i=$((i + 1))
 done
-w1=$(rl_member_counters arr 0 | awk '{ print $2 }')
+w1=$(rl_data_writes arr 0)
 log "reads until one went to member 0: $i; hddsim: $(bad hs0); health $(rl_health arr)"
 check "a read went to member 0's bad sectors" test "$(bad hs0 | cut -d' ' -f2)" -ge 1
 check "every read returned the data" test $wrong = 0

@@ -19,6 +19,7 @@
 #   rl_wait_sync NAME SECS              wait for the resync to finish (idle)
 #   rl_counters NAME                    "lreads lwrites dreads dwrites preads pwrites"
 #   rl_member_counters NAME I           "dr dw pr pw" of member I
+#   rl_data_writes NAME I               dw of member I (its data writes)
 #   rl_queues NAME                      "policy queue_depth fg_issued bg_issued"
 #   rl_tail NAME K                      K-th word after the member counters
 #   rl_mismatches NAME                  mismatch count of the last check/repair
@@ -136,6 +137,7 @@ rl_counters() { dmsetup status "$1" | awk '{ print $14, $15, $16, $17, $18, $19 
 rl_member_counters() {
 	dmsetup status "$1" | awk -v i="$2" '{ split($(20 + i), c, ":"); print c[1], c[2], c[3], c[4] }'
 }
+rl_data_writes() { rl_member_counters "$1" "$2" | awk '{ print $2 }'; }
 # the fields after the per-member counters: K = 1 is the queue policy
 rl_table_counted() {
 	dmsetup table "$1" | awk '{ n = $5; m = $(6 + n); exit !(m > 0 && NF == 6 + n + m) }'

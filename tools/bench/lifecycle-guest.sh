@@ -13,9 +13,9 @@
 #            then member 1 is failed while a slice runs, the spare takes
 #            its role and slices run until the rebuild ends (during; a
 #            watcher notes the end to 0.1 s). Then the same array with no
-#            load: the rebuild time alone (idle). The busy mirror's rebuild is bounded with
-#            sync_rate (MIRROR_RATE KiB/s): unbounded, it ends before a
-#            load slice can start on the lab's disks.
+#            load: the rebuild time alone (idle). The busy mirror's rebuild
+#            is bounded with sync_rate (MIRROR_RATE KiB/s): unbounded, it
+#            ends before a load slice can start on the lab's disks.
 #   replace  (1.22) the same array, member 1 replaced by the spare (the
 #            message replace: copied while it serves, then swapped), busy
 #            (slices before, during) and idle, the mirror's busy copy bounded
@@ -90,10 +90,11 @@ wait_rebuilt() { # SECS: until no member is rebuilding
 	done
 }
 
-# during NAME LOAD TRIGGER DONE (its own variables: slice() sets _name): the job TRIGGER (a command) starts, under
-# load (busy: a slice NAME-1 is running already) or not; a watcher notes
-# when DONE (a command) first holds, to 0.1 s, and busy slices NAME-K run
-# until then. Sets T0 (the trigger), T1 (done) and K (slices).
+# during NAME LOAD TRIGGER DONE (its own variables: slice() sets _name):
+# the job TRIGGER (a command) starts, under load (busy: a slice NAME-1 is
+# running already) or not; a watcher notes when DONE (a command) first
+# holds, to 0.1 s, and busy slices NAME-K run until then. Sets T0 (the
+# trigger), T1 (done) and K (slices).
 during() {
 	_job=$1 _load=$2 _trig=$3 _done=$4
 	rm -f "$OUT/.t1"
@@ -130,6 +131,12 @@ during() {
 	T1=$(cat "$OUT/.t1")
 }
 all_in_sync() { [ -z "$(rl_health arr | tr -d A)" ]; }
+# job_event JOB: the events line of JOB on $scheme under $load, from during()
+job_event() {
+	_s=$(echo "$T0 $T1" | awk '{ printf "%.2f", $2 - $1 }')
+	echo "$1 $scheme $load $_s $((MEMBER_MB * 2048)) $K" >>"$OUT/events.txt"
+	say "$1 $scheme $load done in $_s s"
+}
 
 # prepare LOAD NAME: a fresh array of $scheme with a spare; busy: filled (so
 # that reads and the job touch written data), then two slices NAME-1 and
@@ -154,7 +161,6 @@ for scheme in $SCHEMES; do
 	for load in busy idle; do
 		prepare $load "$scheme-normal"
 		during "$scheme-rebuild" $load "dm_message arr fail 1" all_in_sync
-		t0=$T0 t1=$T1 k=$K
 		wait_rebuilt 60 || die "bench: $scheme rebuild did not end"
 		if [ $load = busy ]; then
 			# normal again after the rebuild: drift of the host's load
@@ -164,9 +170,7 @@ for scheme in $SCHEMES; do
 				point "$scheme normal $k"
 			done
 		fi
-		echo "rebuild $scheme $load $(echo "$t0 $t1" | awk '{ printf "%.2f", $2 - $1 }') \
-$((MEMBER_MB * 2048)) $k" >>"$OUT/events.txt"
-		say "rebuild $scheme $load done in $(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }') s"
+		job_event rebuild
 		n=$(rl_scrub arr check 600)
 		echo "check $scheme $load $n" >>"$OUT/events.txt"
 		dm_remove arr
@@ -176,21 +180,16 @@ done
 # replace: member 1 copied onto the spare (disk 4) while it serves
 mm() { printf '%d:%d' "0x$(stat -L -c %t "$1")" "0x$(stat -L -c %T "$1")"; }
 role1() { dmsetup table arr | awk '{ n = $5; print $(8 + n) }'; }
+stopped() { dm_message arr last_error | grep -q "replace of member 1 stopped"; }
 # the table names the spare in role 1, or the replace stopped
-swapped() {
-	[ "$(role1)" = "$sp" ] || dm_message arr last_error | grep -q "replace of member 1 stopped"
-}
+swapped() { [ "$(role1)" = "$sp" ] || stopped; }
 for scheme in $SCHEMES; do
 	for load in busy idle; do
 		prepare $load "$scheme-rnormal"
 		sp=$(mm "$(disk 4)")
 		during "$scheme-replace" $load "dm_message arr replace 1" swapped
-		t0=$T0 t1=$T1 k=$K
-		dm_message arr last_error | grep -q "replace of member 1 stopped" &&
-			die "bench: $scheme: $(dm_message arr last_error)"
-		echo "replace $scheme $load $(echo "$t0 $t1" | awk '{ printf "%.2f", $2 - $1 }') \
-$((MEMBER_MB * 2048)) $k" >>"$OUT/events.txt"
-		say "replace $scheme $load done in $(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }') s"
+		stopped && die "bench: $scheme: $(dm_message arr last_error)"
+		job_event replace
 		dm_message arr sync_rate 0
 		n=$(rl_scrub arr check 600)
 		echo "rcheck $scheme $load $n" >>"$OUT/events.txt"

@@ -81,6 +81,12 @@ def _job_rows(d, events, job):
     return rows
 
 
+def _rebuild_of(rows, r):
+    """The rebuild row of @r's scheme and load (the same run), or {}."""
+    return next((x for x in rows if x["experiment"] == "rebuild" and
+                 x["scheme"] == r["scheme"] and x["config"] == r["config"]), {})
+
+
 def collect(out_dir):
     """Rows for lifecycle.csv from the guest's files."""
     d = pathlib.Path(out_dir) / "vm" / "lifecycle"
@@ -88,9 +94,8 @@ def collect(out_dir):
     rows = _job_rows(d, events, "rebuild")
     # a replace against the rebuild of the same scheme and load, same run
     for r in _job_rows(d, events, "replace"):
-        reb = next((x for x in rows if x["experiment"] == "rebuild" and
-                    x["scheme"] == r["scheme"] and x["config"] == r["config"]), None)
-        if reb and reb["seconds"]:
+        reb = _rebuild_of(rows, r)
+        if reb.get("seconds"):
             r["vs_rebuild"] = r["seconds"] / reb["seconds"]
         rows.append(r)
     for f in sorted(d.glob("*-intent-*.json")):
@@ -137,8 +142,7 @@ def summary(rows, wall, command):
     for r in rows:
         if r["experiment"] != "replace":
             continue
-        reb = next((x for x in rows if x["experiment"] == "rebuild" and
-                    x["scheme"] == r["scheme"] and x["config"] == r["config"]), {})
+        reb = _rebuild_of(rows, r)
         lines.append(f"| {r['scheme']} | {r['config']} | {_fmt(r['seconds'], 1)} | "
                      f"{_fmt(reb.get('seconds'), 1)} | {_fmt(r.get('vs_rebuild'))} | "
                      f"{_fmt(r.get('normal_read_p90_ms'))} / {_fmt(r.get('replace_read_p90_ms'))} | "
